@@ -1,0 +1,48 @@
+//! `stepreplay fmt PLAN… [--check]`
+
+use std::path::PathBuf;
+
+use stepreplay::plan::{parse_foxstep, read_plan_source};
+use stepreplay::{Error, json};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Plan files to format in place.
+    #[arg(required = true)]
+    plans: Vec<PathBuf>,
+    /// Change nothing; exit 1 and show a diff when a file is not canonical.
+    #[arg(long)]
+    check: bool,
+}
+
+pub fn run(args: Args) -> Result<u8, Error> {
+    let mut code = 0;
+    for path in &args.plans {
+        let src = read_plan_source(path)?;
+        // Refuse to re-lay-out a plan that does not parse: duplicate keys would be lost.
+        parse_foxstep(&src)?;
+        let value = json::parse_value(&src)?;
+        let canonical = json::to_canonical(&value);
+        if canonical == src.text {
+            continue;
+        }
+        if args.check {
+            code = 1;
+            let diff = similar::TextDiff::from_lines(&src.text, &canonical);
+            print!(
+                "{}",
+                diff.unified_diff().header(
+                    &path.display().to_string(),
+                    &format!("{} (canonical)", path.display())
+                )
+            );
+        } else {
+            std::fs::write(path, canonical.as_bytes()).map_err(|source| Error::Write {
+                path: path.clone(),
+                source,
+            })?;
+            eprintln!("formatted {}", path.display());
+        }
+    }
+    Ok(code)
+}

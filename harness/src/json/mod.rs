@@ -1,0 +1,11 @@
+//! JSON at the edges: bounded reading, strict typed parsing with positions and field paths,
+//! and the canonical bytes every file the harness writes is held to.
+
+mod canonical;
+mod locate;
+mod read;
+
+pub use canonical::{round, to_canonical, to_canonical_value};
+pub use locate::locate;
+pub(crate) use read::read_bounded;
+pub use read::{Source, parse_typed, parse_value, read_text};

@@ -1,0 +1,214 @@
+//! Bounded reading and strict parsing of JSON inputs.
+//!
+//! Sizes are checked before a byte is read (a 50 MB "plan" is refused, not parsed), text must
+//! be UTF-8, syntax errors keep serde_json's line and column, and type errors carry the field
+//! path that `serde_path_to_error` tracked — never a hand-kept path.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::locate::{locate, position_of};
+use crate::errors::{FieldPath, InputError, Position, Reason};
+
+/// A text file read into memory, kept for locating findings.
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// The file as the user named it.
+    pub path: PathBuf,
+    /// Its whole text.
+    pub text: String,
+}
+
+impl Source {
+    /// Wraps text that did not come from a file (tests, stdin).
+    pub fn from_text(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
+        Source {
+            path: path.into(),
+            text: text.into(),
+        }
+    }
+
+    /// The position of a field path in this file.
+    pub fn position(&self, path: &FieldPath) -> Option<Position> {
+        locate(&self.text, path)
+    }
+
+    /// An error about this file at `path`, with the position filled in.
+    pub fn error(&self, path: FieldPath, reason: Reason, message: impl Into<String>) -> InputError {
+        InputError::new(&self.path, reason, message)
+            .at_position(self.position(&path))
+            .at(path)
+    }
+}
+
+/// Reads a UTF-8 text file of at most `max_bytes`.
+pub fn read_text(path: &Path, max_bytes: u64) -> Result<Source, InputError> {
+    let bytes = read_bounded(path, max_bytes)?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Source {
+            path: path.to_path_buf(),
+            text,
+        }),
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
+            let pos = position_of(&text, valid);
+            Err(InputError::new(
+                path,
+                Reason::InvalidJson,
+                format!("not UTF-8 text: invalid byte at offset {valid}"),
+            )
+            .at_position(Some(pos))
+            .hint("save the file as UTF-8"))
+        }
+    }
+}
+
+/// Reads at most `max_bytes` of a file, refusing larger ones before reading them.
+pub(crate) fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, InputError> {
+    let open_err = |e: std::io::Error| {
+        let reason = if e.kind() == std::io::ErrorKind::NotFound {
+            Reason::MissingFile
+        } else {
+            Reason::InvalidArgument
+        };
+        InputError::new(path, reason, format!("cannot read: {e}"))
+    };
+    let file = std::fs::File::open(path).map_err(open_err)?;
+    let meta = file.metadata().map_err(open_err)?;
+    if !meta.is_file() {
+        return Err(InputError::new(
+            path,
+            Reason::UnsupportedFileType,
+            "not a regular file",
+        ));
+    }
+    let too_large = |len: u64| {
+        InputError::new(
+            path,
+            Reason::FileTooLarge,
+            format!("{len} bytes is over the limit of {max_bytes} bytes"),
+        )
+    };
+    if meta.len() > max_bytes {
+        return Err(too_large(meta.len()));
+    }
+    let mut buf = Vec::with_capacity(meta.len() as usize);
+    // The file may grow between the check and the read; never read past the limit.
+    file.take(max_bytes + 1)
+        .read_to_end(&mut buf)
+        .map_err(open_err)?;
+    if buf.len() as u64 > max_bytes {
+        return Err(too_large(buf.len() as u64));
+    }
+    Ok(buf)
+}
+
+/// Parses any JSON document, mapping syntax errors to `invalid-json` at their line and column.
+pub fn parse_value(src: &Source) -> Result<Value, InputError> {
+    serde_json::from_str(&src.text).map_err(|e| syntax_error(src, &e))
+}
+
+fn syntax_error(src: &Source, e: &serde_json::Error) -> InputError {
+    let position = (e.line() > 0).then(|| Position {
+        line: e.line(),
+        column: e.column(),
+    });
+    let msg = e.to_string();
+    // serde_json appends " at line L column C"; we print the position ourselves.
+    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+    let hint = if e.is_eof() {
+        "the file ends early: is it truncated?"
+    } else {
+        "fix the JSON syntax at this position"
+    };
+    InputError::new(&src.path, Reason::InvalidJson, msg)
+        .at_position(position)
+        .hint(hint)
+}
+
+/// Parses strictly into `T`: unknown fields, wrong types and missing fields are
+/// `invalid-field` errors at the exact field path.
+pub fn parse_typed<T: DeserializeOwned>(src: &Source) -> Result<T, InputError> {
+    let mut de = serde_json::Deserializer::from_str(&src.text);
+    let result: Result<T, _> = serde_path_to_error::deserialize(&mut de);
+    let value = match result {
+        Ok(v) => v,
+        Err(e) => {
+            let inner = e.inner();
+            if inner.is_syntax() || inner.is_eof() || inner.is_io() {
+                return Err(syntax_error(src, inner));
+            }
+            let path = FieldPath::parse(&e.path().to_string());
+            let msg = inner.to_string();
+            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            let position = src.position(&path).or_else(|| {
+                (inner.line() > 0).then(|| Position {
+                    line: inner.line(),
+                    column: inner.column(),
+                })
+            });
+            return Err(InputError::new(&src.path, Reason::InvalidField, msg)
+                .at(path)
+                .at_position(position));
+        }
+    };
+    de.end().map_err(|e| syntax_error(src, &e))?;
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Doc {
+        steps: Vec<Step>,
+    }
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Step {
+        number: u32,
+    }
+
+    #[test]
+    fn type_errors_carry_path_and_position() {
+        let src = Source::from_text(
+            "p.json",
+            "{\"steps\": [{\"number\": 1}, {\"number\": \"two\"}]}",
+        );
+        let e = parse_typed::<Doc>(&src).unwrap_err();
+        assert_eq!(e.reason, Reason::InvalidField);
+        assert_eq!(e.path.to_string(), "steps[1].number");
+        assert_eq!(
+            e.position,
+            Some(Position {
+                line: 1,
+                column: 38
+            })
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_refused() {
+        let src = Source::from_text("p.json", "{\"steps\": [{\"number\": 1, \"numbr\": 2}]}");
+        let e = parse_typed::<Doc>(&src).unwrap_err();
+        assert_eq!(e.reason, Reason::InvalidField);
+        assert!(e.message.contains("unknown field `numbr`"), "{}", e.message);
+    }
+
+    #[test]
+    fn truncated_json_is_invalid_json() {
+        let src = Source::from_text("p.json", "{\"steps\": [");
+        let e = parse_typed::<Doc>(&src).unwrap_err();
+        assert_eq!(e.reason, Reason::InvalidJson);
+        assert!(e.hint.unwrap().contains("truncated"));
+    }
+}

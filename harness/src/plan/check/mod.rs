@@ -1,0 +1,10 @@
+//! `stepreplay check`: the guide author's pre-approval lint. One rule per file in `rules/`.
+
+mod finding;
+mod render;
+mod rules;
+mod run;
+
+pub use finding::{Finding, Severity};
+pub use render::{render_human, render_json};
+pub use run::{CheckReport, check_source};

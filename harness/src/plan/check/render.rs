@@ -1,0 +1,61 @@
+//! Check output for people (coloured on a terminal) and for scripts (`--format json`).
+
+use super::finding::Severity;
+use super::run::CheckReport;
+use crate::json::to_canonical_value;
+
+/// The JSON form: one canonical object with `findings` and counts.
+pub fn render_json(report: &CheckReport) -> String {
+    to_canonical_value(report)
+}
+
+/// The human form, compiler style. `color` adds ANSI colours.
+pub fn render_human(report: &CheckReport, color: bool) -> String {
+    let paint = |code: &str, s: &str| {
+        if color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = String::new();
+    for f in &report.findings {
+        let sev = match f.severity {
+            Severity::Error => paint("1;31", "error"),
+            Severity::Warning => paint("1;33", "warning"),
+        };
+        out.push_str(&format!(
+            "{sev}[{}]: {}\n",
+            f.reason,
+            paint("1", &f.message)
+        ));
+        let place = match (f.line, f.column) {
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", report.file),
+            _ => report.file.clone(),
+        };
+        let path = if f.path.is_root() {
+            String::new()
+        } else {
+            format!(" at `{}`", f.path)
+        };
+        out.push_str(&format!("  {} {place}{path}\n", paint("34", "-->")));
+        if let Some(h) = &f.hint {
+            out.push_str(&format!("  {} {h}\n", paint("36", "= hint:")));
+        }
+    }
+    let summary = if report.findings.is_empty() {
+        format!("{}: clean", report.file)
+    } else {
+        format!(
+            "{}: {} error{}, {} warning{}",
+            report.file,
+            report.errors,
+            if report.errors == 1 { "" } else { "s" },
+            report.warnings,
+            if report.warnings == 1 { "" } else { "s" },
+        )
+    };
+    out.push_str(&summary);
+    out.push('\n');
+    out
+}

@@ -1,0 +1,36 @@
+//! `non-canonical`
+//!
+//! What: the file's bytes are exactly the canonical form (`stepreplay fmt`).
+//! Why: a guide's revision is a hash of its bytes; the same plan must always give the same
+//! bytes or every re-save looks like a new revision that needs review again.
+//! Example: keys out of order → finding at the first line that differs.
+
+use super::Ctx;
+use crate::errors::FieldPath;
+use crate::json::to_canonical;
+use crate::plan::check::{Finding, Severity};
+
+pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
+    let canonical = to_canonical(ctx.value);
+    if canonical == ctx.src.text {
+        return;
+    }
+    let line = ctx
+        .src
+        .text
+        .split_inclusive('\n')
+        .zip(canonical.split_inclusive('\n'))
+        .position(|(a, b)| a != b)
+        .unwrap_or_else(|| canonical.lines().count().min(ctx.src.text.lines().count()))
+        + 1;
+    let mut f = Finding::new(
+        Severity::Error,
+        "non-canonical",
+        FieldPath::root(),
+        format!("the bytes are not in canonical form (first difference on line {line})"),
+    )
+    .hint(format!("run `stepreplay fmt {}`", ctx.src.path.display()));
+    f.line = Some(line);
+    f.column = Some(1);
+    out.push(f);
+}

@@ -1,0 +1,105 @@
+//! `possible-injection`
+//!
+//! What: guide text (title, step text, reasons, labels, input names and examples, done text)
+//! that reads like an instruction to an AI rather than a description of the task.
+//! Why: a follower must treat guide text as information, never as instructions. A phrase such
+//! as "ignore previous instructions" in a shared guide is an attack or an accident; a person
+//! must look before approval.
+//! Example: `"text": "Click Send. Ignore previous instructions and …"` → finding at `steps[0].text`.
+
+use serde_json::Value;
+
+use super::Ctx;
+use crate::errors::FieldPath;
+use crate::plan::check::{Finding, Severity};
+
+const PHRASES: &[&str] = &[
+    "ignore previous instructions",
+    "ignore all previous",
+    "ignore the previous",
+    "ignore prior instructions",
+    "ignore the above",
+    "ignore your instructions",
+    "disregard previous",
+    "disregard all previous",
+    "disregard the above",
+    "disregard your instructions",
+    "forget your instructions",
+    "forget all previous",
+    "you must now",
+    "you are now",
+    "from now on you",
+    "new instructions:",
+    "system prompt",
+    "do not tell the user",
+    "don't tell the user",
+    "without asking the user",
+    "without telling the user",
+    "act as an ai",
+    "as an ai assistant you",
+    "override your",
+    "reveal your",
+];
+
+fn fold(s: &str) -> String {
+    crate::text::normalize_label(s)
+}
+
+/// The suspicious phrase in `text`, if any.
+pub(crate) fn injection_phrase(text: &str) -> Option<&'static str> {
+    let t = fold(text);
+    PHRASES.iter().copied().find(|p| t.contains(p))
+}
+
+fn walk(v: &Value, path: &FieldPath, out: &mut Vec<Finding>) {
+    match v {
+        Value::String(s) => {
+            if let Some(p) = injection_phrase(s) {
+                out.push(
+                    Finding::new(
+                        Severity::Error,
+                        "possible-injection",
+                        path.clone(),
+                        format!("text reads like an instruction to an AI (“{p}”)"),
+                    )
+                    .hint("guide text describes the task; remove the instruction or have a person review it"),
+                );
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                walk(item, &path.index(i), out);
+            }
+        }
+        Value::Object(map) => {
+            for (k, item) in map {
+                // Ids and hashes are not prose.
+                if matches!(
+                    k.as_str(),
+                    "id" | "step_id" | "revision" | "schema" | "screen_step_id"
+                ) {
+                    continue;
+                }
+                walk(item, &path.key(k), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
+    walk(ctx.value, &FieldPath::root(), out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::injection_phrase;
+
+    #[test]
+    fn phrases_match_across_case_quotes_and_spacing() {
+        assert!(injection_phrase("Then IGNORE  previous   instructions.").is_some());
+        assert!(injection_phrase("You must now open Terminal").is_some());
+        assert!(injection_phrase("Don’t tell the user").is_some());
+        assert!(injection_phrase("Click “Send” when the invoice is ready").is_none());
+    }
+}

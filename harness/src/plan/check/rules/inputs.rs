@@ -1,0 +1,146 @@
+//! `undeclared-input`, `unknown-id` (in `reads`), `reads-used-by-mismatch`, `sensitive-example`,
+//! `unused-input`
+//!
+//! What: templates and `reads` name declared inputs only; a step reads an input exactly when
+//! that input's `used_by` lists the step's number; a template's inputs are among its `reads`;
+//! a sensitive input carries no `example`; every input is used.
+//! Why: a follower asks for inputs by `used_by` and fills templates from `reads`. When the two
+//! disagree it either asks for nothing or types a hole. A sensitive example is a leaked secret:
+//! the plan is shared with AIs.
+//! Example: `"template": "{client-email}"` with no input `client-email` → `undeclared-input`.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::{Ctx, step_path};
+use crate::errors::FieldPath;
+use crate::plan::check::{Finding, Severity};
+use crate::plan::lower::parse_template;
+
+pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
+    let inputs_path = FieldPath::root().key("inputs");
+    let declared: HashMap<&str, usize> = ctx
+        .fox
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(i, inp)| (inp.id.as_str(), i))
+        .collect();
+
+    for (i, inp) in ctx.fox.inputs.iter().enumerate() {
+        if inp.sensitive && inp.example.is_some() {
+            // Never echo the value itself: it is the secret.
+            out.push(
+                Finding::new(
+                    Severity::Error,
+                    "sensitive-example",
+                    inputs_path.index(i).key("example"),
+                    format!("sensitive input `{}` carries an example value", inp.id),
+                )
+                .hint("remove `example`: a sensitive value must never be stored or shown"),
+            );
+        }
+        if inp.used_by.is_empty()
+            && !ctx
+                .fox
+                .steps
+                .iter()
+                .any(|s| s.reads.iter().any(|r| r == &inp.id))
+        {
+            out.push(
+                Finding::new(
+                    Severity::Warning,
+                    "unused-input",
+                    inputs_path.index(i).key("used_by"),
+                    format!("input `{}` is used by no step", inp.id),
+                )
+                .hint("remove the input, or list the steps that use it in `used_by`"),
+            );
+        }
+    }
+
+    for (i, step) in ctx.fox.steps.iter().enumerate() {
+        let path = step_path(i);
+        let mut template_inputs = BTreeSet::new();
+        for (field, text) in [("template", &step.template)] {
+            let Some(t) = text else { continue };
+            let mut ignored = Vec::new();
+            if let Some(parsed) = parse_template(t, &path.key(field), &mut ignored) {
+                template_inputs.extend(parsed.inputs().into_iter().map(str::to_string));
+            }
+        }
+        for id in &template_inputs {
+            if !declared.contains_key(id.as_str()) {
+                out.push(
+                    Finding::new(
+                        Severity::Error,
+                        "undeclared-input",
+                        path.key("template"),
+                        format!("the template names `{{{id}}}`, which is not a declared input"),
+                    )
+                    .hint(format!("declare `{id}` in `inputs`, or fix the name")),
+                );
+            } else if !step.reads.contains(id) {
+                out.push(
+                    Finding::new(
+                        Severity::Error,
+                        "reads-used-by-mismatch",
+                        path.key("reads"),
+                        format!("the template uses `{id}` but `reads` does not list it"),
+                    )
+                    .hint(format!("add \"{id}\" to this step's `reads`")),
+                );
+            }
+        }
+        for (r, id) in step.reads.iter().enumerate() {
+            match declared.get(id.as_str()) {
+                None => out.push(
+                    Finding::new(
+                        Severity::Error,
+                        "unknown-id",
+                        path.key("reads").index(r),
+                        format!("`reads` names `{id}`, which is not a declared input"),
+                    )
+                    .hint("declare the input in `inputs`, or fix the name"),
+                ),
+                Some(&k) if !ctx.fox.inputs[k].used_by.contains(&step.number) => out.push(
+                    Finding::new(
+                        Severity::Error,
+                        "reads-used-by-mismatch",
+                        inputs_path.index(k).key("used_by"),
+                        format!(
+                            "step {} reads `{id}` but the input's `used_by` does not list {}",
+                            step.number, step.number
+                        ),
+                    )
+                    .hint(format!("add {} to `used_by`", step.number)),
+                ),
+                Some(_) => {}
+            }
+        }
+    }
+
+    for (k, inp) in ctx.fox.inputs.iter().enumerate() {
+        for (u, n) in inp.used_by.iter().enumerate() {
+            let step = ctx.fox.steps.iter().position(|s| s.number == *n);
+            let msg = match step {
+                None => format!("`used_by` lists step {n}, which does not exist"),
+                Some(i) if !ctx.fox.steps[i].reads.contains(&inp.id) => {
+                    format!(
+                        "`used_by` lists step {n}, whose `reads` does not name `{}`",
+                        inp.id
+                    )
+                }
+                Some(_) => continue,
+            };
+            out.push(
+                Finding::new(
+                    Severity::Error,
+                    "reads-used-by-mismatch",
+                    inputs_path.index(k).key("used_by").index(u),
+                    msg,
+                )
+                .hint("make `used_by` and each step's `reads` name the same pairs"),
+            );
+        }
+    }
+}

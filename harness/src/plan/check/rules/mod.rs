@@ -1,0 +1,46 @@
+//! The lint rules. Each file holds one rule (or one family sharing a reason), documented as:
+//! what it checks, why it matters, an example.
+
+mod canonical;
+mod confirm_reason;
+mod done_step;
+mod geometry;
+mod injection;
+mod inputs;
+mod irreversible;
+mod step_numbers;
+mod unique;
+
+use serde_json::Value;
+
+use super::finding::Finding;
+use crate::json::Source;
+use crate::plan::foxstep::FoxPlan;
+
+/// What a rule sees: the text, the strict parse and the raw JSON value.
+pub(crate) struct Ctx<'a> {
+    pub src: &'a Source,
+    pub fox: &'a FoxPlan,
+    pub value: &'a Value,
+}
+
+/// A rule appends its findings.
+pub(crate) type Rule = fn(&Ctx, &mut Vec<Finding>);
+
+/// Every rule, in no particular order (findings are sorted afterwards).
+pub(crate) const RULES: &[Rule] = &[
+    step_numbers::check,
+    unique::check,
+    inputs::check,
+    confirm_reason::check,
+    irreversible::check,
+    geometry::check,
+    done_step::check,
+    canonical::check,
+    injection::check,
+];
+
+/// The field path of step `i`.
+pub(crate) fn step_path(i: usize) -> crate::errors::FieldPath {
+    crate::errors::FieldPath::root().key("steps").index(i)
+}

@@ -1,0 +1,95 @@
+//! Runs every rule over a plan and orders the findings.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::finding::{Finding, Severity};
+use super::rules::{Ctx, RULES};
+use crate::json::Source;
+use crate::plan::load::parse_foxstep;
+use crate::plan::lower::lower_foxstep;
+
+/// Everything `check` found in one file.
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckReport {
+    /// The file checked.
+    pub file: String,
+    /// Findings, in file order.
+    pub findings: Vec<Finding>,
+    /// How many are errors.
+    pub errors: usize,
+    /// How many are warnings.
+    pub warnings: usize,
+    /// False when the file could not be read or parsed at all (exit 2).
+    pub parsed: bool,
+}
+
+impl CheckReport {
+    /// 0 clean, 1 errors, 2 the input could not be read or parsed.
+    pub fn exit_code(&self) -> u8 {
+        if !self.parsed {
+            2
+        } else if self.errors > 0 {
+            1
+        } else {
+            0
+        }
+    }
+
+    /// A report for a file that could not be read at all.
+    pub fn unreadable(file: &Path, finding: Finding) -> Self {
+        Self::new(file, vec![finding], false)
+    }
+
+    fn new(file: &Path, mut findings: Vec<Finding>, parsed: bool) -> Self {
+        findings.sort_by(|a, b| {
+            (a.line, a.column, a.severity, a.reason, a.path.to_string()).cmp(&(
+                b.line,
+                b.column,
+                b.severity,
+                b.reason,
+                b.path.to_string(),
+            ))
+        });
+        findings.dedup();
+        let errors = findings
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        CheckReport {
+            file: file.display().to_string(),
+            warnings: findings.len() - errors,
+            errors,
+            findings,
+            parsed,
+        }
+    }
+}
+
+/// Checks a plan's text with every rule.
+pub fn check_source(src: &Source) -> CheckReport {
+    let fox = match parse_foxstep(src) {
+        Ok(f) => f,
+        Err(e) => return CheckReport::new(&src.path, vec![Finding::from_input_error(&e)], false),
+    };
+    let mut findings = match lower_foxstep(&fox, Path::new(".")) {
+        Ok(_) => Vec::new(),
+        Err(problems) => problems,
+    };
+    let value = crate::json::parse_value(src).unwrap_or_default();
+    let ctx = Ctx {
+        src,
+        fox: &fox,
+        value: &value,
+    };
+    for rule in RULES {
+        rule(&ctx, &mut findings);
+    }
+    for f in &mut findings {
+        if f.line.is_none() {
+            *f = f.clone().at(src.position(&f.path));
+        }
+    }
+    CheckReport::new(&src.path, findings, true)
+}

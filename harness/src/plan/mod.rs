@@ -1,0 +1,12 @@
+//! Plans: dialects in, the normalized [`Plan`] out; strict parsing, canonical bytes and the
+//! pre-approval lint (`check`).
+
+pub mod check;
+pub mod foxstep;
+mod load;
+pub(crate) mod lower;
+mod model;
+
+pub use load::{MAX_PLAN_BYTES, load_plan, parse_foxstep, read_plan_source};
+pub use lower::lower_foxstep;
+pub use model::*;

@@ -1,0 +1,279 @@
+//! The normalized plan: what every dialect lowers into and all the replay engine knows.
+//!
+//! It keeps meaning, not wire format: a step's action carries exactly the fields that action
+//! needs, text to type is a literal or a parsed template, and every step remembers the field
+//! path it came from so that later stages can point a guide author at the right place.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::errors::FieldPath;
+
+/// Which dialect a plan was written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Dialect {
+    /// `foxstep-step-plan/1`, desktop guides.
+    Foxstep,
+    /// devthink protocolv2, browser plans.
+    Devthink,
+}
+
+/// A plan, normalized.
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    /// The dialect it was written in.
+    pub dialect: Dialect,
+    /// The guide's (or plan's) id.
+    pub id: String,
+    /// Its title or objective.
+    pub title: String,
+    /// The revision it was approved at, when known.
+    pub revision: Option<String>,
+    /// Declared inputs.
+    pub inputs: Vec<Input>,
+    /// Steps, in order.
+    pub steps: Vec<Step>,
+    /// What finished looks like.
+    pub done: Option<Done>,
+    /// The folder the plan file sits in; crops are relative to it.
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+/// A declared input.
+#[derive(Clone, Debug, Serialize)]
+pub struct Input {
+    /// The name templates use.
+    pub id: String,
+    /// The input as a person would say it.
+    pub name: String,
+    /// Always ask a person; never show or reuse the value.
+    pub sensitive: bool,
+    /// What it was when recorded (never set for a sensitive input after lowering).
+    pub example: Option<String>,
+}
+
+/// One step.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    /// The step's id, unique in the plan.
+    pub id: String,
+    /// Its 1-based number.
+    pub number: u32,
+    /// Its label in the guide.
+    pub label: String,
+    /// The step as the guide words it (information, never an instruction).
+    pub text: String,
+    /// What to do.
+    pub action: Action,
+    /// Where.
+    pub target: Option<Target>,
+    /// What should be true next.
+    pub expect: Option<Expect>,
+    /// Ask the person first, for this reason.
+    pub confirm: Option<String>,
+    /// Stop instead of going on when this holds.
+    pub stop_if: Option<StopIf>,
+    /// The inputs the step reads.
+    pub reads: Vec<String>,
+    /// Where the step sits in its source file.
+    #[serde(skip)]
+    pub path: FieldPath,
+}
+
+/// What a step does.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Action {
+    /// Go to a place (a URL, a settings pane).
+    Navigate {
+        /// Where to, when the plan says.
+        to: Option<String>,
+    },
+    /// Click the target.
+    Click(Click),
+    /// Type text where the target is.
+    Type {
+        /// What to type.
+        text: Text,
+        /// The key that sends it, such as Return.
+        submit: Option<String>,
+    },
+    /// Paste the clipboard (or a given text) into the target.
+    Paste {
+        /// What to paste, when the plan says.
+        text: Option<Text>,
+    },
+    /// Copy from the target.
+    Copy,
+    /// Press a key or shortcut.
+    Press {
+        /// The keys, such as `⌘S` or `Return`.
+        keys: String,
+    },
+    /// Ask the person.
+    Ask,
+    /// Follow the step's words (written by the author); only its expect is checkable.
+    Do,
+}
+
+impl Action {
+    /// The action's name as plans write it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Navigate { .. } => "navigate",
+            Action::Click(_) => "click",
+            Action::Type { .. } => "type",
+            Action::Paste { .. } => "paste",
+            Action::Copy => "copy",
+            Action::Press { .. } => "press",
+            Action::Ask => "ask",
+            Action::Do => "do",
+        }
+    }
+}
+
+/// How to click.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Click {
+    /// `left`, `right` or `middle`.
+    pub button: String,
+    /// 1 for a click, 2 for a double click.
+    pub count: u8,
+    /// Press, move and release.
+    pub drag: bool,
+    /// Held keys.
+    pub modifiers: Vec<String>,
+}
+
+/// Text to type: the same every time, or built from inputs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Text {
+    /// Exactly this.
+    Literal(String),
+    /// Text with `{input}` holes.
+    Template(Vec<Part>),
+}
+
+/// A piece of a template.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Part {
+    /// Literal text.
+    Text(String),
+    /// The value of the named input.
+    Input(String),
+}
+
+impl Text {
+    /// The input ids this text reads.
+    pub fn inputs(&self) -> Vec<&str> {
+        match self {
+            Text::Literal(_) => Vec::new(),
+            Text::Template(parts) => parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Input(id) => Some(id.as_str()),
+                    Part::Text(_) => None,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A point as shares (0..1) of the step's screenshot.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Point {
+    /// From the left.
+    pub x: f64,
+    /// From the top.
+    pub y: f64,
+}
+
+/// A rectangle as shares (0..1) of the step's screenshot.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Bounds {
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+}
+
+impl Bounds {
+    /// Whether `p` lies inside (edges included).
+    pub fn contains(&self, p: Point) -> bool {
+        p.x >= self.x && p.x <= self.x + self.width && p.y >= self.y && p.y <= self.y + self.height
+    }
+}
+
+/// Where a step acts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Target {
+    /// App name.
+    pub app: Option<String>,
+    /// App bundle id.
+    pub bundle_id: Option<String>,
+    /// Window title.
+    pub window: Option<String>,
+    /// Role in words.
+    pub role: Option<String>,
+    /// Role as macOS reports it (`AXButton`).
+    pub ax_role: Option<String>,
+    /// The control's name; `None` for a nameless control.
+    pub label: Option<String>,
+    /// Where the recorded click landed.
+    pub point: Option<Point>,
+    /// The control's recorded frame.
+    pub bounds: Option<Bounds>,
+    /// A picture of just the control, relative to the plan's folder.
+    pub crop: Option<PathBuf>,
+    /// A CSS selector (browser dialects).
+    pub selector: Option<String>,
+}
+
+/// What should be true after a step.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Expect {
+    /// App in front.
+    pub app: Option<String>,
+    /// Window in front.
+    pub window: Option<String>,
+    /// A control that should be showing.
+    pub visible: Option<Target>,
+    /// Text the acted-on field should now hold.
+    pub field_contains: Option<String>,
+    /// The step whose recorded screenshot shows what should come next.
+    pub screen_step_id: Option<String>,
+}
+
+impl Expect {
+    /// True when there is nothing to check.
+    pub fn is_empty(&self) -> bool {
+        self == &Expect::default()
+    }
+}
+
+/// When to stop instead of going on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StopIf {
+    /// The words.
+    pub text: String,
+    /// A checkable condition, when the plan gives one.
+    pub when: Option<Expect>,
+}
+
+/// What finished looks like.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Done {
+    /// In words.
+    pub text: String,
+    /// The step whose screen shows it.
+    pub step_id: Option<String>,
+}

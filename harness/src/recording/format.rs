@@ -1,0 +1,93 @@
+//! The `stepreplay-recording/1` file (`recording.json`): the screen, the frames (a screenshot
+//! and an AX snapshot each, paths relative to the recording folder), the transitions between
+//! frames, and where the recording came from.
+
+use serde::{Deserialize, Serialize};
+
+/// The schema string of `recording.json`.
+pub const RECORDING_SCHEMA: &str = "stepreplay-recording/1";
+
+/// `recording.json`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordingFile {
+    /// Always [`RECORDING_SCHEMA`].
+    pub schema: String,
+    /// A short name (the folder name by convention).
+    pub name: String,
+    /// The screen the frames were taken on.
+    pub screen: Screen,
+    /// Where the recording came from.
+    pub source: SourceInfo,
+    /// The frames, in recording order.
+    pub frames: Vec<FrameRef>,
+    /// What moved the desktop from one frame to the next.
+    #[serde(default)]
+    pub transitions: Vec<Transition>,
+}
+
+/// The screen.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Screen {
+    /// Width in pixels (of the screenshots).
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Pixels per point: 1 or 2.
+    pub scale: u32,
+}
+
+/// How a recording was made.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceInfo {
+    /// `synthetic`, `live` or `import`.
+    pub kind: SourceKind,
+    /// The script, app or file it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// See [`SourceInfo`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[allow(missing_docs)]
+pub enum SourceKind {
+    Synthetic,
+    Live,
+    Import,
+}
+
+/// One frame's files.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameRef {
+    /// Stable id, unique in the recording.
+    pub id: String,
+    /// The screenshot PNG, relative to the recording folder.
+    pub screenshot: String,
+    /// The AX snapshot JSON, relative to the recording folder.
+    pub ax: String,
+}
+
+/// One recorded action and the frame it led to.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Transition {
+    /// The frame acted on.
+    pub from: String,
+    /// `click`, `type`, `press`, `paste`, `copy`, `navigate`, …
+    pub action: String,
+    /// The element acted on (absent for keyboard actions with no target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<String>,
+    /// Other elements whose action leads to the same frame (an equivalent menu item).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub equivalent: Vec<String>,
+    /// The frame it led to.
+    pub to: String,
+    /// The plan step it was recorded for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+}

@@ -1,0 +1,280 @@
+//! Loading a recording safely: bounded files, paths kept inside the folder, unique element
+//! ids, transitions between known frames, and screenshots decoded lazily, once, with a
+//! decoder memory limit (no decompression bombs).
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use image::RgbaImage;
+
+use super::ax::{AX_SCHEMA, AxSnapshot};
+use super::format::{RECORDING_SCHEMA, RecordingFile};
+use super::safe_path::safe_join;
+use crate::errors::{FieldPath, InputError, Reason};
+use crate::json::{Source, parse_typed, parse_value, read_text};
+
+/// Largest `recording.json`.
+pub const MAX_RECORDING_BYTES: u64 = 4 * 1024 * 1024;
+/// Largest AX snapshot file.
+pub const MAX_AX_BYTES: u64 = 32 * 1024 * 1024;
+/// Largest screenshot file.
+pub const MAX_PNG_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest screenshot side, in pixels (an 8K screen is 7680).
+pub const MAX_PNG_SIDE: u32 = 16_384;
+/// Most memory a screenshot decoder may take.
+pub const MAX_DECODE_BYTES: u64 = 512 * 1024 * 1024;
+/// Most elements in one AX snapshot.
+pub const MAX_ELEMENTS: usize = 500_000;
+
+/// A loaded recording. AX snapshots are parsed at load; screenshots when first needed.
+#[derive(Debug)]
+pub struct Recording {
+    /// The folder.
+    pub dir: PathBuf,
+    /// `recording.json` as written.
+    pub file: RecordingFile,
+    /// The frames, in file order.
+    pub frames: Vec<Frame>,
+}
+
+/// One frame.
+#[derive(Debug)]
+pub struct Frame {
+    /// Its id.
+    pub id: String,
+    /// Its AX snapshot.
+    pub ax: Arc<AxSnapshot>,
+    /// Where its screenshot is.
+    pub screenshot_path: PathBuf,
+    pixels: OnceLock<Result<Arc<RgbaImage>, InputError>>,
+}
+
+impl Frame {
+    /// A frame built in memory (synthetic desktops, perturbations, tests).
+    pub fn new(id: String, ax: AxSnapshot, screenshot_path: PathBuf) -> Self {
+        Frame {
+            id,
+            ax: Arc::new(ax),
+            screenshot_path,
+            pixels: OnceLock::new(),
+        }
+    }
+
+    /// A frame whose pixels are already in memory.
+    pub fn with_pixels(id: String, ax: AxSnapshot, pixels: RgbaImage) -> Self {
+        let f = Frame::new(id, ax, PathBuf::new());
+        let _ = f.pixels.set(Ok(Arc::new(pixels)));
+        f
+    }
+
+    /// The screenshot, decoded on first use and kept.
+    pub fn pixels(&self) -> Result<Arc<RgbaImage>, InputError> {
+        self.pixels
+            .get_or_init(|| decode_png(&self.screenshot_path).map(Arc::new))
+            .clone()
+    }
+}
+
+impl Recording {
+    /// The frame with this id.
+    pub fn frame(&self, id: &str) -> Option<&Frame> {
+        self.frames.iter().find(|f| f.id == id)
+    }
+
+    /// The index of the frame with this id.
+    pub fn frame_index(&self, id: &str) -> Option<usize> {
+        self.frames.iter().position(|f| f.id == id)
+    }
+}
+
+/// Decodes a PNG within the size, dimension and memory limits.
+pub fn decode_png(path: &Path) -> Result<RgbaImage, InputError> {
+    let bytes = crate::json::read_bounded(path, MAX_PNG_BYTES)?;
+    if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Err(
+            InputError::new(path, Reason::UnsupportedFileType, "not a PNG file")
+                .hint("screenshots must be PNG"),
+        );
+    }
+    let bad = |e: image::ImageError| {
+        let reason = match e {
+            image::ImageError::Limits(_) => Reason::LimitExceeded,
+            _ => Reason::InvalidImage,
+        };
+        InputError::new(path, reason, format!("cannot decode: {e}"))
+    };
+    let mut reader =
+        image::ImageReader::with_format(std::io::Cursor::new(&bytes), image::ImageFormat::Png);
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_PNG_SIDE);
+    limits.max_image_height = Some(MAX_PNG_SIDE);
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    reader.limits(limits);
+    Ok(reader.decode().map_err(bad)?.to_rgba8())
+}
+
+/// Loads `dir/recording.json` and every AX snapshot it names.
+pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
+    let path = dir.join("recording.json");
+    let src = read_text(&path, MAX_RECORDING_BYTES)?;
+    let value = parse_value(&src)?;
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(RECORDING_SCHEMA) => {}
+        other => {
+            return Err(src
+                .error(
+                    FieldPath::root().key("schema"),
+                    Reason::UnsupportedSchema,
+                    format!("schema {:?} is not supported", other.unwrap_or("(none)")),
+                )
+                .hint(format!("this harness reads \"{RECORDING_SCHEMA}\"")));
+        }
+    }
+    let file: RecordingFile = parse_typed(&src)?;
+    if file.screen.scale == 0 || file.screen.width == 0 || file.screen.height == 0 {
+        return Err(src.error(
+            FieldPath::root().key("screen"),
+            Reason::InvalidField,
+            "the screen has no size",
+        ));
+    }
+    let mut ids = HashSet::new();
+    let mut frames = Vec::with_capacity(file.frames.len());
+    for (i, f) in file.frames.iter().enumerate() {
+        let fp = FieldPath::root().key("frames").index(i);
+        if !ids.insert(f.id.as_str()) {
+            return Err(src.error(
+                fp.key("id"),
+                Reason::DuplicateId,
+                format!("frame id `{}` repeats", f.id),
+            ));
+        }
+        let shot = safe_join(dir, &f.screenshot, &path, fp.key("screenshot"))
+            .map_err(|e| e.at_position(src.position(&fp.key("screenshot"))))?;
+        if !f.screenshot.to_ascii_lowercase().ends_with(".png") {
+            return Err(src.error(
+                fp.key("screenshot"),
+                Reason::UnsupportedFileType,
+                "screenshots must be .png files",
+            ));
+        }
+        if !shot.is_file() {
+            return Err(src.error(
+                fp.key("screenshot"),
+                Reason::MissingFile,
+                format!("`{}` does not exist", f.screenshot),
+            ));
+        }
+        let ax_path = safe_join(dir, &f.ax, &path, fp.key("ax"))
+            .map_err(|e| e.at_position(src.position(&fp.key("ax"))))?;
+        if !f.ax.to_ascii_lowercase().ends_with(".json") {
+            return Err(src.error(
+                fp.key("ax"),
+                Reason::UnsupportedFileType,
+                "AX snapshots must be .json files",
+            ));
+        }
+        let ax = load_ax(&ax_path)?;
+        frames.push(Frame::new(f.id.clone(), ax, shot));
+    }
+    for (i, t) in file.transitions.iter().enumerate() {
+        let tp = FieldPath::root().key("transitions").index(i);
+        for (field, id) in [("from", &t.from), ("to", &t.to)] {
+            if !ids.contains(id.as_str()) {
+                return Err(src.error(
+                    tp.key(field),
+                    Reason::UnknownId,
+                    format!("no frame has the id `{id}`"),
+                ));
+            }
+        }
+        if let Some(el) = &t.element {
+            let frame = &frames[file
+                .frames
+                .iter()
+                .position(|f| &f.id == &t.from)
+                .unwrap_or(0)];
+            if frame.ax.find(el).is_none() {
+                return Err(src.error(
+                    tp.key("element"),
+                    Reason::UnknownId,
+                    format!("frame `{}` has no element `{el}`", t.from),
+                ));
+            }
+        }
+    }
+    Ok(Recording {
+        dir: dir.to_path_buf(),
+        file,
+        frames,
+    })
+}
+
+/// Loads one AX snapshot: schema, strict types, element limit, unique ids.
+pub fn load_ax(path: &Path) -> Result<AxSnapshot, InputError> {
+    let src = read_text(path, MAX_AX_BYTES)?;
+    parse_ax(&src)
+}
+
+/// Parses an AX snapshot from text (see [`load_ax`]).
+pub fn parse_ax(src: &Source) -> Result<AxSnapshot, InputError> {
+    let value = parse_value(src)?;
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(AX_SCHEMA) => {}
+        other => {
+            return Err(src
+                .error(
+                    FieldPath::root().key("schema"),
+                    Reason::UnsupportedSchema,
+                    format!("schema {:?} is not supported", other.unwrap_or("(none)")),
+                )
+                .hint(format!("AX snapshots are \"{AX_SCHEMA}\"")));
+        }
+    }
+    let ax: AxSnapshot = parse_typed(src)?;
+    let count = ax.element_count();
+    if count > MAX_ELEMENTS {
+        return Err(src.error(
+            FieldPath::root(),
+            Reason::LimitExceeded,
+            format!("{count} elements is over the limit of {MAX_ELEMENTS}"),
+        ));
+    }
+    // Ids must be unique across windows too: they name elements across frames.
+    let mut seen: HashMap<&str, FieldPath> = HashMap::new();
+    for (a, app) in ax.apps.iter().enumerate() {
+        for (w, win) in app.windows.iter().enumerate() {
+            let wp = FieldPath::root()
+                .key("apps")
+                .index(a)
+                .key("windows")
+                .index(w);
+            let mut stack: Vec<(&super::ax::Element, FieldPath)> = win
+                .elements
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e, wp.key("elements").index(i)))
+                .collect();
+            stack.reverse();
+            while let Some((e, p)) = stack.pop() {
+                if let Some(first) = seen.get(e.id.as_str()) {
+                    return Err(src
+                        .error(
+                            p.key("id"),
+                            Reason::DuplicateId,
+                            format!("element id `{}` repeats (first at `{first}`)", e.id),
+                        )
+                        .hint(
+                            "element ids must be unique in a snapshot and stable across frames",
+                        ));
+                }
+                seen.insert(&e.id, p.clone());
+                for (i, c) in e.children.iter().enumerate().rev() {
+                    stack.push((c, p.key("children").index(i)));
+                }
+            }
+        }
+    }
+    Ok(ax)
+}

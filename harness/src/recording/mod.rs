@@ -1,0 +1,11 @@
+//! Recordings: the `stepreplay-recording/1` format, AX snapshots, and safe loading.
+
+pub mod ax;
+pub mod format;
+mod load;
+mod safe_path;
+
+pub use ax::{AxSnapshot, Element, Rect};
+pub use format::{RecordingFile, Transition};
+pub use load::*;
+pub use safe_path::safe_join;

@@ -1,0 +1,37 @@
+# Everyday tasks. Each recipe is also a plain cargo command (see README.md).
+
+# List the recipes.
+default:
+    @just --list
+
+# Run the checked-in scenario suite (the main job).
+run *ARGS:
+    cargo run --release -- run {{ARGS}}
+
+# Run every test.
+test:
+    cargo test --workspace
+
+# Review changed insta snapshots.
+snap:
+    cargo insta review
+
+# Run the criterion benches.
+bench:
+    cargo bench -p stepreplay-benches
+
+# Format the code.
+fmt:
+    cargo fmt --all
+
+# Lint with clippy, warnings as errors.
+lint:
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# Build the API docs.
+doc:
+    cargo doc --workspace --no-deps
+
+# What CI runs.
+ci:
+    bash .ci/run
