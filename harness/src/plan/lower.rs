@@ -151,7 +151,7 @@ fn lower_step(s: &foxstep::Step, path: &FieldPath, problems: &mut Vec<Finding>) 
         ActionKind::Ask => Action::Ask,
         ActionKind::Do => Action::Do,
     };
-    let target = s.target.as_ref().map(|t| lower_target(t));
+    let target = s.target.as_ref().map(lower_target);
     let expect = s
         .expect
         .as_ref()

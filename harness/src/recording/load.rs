@@ -190,11 +190,7 @@ pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
             }
         }
         if let Some(el) = &t.element {
-            let frame = &frames[file
-                .frames
-                .iter()
-                .position(|f| &f.id == &t.from)
-                .unwrap_or(0)];
+            let frame = &frames[file.frames.iter().position(|f| f.id == t.from).unwrap_or(0)];
             if frame.ax.find(el).is_none() {
                 return Err(src.error(
                     tp.key("element"),
