@@ -8,11 +8,18 @@
 //! [`plan`] → [`recording`] → `desktop` → `resolve` → `expect` → `replay` → `score` → `report`.
 #![warn(missing_docs)]
 
+pub mod desktop;
 pub mod diff;
 pub mod errors;
+pub mod expect;
 pub mod json;
 pub mod plan;
 pub mod recording;
+pub mod replay;
+pub mod report;
+pub mod resolve;
+pub mod score;
+pub mod suite;
 pub mod text;
 
 pub use errors::{Error, FieldPath, InputError, Reason, Result};

@@ -3,6 +3,7 @@
 
 mod check;
 mod fmt;
+mod run;
 
 use clap::{Parser, Subcommand};
 use stepreplay::Error;
@@ -21,6 +22,8 @@ enum Command {
     Check(check::Args),
     /// Rewrite plans in canonical form (or, with --check, report those that are not).
     Fmt(fmt::Args),
+    /// Replay scenarios and write the report (no paths: the checked-in suite).
+    Run(run::Args),
 }
 
 /// Runs a parsed command line; the `u8` is the exit code.
@@ -28,6 +31,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
     match cli.command {
         Command::Check(a) => check::run(a),
         Command::Fmt(a) => fmt::run(a),
+        Command::Run(a) => run::run(a),
     }
 }
 

@@ -1,0 +1,179 @@
+//! The simulated desktop: which recorded frame is showing, what has been typed on top of the
+//! recorded values, what is focused and on the clipboard, and the recorded transitions that
+//! move it on.
+//!
+//! Acting on an element advances to the recorded next frame only when it is the element the
+//! recording acted on (or one it lists as equivalent); acting on anything else is a
+//! divergence, because the recording cannot say what that click would have shown.
+
+use std::collections::BTreeMap;
+
+use crate::recording::Recording;
+use crate::recording::format::Transition;
+
+/// What acting did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Acted {
+    /// The recording moved on to this frame.
+    Advanced {
+        /// The frame before.
+        from: String,
+        /// The frame now showing.
+        to: String,
+    },
+    /// The recording acted on something else here.
+    Diverged {
+        /// What the recording acted on (None: a keyboard action).
+        recorded: Option<String>,
+        /// What we acted on.
+        acted: Option<String>,
+    },
+    /// Nothing was recorded from this frame; the desktop stays.
+    Stayed,
+}
+
+/// The simulated desktop over one recording.
+#[derive(Debug)]
+pub struct Desktop<'r> {
+    rec: &'r Recording,
+    frame: usize,
+    typed: BTreeMap<String, String>,
+    focused: Option<String>,
+    clipboard: Option<String>,
+}
+
+impl<'r> Desktop<'r> {
+    /// A desktop showing the recording's frame `frame`.
+    pub fn new(rec: &'r Recording, frame: usize) -> Self {
+        Desktop {
+            rec,
+            frame,
+            typed: BTreeMap::new(),
+            focused: None,
+            clipboard: None,
+        }
+    }
+
+    /// The recording.
+    pub fn recording(&self) -> &'r Recording {
+        self.rec
+    }
+
+    /// Index of the frame showing.
+    pub fn frame_index(&self) -> usize {
+        self.frame
+    }
+
+    /// Id of the frame showing.
+    pub fn frame_id(&self) -> &'r str {
+        &self.rec.frames[self.frame].id
+    }
+
+    /// The field's text: what we typed, else what the recording shows.
+    pub fn field_value(&self, element: &str) -> Option<String> {
+        if let Some(v) = self.typed.get(element) {
+            return Some(v.clone());
+        }
+        let ax = &self.rec.frames[self.frame].ax;
+        ax.find(element).and_then(|(_, _, e)| e.value.clone())
+    }
+
+    /// Whether we typed into this field ourselves.
+    pub fn typed_into(&self, element: &str) -> bool {
+        self.typed.contains_key(element)
+    }
+
+    /// The element with keyboard focus: the last one acted on, else the recording's.
+    pub fn focused(&self) -> Option<String> {
+        self.focused.clone().or_else(|| {
+            let mut found = None;
+            for app in &self.rec.frames[self.frame].ax.apps {
+                for w in &app.windows {
+                    w.walk(&mut |e| {
+                        if found.is_none() && e.focused {
+                            found = Some(e.id.clone());
+                        }
+                    });
+                }
+            }
+            found
+        })
+    }
+
+    /// The clipboard.
+    pub fn clipboard(&self) -> Option<&str> {
+        self.clipboard.as_deref()
+    }
+
+    /// Types `text` into `element`, replacing what it held.
+    pub fn type_text(&mut self, element: &str, text: &str) {
+        self.typed.insert(element.to_string(), text.to_string());
+        self.focused = Some(element.to_string());
+    }
+
+    /// Copies the element's text to the clipboard.
+    pub fn copy_from(&mut self, element: Option<&str>) {
+        let text = element.and_then(|e| {
+            self.field_value(e).or_else(|| {
+                self.rec.frames[self.frame]
+                    .ax
+                    .find(e)
+                    .and_then(|(_, _, el)| el.own_name().map(str::to_string))
+            })
+        });
+        self.clipboard = text;
+    }
+
+    /// The transitions recorded from the frame showing.
+    fn outgoing(&self) -> impl Iterator<Item = &'r Transition> + '_ {
+        let id = self.frame_id();
+        self.rec
+            .file
+            .transitions
+            .iter()
+            .filter(move |t| t.from == id)
+    }
+
+    /// Acts on `element` (None: a keyboard or whole-screen action) for step `step_id`.
+    pub fn act(&mut self, step_id: &str, element: Option<&str>) -> Acted {
+        let out: Vec<&Transition> = self.outgoing().collect();
+        if out.is_empty() {
+            return Acted::Stayed;
+        }
+        let pick = match element {
+            Some(el) => out
+                .iter()
+                .find(|t| t.element.as_deref() == Some(el) || t.equivalent.iter().any(|e| e == el)),
+            None => out
+                .iter()
+                .find(|t| t.element.is_none() && t.step_id.as_deref() == Some(step_id))
+                .or_else(|| out.iter().find(|t| t.element.is_none())),
+        };
+        match pick {
+            Some(t) => {
+                let from = self.frame_id().to_string();
+                if let Some(i) = self.rec.frame_index(&t.to) {
+                    self.frame = i;
+                }
+                if let Some(el) = element {
+                    self.focused = Some(el.to_string());
+                }
+                Acted::Advanced {
+                    from,
+                    to: t.to.clone(),
+                }
+            }
+            None => {
+                let recorded = out
+                    .iter()
+                    .find(|t| t.step_id.as_deref() == Some(step_id))
+                    .or(out.first())
+                    .and_then(|t| t.element.clone());
+                Acted::Diverged {
+                    recorded,
+                    acted: element.map(str::to_string),
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! `app` and `window`: the app and window that should be in front.
+//!
+//! The front app is the one the snapshot marks frontmost; its front window is its focused
+//! window, else its first. A sheet or dialog titled differently counts as in front when the
+//! plan names it.
+
+use super::check::{Check, ExpectCtx};
+use crate::plan::Expect;
+use crate::text::normalize_label;
+
+pub(super) fn check(e: &Expect, ctx: &ExpectCtx, out: &mut Vec<Check>) {
+    let front = ctx
+        .index
+        .windows
+        .iter()
+        .filter(|w| w.frontmost_app)
+        .collect::<Vec<_>>();
+    let front_app = front.first().map(|w| w.app.clone());
+    if let Some(app) = &e.app {
+        let ok = front.first().is_some_and(|w| {
+            w.norm_app == normalize_label(app) || w.bundle_id.as_deref() == Some(app)
+        });
+        out.push(Check::new(
+            "app",
+            ok,
+            format!(
+                "expected “{app}” in front, found {}",
+                front_app.map_or("no app".into(), |a| format!("“{a}”"))
+            ),
+        ));
+    }
+    if let Some(title) = &e.window {
+        let want = normalize_label(title);
+        let focused = front.iter().find(|w| w.focused).or(front.first());
+        let ok = focused.is_some_and(|w| w.norm_title == want);
+        out.push(Check::new(
+            "window",
+            ok,
+            format!(
+                "expected window “{title}” in front, found {}",
+                focused.map_or("none".into(), |w| format!("“{}”", w.title))
+            ),
+        ));
+    }
+}

@@ -1,0 +1,63 @@
+//! [`Check`], the result of one expect check, and [`check_expect`], which runs every check an
+//! `expect` names.
+
+use serde::Serialize;
+
+use crate::desktop::Desktop;
+use crate::plan::Expect;
+use crate::resolve::FrameIndex;
+
+/// One expect check's result.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Check {
+    /// `app`, `window`, `visible`, `field-contains`, `screen`, `next-control`.
+    pub kind: &'static str,
+    /// Whether it held.
+    pub passed: bool,
+    /// What was expected and what was found (sensitive values redacted).
+    pub detail: String,
+}
+
+impl Check {
+    pub(crate) fn new(kind: &'static str, passed: bool, detail: String) -> Self {
+        Check {
+            kind,
+            passed,
+            detail,
+        }
+    }
+}
+
+/// What the checks look at.
+pub struct ExpectCtx<'a, 'r> {
+    /// The frame now showing, indexed.
+    pub index: &'a FrameIndex,
+    /// The desktop (typed values, frame).
+    pub desktop: &'a Desktop<'r>,
+    /// The element the step acted on.
+    pub acted: Option<&'a str>,
+    /// Screenshot size in pixels.
+    pub screen: (u32, u32),
+    /// Expected text with inputs filled in, and whether it holds a sensitive value.
+    pub field_text: Option<(String, bool)>,
+    /// The recorded frame id of a step's screenshot (its before-frame), by step id.
+    pub step_frame: &'a dyn Fn(&str) -> Option<String>,
+}
+
+/// Runs every check `expect` names, in a fixed order.
+pub fn check_expect(e: &Expect, ctx: &ExpectCtx) -> Vec<Check> {
+    let mut out = Vec::new();
+    super::app_window::check(e, ctx, &mut out);
+    if let Some(v) = &e.visible {
+        out.push(super::visible::check(v, e, ctx));
+    }
+    if e.field_contains.is_some() {
+        out.push(super::field_contains::check(ctx));
+    }
+    if let Some(id) = &e.screen_step_id {
+        out.push(super::screen::check(id, ctx));
+    }
+    out
+}
+
+pub use super::next_control::check as check_next_control;

@@ -1,0 +1,11 @@
+//! Expect checks: what should be true after a step. One check per file, each returning a
+//! [`Check`]; the replay runs them and the reports show them.
+
+mod app_window;
+mod check;
+mod field_contains;
+mod next_control;
+mod screen;
+mod visible;
+
+pub use check::{Check, ExpectCtx, check_expect, check_next_control};

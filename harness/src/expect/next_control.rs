@@ -1,0 +1,25 @@
+//! For a step with no `expect`: the next step's control should be there before acting on it.
+
+use super::check::{Check, ExpectCtx};
+use crate::plan::Target;
+use crate::resolve::{ResolveContext, resolve};
+
+/// Checks that `next` resolves in the frame now showing.
+pub fn check(next: &Target, ctx: &ExpectCtx) -> Check {
+    let r = resolve(
+        next,
+        ctx.index,
+        &ResolveContext {
+            screen: ctx.screen,
+            reference: None,
+        },
+    );
+    let what = next
+        .label
+        .clone()
+        .map_or("the next control".to_string(), |l| format!("“{l}”"));
+    match r.element {
+        Some(id) => Check::new("next-control", true, format!("{what} is there ({id})")),
+        None => Check::new("next-control", false, format!("{what} is not there")),
+    }
+}

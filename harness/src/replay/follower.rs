@@ -1,0 +1,528 @@
+//! The reference follower: runs a plan against a recording the way "following a plan well"
+//! asks, and records everything it does as a [`Trace`].
+//!
+//! Its manners are part of what is tested: it stops at every `confirm` step and takes the
+//! scripted answer, asks for every sensitive input each time and never keeps the value past
+//! the step, asks before replacing text the guide doesn't mention, and stops when `stop_if`
+//! holds.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use super::REDACTED;
+use super::scenario::{Answer, FailReason, Outcome, ScenarioFile};
+use super::trace::{AskKind, Event, Mode, StepStatus, Trace};
+use crate::desktop::{Acted, Desktop};
+use crate::expect::{Check, ExpectCtx, check_expect, check_next_control};
+use crate::plan::{Action, Part, Plan, Step, Text};
+use crate::recording::Recording;
+use crate::resolve::{FrameIndex, ResolveContext, resolve};
+use crate::text::normalize_label;
+
+/// A recording prepared for replays: frame indexes built once, on first use.
+pub struct Prepared<'r> {
+    /// The recording.
+    pub rec: &'r Recording,
+    indexes: Vec<OnceLock<FrameIndex>>,
+}
+
+impl<'r> Prepared<'r> {
+    /// Wraps a recording.
+    pub fn new(rec: &'r Recording) -> Self {
+        Prepared {
+            rec,
+            indexes: (0..rec.frames.len()).map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The index of frame `i`.
+    pub fn frame_index(&self, i: usize) -> &FrameIndex {
+        self.indexes[i].get_or_init(|| FrameIndex::new(&self.rec.frames[i].ax))
+    }
+
+    fn screen(&self) -> (u32, u32) {
+        (self.rec.file.screen.width, self.rec.file.screen.height)
+    }
+
+    /// The recorded transition for a step.
+    fn transition(&self, step_id: &str) -> Option<&'r crate::recording::Transition> {
+        self.rec
+            .file
+            .transitions
+            .iter()
+            .find(|t| t.step_id.as_deref() == Some(step_id))
+    }
+
+    /// The frame a step was recorded on (its screenshot).
+    fn step_frame(&self, plan: &Plan, i: usize) -> usize {
+        if let Some(t) = self.transition(&plan.steps[i].id) {
+            return self.rec.frame_index(&t.from).unwrap_or(0);
+        }
+        // A step nothing was recorded for sits on the frame the previous step led to.
+        (0..i)
+            .rev()
+            .find_map(|j| {
+                self.transition(&plan.steps[j].id)
+                    .and_then(|t| self.rec.frame_index(&t.to))
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// Replays a plan in one mode.
+pub fn replay(plan: &Plan, prep: &Prepared, scenario: &ScenarioFile, mode: Mode) -> Trace {
+    let mut f = Follower {
+        plan,
+        prep,
+        scenario,
+        events: Vec::new(),
+    };
+    match mode {
+        Mode::Chained => f.chained(),
+        Mode::PerStep => f.per_step(),
+    }
+    Trace {
+        mode,
+        events: f.events,
+    }
+}
+
+struct Follower<'a, 'r> {
+    plan: &'a Plan,
+    prep: &'a Prepared<'r>,
+    scenario: &'a ScenarioFile,
+    events: Vec<Event>,
+}
+
+/// How a step ended, when it did not pass.
+type Stop = (StepStatus, FailReason);
+
+impl<'a, 'r> Follower<'a, 'r> {
+    fn chained(&mut self) {
+        let start = if self.plan.steps.is_empty() {
+            0
+        } else {
+            self.prep.step_frame(self.plan, 0)
+        };
+        let mut desk = Desktop::new(self.prep.rec, start);
+        for i in 0..self.plan.steps.len() {
+            if let Err((status, reason)) = self.step(i, &mut desk) {
+                self.events.push(Event::StepFinished {
+                    step: i,
+                    status,
+                    reason: Some(reason),
+                });
+                let outcome = if status == StepStatus::Stopped {
+                    Outcome::Stopped
+                } else {
+                    Outcome::Failed
+                };
+                self.events.push(Event::Finished {
+                    outcome,
+                    reason: Some(reason),
+                    step_id: Some(self.plan.steps[i].id.clone()),
+                });
+                return;
+            }
+            self.events.push(Event::StepFinished {
+                step: i,
+                status: StepStatus::Passed,
+                reason: None,
+            });
+        }
+        self.events.push(Event::Finished {
+            outcome: Outcome::Completed,
+            reason: None,
+            step_id: None,
+        });
+    }
+
+    fn per_step(&mut self) {
+        let mut first_failure = None;
+        for i in 0..self.plan.steps.len() {
+            let mut desk = Desktop::new(self.prep.rec, self.prep.step_frame(self.plan, i));
+            match self.step(i, &mut desk) {
+                Ok(()) => self.events.push(Event::StepFinished {
+                    step: i,
+                    status: StepStatus::Passed,
+                    reason: None,
+                }),
+                Err((status, reason)) => {
+                    self.events.push(Event::StepFinished {
+                        step: i,
+                        status,
+                        reason: Some(reason),
+                    });
+                    first_failure.get_or_insert((status, reason, self.plan.steps[i].id.clone()));
+                }
+            }
+        }
+        self.events.push(match first_failure {
+            None => Event::Finished {
+                outcome: Outcome::Completed,
+                reason: None,
+                step_id: None,
+            },
+            Some((status, reason, id)) => Event::Finished {
+                outcome: if status == StepStatus::Stopped {
+                    Outcome::Stopped
+                } else {
+                    Outcome::Failed
+                },
+                reason: Some(reason),
+                step_id: Some(id),
+            },
+        });
+    }
+
+    fn ask(&mut self, step: usize, kind: AskKind, detail: String, answer: String) {
+        self.events.push(Event::Asked {
+            step,
+            kind,
+            detail,
+            answer,
+        });
+    }
+
+    /// Fills a text, asking for sensitive inputs. Returns the text and whether it holds a secret.
+    fn fill(
+        &mut self,
+        i: usize,
+        text: &Text,
+        asked: &mut BTreeMap<String, String>,
+    ) -> Result<(String, bool), Stop> {
+        let parts = match text {
+            Text::Literal(s) => return Ok((s.clone(), false)),
+            Text::Template(parts) => parts,
+        };
+        let mut out = String::new();
+        let mut sensitive = false;
+        for p in parts {
+            match p {
+                Part::Text(t) => out.push_str(t),
+                Part::Input(id) => {
+                    let input = self.plan.inputs.iter().find(|inp| &inp.id == id);
+                    if input.is_some_and(|inp| inp.sensitive) {
+                        sensitive = true;
+                        // Asked each time: a value from an earlier step is never reused.
+                        let value = match asked.get(id) {
+                            Some(v) => Some(v.clone()),
+                            None => {
+                                let v = self.scenario.answers.sensitive.get(id).cloned();
+                                let name = input.map_or(id.clone(), |inp| inp.name.clone());
+                                let answer = if v.is_some() {
+                                    REDACTED.to_string()
+                                } else {
+                                    "no value given".into()
+                                };
+                                self.ask(
+                                    i,
+                                    AskKind::SensitiveInput,
+                                    format!("what is the {name}?"),
+                                    answer,
+                                );
+                                v
+                            }
+                        };
+                        let Some(v) = value else {
+                            return Err((StepStatus::Stopped, FailReason::StoppedByPerson));
+                        };
+                        asked.insert(id.clone(), v.clone());
+                        out.push_str(&v);
+                    } else {
+                        let v = self
+                            .scenario
+                            .inputs
+                            .get(id)
+                            .cloned()
+                            .or_else(|| input.and_then(|inp| inp.example.clone()))
+                            .unwrap_or_default();
+                        out.push_str(&v);
+                    }
+                }
+            }
+        }
+        Ok((out, sensitive))
+    }
+
+    fn step(&mut self, i: usize, desk: &mut Desktop<'r>) -> Result<(), Stop> {
+        let step: &Step = &self.plan.steps[i];
+        let screen = self.prep.screen();
+        self.events.push(Event::StepStarted {
+            step: i,
+            frame: desk.frame_id().to_string(),
+        });
+        let mut asked = BTreeMap::new();
+
+        // stop_if is checked on the screen as it is, before acting.
+        if let Some(when) = step.stop_if.as_ref().and_then(|s| s.when.as_ref()) {
+            let ix = self.prep.frame_index(desk.frame_index());
+            let no_frame = |_: &str| None;
+            let ctx = ExpectCtx {
+                index: ix,
+                desktop: desk,
+                acted: None,
+                screen,
+                field_text: None,
+                step_frame: &no_frame,
+            };
+            let checks = check_expect(when, &ctx);
+            if !checks.is_empty() && checks.iter().all(|c| c.passed) {
+                return Err((StepStatus::Stopped, FailReason::StopIf));
+            }
+        }
+
+        let text = match &step.action {
+            Action::Type { text, .. } => Some(self.fill(i, text, &mut asked)?),
+            Action::Paste { text: Some(text) } => Some(self.fill(i, text, &mut asked)?),
+            _ => None,
+        };
+
+        if let Some(reason) = &step.confirm {
+            let answer = self.scenario.answers.confirm.get(&step.id).copied();
+            let word = match answer {
+                Some(Answer::Approve) => "approve",
+                Some(Answer::Decline) => "decline",
+                None => "no answer (declined)",
+            };
+            self.ask(
+                i,
+                AskKind::Confirm,
+                format!("step {}: {reason}", step.number),
+                word.into(),
+            );
+            if answer != Some(Answer::Approve) {
+                return Err((StepStatus::Stopped, FailReason::StoppedByPerson));
+            }
+        }
+
+        let recorded = self.prep.transition(&step.id);
+        let mut element = None;
+        if let Some(target) = &step.target {
+            let ix = self.prep.frame_index(desk.frame_index());
+            let reference = self.prep.frame_index(self.prep.step_frame(self.plan, i));
+            let r = resolve(
+                target,
+                ix,
+                &ResolveContext {
+                    screen,
+                    reference: Some(reference),
+                },
+            );
+            let expected = recorded.and_then(|t| t.element.clone());
+            let correct = expected.as_ref().map(|e| {
+                r.element.as_deref() == Some(e.as_str())
+                    || recorded.is_some_and(|t| {
+                        t.equivalent
+                            .iter()
+                            .any(|q| Some(q.as_str()) == r.element.as_deref())
+                    })
+            });
+            let click_in_box = match (&expected, r.click) {
+                (Some(e), Some((x, y))) => {
+                    Some(ix.by_id(e).is_some_and(|n| n.frame.contains(x, y)))
+                }
+                _ => None,
+            };
+            let (found, ambiguous) = (r.element.clone(), r.ambiguous);
+            self.events.push(Event::Resolved {
+                step: i,
+                resolution: r,
+                expected,
+                correct,
+                click_in_box,
+            });
+            match found {
+                None => return Err((StepStatus::Failed, FailReason::TargetNotFound)),
+                Some(_) if ambiguous => {
+                    return Err((StepStatus::Failed, FailReason::TargetAmbiguous));
+                }
+                Some(id) => element = Some(id),
+            }
+        }
+
+        if let (Action::Type { .. }, Some((typed, _))) = (&step.action, &text) {
+            let field = element.clone().or_else(|| desk.focused());
+            if let Some(field) = &field {
+                let current = desk.field_value(field).unwrap_or_default();
+                let mentioned = current.trim().is_empty()
+                    || desk.typed_into(field)
+                    || normalize_label(&current) == normalize_label(typed)
+                    || normalize_label(&step.text).contains(&normalize_label(&current));
+                if !mentioned {
+                    let allow = self
+                        .scenario
+                        .answers
+                        .replace
+                        .get(&step.id)
+                        .copied()
+                        .unwrap_or(false);
+                    self.ask(
+                        i,
+                        AskKind::ReplacePrefilled,
+                        "the field already holds text the guide does not mention; replace it?"
+                            .into(),
+                        if allow { "replace" } else { "keep (declined)" }.into(),
+                    );
+                    if !allow {
+                        return Err((StepStatus::Stopped, FailReason::StoppedByPerson));
+                    }
+                }
+            }
+        }
+
+        if matches!(step.action, Action::Ask) {
+            self.ask(i, AskKind::Question, step.text.clone(), "answered".into());
+        }
+
+        // Act. Steps that only talk (ask) or follow words (do) move the desktop only when the
+        // recording shows something happening for them.
+        let acts_on = match &step.action {
+            Action::Type { .. } | Action::Paste { .. } | Action::Press { .. } => {
+                element.clone().or_else(|| desk.focused())
+            }
+            _ => element.clone(),
+        };
+        let only_if_recorded = matches!(step.action, Action::Ask | Action::Do) && element.is_none();
+        let from = desk.frame_id().to_string();
+        let acted = if only_if_recorded && recorded.is_none_or(|t| t.from != from) {
+            Acted::Stayed
+        } else {
+            // Without a target, a keyboard action lands on the focused field; it matches the
+            // recording when the recording acted on that same field.
+            let el = if step.target.is_some() {
+                element.as_deref()
+            } else {
+                acts_on
+                    .as_deref()
+                    .filter(|f| recorded.and_then(|t| t.element.as_deref()) == Some(*f))
+            };
+            desk.act(&step.id, el)
+        };
+        match acted {
+            Acted::Advanced { from, to } => self.events.push(Event::Acted {
+                step: i,
+                element: element.clone(),
+                from,
+                to,
+            }),
+            Acted::Stayed => {
+                let here = desk.frame_id().to_string();
+                self.events.push(Event::Acted {
+                    step: i,
+                    element: element.clone(),
+                    from: here.clone(),
+                    to: here,
+                });
+            }
+            Acted::Diverged { recorded, acted } => {
+                self.events.push(Event::Diverged {
+                    step: i,
+                    recorded,
+                    acted,
+                });
+                return Err((StepStatus::Failed, FailReason::Diverged));
+            }
+        }
+        match &step.action {
+            Action::Type { .. } | Action::Paste { .. } => {
+                let value = match (&step.action, &text) {
+                    (_, Some((t, _))) => Some(t.clone()),
+                    (Action::Paste { .. }, None) => desk.clipboard().map(str::to_string),
+                    _ => None,
+                };
+                if let (Some(field), Some(v)) = (acts_on.as_deref(), value) {
+                    desk.type_text(field, &v);
+                }
+            }
+            Action::Copy => desk.copy_from(element.as_deref()),
+            _ => {}
+        }
+
+        // Check what should be true now.
+        let ix = self.prep.frame_index(desk.frame_index());
+        let step_frame = |id: &str| {
+            let j = self.plan.steps.iter().position(|s| s.id == id)?;
+            Some(
+                self.prep.rec.frames[self.prep.step_frame(self.plan, j)]
+                    .id
+                    .clone(),
+            )
+        };
+        let field_text = step
+            .expect
+            .as_ref()
+            .and_then(|e| e.field_contains.clone())
+            .map(|want| {
+                let mut p = Vec::new();
+                match crate::plan::lower::parse_template(
+                    &want,
+                    &crate::errors::FieldPath::root(),
+                    &mut p,
+                ) {
+                    Some(t) => {
+                        let sensitive = t.inputs().iter().any(|id| {
+                            self.plan
+                                .inputs
+                                .iter()
+                                .any(|inp| &inp.id == id && inp.sensitive)
+                        });
+                        let filled = self.fill_known(&t, &asked);
+                        (filled, sensitive)
+                    }
+                    None => (want, false),
+                }
+            });
+        let ctx = ExpectCtx {
+            index: ix,
+            desktop: desk,
+            acted: acts_on.as_deref(),
+            screen,
+            field_text,
+            step_frame: &step_frame,
+        };
+        let checks: Vec<Check> = match (
+            &step.expect,
+            self.plan.steps.get(i + 1).and_then(|s| s.target.as_ref()),
+        ) {
+            (Some(e), _) if !e.is_empty() => check_expect(e, &ctx),
+            (_, Some(next)) => vec![check_next_control(next, &ctx)],
+            _ => Vec::new(),
+        };
+        let expect_failed = step.expect.is_some() && checks.iter().any(|c| !c.passed);
+        for c in checks {
+            self.events.push(Event::Checked { step: i, check: c });
+        }
+        // The secret leaves with the step.
+        drop(asked);
+        if expect_failed {
+            return Err((StepStatus::Failed, FailReason::ExpectFailed));
+        }
+        Ok(())
+    }
+
+    /// Fills a template from values already known in this step (no new questions).
+    fn fill_known(&self, t: &Text, asked: &BTreeMap<String, String>) -> String {
+        match t {
+            Text::Literal(s) => s.clone(),
+            Text::Template(parts) => parts
+                .iter()
+                .map(|p| match p {
+                    Part::Text(s) => s.clone(),
+                    Part::Input(id) => asked
+                        .get(id)
+                        .cloned()
+                        .or_else(|| self.scenario.inputs.get(id).cloned())
+                        .or_else(|| {
+                            self.plan
+                                .inputs
+                                .iter()
+                                .find(|i| &i.id == id)
+                                .and_then(|i| i.example.clone())
+                        })
+                        .unwrap_or_default(),
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Replay: one scenario → a [`Trace`] per mode. Knows the normalized plan, the recording and
+//! the scripted person; knows nothing of reports.
+
+mod follower;
+mod scenario;
+mod trace;
+
+pub use follower::{Prepared, replay};
+pub use scenario::*;
+pub use trace::*;
+
+/// What stands in for a sensitive value everywhere the harness writes.
+pub const REDACTED: &str = "‹redacted›";

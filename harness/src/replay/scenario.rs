@@ -1,0 +1,184 @@
+//! The `stepreplay-scenario/1` file: a plan, a recording, input values, the scripted
+//! person's answers, perturbations, and what should happen.
+//!
+//! `plan` is relative to the scenario's folder; `recording` names a folder under the suite's
+//! `recordings/` (the suite root is the parent of the scenario's `scenarios/` folder). Both
+//! must stay inside their folders.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::errors::{FieldPath, InputError, Reason};
+use crate::json::{Source, parse_typed, parse_value, read_text};
+use crate::recording::safe_join;
+
+/// The schema string of a scenario file.
+pub const SCENARIO_SCHEMA: &str = "stepreplay-scenario/1";
+
+/// A scenario file.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Always [`SCENARIO_SCHEMA`].
+    pub schema: String,
+    /// Unique id in the suite.
+    pub id: String,
+    /// One line for people.
+    #[serde(default)]
+    pub description: String,
+    /// The plan, relative to the scenario's folder.
+    pub plan: String,
+    /// The recording's folder name under `recordings/`.
+    pub recording: String,
+    /// Values of non-sensitive inputs.
+    #[serde(default)]
+    pub inputs: BTreeMap<String, String>,
+    /// What the scripted person says when asked.
+    #[serde(default)]
+    pub answers: Answers,
+    /// Perturbations to apply (by name).
+    #[serde(default)]
+    pub perturbations: Vec<String>,
+    /// What should happen.
+    pub expect: Expected,
+}
+
+/// The scripted person's answers.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Answers {
+    /// Per confirm step (by step id): approve or decline. A step not listed is declined.
+    #[serde(default)]
+    pub confirm: BTreeMap<String, Answer>,
+    /// Values for sensitive inputs, given each time the follower asks.
+    #[serde(default)]
+    pub sensitive: BTreeMap<String, String>,
+    /// Per type step (by step id): may pre-filled text be replaced? Not listed: no.
+    #[serde(default)]
+    pub replace: BTreeMap<String, bool>,
+}
+
+/// Approve or decline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[allow(missing_docs)]
+pub enum Answer {
+    Approve,
+    Decline,
+}
+
+/// How a run ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Every step done, every check held.
+    Completed,
+    /// A step failed (see the reason).
+    Failed,
+    /// The person (or a `stop_if`) stopped the run.
+    Stopped,
+}
+
+/// Why a run did not complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[allow(missing_docs)]
+pub enum FailReason {
+    TargetNotFound,
+    TargetAmbiguous,
+    ExpectFailed,
+    Diverged,
+    StoppedByPerson,
+    StopIf,
+}
+
+/// What should happen.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Expected {
+    /// The chained run's outcome.
+    pub outcome: Outcome,
+    /// Why, when not completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<FailReason>,
+    /// The step where it happens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+    /// Minimum scores (by score name).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub floors: BTreeMap<String, f64>,
+}
+
+/// A scenario with its paths resolved.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// The file it came from.
+    pub path: PathBuf,
+    /// Its contents.
+    pub file: ScenarioFile,
+    /// The plan file.
+    pub plan_path: PathBuf,
+    /// The recording folder.
+    pub recording_dir: PathBuf,
+}
+
+/// Largest scenario file.
+pub const MAX_SCENARIO_BYTES: u64 = 1024 * 1024;
+
+/// Reads a file's `schema` without parsing the rest strictly (for discovery).
+pub fn sniff_schema(path: &Path) -> Option<String> {
+    let src = read_text(path, MAX_SCENARIO_BYTES).ok()?;
+    let v = parse_value(&src).ok()?;
+    v.get("schema")?.as_str().map(str::to_string)
+}
+
+/// Loads and resolves a scenario file.
+pub fn load_scenario(path: &Path) -> Result<Scenario, InputError> {
+    let src = read_text(path, MAX_SCENARIO_BYTES)?;
+    parse_scenario(&src)
+}
+
+fn parse_scenario(src: &Source) -> Result<Scenario, InputError> {
+    let v = parse_value(src)?;
+    if v.get("schema").and_then(|s| s.as_str()) != Some(SCENARIO_SCHEMA) {
+        return Err(src
+            .error(
+                FieldPath::root().key("schema"),
+                Reason::UnsupportedSchema,
+                "not a stepreplay scenario",
+            )
+            .hint(format!("scenarios have \"schema\": \"{SCENARIO_SCHEMA}\"")));
+    }
+    let file: ScenarioFile = parse_typed(src)?;
+    let dir = src.path.parent().unwrap_or(Path::new("."));
+    let root = dir.parent().unwrap_or(Path::new("."));
+    let at = |field: &str| {
+        let p = FieldPath::root().key(field);
+        move |e: InputError| e.at_position(src.position(&p))
+    };
+    let plan_path =
+        safe_join(dir, &file.plan, &src.path, FieldPath::root().key("plan")).map_err(at("plan"))?;
+    let recordings = root.join("recordings");
+    let recording_dir = safe_join(
+        &recordings,
+        &file.recording,
+        &src.path,
+        FieldPath::root().key("recording"),
+    )
+    .map_err(at("recording"))?;
+    if !recording_dir.join("recording.json").is_file() {
+        return Err(src.error(
+            FieldPath::root().key("recording"),
+            Reason::MissingFile,
+            format!("no recording at `{}`", recording_dir.display()),
+        ));
+    }
+    Ok(Scenario {
+        path: src.path.clone(),
+        file,
+        plan_path,
+        recording_dir,
+    })
+}

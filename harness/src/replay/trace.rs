@@ -1,0 +1,173 @@
+//! The trace: what happened during one replay, as a list of events. The replay only
+//! produces it; scores and every report format consume it (nextest's runner/reporter split).
+
+use serde::{Deserialize, Serialize};
+
+use super::scenario::{FailReason, Outcome};
+use crate::expect::Check;
+use crate::resolve::Resolution;
+
+/// Chained or per-step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// One desktop through all steps; a wrong step diverges and the run stops.
+    Chained,
+    /// Each step on its own recorded before-frame, as offline benchmarks score.
+    PerStep,
+}
+
+/// What the follower asked the person.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AskKind {
+    /// May I do this confirm step?
+    Confirm,
+    /// What is the value of this sensitive input?
+    SensitiveInput,
+    /// The field already holds text the guide doesn't mention: replace it?
+    ReplacePrefilled,
+    /// The plan's own `ask` step.
+    Question,
+}
+
+/// How a step ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepStatus {
+    /// Right target, action applied, every check held.
+    Passed,
+    /// See the reason.
+    Failed,
+    /// The person or a `stop_if` stopped here.
+    Stopped,
+}
+
+/// One thing that happened.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    /// A step begins on a frame.
+    StepStarted {
+        /// Step index in the plan.
+        step: usize,
+        /// Frame showing.
+        frame: String,
+    },
+    /// The follower asked the person.
+    Asked {
+        /// Step index.
+        step: usize,
+        /// What about.
+        kind: AskKind,
+        /// The question (never a sensitive value).
+        detail: String,
+        /// The answer (sensitive values redacted).
+        answer: String,
+    },
+    /// The target was resolved.
+    Resolved {
+        /// Step index.
+        step: usize,
+        /// The ranked result.
+        resolution: Resolution,
+        /// The element the recording acted on, when known.
+        expected: Option<String>,
+        /// Whether the winner is that element.
+        correct: Option<bool>,
+        /// Whether the click point falls inside that element's frame.
+        click_in_box: Option<bool>,
+    },
+    /// The desktop moved (or did not).
+    Acted {
+        /// Step index.
+        step: usize,
+        /// Element acted on.
+        element: Option<String>,
+        /// Frame before.
+        from: String,
+        /// Frame after.
+        to: String,
+    },
+    /// The action left the recording.
+    Diverged {
+        /// Step index.
+        step: usize,
+        /// What the recording acted on.
+        recorded: Option<String>,
+        /// What we acted on.
+        acted: Option<String>,
+    },
+    /// An expect check ran.
+    Checked {
+        /// Step index.
+        step: usize,
+        /// The result.
+        check: Check,
+    },
+    /// A step ended.
+    StepFinished {
+        /// Step index.
+        step: usize,
+        /// How.
+        status: StepStatus,
+        /// Why, when not passed.
+        reason: Option<FailReason>,
+    },
+    /// The run ended.
+    Finished {
+        /// How.
+        outcome: Outcome,
+        /// Why, when not completed.
+        reason: Option<FailReason>,
+        /// Where.
+        step_id: Option<String>,
+    },
+}
+
+/// Everything one replay of one scenario did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Trace {
+    /// The mode it ran in.
+    pub mode: Mode,
+    /// The events, in order.
+    pub events: Vec<Event>,
+}
+
+impl Trace {
+    /// The final event's outcome.
+    pub fn outcome(&self) -> (Outcome, Option<FailReason>, Option<String>) {
+        for e in self.events.iter().rev() {
+            if let Event::Finished {
+                outcome,
+                reason,
+                step_id,
+            } = e
+            {
+                return (*outcome, *reason, step_id.clone());
+            }
+        }
+        (Outcome::Failed, None, None)
+    }
+
+    /// The events of one step, in order.
+    pub fn step_events(&self, step: usize) -> impl Iterator<Item = &Event> {
+        self.events.iter().filter(move |e| e.step() == Some(step))
+    }
+}
+
+impl Event {
+    /// The step an event belongs to.
+    pub fn step(&self) -> Option<usize> {
+        match self {
+            Event::StepStarted { step, .. }
+            | Event::Asked { step, .. }
+            | Event::Resolved { step, .. }
+            | Event::Acted { step, .. }
+            | Event::Diverged { step, .. }
+            | Event::Checked { step, .. }
+            | Event::StepFinished { step, .. } => Some(*step),
+            Event::Finished { .. } => None,
+        }
+    }
+}

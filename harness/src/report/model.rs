@@ -1,0 +1,324 @@
+//! The `stepreplay-report/1` document, folded from traces. Every report format reads this
+//! one structure, so JSON, JUnit, Markdown and HTML never disagree about what happened.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::expect::Check;
+use crate::replay::{Event, Expected, FailReason, Mode, Outcome, StepStatus, Trace};
+use crate::resolve::{Candidate, Strategy};
+use crate::score::{Scores, Tally};
+use crate::suite::ScenarioResult;
+
+/// The schema string of a report.
+pub const REPORT_SCHEMA: &str = "stepreplay-report/1";
+
+/// A whole run.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Report {
+    /// Always [`REPORT_SCHEMA`].
+    pub schema: String,
+    /// The harness that wrote it.
+    pub harness: String,
+    /// Modes run, in order.
+    pub modes: Vec<Mode>,
+    /// Totals.
+    pub summary: Summary,
+    /// Every scenario, by id.
+    pub scenarios: Vec<ScenarioReport>,
+}
+
+/// Totals over the run.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    /// Scenarios run.
+    pub scenarios: u64,
+    /// Met their expectation.
+    pub met: u64,
+    /// Did not.
+    pub not_met: u64,
+    /// Scores per mode.
+    pub scores: BTreeMap<Mode, Scores>,
+    /// The counts behind them.
+    pub tallies: BTreeMap<Mode, Tally>,
+}
+
+/// One scenario.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ScenarioReport {
+    /// Id.
+    pub id: String,
+    /// Scenario file.
+    pub file: String,
+    /// One line.
+    pub description: String,
+    /// Plan file.
+    pub plan: String,
+    /// Recording folder.
+    pub recording: String,
+    /// What should have happened.
+    pub expected: Expected,
+    /// Whether it did.
+    pub met: bool,
+    /// Why not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mismatch: Option<String>,
+    /// Each mode's run.
+    pub runs: BTreeMap<Mode, RunReport>,
+}
+
+/// One scenario in one mode.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunReport {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<FailReason>,
+    /// Where.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+    /// Scores.
+    pub scores: Scores,
+    /// Counts.
+    pub tally: Tally,
+    /// Each step of the plan (steps never reached say so).
+    pub steps: Vec<StepReport>,
+}
+
+/// One step in one run.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct StepReport {
+    /// Step id.
+    pub step_id: String,
+    /// Number.
+    pub number: u32,
+    /// Action.
+    pub action: String,
+    /// The guide's words.
+    pub text: String,
+    /// `passed`, `failed`, `stopped` or `not-run`.
+    pub status: String,
+    /// Why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<FailReason>,
+    /// Frame before and after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<(String, String)>,
+    /// How the target was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<ResolutionReport>,
+    /// Expect checks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckReport>,
+    /// What the follower asked the person.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked: Vec<AskReport>,
+    /// What the recording did where we diverged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diverged: Option<String>,
+}
+
+/// A resolution, as reported.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ResolutionReport {
+    /// The winner.
+    pub element: Option<String>,
+    /// How.
+    pub strategy: Strategy,
+    /// Score of the winner.
+    pub confidence: f64,
+    /// Over the runner-up.
+    pub margin: f64,
+    /// Candidates in all.
+    pub candidate_count: usize,
+    /// Top candidates.
+    pub candidates: Vec<Candidate>,
+    /// A (near) tie.
+    pub ambiguous: bool,
+    /// The element the recording acted on.
+    pub expected: Option<String>,
+    /// Right or wrong against it.
+    pub correct: Option<bool>,
+    /// Click point inside its box.
+    pub click_in_box: Option<bool>,
+    /// Click point in pixels.
+    pub click: Option<(f64, f64)>,
+    /// Why nothing was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// An expect check, as reported.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CheckReport {
+    /// Which check.
+    pub kind: String,
+    /// Held or not.
+    pub passed: bool,
+    /// In words.
+    pub detail: String,
+}
+
+/// A question to the person, as reported.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct AskReport {
+    /// What kind.
+    pub kind: String,
+    /// The question.
+    pub detail: String,
+    /// The answer (sensitive values redacted).
+    pub answer: String,
+}
+
+fn word<T: Serialize>(x: &T) -> String {
+    crate::suite::word(x)
+}
+
+fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
+    let (outcome, reason, step_id) = trace.outcome();
+    let tally = Tally::of(trace, result.steps.len());
+    let steps = result
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, info)| {
+            let mut s = StepReport {
+                step_id: info.id.clone(),
+                number: info.number,
+                action: info.action.to_string(),
+                text: info.text.clone(),
+                status: "not-run".into(),
+                reason: None,
+                frames: None,
+                resolution: None,
+                checks: Vec::new(),
+                asked: Vec::new(),
+                diverged: None,
+            };
+            for e in trace.step_events(i) {
+                match e {
+                    Event::StepStarted { frame, .. } => {
+                        s.frames = Some((frame.clone(), frame.clone()))
+                    }
+                    Event::Asked {
+                        kind,
+                        detail,
+                        answer,
+                        ..
+                    } => s.asked.push(AskReport {
+                        kind: word(kind),
+                        detail: detail.clone(),
+                        answer: answer.clone(),
+                    }),
+                    Event::Resolved {
+                        resolution: r,
+                        expected,
+                        correct,
+                        click_in_box,
+                        ..
+                    } => {
+                        s.resolution = Some(ResolutionReport {
+                            element: r.element.clone(),
+                            strategy: r.strategy,
+                            confidence: r.confidence,
+                            margin: r.margin,
+                            candidate_count: r.candidate_count,
+                            candidates: r.candidates.clone(),
+                            ambiguous: r.ambiguous,
+                            expected: expected.clone(),
+                            correct: *correct,
+                            click_in_box: *click_in_box,
+                            click: r.click,
+                            note: r.note.clone(),
+                        })
+                    }
+                    Event::Acted { from, to, .. } => s.frames = Some((from.clone(), to.clone())),
+                    Event::Diverged { recorded, .. } => {
+                        s.diverged = Some(match recorded {
+                            Some(r) => format!("the recording acted on `{r}` here"),
+                            None => "the recording pressed keys here".into(),
+                        })
+                    }
+                    Event::Checked {
+                        check:
+                            Check {
+                                kind,
+                                passed,
+                                detail,
+                            },
+                        ..
+                    } => s.checks.push(CheckReport {
+                        kind: kind.to_string(),
+                        passed: *passed,
+                        detail: detail.clone(),
+                    }),
+                    Event::StepFinished { status, reason, .. } => {
+                        s.status = word(status);
+                        s.reason = *reason;
+                        debug_assert!(*status != StepStatus::Passed || reason.is_none());
+                    }
+                    Event::Finished { .. } => {}
+                }
+            }
+            s
+        })
+        .collect();
+    RunReport {
+        outcome,
+        reason,
+        step_id,
+        scores: tally.scores(),
+        tally,
+        steps,
+    }
+}
+
+impl Report {
+    /// Folds results into a report. `results` must be sorted by id (as `run_suite` returns).
+    pub fn from_results(results: &[ScenarioResult], modes: &[Mode]) -> Report {
+        let mut tallies: BTreeMap<Mode, Tally> =
+            modes.iter().map(|&m| (m, Tally::default())).collect();
+        let scenarios: Vec<ScenarioReport> = results
+            .iter()
+            .map(|r| {
+                let runs: BTreeMap<Mode, RunReport> =
+                    r.traces.iter().map(|t| (t.mode, fold_run(r, t))).collect();
+                for (m, run) in &runs {
+                    tallies.entry(*m).or_default().add(&run.tally);
+                }
+                ScenarioReport {
+                    id: r.id.clone(),
+                    file: r.file.clone(),
+                    description: r.description.clone(),
+                    plan: r.plan.clone(),
+                    recording: r.recording.clone(),
+                    expected: r.expected.clone(),
+                    met: r.met,
+                    mismatch: r.mismatch.clone(),
+                    runs,
+                }
+            })
+            .collect();
+        let met = scenarios.iter().filter(|s| s.met).count() as u64;
+        Report {
+            schema: REPORT_SCHEMA.into(),
+            harness: format!("stepreplay {}", env!("CARGO_PKG_VERSION")),
+            modes: modes.to_vec(),
+            summary: Summary {
+                scenarios: scenarios.len() as u64,
+                met,
+                not_met: scenarios.len() as u64 - met,
+                scores: tallies.iter().map(|(m, t)| (*m, t.scores())).collect(),
+                tallies,
+            },
+            scenarios,
+        }
+    }
+
+    /// True when every scenario met its expectation.
+    pub fn all_met(&self) -> bool {
+        self.summary.not_met == 0
+    }
+}

@@ -1,0 +1,8 @@
+//! Target resolution — the hot path: index a frame once, then find each step's control.
+
+mod index;
+mod name;
+mod target;
+
+pub use index::{FrameIndex, Node, WindowInfo};
+pub use target::{AMBIGUITY_MARGIN, Candidate, Resolution, ResolveContext, Strategy, resolve};

@@ -1,0 +1,337 @@
+//! Finding a step's target in a frame, as the reference follower does: by app, window,
+//! role and label first; by point and bounds only for a control with no name (translated by
+//! how far its window moved since recording).
+//!
+//! The result is a ranked list, not just a winner: a guide whose target is nearly tied with
+//! another control is not ready for approval, and the report must be able to say so.
+
+use serde::{Deserialize, Serialize};
+
+use super::index::{FrameIndex, Node, WindowInfo};
+use crate::json::round;
+use crate::plan::Target;
+use crate::recording::ax::Rect;
+use crate::text::normalize_label;
+
+/// How the winner was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// Label equal as written.
+    AxExact,
+    /// Label equal after normalization (case, spaces, quotes, ellipsis), or a shortened label.
+    AxNormalized,
+    /// Point and bounds (nameless controls only).
+    Geometry,
+    /// The step's crop picture.
+    Crop,
+    /// Nothing matched.
+    None,
+}
+
+/// One ranked candidate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    /// Element id.
+    pub element: String,
+    /// Score, 0..1.
+    pub score: f64,
+    /// Strategy that proposed it.
+    pub strategy: Strategy,
+}
+
+/// The outcome of resolving one target in one frame.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Resolution {
+    /// The winner, if any.
+    pub element: Option<String>,
+    /// How it was found.
+    pub strategy: Strategy,
+    /// The winner's score.
+    pub confidence: f64,
+    /// Winner's score minus the runner-up's.
+    pub margin: f64,
+    /// Top candidates, best first (at most 5).
+    pub candidates: Vec<Candidate>,
+    /// How many candidates there were in all.
+    pub candidate_count: usize,
+    /// Two candidates are (nearly) tied.
+    pub ambiguous: bool,
+    /// Where the follower would click, in pixels.
+    pub click: Option<(f64, f64)>,
+    /// Why nothing was found, or what was odd.
+    pub note: Option<String>,
+}
+
+/// Scores closer than this are a tie.
+pub const AMBIGUITY_MARGIN: f64 = 0.05;
+
+/// What the resolver needs besides the target and the frame.
+#[derive(Clone, Copy, Debug)]
+pub struct ResolveContext<'a> {
+    /// Screenshot size in pixels, for points given as shares.
+    pub screen: (u32, u32),
+    /// The frame as recorded when the plan was made, to tell how far windows moved.
+    pub reference: Option<&'a FrameIndex>,
+}
+
+fn app_matches(t: &Target, w: &WindowInfo) -> bool {
+    let by_bundle = t
+        .bundle_id
+        .as_deref()
+        .is_some_and(|b| w.bundle_id.as_deref() == Some(b));
+    let by_name = t
+        .app
+        .as_deref()
+        .is_some_and(|a| normalize_label(a) == w.norm_app);
+    (t.app.is_none() && t.bundle_id.is_none()) || by_bundle || by_name
+}
+
+fn window_matches(t: &Target, w: &WindowInfo) -> bool {
+    t.window
+        .as_deref()
+        .is_none_or(|title| normalize_label(title) == w.norm_title)
+}
+
+/// The target's window in a frame: the first matching window (front to back).
+fn find_window<'a>(t: &Target, ix: &'a FrameIndex) -> Option<&'a WindowInfo> {
+    ix.windows
+        .iter()
+        .find(|w| app_matches(t, w) && window_matches(t, w))
+}
+
+fn role_matches(t: &Target, n: &Node) -> bool {
+    t.ax_role.as_deref().is_none_or(|r| r == n.ax_role)
+}
+
+fn showing(n: &Node, screen: (u32, u32)) -> bool {
+    let f = n.frame;
+    f.width > 0
+        && f.height > 0
+        && f.x + f.width > 0
+        && f.y + f.height > 0
+        && f.x < screen.0 as i32
+        && f.y < screen.1 as i32
+}
+
+/// Resolves a target in an indexed frame.
+pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution {
+    let mut cands: Vec<(u32, f64, Strategy)> = Vec::new();
+    let mut note = None;
+    match t
+        .label
+        .as_deref()
+        .map(normalize_label)
+        .filter(|l| !l.is_empty())
+    {
+        Some(norm) => {
+            label_candidates(t, &norm, ix, ctx, &mut cands);
+            if cands.is_empty() {
+                note = Some(format!(
+                    "no control labelled “{}”",
+                    t.label.as_deref().unwrap_or_default()
+                ));
+            }
+        }
+        None => match geometry_candidates(t, ix, ctx, &mut cands) {
+            Ok(()) if cands.is_empty() => note = Some("no control at the recorded point".into()),
+            Ok(()) => {}
+            Err(why) => note = Some(why),
+        },
+    }
+    rank(cands, ix, t, ctx, note)
+}
+
+fn label_candidates(
+    t: &Target,
+    norm: &str,
+    ix: &FrameIndex,
+    ctx: &ResolveContext,
+    out: &mut Vec<(u32, f64, Strategy)>,
+) {
+    let exact = t.label.as_deref().unwrap_or_default();
+    let mut push = |i: u32, base: f64, strategy: Strategy| {
+        let n = &ix.nodes[i as usize];
+        let w = ix.window_of(n);
+        if !app_matches(t, w) {
+            return;
+        }
+        let mut s = base;
+        if !window_matches(t, w) {
+            s -= 0.3;
+        }
+        if !role_matches(t, n) {
+            s -= 0.2;
+        }
+        if !n.enabled {
+            s -= 0.05;
+        }
+        if !showing(n, ctx.screen) {
+            s -= 0.3;
+        }
+        out.push((i, s, strategy));
+    };
+    let mut found = false;
+    for &i in ix.with_label(norm) {
+        let n = &ix.nodes[i as usize];
+        found = true;
+        if n.name.as_deref() == Some(exact) {
+            push(i, 1.0, Strategy::AxExact);
+        } else {
+            push(i, 0.98, Strategy::AxNormalized);
+        }
+    }
+    if found {
+        return;
+    }
+    // A label shortened with an ellipsis on either side ("Send remi…" for "Send reminder").
+    let stem = |s: &str| s.trim_end_matches("...").trim_end().to_string();
+    let want = stem(norm);
+    if want.chars().count() < 3 {
+        return;
+    }
+    for (i, n) in ix.nodes.iter().enumerate() {
+        if n.norm.is_empty() {
+            continue;
+        }
+        let have = stem(&n.norm);
+        let shortened =
+            (n.norm.ends_with("...") && have.chars().count() >= 3 && want.starts_with(&have))
+                || (norm.ends_with("...") && n.norm.starts_with(&want));
+        if shortened {
+            push(i as u32, 0.85, Strategy::AxNormalized);
+        }
+    }
+}
+
+/// How far the target's window moved since the reference frame.
+fn displacement(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> (i32, i32) {
+    let now = find_window(t, ix);
+    let then = ctx.reference.and_then(|r| find_window(t, r));
+    match (now, then) {
+        (Some(a), Some(b)) => (a.frame.x - b.frame.x, a.frame.y - b.frame.y),
+        _ => (0, 0),
+    }
+}
+
+fn geometry_candidates(
+    t: &Target,
+    ix: &FrameIndex,
+    ctx: &ResolveContext,
+    out: &mut Vec<(u32, f64, Strategy)>,
+) -> Result<(), String> {
+    let Some(p) = t.point.or_else(|| {
+        t.bounds.map(|b| crate::plan::Point {
+            x: b.x + b.width / 2.0,
+            y: b.y + b.height / 2.0,
+        })
+    }) else {
+        return Err("the control has no label, point or bounds".into());
+    };
+    let (w, h) = (ctx.screen.0 as f64, ctx.screen.1 as f64);
+    let (dx, dy) = displacement(t, ix, ctx);
+    let (px, py) = (p.x * w + dx as f64, p.y * h + dy as f64);
+    let want = t.bounds.map(|b| Rect {
+        x: (b.x * w).round() as i32 + dx,
+        y: (b.y * h).round() as i32 + dy,
+        width: (b.width * w).round() as i32,
+        height: (b.height * h).round() as i32,
+    });
+    let mut hits: Vec<u32> = ix
+        .at_point(px, py)
+        .into_iter()
+        .filter(|&i| {
+            let n = &ix.nodes[i as usize];
+            let win = ix.window_of(n);
+            role_matches(t, n) && app_matches(t, win) && window_matches(t, win)
+        })
+        .collect();
+    // The front-most window wins a point; inside it, the innermost element.
+    let front = hits.iter().map(|&i| ix.nodes[i as usize].window).min();
+    hits.retain(|&i| Some(ix.nodes[i as usize].window) == front);
+    for i in hits {
+        let f = ix.nodes[i as usize].frame;
+        let s = match want {
+            Some(b) => 0.5 + 0.4 * iou(&b, &f),
+            None => 0.7 - (f.area() as f64).ln().max(0.0) / 100.0,
+        };
+        out.push((i, s, Strategy::Geometry));
+    }
+    Ok(())
+}
+
+fn iou(a: &Rect, b: &Rect) -> f64 {
+    let x0 = a.x.max(b.x);
+    let y0 = a.y.max(b.y);
+    let x1 = (a.x + a.width).min(b.x + b.width);
+    let y1 = (a.y + a.height).min(b.y + b.height);
+    let inter = ((x1 - x0).max(0) as i64 * (y1 - y0).max(0) as i64) as f64;
+    let union = (a.area() + b.area()) as f64 - inter;
+    if union <= 0.0 { 0.0 } else { inter / union }
+}
+
+fn rank(
+    mut cands: Vec<(u32, f64, Strategy)>,
+    ix: &FrameIndex,
+    t: &Target,
+    ctx: &ResolveContext,
+    note: Option<String>,
+) -> Resolution {
+    // Stable order: score, then tree order, so equal scores never depend on hashing.
+    cands.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let count = cands.len();
+    let top = cands.first().copied();
+    let second = cands.get(1).map(|c| c.1);
+    let candidates = cands
+        .iter()
+        .take(5)
+        .map(|&(i, s, strategy)| Candidate {
+            element: ix.nodes[i as usize].id.clone(),
+            score: round(s),
+            strategy,
+        })
+        .collect();
+    match top {
+        None => Resolution {
+            element: None,
+            strategy: Strategy::None,
+            confidence: 0.0,
+            margin: 0.0,
+            candidates,
+            candidate_count: 0,
+            ambiguous: false,
+            click: None,
+            note,
+        },
+        Some((i, s, strategy)) => {
+            let n = &ix.nodes[i as usize];
+            let margin = second.map_or(s, |r| s - r);
+            let click = match (strategy, t.point) {
+                (Strategy::Geometry, Some(p)) => {
+                    let (dx, dy) = displacement(t, ix, ctx);
+                    let (x, y) = (
+                        p.x * ctx.screen.0 as f64 + dx as f64,
+                        p.y * ctx.screen.1 as f64 + dy as f64,
+                    );
+                    if n.frame.contains(x, y) {
+                        (x, y)
+                    } else {
+                        n.frame.center()
+                    }
+                }
+                _ => n.frame.center(),
+            };
+            Resolution {
+                element: Some(n.id.clone()),
+                strategy,
+                confidence: round(s.clamp(0.0, 1.0)),
+                margin: round(margin),
+                candidates,
+                candidate_count: count,
+                ambiguous: second.is_some_and(|r| s - r < AMBIGUITY_MARGIN),
+                click: Some((round(click.0), round(click.1))),
+                note,
+            }
+        }
+    }
+}

@@ -1,0 +1,332 @@
+//! Running a suite: discover scenario files, load each plan and recording once, replay every
+//! scenario on every core, and return results in a fixed order — so the report's bytes never
+//! depend on `--jobs` or on which scenario finished first.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Serialize;
+
+use crate::errors::{FieldPath, InputError, Reason};
+use crate::plan::{Plan, load_plan};
+use crate::recording::{Recording, load_recording};
+use crate::replay::{
+    Expected, Mode, Prepared, SCENARIO_SCHEMA, Scenario, Trace, load_scenario, replay, sniff_schema,
+};
+use crate::score::Tally;
+
+/// What to run and how.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Worker threads (≥ 1).
+    pub jobs: usize,
+    /// Modes to replay in; the first decides whether a scenario met its expectation.
+    pub modes: Vec<Mode>,
+}
+
+/// A step as reports show it.
+#[derive(Clone, Debug, Serialize)]
+pub struct StepInfo {
+    /// Step id.
+    pub id: String,
+    /// Number.
+    pub number: u32,
+    /// Action name.
+    pub action: &'static str,
+    /// The guide's words for it.
+    pub text: String,
+}
+
+/// One scenario's results, in every mode.
+#[derive(Clone, Debug)]
+pub struct ScenarioResult {
+    /// Scenario id.
+    pub id: String,
+    /// The scenario file, as found.
+    pub file: String,
+    /// One line for people.
+    pub description: String,
+    /// The plan file.
+    pub plan: String,
+    /// The recording folder.
+    pub recording: String,
+    /// What should have happened.
+    pub expected: Expected,
+    /// The plan's steps.
+    pub steps: Vec<StepInfo>,
+    /// One trace per mode, in the order asked.
+    pub traces: Vec<Trace>,
+    /// Whether the first mode's outcome met the expectation.
+    pub met: bool,
+    /// Why not, in words.
+    pub mismatch: Option<String>,
+}
+
+impl ScenarioResult {
+    /// The tally of one mode.
+    pub fn tally(&self, mode: Mode) -> Option<Tally> {
+        self.traces
+            .iter()
+            .find(|t| t.mode == mode)
+            .map(|t| Tally::of(t, self.steps.len()))
+    }
+}
+
+/// Finds scenario files under `paths` (files or folders, searched recursively), sorted.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+    let mut found = Vec::new();
+    for p in paths {
+        if p.is_file() {
+            found.push(p.clone());
+        } else if p.is_dir() {
+            walk(p, &mut found);
+        } else {
+            return Err(InputError::new(
+                p,
+                Reason::MissingFile,
+                "no such file or folder",
+            ));
+        }
+    }
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for p in entries {
+        // Never follow links out of the suite.
+        if p.is_symlink() {
+            continue;
+        }
+        if p.is_dir() {
+            walk(&p, out);
+        } else if p.extension().is_some_and(|e| e == "json")
+            && sniff_schema(&p).as_deref() == Some(SCENARIO_SCHEMA)
+        {
+            out.push(p);
+        }
+    }
+}
+
+type Cached<T> = Arc<OnceLock<Result<Arc<T>, InputError>>>;
+
+/// Loads each plan and recording once, however many scenarios share it.
+#[derive(Default)]
+struct Cache {
+    recordings: Mutex<HashMap<PathBuf, Cached<Recording>>>,
+    plans: Mutex<HashMap<PathBuf, Cached<Plan>>>,
+}
+
+fn cached<T>(
+    map: &Mutex<HashMap<PathBuf, Cached<T>>>,
+    key: &Path,
+    load: impl FnOnce() -> Result<T, InputError>,
+) -> Result<Arc<T>, InputError> {
+    let cell = {
+        let mut m = map.lock().unwrap_or_else(|p| p.into_inner());
+        m.entry(key.to_path_buf()).or_default().clone()
+    };
+    cell.get_or_init(|| load().map(Arc::new)).clone()
+}
+
+/// Runs one scenario in every mode.
+fn run_one(s: &Scenario, cache: &Cache, modes: &[Mode]) -> Result<ScenarioResult, InputError> {
+    let plan = cached(&cache.plans, &s.plan_path, || load_plan(&s.plan_path))?;
+    let rec = cached(&cache.recordings, &s.recording_dir, || {
+        load_recording(&s.recording_dir)
+    })?;
+    check_inputs(s, &plan)?;
+    let prep = Prepared::new(&rec);
+    let traces: Vec<Trace> = modes
+        .iter()
+        .map(|&m| replay(&plan, &prep, &s.file, m))
+        .collect();
+    let steps = plan
+        .steps
+        .iter()
+        .map(|st| StepInfo {
+            id: st.id.clone(),
+            number: st.number,
+            action: st.action.name(),
+            text: st.text.clone(),
+        })
+        .collect::<Vec<_>>();
+    let mut result = ScenarioResult {
+        id: s.file.id.clone(),
+        file: s.path.display().to_string(),
+        description: s.file.description.clone(),
+        plan: s.plan_path.display().to_string(),
+        recording: s.recording_dir.display().to_string(),
+        expected: s.file.expect.clone(),
+        steps,
+        traces,
+        met: false,
+        mismatch: None,
+    };
+    result.mismatch = judge(&result);
+    result.met = result.mismatch.is_none();
+    Ok(result)
+}
+
+/// Every non-sensitive input the plan reads has a value (given, or the plan's example).
+fn check_inputs(s: &Scenario, plan: &Plan) -> Result<(), InputError> {
+    for input in &plan.inputs {
+        if !input.sensitive && input.example.is_none() && !s.file.inputs.contains_key(&input.id) {
+            return Err(InputError::new(
+                &s.path,
+                Reason::InvalidField,
+                format!("no value for input `{}`", input.id),
+            )
+            .at(FieldPath::root().key("inputs").key(&input.id))
+            .hint("give the input a value in the scenario's `inputs`"));
+        }
+    }
+    Ok(())
+}
+
+/// Compares the first mode's outcome with the expectation; `None` when met.
+fn judge(r: &ScenarioResult) -> Option<String> {
+    let trace = r.traces.first()?;
+    let (outcome, reason, step) = trace.outcome();
+    let e = &r.expected;
+    if outcome != e.outcome {
+        let got = match reason {
+            Some(rs) => format!("{} ({})", word(&outcome), word(&rs)),
+            None => word(&outcome),
+        };
+        return Some(format!("expected {}, got {got}", word(&e.outcome)));
+    }
+    if let Some(want) = e.reason
+        && reason != Some(want)
+    {
+        return Some(format!(
+            "expected reason {}, got {}",
+            word(&want),
+            reason.map_or("none".into(), |r| word(&r))
+        ));
+    }
+    if let Some(want) = &e.step_id
+        && step.as_ref() != Some(want)
+    {
+        return Some(format!(
+            "expected it at step `{want}`, got {}",
+            step.map_or("no step".into(), |s| format!("`{s}`"))
+        ));
+    }
+    let scores = Tally::of(trace, r.steps.len()).scores().by_name();
+    for (name, floor) in &e.floors {
+        match scores.get(name.as_str()) {
+            Some(v) if v < floor => return Some(format!("{name} {v} is below its floor {floor}")),
+            None => return Some(format!("unknown score `{name}` in floors")),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The kebab-case word serde writes for a unit enum value (`target-not-found`).
+pub fn word<T: Serialize>(x: &T) -> String {
+    serde_json::to_value(x)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Loads scenarios and runs them on `jobs` threads. `on_done` sees each result as it finishes
+/// (for live progress); the returned list is sorted by scenario id.
+pub fn run_suite(
+    files: &[PathBuf],
+    opts: &RunOptions,
+    on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
+) -> Result<Vec<ScenarioResult>, InputError> {
+    let scenarios = files
+        .iter()
+        .map(|f| load_scenario(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut ids: BTreeMap<&str, &Path> = BTreeMap::new();
+    for s in &scenarios {
+        if let Some(first) = ids.insert(&s.file.id, &s.path) {
+            return Err(InputError::new(
+                &s.path,
+                Reason::DuplicateId,
+                format!(
+                    "scenario id `{}` is also used by `{}`",
+                    s.file.id,
+                    first.display()
+                ),
+            )
+            .at(FieldPath::root().key("id")));
+        }
+    }
+    let jobs = opts.jobs.max(1);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(jobs)
+        .build()
+        .map_err(|e| {
+            InputError::new(
+                "",
+                Reason::InvalidArgument,
+                format!("cannot start workers: {e}"),
+            )
+        })?;
+    let cache = Arc::new(Cache::default());
+    let scenarios = Arc::new(scenarios);
+    let modes = Arc::new(opts.modes.clone());
+    let results: Vec<Option<Result<ScenarioResult, InputError>>> = rt.block_on(async {
+        let sem = Arc::new(tokio::sync::Semaphore::new(jobs));
+        let mut set = tokio::task::JoinSet::new();
+        for i in 0..scenarios.len() {
+            let (cache, scenarios, modes, sem) =
+                (cache.clone(), scenarios.clone(), modes.clone(), sem.clone());
+            set.spawn(async move {
+                let _permit = sem.acquire_owned().await;
+                // Replay is CPU work: it runs on the blocking pool, never on the async thread.
+                (
+                    i,
+                    tokio::task::spawn_blocking(move || run_one(&scenarios[i], &cache, &modes))
+                        .await,
+                )
+            });
+        }
+        let mut slots: Vec<Option<Result<ScenarioResult, InputError>>> =
+            (0..scenarios.len()).map(|_| None).collect();
+        while let Some(joined) = set.join_next().await {
+            let Ok((i, r)) = joined else { continue };
+            let r = r.unwrap_or_else(|e| {
+                Err(InputError::new(
+                    &scenarios[i].path,
+                    Reason::InvalidArgument,
+                    format!("replay crashed: {e}"),
+                ))
+            });
+            if let Ok(res) = &r {
+                on_done(res);
+            }
+            slots[i] = Some(r);
+        }
+        slots
+    });
+    let mut ok = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Some(r) => ok.push(r?),
+            None => {
+                return Err(InputError::new(
+                    "",
+                    Reason::InvalidArgument,
+                    "a scenario did not finish",
+                ));
+            }
+        }
+    }
+    ok.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(ok)
+}
