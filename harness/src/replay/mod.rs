@@ -3,6 +3,8 @@
 
 mod follower;
 mod scenario;
+#[cfg(test)]
+mod tests;
 mod trace;
 
 pub use follower::{Prepared, replay};

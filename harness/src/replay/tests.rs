@@ -1,0 +1,327 @@
+//! The follower's manners, one test each, on small recordings built in memory.
+
+use std::path::{Path, PathBuf};
+
+use image::RgbaImage;
+use serde_json::json;
+
+use super::*;
+use crate::json::Source;
+use crate::plan::{Plan, lower_foxstep, parse_foxstep};
+use crate::recording::format::{
+    FrameRef, RecordingFile, Screen, SourceInfo, SourceKind, Transition,
+};
+use crate::recording::{AxSnapshot, Frame, Recording};
+
+fn ax(fields: serde_json::Value, title: &str) -> AxSnapshot {
+    serde_json::from_value(json!({
+        "schema": "stepreplay-ax/1",
+        "apps": [{"name": "Notes", "frontmost": true, "windows": [{
+            "id": "w1", "title": title, "focused": true,
+            "frame": {"x": 0, "y": 0, "width": 200, "height": 100},
+            "elements": fields
+        }]}]
+    }))
+    .unwrap()
+}
+
+fn field(id: &str, label: &str, y: i32, value: &str, secure: bool) -> serde_json::Value {
+    let mut f = json!({"id": id, "ax_role": "AXTextField", "title": label, "value": value,
+        "frame": {"x": 50, "y": y, "width": 100, "height": 12}});
+    if secure {
+        f["subrole"] = json!("AXSecureTextField");
+    }
+    f
+}
+
+/// A recording of frames (id, snapshot) joined by transitions (from, element, to, step).
+fn recording(
+    frames: Vec<(&str, AxSnapshot)>,
+    transitions: &[(&str, &str, &str, &str)],
+) -> Recording {
+    let file = RecordingFile {
+        schema: "stepreplay-recording/1".into(),
+        name: "test".into(),
+        screen: Screen {
+            width: 200,
+            height: 100,
+            scale: 1,
+        },
+        source: SourceInfo {
+            kind: SourceKind::Synthetic,
+            detail: None,
+        },
+        frames: frames
+            .iter()
+            .map(|(id, _)| FrameRef {
+                id: id.to_string(),
+                screenshot: format!("{id}.png"),
+                ax: format!("{id}.json"),
+            })
+            .collect(),
+        transitions: transitions
+            .iter()
+            .map(|(from, el, to, step)| Transition {
+                from: from.to_string(),
+                action: "type".into(),
+                element: Some(el.to_string()),
+                equivalent: vec![],
+                to: to.to_string(),
+                step_id: Some(step.to_string()),
+            })
+            .collect(),
+    };
+    let frames = frames
+        .into_iter()
+        .map(|(id, a)| Frame::with_pixels(id.to_string(), a, RgbaImage::new(200, 100)))
+        .collect();
+    Recording {
+        dir: PathBuf::from("."),
+        file,
+        frames,
+    }
+}
+
+fn plan(steps: serde_json::Value, inputs: serde_json::Value) -> Plan {
+    let v = json!({"schema": "foxstep-step-plan/1", "guide": {"id": "g", "title": "t"}, "inputs": inputs, "steps": steps});
+    let src = Source::from_text("plan.json", v.to_string());
+    lower_foxstep(&parse_foxstep(&src).unwrap(), Path::new(".")).unwrap()
+}
+
+fn type_step(n: u32, id: &str, label: &str, template: &str, reads: &[&str]) -> serde_json::Value {
+    json!({"number": n, "label": n.to_string(), "step_id": id, "action": "type", "text": format!("Type in {label}"),
+        "template": template, "reads": reads,
+        "target": {"app": "Notes", "window": "Compose", "ax_role": "AXTextField", "label": label}})
+}
+
+fn scenario(answers: serde_json::Value) -> ScenarioFile {
+    serde_json::from_value(
+        json!({"schema": "stepreplay-scenario/1", "id": "t", "plan": "p", "recording": "r",
+        "answers": answers, "expect": {"outcome": "completed"}}),
+    )
+    .unwrap()
+}
+
+fn asks(t: &Trace, kind: AskKind) -> Vec<(usize, String)> {
+    t.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Asked {
+                step,
+                kind: k,
+                answer,
+                ..
+            } if *k == kind => Some((*step, answer.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn two_pin_steps() -> (Recording, Plan) {
+    let f = |v: &str| ax(json!([field("pin", "PIN", 10, v, true)]), "Compose");
+    let rec = recording(
+        vec![("a", f("")), ("b", f("••••")), ("c", f("••••"))],
+        &[("a", "pin", "b", "s1"), ("b", "pin", "c", "s2")],
+    );
+    let inputs = json!([{"id": "pin", "name": "PIN", "changes": "each-time", "basis": "author", "sensitive": true,
+        "shape": "number", "used_by": [1, 2]}]);
+    let p = plan(
+        json!([
+            type_step(1, "s1", "PIN", "{pin}", &["pin"]),
+            type_step(2, "s2", "PIN", "{pin}", &["pin"])
+        ]),
+        inputs,
+    );
+    (rec, p)
+}
+
+#[test]
+fn a_sensitive_input_is_asked_for_at_every_step_and_never_shown() {
+    let (rec, p) = two_pin_steps();
+    // Step 2 replaces what step 1 typed: the follower typed it itself, so it does not ask.
+    let t = replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({"sensitive": {"pin": "9876"}})),
+        Mode::Chained,
+    );
+    assert_eq!(
+        asks(&t, AskKind::SensitiveInput),
+        vec![(0, REDACTED.to_string()), (1, REDACTED.to_string())]
+    );
+    assert_eq!(t.outcome().0, Outcome::Completed);
+    let text = serde_json::to_string(&t).unwrap();
+    assert!(
+        !text.contains("9876"),
+        "the secret leaked into the trace: {text}"
+    );
+}
+
+#[test]
+fn no_value_for_a_sensitive_input_stops_the_run() {
+    let (rec, p) = two_pin_steps();
+    let t = replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    );
+    assert_eq!(
+        t.outcome(),
+        (
+            Outcome::Stopped,
+            Some(FailReason::StoppedByPerson),
+            Some("s1".into())
+        )
+    );
+}
+
+fn confirm_case(answer: serde_json::Value) -> Trace {
+    let f = ax(
+        json!([{"id": "send", "ax_role": "AXButton", "title": "Send", "frame": {"x": 10, "y": 10, "width": 40, "height": 20}}]),
+        "Compose",
+    );
+    let g = ax(json!([]), "Sent");
+    let rec = recording(vec![("a", f), ("b", g)], &[("a", "send", "b", "s1")]);
+    let p = plan(
+        json!([{"number": 1, "label": "1", "step_id": "s1", "action": "click", "text": "Click Send",
+            "click": {"button": "left", "count": 1}, "confirm": true, "confirm_reason": "Send acts straight away.",
+            "target": {"app": "Notes", "window": "Compose", "ax_role": "AXButton", "label": "Send"},
+            "expect": {"window": "Sent"}}]),
+        json!([]),
+    );
+    replay(&p, &Prepared::new(&rec), &scenario(answer), Mode::Chained)
+}
+
+#[test]
+fn a_confirm_step_asks_and_an_approval_goes_on() {
+    let t = confirm_case(json!({"confirm": {"s1": "approve"}}));
+    assert_eq!(asks(&t, AskKind::Confirm), vec![(0, "approve".to_string())]);
+    assert_eq!(t.outcome().0, Outcome::Completed);
+}
+
+#[test]
+fn a_declined_or_unanswered_confirm_stops_before_acting() {
+    for answers in [json!({"confirm": {"s1": "decline"}}), json!({})] {
+        let t = confirm_case(answers);
+        assert_eq!(
+            t.outcome(),
+            (
+                Outcome::Stopped,
+                Some(FailReason::StoppedByPerson),
+                Some("s1".into())
+            )
+        );
+        assert!(
+            !t.events.iter().any(|e| matches!(e, Event::Acted { .. })),
+            "acted after a decline"
+        );
+    }
+}
+
+fn prefilled_case(answers: serde_json::Value, step_text: &str) -> Trace {
+    let f = |v: &str| ax(json!([field("subj", "Subject", 10, v, false)]), "Compose");
+    let rec = recording(
+        vec![("a", f("Old draft")), ("b", f("Invoice"))],
+        &[("a", "subj", "b", "s1")],
+    );
+    let mut step = type_step(1, "s1", "Subject", "Invoice", &[]);
+    step.as_object_mut().unwrap().remove("template");
+    step["value"] = json!("Invoice");
+    step["text"] = json!(step_text);
+    let p = plan(json!([step]), json!([]));
+    replay(&p, &Prepared::new(&rec), &scenario(answers), Mode::Chained)
+}
+
+#[test]
+fn typing_over_text_the_guide_does_not_mention_asks_first() {
+    let t = prefilled_case(json!({}), "Type the subject");
+    assert_eq!(asks(&t, AskKind::ReplacePrefilled).len(), 1);
+    assert_eq!(t.outcome().1, Some(FailReason::StoppedByPerson));
+
+    let t = prefilled_case(json!({"replace": {"s1": true}}), "Type the subject");
+    assert_eq!(t.outcome().0, Outcome::Completed);
+
+    // Text the guide mentions is not a surprise: no question.
+    let t = prefilled_case(json!({}), "Replace “Old draft” with the subject");
+    assert!(asks(&t, AskKind::ReplacePrefilled).is_empty());
+    assert_eq!(t.outcome().0, Outcome::Completed);
+}
+
+#[test]
+fn stop_if_that_holds_stops_the_run() {
+    let f = ax(json!([field("subj", "Subject", 10, "", false)]), "Compose");
+    let rec = recording(
+        vec![("a", f.clone()), ("b", f)],
+        &[("a", "subj", "b", "s1")],
+    );
+    let mut step = type_step(1, "s1", "Subject", "x", &[]);
+    step.as_object_mut().unwrap().remove("template");
+    step["value"] = json!("x");
+    let mut holds = step.clone();
+    holds["stop_if"] = json!({"text": "the compose window is open", "window": "Compose"});
+    let t = replay(
+        &plan(json!([holds]), json!([])),
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    );
+    assert_eq!(
+        t.outcome(),
+        (
+            Outcome::Stopped,
+            Some(FailReason::StopIf),
+            Some("s1".into())
+        )
+    );
+
+    let mut not = step;
+    not["stop_if"] = json!({"text": "an error shows", "window": "Error"});
+    let t = replay(
+        &plan(json!([not]), json!([])),
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    );
+    assert_eq!(t.outcome().0, Outcome::Completed);
+}
+
+#[test]
+fn acting_on_another_element_than_recorded_diverges() {
+    let f = ax(
+        json!([
+            field("a1", "First", 10, "", false),
+            field("a2", "Second", 30, "", false)
+        ]),
+        "Compose",
+    );
+    let rec = recording(vec![("a", f.clone()), ("b", f)], &[("a", "a1", "b", "s1")]);
+    let p = plan(json!([type_step(1, "s1", "Second", "x", &[])]), json!([]));
+    let t = replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    );
+    assert_eq!(t.outcome().1, Some(FailReason::Diverged));
+}
+
+#[test]
+fn two_controls_with_one_label_in_one_window_are_ambiguous() {
+    let f = ax(
+        json!([
+            field("a1", "Name", 10, "", false),
+            field("a2", "Name", 30, "", false)
+        ]),
+        "Compose",
+    );
+    let rec = recording(vec![("a", f.clone()), ("b", f)], &[("a", "a1", "b", "s1")]);
+    let p = plan(json!([type_step(1, "s1", "Name", "x", &[])]), json!([]));
+    let t = replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    );
+    assert_eq!(t.outcome().1, Some(FailReason::TargetAmbiguous));
+}

@@ -1,0 +1,112 @@
+//! The replay engine end to end on the hand-made `mini` fixture suite.
+
+use std::path::{Path, PathBuf};
+
+use stepreplay::replay::Mode;
+use stepreplay::report::{Report, to_json};
+use stepreplay::suite::{RunOptions, discover, run_suite};
+
+fn mini() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mini/scenarios")
+}
+
+fn report_bytes(jobs: usize) -> String {
+    let files = discover(&[mini()]).unwrap();
+    let modes = vec![Mode::Chained, Mode::PerStep];
+    let results = run_suite(
+        &files,
+        &RunOptions {
+            jobs,
+            modes: modes.clone(),
+        },
+        &|_| {},
+    )
+    .unwrap();
+    to_json(&Report::from_results(&results, &modes))
+}
+
+#[test]
+fn reports_are_byte_identical_at_any_jobs_and_across_runs() {
+    let one = report_bytes(1);
+    assert_eq!(one, report_bytes(8));
+    assert_eq!(one, report_bytes(1));
+}
+
+#[test]
+fn every_mini_scenario_meets_its_expectation() {
+    let files = discover(&[mini()]).unwrap();
+    assert!(files.len() >= 3, "{files:?}");
+    let results = run_suite(
+        &files,
+        &RunOptions {
+            jobs: 2,
+            modes: vec![Mode::Chained],
+        },
+        &|_| {},
+    )
+    .unwrap();
+    for r in &results {
+        assert!(r.met, "{}: {:?}", r.id, r.mismatch);
+    }
+}
+
+#[test]
+fn the_report_of_a_completed_and_a_declined_run() {
+    let files: Vec<PathBuf> = ["mini-completed.json", "mini-declined.json"]
+        .iter()
+        .map(|f| mini().join(f))
+        .collect();
+    let modes = vec![Mode::Chained, Mode::PerStep];
+    let results = run_suite(
+        &files,
+        &RunOptions {
+            jobs: 2,
+            modes: modes.clone(),
+        },
+        &|_| {},
+    )
+    .unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).display().to_string();
+    let json = to_json(&Report::from_results(&results, &modes)).replace(&root, "[harness]");
+    insta::assert_snapshot!(json);
+}
+
+#[test]
+fn a_sensitive_value_appears_in_no_output() {
+    let out = std::env::temp_dir().join(format!("stepreplay-leak-{}", std::process::id()));
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+        .arg("run")
+        .arg(mini())
+        .arg("--report-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let secret = "4321"; // the PIN the scripted person gives in mini-completed.json
+    assert!(!String::from_utf8_lossy(&run.stdout).contains(secret));
+    assert!(!String::from_utf8_lossy(&run.stderr).contains(secret));
+    let mut files = 0;
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        assert!(!String::from_utf8_lossy(&bytes).contains(secret));
+        files += 1;
+    }
+    assert!(files >= 1);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_missing_scenario_folder_is_bad_input() {
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+        .args(["run", "no/such/folder", "--report-dir"])
+        .arg(std::env::temp_dir().join("stepreplay-none"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("missing-file"));
+}
