@@ -13,6 +13,7 @@ pub mod diff;
 pub mod errors;
 pub mod expect;
 pub mod json;
+pub mod perturb;
 pub mod plan;
 pub mod recording;
 pub mod replay;

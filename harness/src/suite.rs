@@ -9,8 +9,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::Serialize;
 
 use crate::errors::{FieldPath, InputError, Reason};
+use crate::perturb::Perturbation;
 use crate::plan::{Plan, load_plan};
 use crate::recording::{Recording, load_recording};
+use crate::replay::{DEFAULT_SEED, Robustness, robustness};
 use crate::replay::{
     Expected, Mode, Prepared, SCENARIO_SCHEMA, Scenario, Trace, load_scenario, replay, sniff_schema,
 };
@@ -23,6 +25,8 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Modes to replay in; the first decides whether a scenario met its expectation.
     pub modes: Vec<Mode>,
+    /// Perturbations applied to every scenario (on top of each scenario's own).
+    pub perturb: Vec<Perturbation>,
 }
 
 /// A step as reports show it.
@@ -61,6 +65,8 @@ pub struct ScenarioResult {
     pub met: bool,
     /// Why not, in words.
     pub mismatch: Option<String>,
+    /// How the steps fare under perturbations, when any were asked for.
+    pub robustness: Option<Robustness>,
 }
 
 impl ScenarioResult {
@@ -137,12 +143,14 @@ fn cached<T>(
 }
 
 /// Runs one scenario in every mode.
-fn run_one(s: &Scenario, cache: &Cache, modes: &[Mode]) -> Result<ScenarioResult, InputError> {
+fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioResult, InputError> {
+    let modes = &opts.modes;
     let plan = cached(&cache.plans, &s.plan_path, || load_plan(&s.plan_path))?;
     let rec = cached(&cache.recordings, &s.recording_dir, || {
         load_recording(&s.recording_dir)
     })?;
     check_inputs(s, &plan)?;
+    let perturbations = perturbations_of(s, opts)?;
     let prep = Prepared::new(&rec);
     let traces: Vec<Trace> = modes
         .iter()
@@ -169,10 +177,35 @@ fn run_one(s: &Scenario, cache: &Cache, modes: &[Mode]) -> Result<ScenarioResult
         traces,
         met: false,
         mismatch: None,
+        robustness: None,
     };
+    if !perturbations.is_empty() {
+        result.robustness = Some(robustness(
+            &plan,
+            &rec,
+            &s.file,
+            &perturbations,
+            DEFAULT_SEED,
+        )?);
+    }
     result.mismatch = judge(&result);
     result.met = result.mismatch.is_none();
     Ok(result)
+}
+
+/// The run's perturbations, then the scenario's own (without repeats).
+fn perturbations_of(s: &Scenario, opts: &RunOptions) -> Result<Vec<Perturbation>, InputError> {
+    let mut all = opts.perturb.clone();
+    for (i, name) in s.file.perturbations.iter().enumerate() {
+        let p: Perturbation = name.parse().map_err(|e: String| {
+            InputError::new(&s.path, Reason::InvalidField, e)
+                .at(FieldPath::root().key("perturbations").index(i))
+        })?;
+        if !all.contains(&p) {
+            all.push(p);
+        }
+    }
+    Ok(all)
 }
 
 /// Every non-sensitive input the plan reads has a value (given, or the plan's example).
@@ -279,19 +312,19 @@ pub fn run_suite(
         })?;
     let cache = Arc::new(Cache::default());
     let scenarios = Arc::new(scenarios);
-    let modes = Arc::new(opts.modes.clone());
+    let opts = Arc::new(opts.clone());
     let results: Vec<Option<Result<ScenarioResult, InputError>>> = rt.block_on(async {
         let sem = Arc::new(tokio::sync::Semaphore::new(jobs));
         let mut set = tokio::task::JoinSet::new();
         for i in 0..scenarios.len() {
-            let (cache, scenarios, modes, sem) =
-                (cache.clone(), scenarios.clone(), modes.clone(), sem.clone());
+            let (cache, scenarios, opts, sem) =
+                (cache.clone(), scenarios.clone(), opts.clone(), sem.clone());
             set.spawn(async move {
                 let _permit = sem.acquire_owned().await;
                 // Replay is CPU work: it runs on the blocking pool, never on the async thread.
                 (
                     i,
-                    tokio::task::spawn_blocking(move || run_one(&scenarios[i], &cache, &modes))
+                    tokio::task::spawn_blocking(move || run_one(&scenarios[i], &cache, &opts))
                         .await,
                 )
             });

@@ -2,10 +2,11 @@
 
 use std::path::PathBuf;
 
-use stepreplay::Error;
+use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::Mode;
 use stepreplay::report::{Report, to_json};
 use stepreplay::suite::{RunOptions, ScenarioResult, discover, run_suite, word};
+use stepreplay::{Error, InputError, Reason};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -20,6 +21,10 @@ pub struct Args {
     /// Where to write `report.json`.
     #[arg(long, default_value = "reports")]
     report_dir: PathBuf,
+    /// Perturbations to replay every scenario under: `default` (the standard set) or names
+    /// separated by commas (`move-window,dark-theme`).
+    #[arg(long)]
+    perturb: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -59,9 +64,14 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let perturb = match args.perturb.as_deref() {
+        None => Vec::new(),
+        Some(list) => parse_perturbations(list)?,
+    };
     let opts = RunOptions {
         jobs,
         modes: modes.clone(),
+        perturb,
     };
     let results = run_suite(&files, &opts, &|r| println!("{}", line(r)))?;
     let report = Report::from_results(&results, &modes);
@@ -106,6 +116,22 @@ pub fn run(args: Args) -> Result<u8, Error> {
             sc.ambiguity_count
         );
     }
+    if let Some(r) = &report.summary.robustness {
+        println!(
+            "robustness: {:.3} ({} of {} step × perturbation pairs still right)",
+            r.score, r.ok, r.total
+        );
+        for s in &report.scenarios {
+            for p in s.robustness.iter().flat_map(|r| &r.broken) {
+                println!(
+                    "  {} under {}: {}",
+                    s.id,
+                    p.perturbation,
+                    p.why.as_deref().unwrap_or("")
+                );
+            }
+        }
+    }
     println!(
         "{} scenarios: {} as expected, {} not; report: {}",
         report.summary.scenarios,
@@ -114,4 +140,24 @@ pub fn run(args: Args) -> Result<u8, Error> {
         out.display()
     );
     Ok(if report.all_met() { 0 } else { 1 })
+}
+
+/// `default` or a comma-separated list of perturbation names.
+fn parse_perturbations(list: &str) -> Result<Vec<Perturbation>, Error> {
+    let names: Vec<&str> = if list == "default" {
+        STANDARD.to_vec()
+    } else {
+        list.split(',').map(str::trim).collect()
+    };
+    names
+        .into_iter()
+        .map(|n| {
+            n.parse::<Perturbation>().map_err(|e| {
+                Error::from(
+                    InputError::new("--perturb", Reason::InvalidArgument, e)
+                        .hint("use `default` or names such as move-window,dark-theme"),
+                )
+            })
+        })
+        .collect()
 }

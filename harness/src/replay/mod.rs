@@ -2,12 +2,14 @@
 //! the scripted person; knows nothing of reports.
 
 mod follower;
+mod robustness;
 mod scenario;
 #[cfg(test)]
 mod tests;
 mod trace;
 
 pub use follower::{Prepared, replay};
+pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
 pub use scenario::*;
 pub use trace::*;
 

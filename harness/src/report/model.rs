@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::expect::Check;
-use crate::replay::{Event, Expected, FailReason, Mode, Outcome, StepStatus, Trace};
+use crate::replay::{Event, Expected, FailReason, Mode, Outcome, Robustness, StepStatus, Trace};
 use crate::resolve::{Candidate, Strategy};
 use crate::score::{Scores, Tally};
 use crate::suite::ScenarioResult;
@@ -42,6 +42,20 @@ pub struct Summary {
     pub scores: BTreeMap<Mode, Scores>,
     /// The counts behind them.
     pub tallies: BTreeMap<Mode, Tally>,
+    /// Step × perturbation pairs still right, over the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robustness: Option<RobustnessTotal>,
+}
+
+/// Robustness over a run.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RobustnessTotal {
+    /// `ok / total`.
+    pub score: f64,
+    /// Pairs still right.
+    pub ok: u64,
+    /// All pairs.
+    pub total: u64,
 }
 
 /// One scenario.
@@ -66,6 +80,9 @@ pub struct ScenarioReport {
     pub mismatch: Option<String>,
     /// Each mode's run.
     pub runs: BTreeMap<Mode, RunReport>,
+    /// Under perturbations, when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub robustness: Option<Robustness>,
 }
 
 /// One scenario in one mode.
@@ -298,10 +315,28 @@ impl Report {
                     met: r.met,
                     mismatch: r.mismatch.clone(),
                     runs,
+                    robustness: r.robustness.clone(),
                 }
             })
             .collect();
         let met = scenarios.iter().filter(|s| s.met).count() as u64;
+        let robust: Vec<&Robustness> = scenarios
+            .iter()
+            .filter_map(|s| s.robustness.as_ref())
+            .collect();
+        let robustness = (!robust.is_empty()).then(|| {
+            let ok: u64 = robust.iter().map(|r| r.ok).sum();
+            let total: u64 = robust.iter().map(|r| r.total).sum();
+            RobustnessTotal {
+                score: if total == 0 {
+                    1.0
+                } else {
+                    crate::json::round(ok as f64 / total as f64)
+                },
+                ok,
+                total,
+            }
+        });
         Report {
             schema: REPORT_SCHEMA.into(),
             harness: format!("stepreplay {}", env!("CARGO_PKG_VERSION")),
@@ -312,6 +347,7 @@ impl Report {
                 not_met: scenarios.len() as u64 - met,
                 scores: tallies.iter().map(|(m, t)| (*m, t.scores())).collect(),
                 tallies,
+                robustness,
             },
             scenarios,
         }

@@ -237,15 +237,26 @@ fn geometry_candidates(
         width: (b.width * w).round() as i32,
         height: (b.height * h).round() as i32,
     });
-    let mut hits: Vec<u32> = ix
+    let in_app: Vec<u32> = ix
         .at_point(px, py)
         .into_iter()
         .filter(|&i| {
             let n = &ix.nodes[i as usize];
-            let win = ix.window_of(n);
-            role_matches(t, n) && app_matches(t, win) && window_matches(t, win)
+            role_matches(t, n) && app_matches(t, ix.window_of(n))
         })
         .collect();
+    // A renamed window still holds its controls: fall back to any window of the app.
+    let titled: Vec<u32> = in_app
+        .iter()
+        .copied()
+        .filter(|&i| window_matches(t, ix.window_of(&ix.nodes[i as usize])))
+        .collect();
+    let penalty = if titled.is_empty() && !in_app.is_empty() {
+        0.3
+    } else {
+        0.0
+    };
+    let mut hits = if titled.is_empty() { in_app } else { titled };
     // The front-most window wins a point; inside it, the innermost element.
     let front = hits.iter().map(|&i| ix.nodes[i as usize].window).min();
     hits.retain(|&i| Some(ix.nodes[i as usize].window) == front);
@@ -254,7 +265,7 @@ fn geometry_candidates(
         let s = match want {
             Some(b) => 0.5 + 0.4 * iou(&b, &f),
             None => 0.7 - (f.area() as f64).ln().max(0.0) / 100.0,
-        };
+        } - penalty;
         out.push((i, s, Strategy::Geometry));
     }
     Ok(())

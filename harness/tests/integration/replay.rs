@@ -18,6 +18,7 @@ fn report_bytes(jobs: usize) -> String {
         &RunOptions {
             jobs,
             modes: modes.clone(),
+            perturb: vec![],
         },
         &|_| {},
     )
@@ -41,6 +42,7 @@ fn every_mini_scenario_meets_its_expectation() {
         &RunOptions {
             jobs: 2,
             modes: vec![Mode::Chained],
+            perturb: vec![],
         },
         &|_| {},
     )
@@ -62,6 +64,7 @@ fn the_report_of_a_completed_and_a_declined_run() {
         &RunOptions {
             jobs: 2,
             modes: modes.clone(),
+            perturb: vec![],
         },
         &|_| {},
     )

@@ -1,0 +1,69 @@
+//! `banner`: a notification banner covers the top right of the screen, in the screenshot and
+//! as a window of a background app (notifications do not take focus).
+
+use image::{Rgba, RgbaImage};
+
+use super::apply::{Ctx, fill_rect};
+use crate::recording::ax::{App, Element, Window};
+use crate::recording::{AxSnapshot, Rect};
+
+pub(super) fn apply(ax: &mut AxSnapshot, px: &mut RgbaImage, ctx: &Ctx) {
+    let s = ctx.scale.max(1) as i32;
+    let w = 360 * s;
+    let frame = Rect {
+        x: px.width() as i32 - w - 12 * s,
+        y: 34 * s,
+        width: w,
+        height: 76 * s,
+    };
+    fill_rect(px, frame, Rgba([58, 58, 64, 255]));
+    fill_rect(
+        px,
+        Rect {
+            x: frame.x + 14 * s,
+            y: frame.y + 16 * s,
+            width: 180 * s,
+            height: 10 * s,
+        },
+        Rgba([235, 235, 240, 255]),
+    );
+    fill_rect(
+        px,
+        Rect {
+            x: frame.x + 14 * s,
+            y: frame.y + 38 * s,
+            width: 280 * s,
+            height: 8 * s,
+        },
+        Rgba([170, 170, 178, 255]),
+    );
+    ax.apps.push(App {
+        name: "Notification Center".into(),
+        bundle_id: Some("com.apple.notificationcenterui".into()),
+        frontmost: false,
+        windows: vec![Window {
+            id: "notification-banner".into(),
+            title: "Notification".into(),
+            kind: Some("popup".into()),
+            frame,
+            focused: false,
+            elements: vec![Element {
+                id: "notification-text".into(),
+                ax_role: "AXStaticText".into(),
+                role: Some("text".into()),
+                subrole: None,
+                title: None,
+                description: None,
+                value: Some("New message from Alex".into()),
+                role_description: None,
+                placeholder: None,
+                labelled_by: None,
+                frame,
+                enabled: true,
+                focused: false,
+                selected: false,
+                children: vec![],
+            }],
+        }],
+    });
+}
