@@ -70,7 +70,11 @@ fn render_element(out: &mut String, wp: &str, e: &Element, depth: usize) {
         (None, None) => {}
     }
     if let Some(v) = shown_value(e) {
-        let v = if is_secure(e) { REDACTED.to_string() } else { v };
+        let v = if is_secure(e) {
+            REDACTED.to_string()
+        } else {
+            v
+        };
         let _ = write!(out, " value={}", quoted(&v));
     }
     let _ = write!(out, " {}", rect(&e.frame));

@@ -4,6 +4,7 @@
 
 pub mod ax;
 pub mod ax_text;
+pub mod files;
 pub mod mask;
 pub mod pixel;
 #[cfg(test)]
