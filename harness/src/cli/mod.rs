@@ -2,6 +2,7 @@
 //! another command or a test would need.
 
 mod check;
+mod diff;
 mod fmt;
 mod run;
 
@@ -20,6 +21,8 @@ pub struct Cli {
 enum Command {
     /// Lint a plan before approval: schema, references, safety, canonical bytes.
     Check(check::Args),
+    /// Diff two screenshots (pixelmatch-exact) or two AX snapshots (by element id).
+    Diff(diff::Args),
     /// Rewrite plans in canonical form (or, with --check, report those that are not).
     Fmt(fmt::Args),
     /// Replay scenarios and write the report (no paths: the checked-in suite).
@@ -30,6 +33,7 @@ enum Command {
 pub fn run(cli: Cli) -> Result<u8, Error> {
     match cli.command {
         Command::Check(a) => check::run(a),
+        Command::Diff(a) => diff::run(a),
         Command::Fmt(a) => fmt::run(a),
         Command::Run(a) => run::run(a),
     }

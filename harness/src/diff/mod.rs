@@ -1,7 +1,20 @@
 //! Before/after diffs: a pixelmatch 7.2.0-exact pixel diff, the changed regions and their
-//! density, and (later) the AX tree diff.
+//! density, masks for dynamic content, a verdict kept apart from the result, and the AX tree
+//! diff with its text rendering.
 
+pub mod ax;
+pub mod ax_text;
+pub mod files;
+pub mod mask;
 pub mod pixel;
 #[cfg(test)]
 mod reference;
 pub mod regions;
+pub mod summary;
+pub mod verdict;
+
+pub use ax::{AxDiff, AxSummary};
+pub use mask::{MaskStats, Masks};
+pub use pixel::{Options, PixelDiff};
+pub use summary::PixelSummary;
+pub use verdict::{Tolerance, Verdict, verdict};

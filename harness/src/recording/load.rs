@@ -111,7 +111,8 @@ pub fn decode_png(path: &Path) -> Result<RgbaImage, InputError> {
     limits.max_image_height = Some(MAX_PNG_SIDE);
     limits.max_alloc = Some(MAX_DECODE_BYTES);
     reader.limits(limits);
-    Ok(reader.decode().map_err(bad)?.to_rgba8())
+    // `into_rgba8` moves an RGBA8 image out instead of copying it (most screenshots are RGBA8).
+    Ok(reader.decode().map_err(bad)?.into_rgba8())
 }
 
 /// Loads `dir/recording.json` and every AX snapshot it names.

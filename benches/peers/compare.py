@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Side-by-side timing of stepreplay's pixel diff against its peers, in one run, A B A B.
+
+Usage: compare.py SCRATCH IMAGES_DIR STEPREPLAY DIFF_PEER ODIFF [ROUNDS]
+
+For each size it prints our median, the peer's median and the ratio (ours / peer) for:
+  e2e vs odiff --antialiasing   process per comparison: `stepreplay diff A B --format json`
+                                vs `odiff --antialiasing A B` (no diff image either side)
+  e2e+png vs odiff              the same, both writing a diff PNG
+  e2e vs pixelmatch             in process: read + decode both PNGs + diff + count
+                                (`diff-peer time e2e` vs node pngjs + pixelmatch 7.2.0)
+  compare vs pixelmatch         in process: only the diff call on decoded pixels
+The in-process runs also check that both sides return the same mismatched count.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+SIZES = ["1440x900", "2880x1800", "3840x2160"]
+
+
+def run_json(cmd, cwd=None):
+    out = subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def time_process(cmd, ok_codes):
+    t = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True)
+    dt = (time.perf_counter() - t) * 1e3
+    if p.returncode not in ok_codes:
+        sys.exit(f"{cmd} exited {p.returncode}: {p.stderr.decode()[:500]}")
+    return dt
+
+
+def main():
+    scratch, images, stepreplay, diff_peer, odiff = sys.argv[1:6]
+    rounds = int(sys.argv[6]) if len(sys.argv) > 6 else 10
+    out_ours = os.path.join(scratch, "ours-diff.png")
+    out_odiff = os.path.join(scratch, "odiff-diff.png")
+    rows = []
+    for size in SIZES:
+        a = os.path.join(images, f"desktop-{size}-a.png")
+        b = os.path.join(images, f"desktop-{size}-b.png")
+
+        # Process per comparison, alternating ours and odiff, after one warm-up each.
+        cases = {
+            "e2e vs odiff --antialiasing": (
+                [stepreplay, "diff", a, b, "--format", "json"],
+                [odiff, "--antialiasing", a, b],
+            ),
+            "e2e+png vs odiff --antialiasing": (
+                [stepreplay, "diff", a, b, "--format", "json", "--out", out_ours],
+                [odiff, "--antialiasing", a, b, out_odiff],
+            ),
+        }
+        for name, (ours_cmd, peer_cmd) in cases.items():
+            ours, peer = [], []
+            time_process(ours_cmd, (0, 1))
+            time_process(peer_cmd, (0, 22))
+            for _ in range(rounds):
+                ours.append(time_process(ours_cmd, (0, 1)))
+                peer.append(time_process(peer_cmd, (0, 22)))
+            rows.append((size, name, statistics.median(ours), statistics.median(peer), ""))
+
+        # In process, alternating batches; iterations per batch kept small for the big sizes.
+        per_batch = 3
+        for mode, name in (("e2e", "e2e vs pixelmatch 7.2.0"), ("compare", "compare vs pixelmatch 7.2.0")):
+            ours, peer = [], []
+            counts = set()
+            for _ in range(max(2, rounds // per_batch)):
+                r = run_json([diff_peer, "time", mode, a, b, str(per_batch)])
+                ours += r["ms"][1:] if mode == "compare" else r["ms"]
+                counts.add(("ours", r["mismatched"]))
+                r = run_json(["node", os.path.join(os.path.dirname(__file__), "pixelmatch-time.mjs"),
+                              mode, a, b, str(per_batch)], cwd=scratch)
+                # The first compare call in a fresh node process runs unoptimised (JIT warm-up).
+                peer += r["ms"][1:] if mode == "compare" else r["ms"]
+                counts.add(("pixelmatch", r["mismatched"]))
+            values = {v for _, v in counts}
+            note = f"count {values.pop()} both" if len(values) == 1 else f"COUNTS DIFFER {sorted(counts)}"
+            rows.append((size, name, statistics.median(ours), statistics.median(peer), note))
+
+    print(f"{'size':<10} {'measure':<34} {'ours ms':>9} {'peer ms':>9} {'ratio':>6}  note")
+    for size, name, o, p, note in rows:
+        print(f"{size:<10} {name:<34} {o:9.1f} {p:9.1f} {o / p:6.3f}  {note}")
+
+
+if __name__ == "__main__":
+    main()

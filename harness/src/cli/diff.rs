@@ -1,0 +1,335 @@
+//! `stepreplay diff A B`: two screenshots (a pixelmatch 7.2.0-exact diff) or two AX snapshots
+//! (a structural diff). Exit 0 when identical within the options, 1 when different, 2 on bad
+//! input.
+
+use std::path::{Path, PathBuf};
+
+use stepreplay::diff::files::{FileKind, decode_pair, same_size, sniff, write_png};
+use stepreplay::diff::summary::DEFAULT_DENSITY_WINDOW;
+use stepreplay::diff::{Masks, Options, PixelSummary, Tolerance, Verdict, ax, ax_text, pixel};
+use stepreplay::json::to_canonical_value;
+use stepreplay::recording::{Rect, load_ax};
+use stepreplay::{Error, InputError, Reason};
+
+use super::OutputFormat;
+use stepreplay::diff::regions::DEFAULT_MERGE_GAP;
+
+/// Flags carry pixelmatch's option names so people can move over from it.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The expected (before) file: a PNG or an AX snapshot.
+    a: PathBuf,
+    /// The actual (after) file, of the same kind.
+    b: PathBuf,
+    /// Matching threshold, 0 to 1; smaller is more sensitive (pixelmatch `threshold`).
+    #[arg(long, default_value_t = 0.1)]
+    threshold: f64,
+    /// Count anti-aliased pixels as different (pixelmatch `includeAA`).
+    #[arg(long)]
+    include_aa: bool,
+    /// Opacity of the original image in the diff output (pixelmatch `alpha`).
+    #[arg(long, default_value_t = 0.1)]
+    alpha: f64,
+    /// Colour of anti-aliased pixels in the diff output, `R,G,B` (pixelmatch `aaColor`).
+    #[arg(long, value_parser = parse_color, default_value = "255,255,0")]
+    aa_color: [u8; 3],
+    /// Colour of different pixels in the diff output, `R,G,B` (pixelmatch `diffColor`).
+    #[arg(long, value_parser = parse_color, default_value = "255,0,0")]
+    diff_color: [u8; 3],
+    /// Colour of pixels darker in B, `R,G,B` (pixelmatch `diffColorAlt`).
+    #[arg(long, value_parser = parse_color)]
+    diff_color_alt: Option<[u8; 3]>,
+    /// Draw only the different pixels, on a transparent background (pixelmatch `diffMask`).
+    #[arg(long)]
+    diff_mask: bool,
+    /// Blend semi-transparent pixels over white instead of pixelmatch's checkerboard.
+    #[arg(long)]
+    no_checkerboard: bool,
+    /// Write the diff image here (PNG); nothing is drawn without it.
+    #[arg(long, value_name = "PNG")]
+    out: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    format: OutputFormat,
+    /// Pass when at most this many pixels differ.
+    #[arg(long, value_name = "N")]
+    max_diff_pixels: Option<u64>,
+    /// Pass when at most this fraction (0 to 1) of the pixels differ.
+    #[arg(long, value_name = "RATIO")]
+    max_diff_pixel_ratio: Option<f64>,
+    /// Exclude a rectangle `x,y,w,h` (image pixels) from the comparison; repeatable.
+    #[arg(long, value_parser = parse_rect, value_name = "X,Y,W,H")]
+    mask: Vec<Rect>,
+    /// Exclude an AX element's frame (from --mask-ax); repeatable.
+    #[arg(long, value_name = "ID", requires = "mask_ax")]
+    mask_element: Vec<String>,
+    /// The AX snapshot that --mask-element ids are looked up in.
+    #[arg(long, value_name = "AX.json")]
+    mask_ax: Option<PathBuf>,
+    /// Side of the window in which the densest change is measured, in pixels.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_DENSITY_WINDOW)]
+    density_window: u32,
+    /// Changes closer than this many pixels are one region.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MERGE_GAP)]
+    merge_gap: u32,
+}
+
+fn parse_numbers<const N: usize, T: std::str::FromStr>(s: &str) -> Result<[T; N], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.len() != N {
+        return Err(format!("expected {N} comma-separated numbers, got `{s}`"));
+    }
+    let mut out = Vec::with_capacity(N);
+    for p in parts {
+        out.push(
+            p.parse()
+                .map_err(|_| format!("`{p}` is not a valid number here"))?,
+        );
+    }
+    out.try_into().map_err(|_| String::from("wrong count"))
+}
+
+fn parse_color(s: &str) -> Result<[u8; 3], String> {
+    parse_numbers::<3, u8>(s).map_err(|e| format!("{e} (a colour is R,G,B with 0..255 each)"))
+}
+
+fn parse_rect(s: &str) -> Result<Rect, String> {
+    let [x, y, width, height] = parse_numbers::<4, i32>(s)?;
+    if width < 0 || height < 0 {
+        return Err(format!("`{s}` has a negative size"));
+    }
+    Ok(Rect {
+        x,
+        y,
+        width,
+        height,
+    })
+}
+
+/// The validated form of [`Args`] for a pixel diff.
+struct PixelConfig {
+    options: Options,
+    tolerance: Tolerance,
+    masks: Masks,
+}
+
+fn bad_arg(flag: &str, message: String) -> Error {
+    InputError::new(flag, Reason::InvalidArgument, message).into()
+}
+
+fn pixel_config(args: &Args) -> Result<PixelConfig, Error> {
+    for (flag, v) in [("--threshold", args.threshold), ("--alpha", args.alpha)] {
+        if !v.is_finite() || v < 0.0 {
+            return Err(bad_arg(flag, format!("{v} is not a number ≥ 0")));
+        }
+    }
+    if let Some(r) = args.max_diff_pixel_ratio
+        && !(0.0..=1.0).contains(&r)
+    {
+        return Err(bad_arg(
+            "--max-diff-pixel-ratio",
+            format!("{r} is outside 0..1"),
+        ));
+    }
+    let mut masks = Masks::new();
+    for r in &args.mask {
+        masks.push(*r);
+    }
+    if let Some(ax_path) = &args.mask_ax {
+        let snapshot = load_ax(ax_path)?;
+        masks
+            .push_elements(&snapshot, args.mask_element.iter().map(String::as_str))
+            .map_err(|e| {
+                InputError::new(
+                    ax_path,
+                    Reason::UnknownId,
+                    format!("no element has the id `{}`", e.0),
+                )
+            })?;
+    }
+    Ok(PixelConfig {
+        options: Options {
+            threshold: args.threshold,
+            include_aa: args.include_aa,
+            alpha: args.alpha,
+            aa_color: args.aa_color,
+            diff_color: args.diff_color,
+            diff_color_alt: args.diff_color_alt,
+            diff_mask: args.diff_mask,
+            checkerboard: !args.no_checkerboard,
+        },
+        tolerance: Tolerance {
+            threshold: args.threshold,
+            max_diff_pixels: args.max_diff_pixels,
+            max_diff_pixel_ratio: args.max_diff_pixel_ratio,
+        },
+        masks,
+    })
+}
+
+pub fn run(args: Args) -> Result<u8, Error> {
+    let (ka, kb) = (sniff(&args.a)?, sniff(&args.b)?);
+    match (ka, kb) {
+        (FileKind::Png, FileKind::Png) => run_pixel(&args),
+        (FileKind::Json, FileKind::Json) => run_ax(&args),
+        _ => Err(InputError::new(
+            &args.b,
+            Reason::UnsupportedFileType,
+            format!(
+                "`{}` and `{}` are not the same kind of file",
+                args.a.display(),
+                args.b.display()
+            ),
+        )
+        .hint("diff two PNG screenshots or two AX snapshots")
+        .into()),
+    }
+}
+
+fn run_pixel(args: &Args) -> Result<u8, Error> {
+    let cfg = pixel_config(args)?;
+    let (a, b) = decode_pair(&args.a, &args.b)?;
+    same_size((&args.a, &a), (&args.b, &b))?;
+    let mut out = args
+        .out
+        .as_ref()
+        .map(|_| image::RgbaImage::new(a.width(), a.height()));
+    let mut diff = pixel::diff_images(&a, &b, &cfg.options, out.as_mut())
+        .map_err(|e| Error::Internal(format!("sizes were checked: {e}")))?;
+    let mask_stats = (!cfg.masks.is_empty()).then(|| cfg.masks.apply(&mut diff));
+    if let (Some(path), Some(img)) = (&args.out, out.as_mut()) {
+        cfg.masks.draw(img, a.width(), a.height());
+        write_png(path, img)?;
+    }
+    let summary = PixelSummary::new(
+        &diff,
+        mask_stats,
+        &cfg.tolerance,
+        args.merge_gap,
+        args.density_window,
+    );
+    match args.format {
+        OutputFormat::Json => print!("{}", to_canonical_value(&summary)),
+        OutputFormat::Human => print!("{}", render_pixel_human(&summary)),
+    }
+    Ok(summary.verdict.exit_code())
+}
+
+fn render_pixel_human(s: &PixelSummary) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{} of {} pixels differ ({:.4}%), {}×{}",
+        s.mismatched,
+        s.pixels,
+        s.ratio * 100.0,
+        s.width,
+        s.height
+    );
+    if let Some(m) = &s.masks {
+        let _ = writeln!(
+            o,
+            "masked: {} rectangles, {} pixels, {} differing pixels excluded",
+            m.rects, m.excluded_pixels, m.excluded_mismatched
+        );
+    }
+    if s.regions_total > 0 {
+        let _ = writeln!(o, "{} changed regions:", s.regions_total);
+        for r in s.regions.iter().take(10) {
+            let _ = writeln!(
+                o,
+                "  {},{} {}×{} ({} pixels)",
+                r.x, r.y, r.width, r.height, r.pixels
+            );
+        }
+        if s.regions_total > 10 {
+            let _ = writeln!(o, "  … {} more", s.regions_total - 10);
+        }
+        let d = &s.density;
+        let _ = writeln!(
+            o,
+            "densest {n}×{n} window: {} pixels ({:.1}%) at {},{}",
+            d.max_changed,
+            d.fraction * 100.0,
+            d.window.x,
+            d.window.y,
+            n = d.n
+        );
+    }
+    let _ = writeln!(
+        o,
+        "{}",
+        match s.verdict {
+            Verdict::Identical => "identical".to_string(),
+            Verdict::WithinTolerance {
+                mismatched,
+                allowed,
+            } => format!("within tolerance ({mismatched} ≤ {allowed} allowed)"),
+            Verdict::Different {
+                mismatched,
+                allowed,
+            } => format!("different ({mismatched} > {allowed} allowed)"),
+        }
+    );
+    o
+}
+
+fn run_ax(args: &Args) -> Result<u8, Error> {
+    if args.out.is_some() {
+        return Err(bad_arg(
+            "--out",
+            "a diff image needs two PNGs, not AX snapshots".into(),
+        ));
+    }
+    let (before, after) = (load_ax(&args.a)?, load_ax(&args.b)?);
+    let d = ax::diff(&before, &after);
+    match args.format {
+        OutputFormat::Json => print!("{}", to_canonical_value(&d)),
+        OutputFormat::Human => {
+            let names = (display(&args.a), display(&args.b));
+            print!(
+                "{}",
+                ax_text::unified(&before, &after, (&names.0, &names.1))
+            );
+            print!("{}", render_ax_summary(&d.summary));
+        }
+    }
+    Ok(if d.is_empty() { 0 } else { 1 })
+}
+
+fn display(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn render_ax_summary(s: &ax::AxSummary) -> String {
+    let parts: Vec<String> = [
+        ("added", s.added),
+        ("removed", s.removed),
+        ("moved", s.moved),
+        ("reparented", s.reparented),
+        ("role changed", s.role_changed),
+        ("relabelled", s.relabelled),
+        ("value changed", s.value_changed),
+        ("focus changed", s.focus_changed),
+        ("enabled changed", s.enabled_changed),
+        ("selected changed", s.selected_changed),
+        ("windows opened", s.windows_opened),
+        ("windows closed", s.windows_closed),
+        ("windows changed", s.windows_changed),
+    ]
+    .into_iter()
+    .filter(|(_, n)| *n > 0)
+    .map(|(k, n)| format!("{n} {k}"))
+    .collect();
+    if parts.is_empty() {
+        format!("no AX changes ({} elements)\n", s.elements_after)
+    } else {
+        format!(
+            "{} ({} → {} elements)\n",
+            parts.join(", "),
+            s.elements_before,
+            s.elements_after
+        )
+    }
+}

@@ -1,0 +1,112 @@
+//! The file edges of a diff: telling a PNG from an AX snapshot, decoding two screenshots at
+//! once, and writing a diff image quickly. The diff engines themselves never touch files.
+
+use std::io::Read;
+use std::path::Path;
+
+use image::RgbaImage;
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+
+use crate::errors::{Error, InputError, Reason};
+use crate::recording::decode_png;
+
+/// What a file to diff holds, judged by its first bytes (not its name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// A PNG image.
+    Png,
+    /// A JSON document (an AX snapshot, once parsed).
+    Json,
+}
+
+/// Looks at the first bytes of `path` to tell a PNG from a JSON file.
+pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
+    let mut head = [0u8; 8];
+    let mut f = std::fs::File::open(path)
+        .map_err(|e| InputError::new(path, Reason::MissingFile, format!("cannot open: {e}")))?;
+    let mut n = 0;
+    while n < head.len() {
+        match f.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) => {
+                return Err(InputError::new(
+                    path,
+                    Reason::MissingFile,
+                    format!("cannot read: {e}"),
+                ));
+            }
+        }
+    }
+    let head = &head[..n];
+    if head == b"\x89PNG\r\n\x1a\n" {
+        return Ok(FileKind::Png);
+    }
+    let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+    if text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') {
+        return Ok(FileKind::Json);
+    }
+    Err(InputError::new(
+        path,
+        Reason::UnsupportedFileType,
+        "neither a PNG nor a JSON file",
+    )
+    .hint("diff two screenshots (.png) or two AX snapshots (.json)"))
+}
+
+/// Decodes two PNGs in parallel (decoding dominates an end-to-end diff, and the two files are
+/// independent). Errors name the file; if both fail, `a`'s error is returned.
+pub fn decode_pair(a: &Path, b: &Path) -> Result<(RgbaImage, RgbaImage), InputError> {
+    let (ra, rb) = std::thread::scope(|s| {
+        let hb = s.spawn(|| decode_png(b));
+        let ra = decode_png(a);
+        let rb = hb.join().unwrap_or_else(|_| {
+            Err(InputError::new(
+                b,
+                Reason::InvalidImage,
+                "the decoder crashed",
+            ))
+        });
+        (ra, rb)
+    });
+    Ok((ra?, rb?))
+}
+
+/// Checks two decoded images have the same size; the error names both files and sizes.
+pub fn same_size(a: (&Path, &RgbaImage), b: (&Path, &RgbaImage)) -> Result<(), InputError> {
+    if a.1.dimensions() == b.1.dimensions() {
+        return Ok(());
+    }
+    let ((aw, ah), (bw, bh)) = (a.1.dimensions(), b.1.dimensions());
+    Err(InputError::new(
+        b.0,
+        Reason::ImageSizeMismatch,
+        format!(
+            "image sizes differ: `{}` is {aw}×{ah}, `{}` is {bw}×{bh}",
+            a.0.display(),
+            b.0.display()
+        ),
+    )
+    .hint("compare screenshots taken at the same size and scale"))
+}
+
+/// Writes an RGBA image as PNG with the fastest compression: a diff image is mostly flat grey
+/// and compresses well anyway, and it is written on every failing comparison.
+pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), Error> {
+    let write_err = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::create(path).map_err(write_err)?;
+    let mut w = std::io::BufWriter::new(file);
+    let enc = PngEncoder::new_with_quality(&mut w, CompressionType::Fast, FilterType::Adaptive);
+    image::ImageEncoder::write_image(
+        enc,
+        img.as_raw(),
+        img.width(),
+        img.height(),
+        image::ExtendedColorType::Rgba8,
+    )
+    .map_err(|e| write_err(std::io::Error::other(e)))?;
+    std::io::Write::flush(&mut w).map_err(write_err)
+}
