@@ -13,6 +13,7 @@ pub mod errors;
 pub mod json;
 pub mod plan;
 pub mod recording;
+pub mod resolve;
 pub mod text;
 
 pub use errors::{Error, FieldPath, InputError, Reason, Result};
