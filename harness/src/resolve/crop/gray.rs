@@ -88,6 +88,11 @@ impl GrayScreen {
         self.plane.height as u32
     }
 
+    /// The grayscale pixels, row-major, one byte each (for writing the very image searched).
+    pub fn luma(&self) -> &[u8] {
+        &self.plane.data
+    }
+
     /// The whole screen downscaled by `factor` (2 or 4), built once.
     pub(crate) fn coarse(&self, factor: usize) -> &Plane {
         let slot = if factor == 2 {

@@ -3,11 +3,11 @@
 //!
 //! A pass scores a downscaled crop (four phases of it, see `Coarse`) against a downscaled
 //! screen (`pyramid`), keeps the coarse local maxima that come within `coarse_slack` of the
-//! floor, and refines each one at full resolution in a small box, following the score uphill
-//! if the best lies on the box's edge. The final scores are always exact full-resolution NCC (`ncc`); the coarse pass
-//! only decides where to look. Crops too small to downscale (under 12 pixels on a side) or
-//! that become flat when downscaled are scored densely at full resolution instead, which is
-//! cheap at that size.
+//! floor, and climbs the full-resolution score from each one to its local maximum. The final
+//! scores are always exact full-resolution NCC (`ncc`); the coarse pass only decides where to
+//! look. The factor is 4 for crops at least 20 pixels on each side and 2 from 8 pixels; smaller
+//! crops, and crops that turn flat when downscaled, are scored densely at full resolution,
+//! which is cheap at that size.
 
 use image::RgbaImage;
 
@@ -41,9 +41,9 @@ pub struct CropOptions {
     /// width and height. Default `0.1` (±10% each way).
     pub near: f64,
     /// How far below the floor a coarse score may be and still be refined. Downscaling blurs
-    /// a match, more so when it falls between coarse pixels, so this is generous. Default `0.3`.
+    /// a match, so it scores a little lower there. Default `0.1`.
     pub coarse_slack: f64,
-    /// Most coarse candidates refined per pass, best first. Default `256`.
+    /// Most coarse candidates refined per pass, best first. Default `1024`.
     pub max_candidates: usize,
 }
 
@@ -54,7 +54,7 @@ impl Default for CropOptions {
             hair: 0.002,
             near: 0.1,
             coarse_slack: 0.3,
-            max_candidates: 256,
+            max_candidates: 1024,
         }
     }
 }
@@ -162,7 +162,7 @@ impl Prepared {
     fn new(crop: Plane) -> Prepared {
         let full = Template::new(crop);
         let (w, h) = (full.width(), full.height());
-        let coarse = [(4, 32), (2, 12)]
+        let coarse = [(4, 20), (2, 8)]
             .into_iter()
             .filter(|&(_, min_side)| w.min(h) >= min_side)
             .map(|(s, _)| {
@@ -255,19 +255,19 @@ fn search(
             .then((a.y, a.x).cmp(&(b.y, b.x)))
     });
     let mut peaks: Vec<Peak> = Vec::new();
-    let radius = s / 2 + 1;
+    let radius = s / 2;
     for c in candidates {
         if peaks.len() >= opts.max_candidates {
             break;
         }
-        // Another phase already led to this place.
-        if peaks
-            .iter()
-            .any(|p| p.x.abs_diff(c.x) <= radius && p.y.abs_diff(c.y) <= radius)
-        {
+        // Another candidate already climbed to this place. (Failed climbs do not count: block
+        // means hide where a thin feature lies inside a block, so a candidate one phase away
+        // may start beside a match that another phase starts on.)
+        let near = |p: &Peak| p.x.abs_diff(c.x) <= radius && p.y.abs_diff(c.y) <= radius;
+        if peaks.iter().any(|p| p.score >= cut && near(p)) {
             continue;
         }
-        peaks.push(refine(plane, t, region, c.x, c.y, radius));
+        peaks.push(refine(plane, t, region, c.x, c.y, cut));
     }
     choose(peaks, w, h, expected, opts.hair)
 }
@@ -307,21 +307,23 @@ fn flat_choice(
     })
 }
 
-/// The best full-resolution position within ±`s` pixels of (`x`, `y`), moving the box while the best
-/// lies on its edge (a few steps at most: the coarse position is within a pixel or two of the peak).
-fn refine(plane: &Plane, t: &Template, region: Region, x: usize, y: usize, s: usize) -> Peak {
+/// Climbs the full-resolution score from (`x`, `y`): scores the 3×3 box around the current
+/// place and moves to its best until that best is inside the box (a local maximum). The coarse
+/// phase puts a candidate within a pixel of its peak, so this is usually one or two boxes, and
+/// a candidate whose first box stays under `cut` is given up at once.
+fn refine(plane: &Plane, t: &Template, region: Region, x: usize, y: usize, cut: f64) -> Peak {
     let (mut x, mut y) = (x.clamp(region.x0, region.x1), y.clamp(region.y0, region.y1));
     let mut best = Peak {
         x,
         y,
         score: f64::NEG_INFINITY,
     };
-    for _ in 0..8 {
+    for _ in 0..16 {
         let (bx0, by0) = (
-            x.saturating_sub(s).max(region.x0),
-            y.saturating_sub(s).max(region.y0),
+            x.saturating_sub(1).max(region.x0),
+            y.saturating_sub(1).max(region.y0),
         );
-        let (bx1, by1) = ((x + s).min(region.x1), (y + s).min(region.y1));
+        let (bx1, by1) = ((x + 1).min(region.x1), (y + 1).min(region.y1));
         let (nx, ny) = (bx1 - bx0 + 1, by1 - by0 + 1);
         let map = score_map(plane, t, bx0, by0, nx, ny);
         let (i, &score) = map
@@ -329,23 +331,18 @@ fn refine(plane: &Plane, t: &Template, region: Region, x: usize, y: usize, s: us
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
             .expect("a refine box holds at least one position");
-        let (px, py) = (bx0 + i % nx, by0 + i / nx);
         if score <= best.score {
             break;
         }
         best = Peak {
-            x: px,
-            y: py,
+            x: bx0 + i % nx,
+            y: by0 + i / nx,
             score,
         };
-        let on_edge = (px == bx0 && bx0 > region.x0)
-            || (px == bx1 && bx1 < region.x1)
-            || (py == by0 && by0 > region.y0)
-            || (py == by1 && by1 < region.y1);
-        if !on_edge {
+        if score < cut || (best.x, best.y) == (x, y) {
             break;
         }
-        (x, y) = (px, py);
+        (x, y) = (best.x, best.y);
     }
     best
 }

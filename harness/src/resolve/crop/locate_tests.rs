@@ -187,7 +187,8 @@ fn agrees_with_brute_force_on_random_crops() {
             crop: &crop,
             expected: None,
         };
-        let m = locate(&q, &CropOptions::default()).unwrap();
+        let m = locate(&q, &CropOptions::default());
+        let m = m.unwrap_or_else(|| panic!("case {case}: {w}x{h} at {x},{y} not found"));
         let at = map[m.y as usize * nx + m.x as usize];
         assert_eq!(at, m.score, "case {case}: reported score is the exact one");
         assert!(

@@ -6,10 +6,10 @@
 //!
 //! Rewritten over raw sums so that only one product per pixel remains: with `N` pixels,
 //! `R = (N·ΣTI − ΣT·ΣI) / √((N·ΣT² − (ΣT)²) · (N·ΣI² − (ΣI)²))`. The window sums come from
-//! summed-area tables; `ΣTI` is an integer dot product over contiguous rows (u8 × u8 → u32),
+//! summed-area tables; `ΣTI` is an integer multiply-add over contiguous rows (u8 × u8 → u32),
 //! which the compiler vectorises. Every sum is an exact integer and the numerator and
-//! variances are formed in `i128`, so there is no cancellation error and flatness is decided
-//! exactly.
+//! variances are formed exactly (see `Template::score`), so there is no cancellation error and
+//! flatness is decided exactly.
 //!
 //! Flat cases, where the formula divides by zero:
 //! - a flat window (zero variance) under a textured crop scores `0`, as in OpenCV: a patch with
@@ -57,20 +57,30 @@ impl Template {
     /// The score for a window with dot product `dot`, sum `ws` and sum of squares `wq`.
     #[inline]
     fn score(&self, dot: u64, ws: u64, wq: u64) -> f64 {
-        let n = self.plane.data.len() as i128;
-        let var_i = n * wq as i128 - (ws as i128) * (ws as i128);
+        let n = self.plane.data.len() as u64;
+        // Both products of each difference are below N²·255², so for crops under about 370k
+        // pixels they are exact in f64 and so is their difference; larger crops use i128.
+        let (var_i, num) = if n < 370_000 {
+            let nf = n as f64;
+            let var_i = nf * wq as f64 - (ws as f64) * (ws as f64);
+            (var_i, nf * dot as f64 - self.sum as f64 * ws as f64)
+        } else {
+            let n = i128::from(n);
+            let var_i = n * i128::from(wq) - i128::from(ws) * i128::from(ws);
+            let num = n * i128::from(dot) - i128::from(self.sum) * i128::from(ws);
+            (var_i as f64, num as f64)
+        };
         if self.var_n == 0 {
-            return if var_i == 0 && ws == self.sum {
+            return if var_i == 0.0 && ws == self.sum {
                 1.0
             } else {
                 0.0
             };
         }
-        if var_i <= 0 {
+        if var_i <= 0.0 {
             return 0.0;
         }
-        let num = n * dot as i128 - (self.sum as i128) * (ws as i128);
-        let r = num as f64 / ((self.var_n as f64) * (var_i as f64)).sqrt();
+        let r = num / ((self.var_n as f64) * var_i).sqrt();
         r.clamp(-1.0, 1.0)
     }
 }
@@ -87,52 +97,63 @@ pub(crate) fn score_map(
 ) -> Vec<f64> {
     let (w, h) = (t.width(), t.height());
     let integral = Integral::new(src, x0, y0, nx + w - 1, ny + h - 1);
-    let mut out = Vec::with_capacity(nx * ny);
+    let mut out = vec![0.0; nx * ny];
+    let mut dots = vec![0u64; nx];
     for y in 0..ny {
-        for x in 0..nx {
+        if !t.is_flat() {
+            row_of_dots(src, t, x0, y0 + y, &mut dots);
+        }
+        for (x, (o, &dot)) in out[y * nx..(y + 1) * nx].iter_mut().zip(&dots).enumerate() {
             let (ws, wq) = integral.window(x, y, w, h);
-            let dot = if t.is_flat() {
-                0
-            } else {
-                window_dot(src, t, x0 + x, y0 + y)
-            };
-            out.push(t.score(dot, ws, wq));
+            *o = t.score(dot, ws, wq);
         }
     }
     out
 }
 
+/// Most products a `u32` sum may take before it could overflow (`⌊2³² / 255²⌋`).
+const MAX_PRODUCTS: usize = 66_051;
+
+/// `ΣTI` for the windows at (`x0 + i`, `y`), `i` in `0..dots.len()`.
+///
+/// The loops run crop pixel by crop pixel, and for each one over all positions of the row:
+/// `acc[i] += T[r][c] · I[y + r][x0 + c + i]` is a broadcast times a contiguous run of bytes,
+/// which the compiler turns into wide vector multiply-adds. The `u32` sums move into `u64`
+/// totals before they could overflow.
+fn row_of_dots(src: &Plane, t: &Template, x0: usize, y: usize, dots: &mut [u64]) {
+    let nx = dots.len();
+    let w = t.width();
+    let mut acc = vec![0u32; nx];
+    dots.fill(0);
+    let mut pending = 0;
+    for (r, trow) in t.plane.data.chunks_exact(w).enumerate() {
+        let srow = src.row(x0, y + r, w + nx - 1);
+        for (c, &tv) in trow.iter().enumerate() {
+            if pending == MAX_PRODUCTS {
+                flush(&mut acc, dots);
+                pending = 0;
+            }
+            let tv = u32::from(tv);
+            for (a, &v) in acc.iter_mut().zip(&srow[c..c + nx]) {
+                *a += tv * u32::from(v);
+            }
+            pending += 1;
+        }
+    }
+    flush(&mut acc, dots);
+}
+
+fn flush(acc: &mut [u32], dots: &mut [u64]) {
+    for (d, a) in dots.iter_mut().zip(acc.iter_mut()) {
+        *d += u64::from(*a);
+        *a = 0;
+    }
+}
+
 /// The exact score of `t` at one position.
+#[cfg(test)]
 pub(crate) fn score_at(src: &Plane, t: &Template, x: usize, y: usize) -> f64 {
     score_map(src, t, x, y, 1, 1)[0]
-}
-
-/// `ΣTI` over the window at (`x`, `y`).
-#[inline]
-fn window_dot(src: &Plane, t: &Template, x: usize, y: usize) -> u64 {
-    let w = t.width();
-    let mut total = 0u64;
-    for (r, trow) in t.plane.data.chunks_exact(w).enumerate() {
-        total += row_dot(trow, src.row(x, y + r, w));
-    }
-    total
-}
-
-/// Dot product of two byte rows. Chunks of 4096 keep the `u32` accumulator from overflowing
-/// (4096 · 255² < 2³²) while leaving the inner loop plain enough to vectorise.
-#[inline]
-fn row_dot(a: &[u8], b: &[u8]) -> u64 {
-    const CHUNK: usize = 4096;
-    let mut total = 0u64;
-    for (ca, cb) in a.chunks(CHUNK).zip(b.chunks(CHUNK)) {
-        let s: u32 = ca
-            .iter()
-            .zip(cb)
-            .map(|(&p, &q)| u32::from(p) * u32::from(q))
-            .sum();
-        total += u64::from(s);
-    }
-    total
 }
 
 #[cfg(test)]

@@ -10,8 +10,9 @@ pub(crate) struct Peak {
 }
 
 /// Local maxima of an `nx`×`ny` map scoring at least `cut`, best first (ties in raster order),
-/// at most `cap` of them. A plateau yields one maximum: a cell must beat the neighbours before
-/// it in raster order and at least equal the ones after it.
+/// at most `cap` of them. Every cell of a plateau counts: on a coarse map a plateau can hide
+/// full-resolution places that differ, so one representative is not enough (the caller
+/// merges candidates that lead to the same place).
 pub(crate) fn local_maxima(map: &[f64], nx: usize, ny: usize, cut: f64, cap: usize) -> Vec<Peak> {
     let mut out = Vec::new();
     for y in 0..ny {
@@ -32,9 +33,7 @@ pub(crate) fn local_maxima(map: &[f64], nx: usize, ny: usize, cut: f64, cap: usi
                     {
                         continue;
                     }
-                    let u = map[yy as usize * nx + xx as usize];
-                    let before = (dy, dx) < (0, 0);
-                    if u > v || (before && u == v) {
+                    if map[yy as usize * nx + xx as usize] > v {
                         is_max = false;
                         break 'n;
                     }
@@ -122,7 +121,7 @@ mod tests {
     }
 
     #[test]
-    fn local_maxima_one_per_plateau_and_cut() {
+    fn local_maxima_whole_plateaus_and_cut() {
         #[rustfmt::skip]
         let map = [
             0.1, 0.9, 0.9, 0.1,
@@ -130,10 +129,13 @@ mod tests {
             0.5, 0.1, 0.1, 0.95,
         ];
         let got = local_maxima(&map, 4, 3, 0.3, 10);
-        assert_eq!(
-            got,
-            vec![peak(3, 2, 0.95), peak(1, 0, 0.9), peak(0, 2, 0.5)]
-        );
+        let want = vec![
+            peak(3, 2, 0.95),
+            peak(1, 0, 0.9),
+            peak(2, 0, 0.9),
+            peak(0, 2, 0.5),
+        ];
+        assert_eq!(got, want);
         assert_eq!(local_maxima(&map, 4, 3, 0.3, 1), vec![peak(3, 2, 0.95)]);
     }
 
