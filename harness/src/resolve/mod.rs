@@ -1,5 +1,6 @@
 //! Target resolution — the hot path: index a frame once, then find each step's control.
 
+pub mod crop;
 mod index;
 mod name;
 mod target;

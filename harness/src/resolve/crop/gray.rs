@@ -1,0 +1,139 @@
+//! Grayscale planes: [`GrayScreen`] (a screen prepared once for many crop queries) and the
+//! crate-internal [`Plane`] every search stage works on.
+
+use std::sync::OnceLock;
+
+use image::{GrayImage, RgbaImage};
+
+use super::pyramid;
+
+/// An 8-bit grayscale image, row-major and tightly packed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Plane {
+    pub width: usize,
+    pub height: usize,
+    pub data: Vec<u8>,
+}
+
+impl Plane {
+    /// The `width` pixels of row `y` starting at column `x`.
+    #[inline]
+    pub fn row(&self, x: usize, y: usize, width: usize) -> &[u8] {
+        let start = y * self.width + x;
+        &self.data[start..start + width]
+    }
+
+    /// Luma of an RGBA image, ignoring alpha (screenshots are opaque).
+    pub fn from_rgba(img: &RgbaImage) -> Plane {
+        let data = img
+            .as_raw()
+            .chunks_exact(4)
+            .map(|p| luma(p[0], p[1], p[2]))
+            .collect();
+        Plane {
+            width: img.width() as usize,
+            height: img.height() as usize,
+            data,
+        }
+    }
+}
+
+/// BT.601 luma with OpenCV's fixed-point coefficients and rounding (`cvtColor(RGB2GRAY)`), so
+/// a grayscale image written out for OpenCV is the very image this module searches.
+#[inline]
+pub(crate) fn luma(r: u8, g: u8, b: u8) -> u8 {
+    let y = u32::from(r) * 4899 + u32::from(g) * 9617 + u32::from(b) * 1868 + (1 << 13);
+    (y >> 14) as u8
+}
+
+/// A screen converted to grayscale once, with its downscaled copies built on first use and
+/// kept, so that several full-screen searches on one frame share them.
+#[derive(Debug)]
+pub struct GrayScreen {
+    pub(crate) plane: Plane,
+    /// Downscaled copies by factor 2 and 4 (see `pyramid::downscale`).
+    coarse: [OnceLock<Plane>; 2],
+}
+
+impl GrayScreen {
+    /// Converts an RGBA screenshot (alpha is ignored).
+    pub fn new(img: &RgbaImage) -> GrayScreen {
+        GrayScreen::from_plane(Plane::from_rgba(img))
+    }
+
+    /// Wraps an image that is already grayscale.
+    pub fn from_gray(img: GrayImage) -> GrayScreen {
+        let (width, height) = (img.width() as usize, img.height() as usize);
+        GrayScreen::from_plane(Plane {
+            width,
+            height,
+            data: img.into_raw(),
+        })
+    }
+
+    pub(crate) fn from_plane(plane: Plane) -> GrayScreen {
+        GrayScreen {
+            plane,
+            coarse: [OnceLock::new(), OnceLock::new()],
+        }
+    }
+
+    /// Width in pixels.
+    pub fn width(&self) -> u32 {
+        self.plane.width as u32
+    }
+
+    /// Height in pixels.
+    pub fn height(&self) -> u32 {
+        self.plane.height as u32
+    }
+
+    /// The grayscale pixels, row-major, one byte each (for writing the very image searched).
+    pub fn luma(&self) -> &[u8] {
+        &self.plane.data
+    }
+
+    /// The whole screen downscaled by `factor` (2 or 4), built once.
+    pub(crate) fn coarse(&self, factor: usize) -> &Plane {
+        let slot = if factor == 2 {
+            &self.coarse[0]
+        } else {
+            &self.coarse[1]
+        };
+        slot.get_or_init(|| {
+            pyramid::downscale(
+                &self.plane,
+                0,
+                0,
+                self.plane.width,
+                self.plane.height,
+                factor,
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn luma_matches_opencv_fixed_point() {
+        // Values computed with OpenCV 4/5 `cvtColor(COLOR_RGB2GRAY)`.
+        assert_eq!(luma(0, 0, 0), 0);
+        assert_eq!(luma(255, 255, 255), 255);
+        assert_eq!(luma(255, 0, 0), 76);
+        assert_eq!(luma(0, 255, 0), 150);
+        assert_eq!(luma(0, 0, 255), 29);
+        assert_eq!(luma(10, 200, 30), 124);
+        assert_eq!(luma(7, 99, 201), 83);
+        assert_eq!(luma(250, 3, 128), 91);
+    }
+
+    #[test]
+    fn plane_from_rgba_ignores_alpha() {
+        let img = RgbaImage::from_raw(2, 1, vec![255, 0, 0, 0, 0, 255, 0, 255]).unwrap();
+        let p = Plane::from_rgba(&img);
+        assert_eq!(p.data, vec![76, 150]);
+    }
+}

@@ -1,0 +1,348 @@
+//! The search ([`locate`]): near the expected place first, then the whole screen, each pass
+//! coarse-to-fine.
+//!
+//! A pass scores a downscaled crop (four phases of it, see `Coarse`) against a downscaled
+//! screen (`pyramid`), keeps the coarse local maxima that come within `coarse_slack` of the
+//! floor, and climbs the full-resolution score from each one to its local maximum. The final
+//! scores are always exact full-resolution NCC (`ncc`); the coarse pass only decides where to
+//! look. The factor is 4 for crops at least 20 pixels on each side and 2 from 8 pixels; smaller
+//! crops, and crops that turn flat when downscaled, are scored densely at full resolution,
+//! which is cheap at that size.
+
+use image::RgbaImage;
+
+use super::gray::{GrayScreen, Plane};
+use super::ncc::{Template, score_map};
+use super::peaks::{Choice, Peak, choose, local_maxima};
+use super::pyramid::downscale;
+
+/// One lookup: which crop, on which screen, expected where.
+#[derive(Debug, Clone, Copy)]
+pub struct CropQuery<'a> {
+    /// The screen to search, prepared once per frame.
+    pub screen: &'a GrayScreen,
+    /// The recorded crop of the control (alpha is ignored).
+    pub crop: &'a RgbaImage,
+    /// Where the crop's top-left corner is expected, in screen pixels (for instance its
+    /// recorded place scaled to this screen). `None` searches the whole screen directly.
+    pub expected: Option<(u32, u32)>,
+}
+
+/// Search settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CropOptions {
+    /// Lowest score accepted as a match. A control that changed colour or content falls below
+    /// it. Default `0.9`.
+    pub floor: f64,
+    /// Scores within this of the best are a tie, settled by distance to the expected place.
+    /// Default `0.002`.
+    pub hair: f64,
+    /// Half-size of the near window around the expected place, as a fraction of the screen's
+    /// width and height. Default `0.1` (±10% each way).
+    pub near: f64,
+    /// How far below the floor a coarse score may be and still be refined. Downscaling blurs
+    /// a match, so it scores a little lower there. Default `0.1`.
+    pub coarse_slack: f64,
+    /// Most coarse candidates refined per pass, best first. Default `1024`.
+    pub max_candidates: usize,
+}
+
+impl Default for CropOptions {
+    fn default() -> Self {
+        CropOptions {
+            floor: 0.9,
+            hair: 0.002,
+            near: 0.1,
+            coarse_slack: 0.3,
+            max_candidates: 1024,
+        }
+    }
+}
+
+/// Which pass found the match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Searched {
+    /// The window around the expected place.
+    Near,
+    /// The whole screen, after the near pass found nothing above the floor (or without an
+    /// expected place).
+    FullScreen,
+}
+
+/// Where the crop was found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CropMatch {
+    /// Left edge of the match, in screen pixels.
+    pub x: u32,
+    /// Top edge of the match, in screen pixels.
+    pub y: u32,
+    /// Normalized cross-correlation at that place, `-1..=1` (`TM_CCOEFF_NORMED`).
+    pub score: f64,
+    /// Which pass found it.
+    pub searched: Searched,
+    /// Best score of another distinct peak (one offset by more than half the crop) among the
+    /// places this pass examined, or `None` if none came within `coarse_slack` of the floor.
+    /// Close to `score`, it means the crop is ambiguous (identical copies of a control) and
+    /// the expected place decided.
+    pub runner_up: Option<f64>,
+}
+
+/// Finds `q.crop` on `q.screen`, or `None` when nothing scores at least `opts.floor`, the crop
+/// is empty, or it is larger than the screen.
+pub fn locate(q: &CropQuery, opts: &CropOptions) -> Option<CropMatch> {
+    let screen = &q.screen.plane;
+    let crop = Plane::from_rgba(q.crop);
+    let (w, h) = (crop.width, crop.height);
+    if w == 0 || h == 0 || w > screen.width || h > screen.height {
+        return None;
+    }
+    let prepared = Prepared::new(crop);
+    let all = Region {
+        x0: 0,
+        y0: 0,
+        x1: screen.width - w,
+        y1: screen.height - h,
+    };
+    let expected = q
+        .expected
+        .map(|(x, y)| ((x as usize).min(all.x1), (y as usize).min(all.y1)));
+    let found = |c: Choice, searched| CropMatch {
+        x: c.best.x as u32,
+        y: c.best.y as u32,
+        score: c.best.score,
+        searched,
+        runner_up: c.runner_up,
+    };
+    if let Some((ex, ey)) = expected {
+        let dx = (screen.width as f64 * opts.near).round() as usize;
+        let dy = (screen.height as f64 * opts.near).round() as usize;
+        let near = Region {
+            x0: ex.saturating_sub(dx),
+            y0: ey.saturating_sub(dy),
+            x1: (ex + dx).min(all.x1),
+            y1: (ey + dy).min(all.y1),
+        };
+        let choice = search(q.screen, &prepared, near, false, expected, opts);
+        if let Some(c) = choice.filter(|c| c.best.score >= opts.floor) {
+            return Some(found(c, Searched::Near));
+        }
+        if near == all {
+            return None;
+        }
+    }
+    let choice = search(q.screen, &prepared, all, true, expected, opts)?;
+    (choice.best.score >= opts.floor).then(|| found(choice, Searched::FullScreen))
+}
+
+/// Inclusive range of top-left positions to search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Region {
+    x0: usize,
+    y0: usize,
+    x1: usize,
+    y1: usize,
+}
+
+/// The crop at full resolution and, when it is big enough, downscaled for the coarse pass.
+struct Prepared {
+    full: Template,
+    coarse: Option<Coarse>,
+}
+
+/// The crop downscaled by `s`, once per phase: a match can start anywhere inside a screen
+/// block, and the copy downscaled from the same offset lines up with the screen's blocks
+/// (exactly for `s = 2`, within one pixel for `s = 4`), so some phase always sees the match
+/// sharply.
+struct Coarse {
+    s: usize,
+    phases: Vec<(usize, usize, Template)>,
+}
+
+impl Prepared {
+    fn new(crop: Plane) -> Prepared {
+        let full = Template::new(crop);
+        let (w, h) = (full.width(), full.height());
+        let coarse = [(4, 20), (2, 8)]
+            .into_iter()
+            .filter(|&(_, min_side)| w.min(h) >= min_side)
+            .map(|(s, _)| {
+                let step = s / 2;
+                let offsets = [(0, 0), (step, 0), (0, step), (step, step)];
+                let phases = offsets
+                    .into_iter()
+                    .map(|(px, py)| {
+                        (
+                            px,
+                            py,
+                            Template::new(downscale(&full.plane, px, py, w - px, h - py, s)),
+                        )
+                    })
+                    .collect::<Vec<_>>();
+                Coarse { s, phases }
+            })
+            .find(|c| {
+                c.phases
+                    .iter()
+                    .all(|(_, _, t)| t.width() >= 3 && t.height() >= 3 && !t.is_flat())
+            });
+        Prepared { full, coarse }
+    }
+}
+
+/// One pass over `region`; `whole_screen` lets it use the screen's cached coarse copy.
+fn search(
+    screen: &GrayScreen,
+    crop: &Prepared,
+    region: Region,
+    whole_screen: bool,
+    expected: Option<(usize, usize)>,
+    opts: &CropOptions,
+) -> Option<Choice> {
+    let plane = &screen.plane;
+    let t = &crop.full;
+    let (w, h) = (t.width(), t.height());
+    let (nx, ny) = (region.x1 - region.x0 + 1, region.y1 - region.y0 + 1);
+    let cut = opts.floor - opts.coarse_slack;
+    let dense = || {
+        let map = score_map(plane, t, region.x0, region.y0, nx, ny);
+        let peaks = local_maxima(&map, nx, ny, cut, opts.max_candidates);
+        let shift = |p: Peak| Peak {
+            x: p.x + region.x0,
+            y: p.y + region.y0,
+            ..p
+        };
+        peaks.into_iter().map(shift).collect::<Vec<_>>()
+    };
+    if t.is_flat() {
+        let map = score_map(plane, t, region.x0, region.y0, nx, ny);
+        return flat_choice(&map, region, w, h, expected);
+    }
+    let Some(coarse) = &crop.coarse else {
+        return choose(dense(), w, h, expected, opts.hair);
+    };
+    let s = coarse.s;
+    let local;
+    let (screen_coarse, ox, oy) = if whole_screen {
+        (screen.coarse(s), 0, 0)
+    } else {
+        local = downscale(plane, region.x0, region.y0, nx + w - 1, ny + h - 1, s);
+        (&local, region.x0, region.y0)
+    };
+    let mut candidates = Vec::new();
+    for (px, py, ct) in &coarse.phases {
+        if screen_coarse.width < ct.width() || screen_coarse.height < ct.height() {
+            return choose(dense(), w, h, expected, opts.hair);
+        }
+        let (cnx, cny) = (
+            screen_coarse.width - ct.width() + 1,
+            screen_coarse.height - ct.height() + 1,
+        );
+        let map = score_map(screen_coarse, ct, 0, 0, cnx, cny);
+        for c in local_maxima(&map, cnx, cny, cut, opts.max_candidates) {
+            // Phase (px, py) lines up when the crop starts px, py before a block.
+            let x = (ox + s * c.x).saturating_sub(*px);
+            let y = (oy + s * c.y).saturating_sub(*py);
+            candidates.push(Peak {
+                x,
+                y,
+                score: c.score,
+            });
+        }
+    }
+    candidates.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then((a.y, a.x).cmp(&(b.y, b.x)))
+    });
+    let mut peaks: Vec<Peak> = Vec::new();
+    let radius = s / 2;
+    for c in candidates {
+        if peaks.len() >= opts.max_candidates {
+            break;
+        }
+        // Another candidate already climbed to this place. (Failed climbs do not count: block
+        // means hide where a thin feature lies inside a block, so a candidate one phase away
+        // may start beside a match that another phase starts on.)
+        let near = |p: &Peak| p.x.abs_diff(c.x) <= radius && p.y.abs_diff(c.y) <= radius;
+        if peaks.iter().any(|p| p.score >= cut && near(p)) {
+            continue;
+        }
+        peaks.push(refine(plane, t, region, c.x, c.y, cut));
+    }
+    choose(peaks, w, h, expected, opts.hair)
+}
+
+/// The choice for a flat crop: every position scores 0 or 1 (see `ncc`), so the winner is the
+/// scoring position nearest the expected place, and another one at least half a crop away
+/// makes the match ambiguous.
+fn flat_choice(
+    map: &[f64],
+    region: Region,
+    w: usize,
+    h: usize,
+    expected: Option<(usize, usize)>,
+) -> Option<Choice> {
+    let nx = region.x1 - region.x0 + 1;
+    let (ex, ey) = expected.unwrap_or((region.x0, region.y0));
+    let hits = map
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v == 1.0)
+        .map(|(i, _)| Peak {
+            x: region.x0 + i % nx,
+            y: region.y0 + i / nx,
+            score: 1.0,
+        });
+    let distance = |p: &Peak| {
+        let (dx, dy) = (p.x.abs_diff(ex) as u128, p.y.abs_diff(ey) as u128);
+        (dx * dx + dy * dy, p.y, p.x)
+    };
+    let best = hits.clone().min_by_key(distance)?;
+    let other = hits
+        .clone()
+        .any(|p| 2 * p.x.abs_diff(best.x) > w || 2 * p.y.abs_diff(best.y) > h);
+    Some(Choice {
+        best,
+        runner_up: other.then_some(1.0),
+    })
+}
+
+/// Climbs the full-resolution score from (`x`, `y`): scores the 3×3 box around the current
+/// place and moves to its best until that best is inside the box (a local maximum). The coarse
+/// phase puts a candidate within a pixel of its peak, so this is usually one or two boxes, and
+/// a candidate whose first box stays under `cut` is given up at once.
+fn refine(plane: &Plane, t: &Template, region: Region, x: usize, y: usize, cut: f64) -> Peak {
+    let (mut x, mut y) = (x.clamp(region.x0, region.x1), y.clamp(region.y0, region.y1));
+    let mut best = Peak {
+        x,
+        y,
+        score: f64::NEG_INFINITY,
+    };
+    for _ in 0..16 {
+        let (bx0, by0) = (
+            x.saturating_sub(1).max(region.x0),
+            y.saturating_sub(1).max(region.y0),
+        );
+        let (bx1, by1) = ((x + 1).min(region.x1), (y + 1).min(region.y1));
+        let (nx, ny) = (bx1 - bx0 + 1, by1 - by0 + 1);
+        let map = score_map(plane, t, bx0, by0, nx, ny);
+        let (i, &score) = map
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+            .expect("a refine box holds at least one position");
+        if score <= best.score {
+            break;
+        }
+        best = Peak {
+            x: bx0 + i % nx,
+            y: by0 + i / nx,
+            score,
+        };
+        if score < cut || (best.x, best.y) == (x, y) {
+            break;
+        }
+        (x, y) = (best.x, best.y);
+    }
+    best
+}

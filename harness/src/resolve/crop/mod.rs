@@ -1,0 +1,22 @@
+//! Crop locate: finds where a recorded crop of a control appears on a screen ([`locate`] →
+//! [`CropMatch`]), by normalized cross-correlation on grayscale, equal to OpenCV's
+//! `TM_CCOEFF_NORMED`.
+//!
+//! A screen is prepared once ([`GrayScreen`]) and queried many times, because replay looks up
+//! several crops per frame.
+
+mod gray;
+mod integral;
+mod locate;
+#[cfg(test)]
+mod locate_tests;
+mod ncc;
+mod peaks;
+mod pyramid;
+#[cfg(test)]
+mod reference;
+#[cfg(test)]
+mod synth;
+
+pub use gray::GrayScreen;
+pub use locate::{CropMatch, CropOptions, CropQuery, Searched, locate};

@@ -1,0 +1,251 @@
+//! Normalized cross-correlation scores (`score_map`) equal to OpenCV's `TM_CCOEFF_NORMED`:
+//!
+//! ```text
+//! R(x, y) = Σ T'·I' / √(Σ T'² · Σ I'²),  T' = T − mean(T),  I' = window − mean(window)
+//! ```
+//!
+//! Rewritten over raw sums so that only one product per pixel remains: with `N` pixels,
+//! `R = (N·ΣTI − ΣT·ΣI) / √((N·ΣT² − (ΣT)²) · (N·ΣI² − (ΣI)²))`. The window sums come from
+//! summed-area tables; `ΣTI` is an integer multiply-add over contiguous rows (u8 × u8 → u32),
+//! which the compiler vectorises. Every sum is an exact integer and the numerator and
+//! variances are formed exactly (see `Template::score`), so there is no cancellation error and
+//! flatness is decided exactly.
+//!
+//! Flat cases, where the formula divides by zero:
+//! - a flat window (zero variance) under a textured crop scores `0`, as in OpenCV: a patch with
+//!   no structure cannot resemble one that has some;
+//! - a flat crop scores `1` on a flat window of the same grey level and `0` everywhere else (OpenCV
+//!   returns `1` everywhere, which would make a solid swatch match any place at all).
+
+use super::gray::Plane;
+use super::integral::Integral;
+
+/// A crop prepared for scoring: its pixels and the sums that do not depend on the window.
+pub(crate) struct Template {
+    pub plane: Plane,
+    sum: u64,
+    /// `N·ΣT² − (ΣT)²`, zero exactly when the crop is flat.
+    var_n: i128,
+}
+
+impl Template {
+    pub fn new(plane: Plane) -> Template {
+        let sum: u64 = plane.data.iter().map(|&v| u64::from(v)).sum();
+        let sq: u64 = plane
+            .data
+            .iter()
+            .map(|&v| u64::from(v) * u64::from(v))
+            .sum();
+        let n = plane.data.len() as i128;
+        let var_n = n * sq as i128 - (sum as i128) * (sum as i128);
+        Template { plane, sum, var_n }
+    }
+
+    pub fn width(&self) -> usize {
+        self.plane.width
+    }
+
+    pub fn height(&self) -> usize {
+        self.plane.height
+    }
+
+    /// True when every pixel has the same value.
+    pub fn is_flat(&self) -> bool {
+        self.var_n == 0
+    }
+
+    /// The score for a window with dot product `dot`, sum `ws` and sum of squares `wq`.
+    #[inline]
+    fn score(&self, dot: u64, ws: u64, wq: u64) -> f64 {
+        let n = self.plane.data.len() as u64;
+        // Both products of each difference are below N²·255², so for crops under about 370k
+        // pixels they are exact in f64 and so is their difference; larger crops use i128.
+        let (var_i, num) = if n < 370_000 {
+            let nf = n as f64;
+            let var_i = nf * wq as f64 - (ws as f64) * (ws as f64);
+            (var_i, nf * dot as f64 - self.sum as f64 * ws as f64)
+        } else {
+            let n = i128::from(n);
+            let var_i = n * i128::from(wq) - i128::from(ws) * i128::from(ws);
+            let num = n * i128::from(dot) - i128::from(self.sum) * i128::from(ws);
+            (var_i as f64, num as f64)
+        };
+        if self.var_n == 0 {
+            return if var_i == 0.0 && ws == self.sum {
+                1.0
+            } else {
+                0.0
+            };
+        }
+        if var_i <= 0.0 {
+            return 0.0;
+        }
+        let r = num / ((self.var_n as f64) * var_i).sqrt();
+        r.clamp(-1.0, 1.0)
+    }
+}
+
+/// Scores of `t` at the `nx`×`ny` top-left positions starting at (`x0`, `y0`) of `src`, row by
+/// row. The caller keeps every window inside `src`.
+pub(crate) fn score_map(
+    src: &Plane,
+    t: &Template,
+    x0: usize,
+    y0: usize,
+    nx: usize,
+    ny: usize,
+) -> Vec<f64> {
+    let (w, h) = (t.width(), t.height());
+    let integral = Integral::new(src, x0, y0, nx + w - 1, ny + h - 1);
+    let mut out = vec![0.0; nx * ny];
+    let mut dots = vec![0u64; nx];
+    for y in 0..ny {
+        if !t.is_flat() {
+            row_of_dots(src, t, x0, y0 + y, &mut dots);
+        }
+        for (x, (o, &dot)) in out[y * nx..(y + 1) * nx].iter_mut().zip(&dots).enumerate() {
+            let (ws, wq) = integral.window(x, y, w, h);
+            *o = t.score(dot, ws, wq);
+        }
+    }
+    out
+}
+
+/// Most products a `u32` sum may take before it could overflow (`⌊2³² / 255²⌋`).
+const MAX_PRODUCTS: usize = 66_051;
+
+/// `ΣTI` for the windows at (`x0 + i`, `y`), `i` in `0..dots.len()`.
+///
+/// The loops run crop pixel by crop pixel, and for each one over all positions of the row:
+/// `acc[i] += T[r][c] · I[y + r][x0 + c + i]` is a broadcast times a contiguous run of bytes,
+/// which the compiler turns into wide vector multiply-adds. The `u32` sums move into `u64`
+/// totals before they could overflow.
+fn row_of_dots(src: &Plane, t: &Template, x0: usize, y: usize, dots: &mut [u64]) {
+    let nx = dots.len();
+    let w = t.width();
+    let mut acc = vec![0u32; nx];
+    dots.fill(0);
+    let mut pending = 0;
+    for (r, trow) in t.plane.data.chunks_exact(w).enumerate() {
+        let srow = src.row(x0, y + r, w + nx - 1);
+        for (c, &tv) in trow.iter().enumerate() {
+            if pending == MAX_PRODUCTS {
+                flush(&mut acc, dots);
+                pending = 0;
+            }
+            let tv = u32::from(tv);
+            for (a, &v) in acc.iter_mut().zip(&srow[c..c + nx]) {
+                *a += tv * u32::from(v);
+            }
+            pending += 1;
+        }
+    }
+    flush(&mut acc, dots);
+}
+
+fn flush(acc: &mut [u32], dots: &mut [u64]) {
+    for (d, a) in dots.iter_mut().zip(acc.iter_mut()) {
+        *d += u64::from(*a);
+        *a = 0;
+    }
+}
+
+/// The exact score of `t` at one position.
+#[cfg(test)]
+pub(crate) fn score_at(src: &Plane, t: &Template, x: usize, y: usize) -> f64 {
+    score_map(src, t, x, y, 1, 1)[0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reference::ncc_reference;
+    use super::super::synth::Rng;
+    use super::*;
+
+    fn plane(w: usize, h: usize, rng: &mut Rng, levels: u32) -> Plane {
+        let data = (0..w * h).map(|_| (rng.below(levels) * (255 / (levels - 1).max(1))) as u8);
+        Plane {
+            width: w,
+            height: h,
+            data: data.collect(),
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_formula_on_random_images() {
+        let mut rng = Rng::new(7);
+        for case in 0..60 {
+            let (sw, sh) = (1 + rng.below(24) as usize, 1 + rng.below(18) as usize);
+            let (tw, th) = (
+                1 + rng.below(sw as u32) as usize,
+                1 + rng.below(sh as u32) as usize,
+            );
+            // Few grey levels make flat windows and exact ties common, which is the point.
+            let levels = [2, 3, 256][case % 3];
+            let src = plane(sw, sh, &mut rng, levels);
+            let t = Template::new(plane(tw, th, &mut rng, levels));
+            let (nx, ny) = (sw - tw + 1, sh - th + 1);
+            let fast = score_map(&src, &t, 0, 0, nx, ny);
+            for y in 0..ny {
+                for x in 0..nx {
+                    let want = ncc_reference(&src, &t.plane, x, y);
+                    let got = fast[y * nx + x];
+                    assert!(
+                        (got - want).abs() < 1e-9,
+                        "case {case} at {x},{y}: {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn exact_copy_scores_one_and_inverse_minus_one() {
+        let mut rng = Rng::new(3);
+        let src = plane(20, 10, &mut rng, 256);
+        let crop = Plane {
+            width: 5,
+            height: 4,
+            data: (0..4).flat_map(|r| src.row(7, 3 + r, 5).to_vec()).collect(),
+        };
+        let inverse = Plane {
+            data: crop.data.iter().map(|v| 255 - v).collect(),
+            ..crop.clone()
+        };
+        assert!((score_at(&src, &Template::new(crop), 7, 3) - 1.0).abs() < 1e-12);
+        assert!((score_at(&src, &Template::new(inverse), 7, 3) + 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn flat_cases_are_defined() {
+        let src = Plane {
+            width: 4,
+            height: 1,
+            data: vec![9, 9, 9, 200],
+        };
+        let flat = Template::new(Plane {
+            width: 2,
+            height: 1,
+            data: vec![9, 9],
+        });
+        assert_eq!(score_map(&src, &flat, 0, 0, 3, 1), vec![1.0, 1.0, 0.0]);
+        let textured = Template::new(Plane {
+            width: 2,
+            height: 1,
+            data: vec![0, 255],
+        });
+        assert_eq!(score_map(&src, &textured, 0, 0, 3, 1), vec![0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn wide_rows_do_not_overflow() {
+        let w = 5000;
+        let src = Plane {
+            width: w,
+            height: 1,
+            data: (0..w).map(|i| (i % 256) as u8).collect(),
+        };
+        let t = Template::new(src.clone());
+        assert!((score_at(&src, &t, 0, 0) - 1.0).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,163 @@
+//! From score maps to peaks: local maxima of a map (`local_maxima`) and the choice among
+//! distinct peaks (`choose`), where near-ties go to the peak nearest the expected place.
+
+/// A position with its exact full-resolution score.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Peak {
+    pub x: usize,
+    pub y: usize,
+    pub score: f64,
+}
+
+/// Local maxima of an `nx`×`ny` map scoring at least `cut`, best first (ties in raster order),
+/// at most `cap` of them. Every cell of a plateau counts: on a coarse map a plateau can hide
+/// full-resolution places that differ, so one representative is not enough (the caller
+/// merges candidates that lead to the same place).
+pub(crate) fn local_maxima(map: &[f64], nx: usize, ny: usize, cut: f64, cap: usize) -> Vec<Peak> {
+    let mut out = Vec::new();
+    for y in 0..ny {
+        for x in 0..nx {
+            let v = map[y * nx + x];
+            if v < cut || v.is_nan() {
+                continue;
+            }
+            let mut is_max = true;
+            'n: for dy in -1isize..=1 {
+                for dx in -1isize..=1 {
+                    let (xx, yy) = (x as isize + dx, y as isize + dy);
+                    if (dx, dy) == (0, 0)
+                        || xx < 0
+                        || yy < 0
+                        || xx >= nx as isize
+                        || yy >= ny as isize
+                    {
+                        continue;
+                    }
+                    if map[yy as usize * nx + xx as usize] > v {
+                        is_max = false;
+                        break 'n;
+                    }
+                }
+            }
+            if is_max {
+                out.push(Peak { x, y, score: v });
+            }
+        }
+    }
+    out.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then((a.y, a.x).cmp(&(b.y, b.x)))
+    });
+    out.truncate(cap);
+    out
+}
+
+/// The chosen peak and the best score of a peak distinct from it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Choice {
+    pub best: Peak,
+    pub runner_up: Option<f64>,
+}
+
+/// Picks among `peaks` (full-resolution positions of a `w`×`h` crop).
+///
+/// Peaks whose crop rectangles are offset by at most half the crop in both directions are one
+/// peak (the shoulders of a match, or two coarse candidates that refined to neighbours); the
+/// better of them stands for it. Among distinct peaks within `hair` of the best score, the one
+/// nearest `expected` wins (ties by position, top to bottom then left to right), because
+/// identical copies of a control score the same and only the expected place tells them apart.
+pub(crate) fn choose(
+    mut peaks: Vec<Peak>,
+    w: usize,
+    h: usize,
+    expected: Option<(usize, usize)>,
+    hair: f64,
+) -> Option<Choice> {
+    peaks.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then((a.y, a.x).cmp(&(b.y, b.x)))
+    });
+    let mut distinct: Vec<Peak> = Vec::new();
+    for p in peaks {
+        let same = |k: &Peak| 2 * p.x.abs_diff(k.x) <= w && 2 * p.y.abs_diff(k.y) <= h;
+        if !distinct.iter().any(same) {
+            distinct.push(p);
+        }
+    }
+    let top = distinct.first()?.score;
+    let distance = |p: &Peak| match expected {
+        Some((ex, ey)) => {
+            let (dx, dy) = (p.x.abs_diff(ex) as u128, p.y.abs_diff(ey) as u128);
+            dx * dx + dy * dy
+        }
+        None => 0,
+    };
+    let winner = distinct
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.score >= top - hair)
+        .min_by_key(|(i, p)| (distance(p), p.y, p.x, *i))
+        .map(|(i, _)| i)?;
+    let runner_up = distinct
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != winner)
+        .map(|(_, p)| p.score)
+        .max_by(f64::total_cmp);
+    Some(Choice {
+        best: distinct[winner],
+        runner_up,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn peak(x: usize, y: usize, score: f64) -> Peak {
+        Peak { x, y, score }
+    }
+
+    #[test]
+    fn local_maxima_whole_plateaus_and_cut() {
+        #[rustfmt::skip]
+        let map = [
+            0.1, 0.9, 0.9, 0.1,
+            0.1, 0.2, 0.1, 0.1,
+            0.5, 0.1, 0.1, 0.95,
+        ];
+        let got = local_maxima(&map, 4, 3, 0.3, 10);
+        let want = vec![
+            peak(3, 2, 0.95),
+            peak(1, 0, 0.9),
+            peak(2, 0, 0.9),
+            peak(0, 2, 0.5),
+        ];
+        assert_eq!(got, want);
+        assert_eq!(local_maxima(&map, 4, 3, 0.3, 1), vec![peak(3, 2, 0.95)]);
+    }
+
+    #[test]
+    fn near_tie_goes_to_the_expected_place_and_reports_runner_up() {
+        let peaks = vec![peak(10, 10, 0.999), peak(10, 50, 0.998), peak(10, 90, 0.95)];
+        let c = choose(peaks.clone(), 20, 20, Some((12, 48)), 0.002).unwrap();
+        assert_eq!(c.best, peak(10, 50, 0.998));
+        assert_eq!(c.runner_up, Some(0.999));
+        // Without an expected place the best score wins.
+        let c = choose(peaks.clone(), 20, 20, None, 0.002).unwrap();
+        assert_eq!((c.best, c.runner_up), (peak(10, 10, 0.999), Some(0.998)));
+        // Outside the hair the better score wins even far from the expected place.
+        let c = choose(peaks, 20, 20, Some((10, 90)), 0.0005).unwrap();
+        assert_eq!(c.best, peak(10, 10, 0.999));
+    }
+
+    #[test]
+    fn shoulders_of_one_match_are_not_distinct() {
+        let peaks = vec![peak(10, 10, 1.0), peak(11, 10, 0.97), peak(10, 30, 0.5)];
+        let c = choose(peaks, 20, 20, None, 0.002).unwrap();
+        assert_eq!(c.runner_up, Some(0.5));
+        assert_eq!(choose(Vec::new(), 4, 4, None, 0.002), None);
+    }
+}

@@ -1,0 +1,146 @@
+//! Test screens: a deterministic PRNG and a small painter for desktop-like images (windows,
+//! anti-aliased DejaVu text, a table of identical "Delete" buttons).
+
+use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
+use image::{Rgba, RgbaImage};
+
+/// SplitMix64: tiny, deterministic, good enough for test data.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u32) -> u32 {
+        (self.next_u64() % u64::from(n)) as u32
+    }
+}
+
+pub fn fill(img: &mut RgbaImage, x: u32, y: u32, w: u32, h: u32, c: [u8; 3]) {
+    for yy in y..(y + h).min(img.height()) {
+        for xx in x..(x + w).min(img.width()) {
+            img.put_pixel(xx, yy, Rgba([c[0], c[1], c[2], 255]));
+        }
+    }
+}
+
+/// Draws `s` with its baseline-top at (`x`, `y`), blending coverage over what is there.
+pub fn text(img: &mut RgbaImage, x: f32, y: f32, px: f32, s: &str, c: [u8; 3]) {
+    let font = FontRef::try_from_slice(dejavu::sans::regular()).expect("DejaVu parses");
+    let scaled = font.as_scaled(PxScale::from(px));
+    let mut caret = x;
+    for ch in s.chars() {
+        let mut glyph = scaled.scaled_glyph(ch);
+        glyph.position = point(caret, y + scaled.ascent());
+        caret += scaled.h_advance(glyph.id);
+        if let Some(outlined) = font.outline_glyph(glyph) {
+            let b = outlined.px_bounds();
+            outlined.draw(|gx, gy, cov| {
+                let (px_, py_) = (
+                    b.min.x as i64 + i64::from(gx),
+                    b.min.y as i64 + i64::from(gy),
+                );
+                if px_ < 0 || py_ < 0 || px_ >= img.width() as i64 || py_ >= img.height() as i64 {
+                    return;
+                }
+                let p = img.get_pixel_mut(px_ as u32, py_ as u32);
+                for k in 0..3 {
+                    let v = f32::from(p[k]) * (1.0 - cov) + f32::from(c[k]) * cov;
+                    p[k] = v.round() as u8;
+                }
+            });
+        }
+    }
+}
+
+/// A bordered button with a label, `scale` times the base size (64×22).
+pub fn button(img: &mut RgbaImage, x: u32, y: u32, scale: u32, label: &str, face: [u8; 3]) {
+    let (w, h) = (64 * scale, 22 * scale);
+    fill(img, x, y, w, h, [120, 120, 130]);
+    fill(
+        img,
+        x + scale,
+        y + scale,
+        w - 2 * scale,
+        h - 2 * scale,
+        face,
+    );
+    text(
+        img,
+        (x + 10 * scale) as f32,
+        (y + 4 * scale) as f32,
+        13.0 * scale as f32,
+        label,
+        [20, 20, 20],
+    );
+}
+
+/// Size of [`button`] at `scale`.
+pub fn button_size(scale: u32) -> (u32, u32) {
+    (64 * scale, 22 * scale)
+}
+
+/// A desktop: grey background, a window with a title bar, a table whose rows each end in a
+/// "Delete" button. Returns the image and the top-left corner of every button.
+pub fn desktop(w: u32, h: u32, scale: u32) -> (RgbaImage, Vec<(u32, u32)>) {
+    let mut img = RgbaImage::from_pixel(w, h, Rgba([58, 110, 165, 255]));
+    let (wx, wy) = (20 * scale, 16 * scale);
+    let (ww, wh) = (w - 40 * scale, h - 32 * scale);
+    fill(&mut img, wx, wy, ww, wh, [245, 245, 245]);
+    fill(&mut img, wx, wy, ww, 24 * scale, [220, 220, 225]);
+    text(
+        &mut img,
+        (wx + 8 * scale) as f32,
+        (wy + 5 * scale) as f32,
+        13.0 * scale as f32,
+        "Files — Manager",
+        [30, 30, 30],
+    );
+    let mut buttons = Vec::new();
+    let row_h = 30 * scale;
+    let mut y = wy + 34 * scale;
+    let names = [
+        "report.pdf",
+        "notes.txt",
+        "photo.png",
+        "budget.xlsx",
+        "draft.md",
+        "song.mp3",
+    ];
+    let mut i = 0;
+    while y + row_h < wy + wh {
+        let name = names[i % names.len()];
+        text(
+            &mut img,
+            (wx + 12 * scale) as f32,
+            (y + 7 * scale) as f32,
+            13.0 * scale as f32,
+            name,
+            [40, 40, 40],
+        );
+        let bx = wx + ww - 90 * scale;
+        button(
+            &mut img,
+            bx,
+            y + 4 * scale,
+            scale,
+            "Delete",
+            [235, 235, 240],
+        );
+        buttons.push((bx, y + 4 * scale));
+        fill(&mut img, wx, y + row_h - scale, ww, scale, [225, 225, 225]);
+        y += row_h;
+        i += 1;
+    }
+    (img, buttons)
+}
