@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use stepreplay::plan::{parse_foxstep, read_plan_source};
+use stepreplay::plan::{parse_foxstep, read_plan_source, redact_json_text, sensitive_values};
 use stepreplay::{Error, json};
 
 #[derive(Debug, clap::Args)]
@@ -20,7 +20,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
     for path in &args.plans {
         let src = read_plan_source(path)?;
         // Refuse to re-lay-out a plan that does not parse: duplicate keys would be lost.
-        parse_foxstep(&src)?;
+        let fox = parse_foxstep(&src)?;
         let value = json::parse_value(&src)?;
         let canonical = json::to_canonical(&value);
         if canonical == src.text {
@@ -28,7 +28,11 @@ pub fn run(args: Args) -> Result<u8, Error> {
         }
         if args.check {
             code = 1;
-            let diff = similar::TextDiff::from_lines(&src.text, &canonical);
+            // The diff shows the file's text: hide sensitive values in both sides first.
+            let secrets = sensitive_values(&fox);
+            let old = redact_json_text(&src.text, &secrets);
+            let new = redact_json_text(&canonical, &secrets);
+            let diff = similar::TextDiff::from_lines(&old, &new);
             print!(
                 "{}",
                 diff.unified_diff().header(

@@ -1,1 +1,4 @@
+//! The one integration test binary: a module per area, all running the built CLI.
+
+mod check;
 mod util;
