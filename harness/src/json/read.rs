@@ -92,6 +92,7 @@ pub(crate) fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Input
             Reason::FileTooLarge,
             format!("{len} bytes is over the limit of {max_bytes} bytes"),
         )
+        .hint("is this the right file? The limit keeps bad input from exhausting memory")
     };
     if meta.len() > max_bytes {
         return Err(too_large(meta.len()));
@@ -169,7 +170,11 @@ pub fn parse_typed<T: DeserializeOwned>(src: &Source) -> Result<T, InputError> {
             {
                 Some(key) => {
                     path = path.key(key);
-                    serde_position
+                    // serde stops on the key's closing quote; point at its opening one.
+                    serde_position.map(|p| Position {
+                        column: p.column.saturating_sub(key.chars().count() + 1).max(1),
+                        ..p
+                    })
                 }
                 None => src.position(&path).or(serde_position),
             };

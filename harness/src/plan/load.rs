@@ -36,14 +36,23 @@ fn explain(mut e: InputError) -> InputError {
         ("expected u32", "expected a whole number"),
         ("expected f64", "expected a number"),
         ("expected a boolean", "expected true or false"),
+        ("expected a sequence", "expected an array"),
+        ("expected a map", "expected an object"),
     ] {
         e.message = e.message.replace(rust, words);
+    }
+    // `expected struct Click` names a Rust type; authors know it as an object.
+    if let Some((head, tail)) = e.message.split_once("expected struct ")
+        && !tail.contains(' ')
+    {
+        e.message = format!("{head}expected an object");
     }
     // A type error quotes the value; an example may be a sensitive input's, so never echo it.
     if matches!(e.path.0.last(), Some(Seg::Key(k)) if k == "example")
         && e.message.starts_with("invalid ")
     {
         e.message = "`example` must be a string".to_string();
+        return e.hint("write the example as a string, or remove it");
     }
     let quoted = |prefix: &str| {
         e.message
@@ -59,6 +68,8 @@ fn explain(mut e: InputError) -> InputError {
         format!("keep one `{field}`: readers disagree on which of two repeats wins")
     } else if e.message.starts_with("unknown variant") {
         "use one of the values listed".to_string()
+    } else if let Some((_, expected)) = e.message.split_once(", expected ") {
+        format!("write {expected} here")
     } else {
         "see the field table of foxstep-step-plan/1".to_string()
     };

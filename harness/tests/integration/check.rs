@@ -267,6 +267,16 @@ fn a_sensitive_example_is_never_printed() {
     );
     let (transcript, _) = check_transcript(tmp.path(), "plan.json");
     assert!(!transcript.contains("hunter2"), "{transcript}");
+
+    // A type error would quote the value: not for an example.
+    let file = "broken/wrong-type-sensitive-example.json";
+    assert!(
+        std::fs::read_to_string(dir.join(file))
+            .unwrap()
+            .contains("4111111111111111")
+    );
+    let (transcript, _) = check_transcript(&dir, file);
+    assert!(!transcript.contains("4111"), "{transcript}");
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod inputs;
 mod irreversible;
 mod step_numbers;
 mod unique;
+mod unused_field;
 
 use serde_json::Value;
 
@@ -38,6 +39,7 @@ pub(crate) const RULES: &[Rule] = &[
     done_step::check,
     canonical::check,
     injection::check,
+    unused_field::check,
 ];
 
 /// The field path of step `i`.
