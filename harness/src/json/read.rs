@@ -75,16 +75,20 @@ pub(crate) fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Input
         } else {
             Reason::InvalidArgument
         };
-        InputError::new(path, reason, format!("cannot read: {e}"))
+        let hint = if reason == Reason::MissingFile {
+            "check the path: it is relative to the folder you run in"
+        } else {
+            "check the file's permissions"
+        };
+        InputError::new(path, reason, format!("cannot read: {e}")).hint(hint)
     };
     let file = std::fs::File::open(path).map_err(open_err)?;
     let meta = file.metadata().map_err(open_err)?;
     if !meta.is_file() {
-        return Err(InputError::new(
-            path,
-            Reason::UnsupportedFileType,
-            "not a regular file",
-        ));
+        return Err(
+            InputError::new(path, Reason::UnsupportedFileType, "not a regular file")
+                .hint("name a file, not a folder or a device"),
+        );
     }
     let too_large = |len: u64| {
         InputError::new(

@@ -96,7 +96,9 @@ fn check_schema(src: &Source, value: &Value, want: &str) -> Result<(), InputErro
                 format!("schema `{s}` is not supported"),
             )
             .hint(format!("this harness reads \"{want}\""))),
-        Some(_) => Err(src.error(path, Reason::InvalidField, "`schema` must be a string")),
+        Some(_) => Err(src
+            .error(path, Reason::InvalidField, "`schema` must be a string")
+            .hint(format!("write \"schema\": \"{want}\""))),
         None => Err(src
             .error(
                 FieldPath::root(),

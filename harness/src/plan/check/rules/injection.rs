@@ -51,7 +51,10 @@ pub(crate) fn injection_phrase(text: &str) -> Option<&'static str> {
     PHRASES.iter().copied().find(|p| t.contains(p))
 }
 
-fn walk(v: &Value, path: &FieldPath, out: &mut Vec<Finding>) {
+fn walk(v: &Value, path: &FieldPath, skip: &[FieldPath], out: &mut Vec<Finding>) {
+    if skip.contains(path) {
+        return;
+    }
     match v {
         Value::String(s) => {
             if let Some(p) = injection_phrase(s) {
@@ -68,7 +71,7 @@ fn walk(v: &Value, path: &FieldPath, out: &mut Vec<Finding>) {
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                walk(item, &path.index(i), out);
+                walk(item, &path.index(i), skip, out);
             }
         }
         Value::Object(map) => {
@@ -80,7 +83,7 @@ fn walk(v: &Value, path: &FieldPath, out: &mut Vec<Finding>) {
                 ) {
                     continue;
                 }
-                walk(item, &path.key(k), out);
+                walk(item, &path.key(k), skip, out);
             }
         }
         _ => {}
@@ -88,7 +91,17 @@ fn walk(v: &Value, path: &FieldPath, out: &mut Vec<Finding>) {
 }
 
 pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
-    walk(ctx.value, &FieldPath::root(), out);
+    // Quoting the phrase would show part of a sensitive example, which `sensitive-example`
+    // already reports without a word of it.
+    let skip: Vec<FieldPath> = ctx
+        .fox
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, inp)| inp.sensitive)
+        .map(|(i, _)| FieldPath::root().key("inputs").index(i).key("example"))
+        .collect();
+    walk(ctx.value, &FieldPath::root(), &skip, out);
 }
 
 #[cfg(test)]
