@@ -127,6 +127,15 @@ fn syntax_error(src: &Source, e: &serde_json::Error) -> InputError {
     let msg = e.to_string();
     // serde_json appends " at line L column C"; we print the position ourselves.
     let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+    if src.text.starts_with('\u{feff}') && position.is_some_and(|p| p.line == 1 && p.column == 1) {
+        return InputError::new(
+            &src.path,
+            Reason::InvalidJson,
+            "the file starts with a byte-order mark (U+FEFF), which JSON does not allow",
+        )
+        .at_position(position)
+        .hint("save the file as UTF-8 without a BOM");
+    }
     if msg == "recursion limit exceeded" {
         // serde_json stops at 128 levels so that deep input cannot overflow the stack.
         return InputError::new(

@@ -8,7 +8,7 @@ use super::foxstep::{self, FoxPlan};
 use super::lower::lower_foxstep;
 use super::model::Plan;
 use crate::errors::{FieldPath, InputError, Reason, Seg};
-use crate::json::{Source, parse_typed, parse_value, read_text};
+use crate::json::{Source, find_duplicate_key, parse_typed, parse_value, read_text};
 
 /// The largest plan file accepted. Real plans are a few kB; this leaves room for huge guides.
 pub const MAX_PLAN_BYTES: u64 = 4 * 1024 * 1024;
@@ -23,7 +23,25 @@ pub fn read_plan_source(path: &Path) -> Result<Source, InputError> {
 pub fn parse_foxstep(src: &Source) -> Result<FoxPlan, InputError> {
     let value = parse_value(src)?;
     check_schema(src, &value, foxstep::SCHEMA)?;
-    parse_typed(src).map_err(explain)
+    let plan = parse_typed(src).map_err(explain)?;
+    // Typed parsing refused repeats in typed objects; this finds those in free-form ones.
+    if let Some((path, position)) = find_duplicate_key(&src.text) {
+        let key = match path.0.last() {
+            Some(Seg::Key(k)) => k.clone(),
+            _ => String::new(),
+        };
+        return Err(InputError::new(
+            &src.path,
+            Reason::InvalidField,
+            format!("duplicate key `{key}`"),
+        )
+        .at(path)
+        .at_position(Some(position))
+        .hint(format!(
+            "keep one `{key}`: readers disagree on which of two repeats wins"
+        )));
+    }
+    Ok(plan)
 }
 
 /// Puts serde's wording of a type error in the guide author's terms and adds a fix hint.

@@ -73,3 +73,36 @@ pub fn render_human(report: &CheckReport, color: bool) -> String {
     out.push('\n');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::errors::FieldPath;
+    use crate::plan::check::Finding;
+
+    fn report() -> CheckReport {
+        let f = Finding::new(
+            Severity::Error,
+            "irreversible-without-confirm",
+            FieldPath::parse("steps[2].target.label"),
+            "a click on “Send\u{1b}[2J”".into(),
+        )
+        .hint("ask first");
+        CheckReport::unreadable(std::path::Path::new("p.json"), f)
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let plain = render_human(&report(), false);
+        assert!(!plain.contains("\x1b["), "{plain:?}");
+        let coloured = render_human(&report(), true);
+        assert!(coloured.contains("\x1b[1;31merror\x1b[0m"), "{coloured:?}");
+    }
+
+    #[test]
+    fn control_characters_in_plan_text_are_escaped() {
+        let plain = render_human(&report(), false);
+        assert!(plain.contains("“Send\\u{1b}[2J”"), "{plain}");
+        assert_eq!(plain.matches('\x1b').count(), 0);
+    }
+}
