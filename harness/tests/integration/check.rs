@@ -312,13 +312,24 @@ fn the_worst_file_decides_the_exit_code() {
             "broken/unused-input.json",
         ])
         .expect_code(1);
-    stepreplay(&dir)
+    let run = stepreplay(&dir)
         .args([
             "check",
+            "--format",
+            "json",
             "broken/truncated.json",
             "broken/done-not-last.json",
         ])
         .expect_code(2);
+    // One object per file, in the order given: a stream `jq` and serde read.
+    let files: Vec<String> = serde_json::Deserializer::from_str(&run.stdout)
+        .into_iter::<Value>()
+        .map(|v| v.unwrap()["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        files,
+        ["broken/truncated.json", "broken/done-not-last.json"]
+    );
     let run = stepreplay(&dir)
         .args(["check", "no-such-file.json"])
         .expect_code(2);
