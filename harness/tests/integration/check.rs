@@ -62,6 +62,15 @@ fn broken_plan() {
                 assert!(ok, "{file}: finding without `{key}`\n{text}");
             }
         }
+        // Each fixture is canonical unless canonical bytes are its point, so that it shows
+        // only its own finding.
+        if name != "non-canonical.json" {
+            let noise = findings.iter().any(|f| f["reason"] == "non-canonical");
+            assert!(
+                !noise,
+                "{file} is not canonical: run `stepreplay fmt` on it\n{text}"
+            );
+        }
         insta::assert_snapshot!(text);
 
         // `fmt --check` never panics either, and never changes the file.
