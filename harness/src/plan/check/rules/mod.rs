@@ -8,6 +8,7 @@ mod geometry;
 mod injection;
 mod inputs;
 mod irreversible;
+mod literal_template;
 mod step_numbers;
 mod unique;
 mod unused_field;
@@ -40,6 +41,7 @@ pub(crate) const RULES: &[Rule] = &[
     canonical::check,
     injection::check,
     unused_field::check,
+    literal_template::check,
 ];
 
 /// The field path of step `i`.
