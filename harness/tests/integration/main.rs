@@ -1,4 +1,5 @@
 //! The one integration test binary: a module per area, all running the built CLI.
 
 mod check;
+mod readme;
 mod util;
