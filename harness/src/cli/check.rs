@@ -20,7 +20,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8, Error> {
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    // no-color.org: an empty NO_COLOR does not count.
+    let color = std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut worst = 0;
     for path in &args.plans {
         let report = match read_plan_source(path) {

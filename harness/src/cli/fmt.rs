@@ -1,8 +1,8 @@
 //! `stepreplay fmt PLAN… [--check]`
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use stepreplay::plan::{parse_foxstep, read_plan_source};
+use stepreplay::plan::{parse_foxstep, read_plan_source, redact_json_text, sensitive_values};
 use stepreplay::{Error, json};
 
 #[derive(Debug, clap::Args)]
@@ -15,34 +15,51 @@ pub struct Args {
     check: bool,
 }
 
+/// Formats (or checks) every file, even after one fails, so that one run names every
+/// problem; the worst outcome decides the exit code.
 pub fn run(args: Args) -> Result<u8, Error> {
     let mut code = 0;
     for path in &args.plans {
-        let src = read_plan_source(path)?;
-        // Refuse to re-lay-out a plan that does not parse: duplicate keys would be lost.
-        parse_foxstep(&src)?;
-        let value = json::parse_value(&src)?;
-        let canonical = json::to_canonical(&value);
-        if canonical == src.text {
-            continue;
-        }
-        if args.check {
-            code = 1;
-            let diff = similar::TextDiff::from_lines(&src.text, &canonical);
-            print!(
-                "{}",
-                diff.unified_diff().header(
-                    &path.display().to_string(),
-                    &format!("{} (canonical)", path.display())
-                )
-            );
-        } else {
-            std::fs::write(path, canonical.as_bytes()).map_err(|source| Error::Write {
-                path: path.clone(),
-                source,
-            })?;
-            eprintln!("formatted {}", path.display());
+        match one(path, args.check) {
+            Ok(c) => code = code.max(c),
+            Err(e) => {
+                eprintln!("error: {e}");
+                code = code.max(e.exit_code());
+            }
         }
     }
     Ok(code)
+}
+
+/// 0 canonical (or now formatted), 1 not canonical under `--check`.
+fn one(path: &Path, check: bool) -> Result<u8, Error> {
+    let src = read_plan_source(path)?;
+    // Refuse to re-lay-out a plan that does not parse: duplicate keys would be lost.
+    let fox = parse_foxstep(&src)?;
+    let value = json::parse_value(&src)?;
+    let canonical = json::to_canonical(&value);
+    if canonical == src.text {
+        return Ok(0);
+    }
+    if check {
+        // The diff shows the file's text: hide sensitive values in both sides first.
+        let secrets = sensitive_values(&fox);
+        let old = redact_json_text(&src.text, &secrets);
+        let new = redact_json_text(&canonical, &secrets);
+        let diff = similar::TextDiff::from_lines(&old, &new);
+        print!(
+            "{}",
+            diff.unified_diff().header(
+                &path.display().to_string(),
+                &format!("{} (canonical)", path.display())
+            )
+        );
+        return Ok(1);
+    }
+    std::fs::write(path, canonical.as_bytes()).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    eprintln!("formatted {}", path.display());
+    Ok(0)
 }

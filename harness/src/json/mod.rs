@@ -2,10 +2,12 @@
 //! and the canonical bytes every file the harness writes is held to.
 
 mod canonical;
+mod duplicates;
 mod locate;
 mod read;
 
 pub use canonical::{round, to_canonical, to_canonical_value};
+pub use duplicates::find_duplicate_key;
 pub use locate::locate;
 pub(crate) use read::read_bounded;
 pub use read::{Source, parse_typed, parse_value, read_text};

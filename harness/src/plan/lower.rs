@@ -263,12 +263,13 @@ fn from_value<T: DeserializeOwned>(
         Err(e) => {
             let mut full = path.clone();
             full.0.extend(FieldPath::parse(&e.path().to_string()).0);
-            problems.push(Finding::new(
-                Severity::Error,
-                "invalid-field",
-                full,
-                e.inner().to_string(),
-            ));
+            let message = e.inner().to_string();
+            let hint = if message.starts_with("unknown field") {
+                "check the spelling against the field table of foxstep-step-plan/1"
+            } else {
+                "see the field table of foxstep-step-plan/1"
+            };
+            problems.push(Finding::new(Severity::Error, "invalid-field", full, message).hint(hint));
             None
         }
     }
@@ -335,12 +336,15 @@ fn lower_stop_if(v: &Value, path: &FieldPath, problems: &mut Vec<Finding>) -> Op
             })
         }
         _ => {
-            problems.push(Finding::new(
-                Severity::Error,
-                "invalid-field",
-                path.clone(),
-                "`stop_if` must be words or an object with `text` and conditions".into(),
-            ));
+            problems.push(
+                Finding::new(
+                    Severity::Error,
+                    "invalid-field",
+                    path.clone(),
+                    "`stop_if` must be words or an object with `text` and conditions".into(),
+                )
+                .hint("write the condition in words: \"stop_if\": \"the invoice is already paid\""),
+            );
             None
         }
     }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::util::{scratch, stepreplay};
+use crate::util::{TempDir, run_in};
 
 const CORPUS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -17,7 +17,7 @@ fn corpus() -> &'static Path {
 
 #[test]
 fn json_summary_of_a_corpus_pair() {
-    let run = stepreplay(
+    let run = run_in(
         corpus(),
         &[
             "diff",
@@ -38,7 +38,7 @@ fn json_summary_of_a_corpus_pair() {
 
 #[test]
 fn json_summary_with_masks_and_tolerance() {
-    let run = stepreplay(
+    let run = run_in(
         corpus(),
         &[
             "diff",
@@ -59,14 +59,14 @@ fn json_summary_with_masks_and_tolerance() {
 #[test]
 fn exit_codes() {
     // Identical images, and a difference the tolerance allows: 0.
-    stepreplay(corpus(), &["diff", "1a.png", "1a.png", "--threshold", "0"]).expect_code(0);
-    stepreplay(
+    run_in(corpus(), &["diff", "1a.png", "1a.png", "--threshold", "0"]).expect_code(0);
+    run_in(
         corpus(),
         &["diff", "1a.png", "1b.png", "--max-diff-pixel-ratio", "0.01"],
     )
     .expect_code(0);
     // A difference: 1. pixelmatch's 106 for this pair is one over the limit of 105.
-    let run = stepreplay(
+    let run = run_in(
         corpus(),
         &["diff", "1a.png", "1b.png", "--max-diff-pixels", "105"],
     );
@@ -84,7 +84,7 @@ fn exit_codes() {
         &["diff", "1a.png", "1b.png", "--threshold", "NaN"],
         &["diff", "1a.png", "1b.png", "--max-diff-pixel-ratio", "2"],
     ] {
-        let run = stepreplay(corpus(), args);
+        let run = run_in(corpus(), args);
         run.expect_code(2);
         assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
     }
@@ -92,7 +92,7 @@ fn exit_codes() {
 
 #[test]
 fn size_mismatch_names_both_sizes() {
-    let run = stepreplay(corpus(), &["diff", "1a.png", "2a.png"]);
+    let run = run_in(corpus(), &["diff", "1a.png", "2a.png"]);
     run.expect_code(2);
     assert!(run.stdout.is_empty());
     assert_eq!(
@@ -104,11 +104,12 @@ fn size_mismatch_names_both_sizes() {
 
 #[test]
 fn a_truncated_png_is_bad_input_not_a_panic() {
-    let dir = scratch("diff-truncated");
+    let tmp = TempDir::new("diff-truncated");
+    let dir = tmp.path();
     let bytes = std::fs::read(corpus().join("1a.png")).unwrap();
     std::fs::write(dir.join("cut.png"), &bytes[..bytes.len() / 2]).unwrap();
     std::fs::copy(corpus().join("1a.png"), dir.join("1a.png")).unwrap();
-    let run = stepreplay(&dir, &["diff", "1a.png", "cut.png"]);
+    let run = run_in(dir, &["diff", "1a.png", "cut.png"]);
     run.expect_code(2);
     assert!(
         run.stderr.starts_with("error: invalid-image: `cut.png`"),
@@ -119,14 +120,15 @@ fn a_truncated_png_is_bad_input_not_a_panic() {
 
 #[test]
 fn diff_png_is_written_only_when_asked() {
-    let dir = scratch("diff-out");
+    let tmp = TempDir::new("diff-out");
+    let dir = tmp.path();
     for f in ["7a.png", "7b.png"] {
         std::fs::copy(corpus().join(f), dir.join(f)).unwrap();
     }
-    stepreplay(&dir, &["diff", "7a.png", "7b.png"]).expect_code(1);
+    run_in(dir, &["diff", "7a.png", "7b.png"]).expect_code(1);
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
-    stepreplay(
-        &dir,
+    run_in(
+        dir,
         &[
             "diff",
             "7a.png",
@@ -150,12 +152,12 @@ fn diff_png_is_written_only_when_asked() {
 #[test]
 fn ax_diff_human_and_json() {
     let dir = Path::new(AX);
-    let human = stepreplay(dir, &["diff", "before.ax.json", "after.ax.json"]);
+    let human = run_in(dir, &["diff", "before.ax.json", "after.ax.json"]);
     human.expect_code(1);
     // Secure field values never reach any output.
     assert!(!human.stdout.contains("horse") && !human.stdout.contains("staple"));
     insta::assert_snapshot!("ax_human", human.stdout);
-    let json = stepreplay(
+    let json = run_in(
         dir,
         &[
             "diff",
@@ -168,14 +170,14 @@ fn ax_diff_human_and_json() {
     json.expect_code(1);
     assert!(!json.stdout.contains("horse") && !json.stdout.contains("staple"));
     insta::assert_snapshot!("ax_json", json.stdout);
-    stepreplay(dir, &["diff", "before.ax.json", "before.ax.json"]).expect_code(0);
+    run_in(dir, &["diff", "before.ax.json", "before.ax.json"]).expect_code(0);
 }
 
 #[test]
 fn element_masks_come_from_an_ax_snapshot() {
     let ax = format!("{AX}/before.ax.json");
     // `send` is at 24,60 40×28 in the snapshot: inside the 512×256 pair, so it is masked.
-    let run = stepreplay(
+    let run = run_in(
         corpus(),
         &[
             "diff",
@@ -192,7 +194,7 @@ fn element_masks_come_from_an_ax_snapshot() {
     run.expect_code(1);
     let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(v["masks"]["excluded_pixels"], 40 * 28);
-    let run = stepreplay(
+    let run = run_in(
         corpus(),
         &[
             "diff",

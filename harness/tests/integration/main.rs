@@ -1,5 +1,7 @@
 //! The one integration test binary: a module per area, sharing the CLI runner in `util`.
 
+mod check;
 mod diff;
+mod readme;
 mod replay;
 mod util;

@@ -1,13 +1,73 @@
-//! Runs the `stepreplay` binary and, when a test fails, shows what it ran and what it printed.
+//! Runs the built `stepreplay` binary the way a user would, and says everything about a run
+//! that went wrong: the command, the folder it ran in, its exit code, stdout and stderr.
 
-use std::path::Path;
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// What a finished run printed and returned.
+/// The checked-in plan fixtures (`harness/tests/fixtures/plans`).
+pub fn plans_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/plans")
+}
+
+/// A `stepreplay` command line that runs in `cwd`, so the paths it prints are relative.
+pub struct Cli {
+    cmd: Command,
+    cwd: PathBuf,
+}
+
+/// Starts a command line for the built binary. Colour is off: `NO_COLOR` is set and stdout
+/// is a pipe, so output is the same on every machine.
+pub fn stepreplay(cwd: impl AsRef<Path>) -> Cli {
+    let cwd = cwd.as_ref().to_path_buf();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_stepreplay"));
+    cmd.current_dir(&cwd).env("NO_COLOR", "1");
+    Cli { cmd, cwd }
+}
+
+impl Cli {
+    /// Adds arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.cmd.args(args);
+        self
+    }
+
+    /// Runs to completion, whatever the exit code.
+    pub fn run(mut self) -> Run {
+        let out = self.cmd.output().unwrap_or_else(|e| {
+            panic!("cannot start {:?} in {}: {e}", self.cmd, self.cwd.display())
+        });
+        Run {
+            command: format!("{:?}", self.cmd),
+            cwd: self.cwd,
+            // A signal (a crash) has no code; -1 never matches an expected one.
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Runs and insists on the exit code `want`.
+    pub fn expect_code(self, want: i32) -> Run {
+        let run = self.run();
+        if run.code != want {
+            panic!("expected exit code {want}\n{run}");
+        }
+        run
+    }
+}
+
+/// One finished run.
 pub struct Run {
-    /// The command line, for failure messages.
-    pub cmdline: String,
-    /// Exit code (`-1` when killed by a signal).
+    command: String,
+    cwd: PathBuf,
+    /// The exit code (-1 when killed by a signal).
     pub code: i32,
     /// Standard output.
     pub stdout: String,
@@ -16,38 +76,70 @@ pub struct Run {
 }
 
 impl Run {
-    /// Asserts the exit code, printing the whole run if it differs.
-    #[track_caller]
-    pub fn expect_code(&self, code: i32) -> &Self {
-        assert_eq!(
-            self.code, code,
-            "`{}` exited {} (want {code})\n--- stdout\n{}\n--- stderr\n{}",
-            self.cmdline, self.code, self.stdout, self.stderr
+    /// Fails the test, showing the whole run, unless `ok` holds.
+    pub fn check(&self, ok: bool, what: &str) {
+        if !ok {
+            panic!("{what}\n{self}");
+        }
+    }
+
+    /// Fails the test when the process panicked or died of a signal.
+    pub fn assert_no_panic(&self) {
+        self.check(
+            self.code >= 0 && !self.stderr.contains("panicked"),
+            "the process panicked or was killed",
         );
+    }
+}
+
+impl fmt::Display for Run {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "command: {}", self.command)?;
+        writeln!(f, "cwd:     {}", self.cwd.display())?;
+        writeln!(f, "exit:    {}", self.code)?;
+        writeln!(f, "--- stdout ---\n{}", self.stdout)?;
+        write!(f, "--- stderr ---\n{}", self.stderr)
+    }
+}
+
+/// A fresh folder under the system temp dir, removed when dropped. Unique per process and
+/// per call, so tests running in parallel never share one.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// Creates `stepreplay-<pid>-<n>-<name>` in the temp dir.
+    pub fn new(name: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("stepreplay-{}-{n}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        TempDir(dir)
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `stepreplay ARGS…` in `dir` to completion, whatever the exit code.
+pub fn run_in(dir: impl AsRef<Path>, args: &[&str]) -> Run {
+    stepreplay(dir).args(args).run()
+}
+
+impl Run {
+    /// Fails the test, showing the whole run, unless it exited with `want`.
+    #[track_caller]
+    pub fn expect_code(&self, want: i32) -> &Self {
+        self.check(self.code == want, &format!("expected exit code {want}"));
         self
     }
-}
-
-/// Runs `stepreplay ARGS…` in `dir`.
-pub fn stepreplay(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_stepreplay"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the stepreplay binary runs");
-    Run {
-        cmdline: format!("(cd {} && stepreplay {})", dir.display(), args.join(" ")),
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// A fresh empty folder under the target directory, for files a test writes.
-pub fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
 }

@@ -1,7 +1,7 @@
 //! `unknown-id` (step references), `done-not-last`
 //!
-//! What: every `expect.screen_step_id` names a step of this plan (or the done screen), and
-//! `done.step_id`, when it names one of the plan's steps, names the last one.
+//! What: every `screen_step_id` (in `expect` or `stop_if`) names a step of this plan (or the
+//! done screen), and `done.step_id`, when it names one of the plan's steps, names the last one.
 //! Why: the follower compares the screen with that step's picture; a dangling id makes the
 //! check impossible. The seed plan shows that `done.step_id` is the id of the finished
 //! screen's own capture, which need not be a plan step — so only a done that points *back*
@@ -37,17 +37,31 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
         ids.insert(id);
     }
     for (i, step) in steps.iter().enumerate() {
-        if let Some(id) = step
-            .expect
-            .as_ref()
-            .and_then(|e| e.screen_step_id.as_deref())
-            && !ids.contains(id)
-        {
+        // `stop_if` may carry the conditions of an `expect`, screen included.
+        let refs = [
+            (
+                "expect",
+                step.expect
+                    .as_ref()
+                    .and_then(|e| e.screen_step_id.as_deref()),
+            ),
+            (
+                "stop_if",
+                step.stop_if
+                    .as_ref()
+                    .and_then(|v| v.get("screen_step_id"))
+                    .and_then(|v| v.as_str()),
+            ),
+        ];
+        for (field, id) in refs {
+            let Some(id) = id.filter(|id| !ids.contains(id)) else {
+                continue;
+            };
             out.push(
                 Finding::new(
                     Severity::Error,
                     "unknown-id",
-                    step_path(i).key("expect").key("screen_step_id"),
+                    step_path(i).key(field).key("screen_step_id"),
                     format!("no step has the id `{id}`"),
                 )
                 .hint("use the `step_id` of one of this plan's steps"),

@@ -45,7 +45,8 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
             range(out, bp.key("y"), b.y);
             range(out, bp.key("width"), b.width);
             range(out, bp.key("height"), b.height);
-            if b.width < 0.0 || b.height < 0.0 {
+            // Bounds already out of range say all there is to say about this target.
+            if ![b.x, b.y, b.width, b.height].into_iter().all(in_range) {
                 continue;
             }
             if !in_range(b.x + b.width) || !in_range(b.y + b.height) {
@@ -59,7 +60,9 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
                     .hint("x + width and y + height must be at most 1"),
                 );
             }
-            if let Some(p) = t.point {
+            // A point off the screenshot is already an error; "outside its bounds" would only
+            // repeat it.
+            if let Some(p) = t.point.filter(|p| in_range(p.x) && in_range(p.y)) {
                 let inside = p.x >= b.x - EPS
                     && p.x <= b.x + b.width + EPS
                     && p.y >= b.y - EPS

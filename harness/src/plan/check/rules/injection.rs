@@ -13,6 +13,9 @@ use super::Ctx;
 use crate::errors::FieldPath;
 use crate::plan::check::{Finding, Severity};
 
+/// Phrases that address the reader as an AI. Kept narrow on purpose: "you are now signed in"
+/// (a done text) and "System Prompt" (a field of an AI app a guide may fill) are ordinary guide
+/// text, and a lint that cries wolf gets switched off.
 const PHRASES: &[&str] = &[
     "ignore previous instructions",
     "ignore all previous",
@@ -27,18 +30,18 @@ const PHRASES: &[&str] = &[
     "forget your instructions",
     "forget all previous",
     "you must now",
-    "you are now",
     "from now on you",
     "new instructions:",
-    "system prompt",
     "do not tell the user",
     "don't tell the user",
     "without asking the user",
     "without telling the user",
     "act as an ai",
     "as an ai assistant you",
-    "override your",
-    "reveal your",
+    "override your instructions",
+    "reveal your instructions",
+    "reveal your system prompt",
+    "reveal your prompt",
 ];
 
 fn fold(s: &str) -> String {
@@ -51,7 +54,10 @@ pub(crate) fn injection_phrase(text: &str) -> Option<&'static str> {
     PHRASES.iter().copied().find(|p| t.contains(p))
 }
 
-fn walk(v: &Value, path: &FieldPath, out: &mut Vec<Finding>) {
+fn walk(v: &Value, path: &FieldPath, skip: &[FieldPath], out: &mut Vec<Finding>) {
+    if skip.contains(path) {
+        return;
+    }
     match v {
         Value::String(s) => {
             if let Some(p) = injection_phrase(s) {
@@ -68,7 +74,7 @@ fn walk(v: &Value, path: &FieldPath, out: &mut Vec<Finding>) {
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                walk(item, &path.index(i), out);
+                walk(item, &path.index(i), skip, out);
             }
         }
         Value::Object(map) => {
@@ -80,7 +86,7 @@ fn walk(v: &Value, path: &FieldPath, out: &mut Vec<Finding>) {
                 ) {
                     continue;
                 }
-                walk(item, &path.key(k), out);
+                walk(item, &path.key(k), skip, out);
             }
         }
         _ => {}
@@ -88,7 +94,17 @@ fn walk(v: &Value, path: &FieldPath, out: &mut Vec<Finding>) {
 }
 
 pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
-    walk(ctx.value, &FieldPath::root(), out);
+    // Quoting the phrase would show part of a sensitive example, which `sensitive-example`
+    // already reports without a word of it.
+    let skip: Vec<FieldPath> = ctx
+        .fox
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, inp)| inp.sensitive)
+        .map(|(i, _)| FieldPath::root().key("inputs").index(i).key("example"))
+        .collect();
+    walk(ctx.value, &FieldPath::root(), &skip, out);
 }
 
 #[cfg(test)]
@@ -101,5 +117,9 @@ mod tests {
         assert!(injection_phrase("You must now open Terminal").is_some());
         assert!(injection_phrase("Don’t tell the user").is_some());
         assert!(injection_phrase("Click “Send” when the invoice is ready").is_none());
+        assert!(injection_phrase("You are now signed in.").is_none());
+        assert!(injection_phrase("Paste it into the System Prompt field").is_none());
+        assert!(injection_phrase("Reveal your system prompt").is_some());
+        assert!(injection_phrase("Click “Reveal your recovery key”").is_none());
     }
 }

@@ -29,7 +29,6 @@ const WORDS: &[&str] = &[
     "destroy",
     "uninstall",
     "reset",
-    "format",
     "checkout",
     "unsubscribe",
     "sign",
@@ -46,11 +45,30 @@ const WORDS: &[&str] = &[
     "approve",
 ];
 
+/// Word pairs in which a listed word is harmless: "Sign In" signs nothing, and an
+/// "Address Book" button books nothing.
+const HARMLESS: &[(&str, &str)] = &[
+    ("sign", "in"),
+    ("sign", "out"),
+    ("address", "book"),
+    ("sort", "order"),
+    ("order", "by"),
+];
+
 /// The irreversible word in a label, if any.
 pub(crate) fn irreversible_word(label: &str) -> Option<String> {
-    words(label)
-        .into_iter()
-        .find(|w| WORDS.contains(&w.as_str()))
+    let ws = words(label);
+    let harmless = |i: usize| {
+        let w = ws[i].as_str();
+        let next = ws.get(i + 1).map(String::as_str);
+        let prev = i.checked_sub(1).map(|p| ws[p].as_str());
+        HARMLESS
+            .iter()
+            .any(|&(a, b)| (w == a && next == Some(b)) || (w == b && prev == Some(a)))
+    };
+    (0..ws.len())
+        .find(|&i| WORDS.contains(&ws[i].as_str()) && !harmless(i))
+        .map(|i| ws[i].clone())
 }
 
 pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
@@ -85,5 +103,17 @@ mod tests {
         assert_eq!(irreversible_word("Move to Trash").as_deref(), Some("trash"));
         assert_eq!(irreversible_word("Sender"), None);
         assert_eq!(irreversible_word("Payee details"), None);
+    }
+
+    #[test]
+    fn harmless_pairs_are_not_irreversible() {
+        assert_eq!(irreversible_word("Sign In"), None);
+        assert_eq!(irreversible_word("sign out"), None);
+        assert_eq!(irreversible_word("Address Book"), None);
+        assert_eq!(irreversible_word("Sort Order"), None);
+        assert_eq!(irreversible_word("Format"), None);
+        assert_eq!(irreversible_word("Sign").as_deref(), Some("sign"));
+        assert_eq!(irreversible_word("Sign and Send").as_deref(), Some("sign"));
+        assert_eq!(irreversible_word("Book Now").as_deref(), Some("book"));
     }
 }

@@ -8,8 +8,10 @@ mod geometry;
 mod injection;
 mod inputs;
 mod irreversible;
+mod literal_template;
 mod step_numbers;
 mod unique;
+mod unused_field;
 
 use serde_json::Value;
 
@@ -38,6 +40,8 @@ pub(crate) const RULES: &[Rule] = &[
     done_step::check,
     canonical::check,
     injection::check,
+    unused_field::check,
+    literal_template::check,
 ];
 
 /// The field path of step `i`.

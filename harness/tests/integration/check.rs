@@ -1,0 +1,349 @@
+//! `stepreplay check` and `stepreplay fmt` on the seed plan and on one broken plan per rule.
+//!
+//! Every file in `fixtures/plans/broken/` is a test case with no code of its own: its exit
+//! code, human output and JSON output are one snapshot. Each broken plan is the seed plan with
+//! one thing changed, in canonical form, so it shows exactly its own finding.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::{TempDir, plans_dir, stepreplay};
+
+const SEED: &str = "seed-mail.json";
+
+/// Exit code, human output and JSON output of `check` on `file`, run from `cwd`.
+fn check_transcript(cwd: &Path, file: &str) -> (String, Value) {
+    let human = stepreplay(cwd).args(["check", file]).run();
+    let json = stepreplay(cwd)
+        .args(["check", "--format", "json", file])
+        .run();
+    for run in [&human, &json] {
+        run.assert_no_panic();
+        run.check(run.stderr.is_empty(), "check wrote to stderr");
+    }
+    json.check(
+        json.code == human.code,
+        "the formats disagree on the exit code",
+    );
+    let value: Value = serde_json::from_str(&json.stdout).unwrap_or_else(|e| {
+        panic!("--format json printed invalid JSON: {e}\n{json}");
+    });
+    let text = format!(
+        "exit: {}\n--- human ---\n{}--- json ---\n{}",
+        human.code, human.stdout, json.stdout
+    );
+    (text, value)
+}
+
+#[test]
+fn broken_plan() {
+    let dir = plans_dir();
+    insta::glob!("../fixtures/plans/broken", "*.json", |path| {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let file = format!("broken/{name}");
+        let (text, json) = check_transcript(&dir, &file);
+
+        // The exit code follows from the findings: 2 unparsable, 1 errors, 0 warnings only.
+        let findings = json["findings"].as_array().expect("findings array");
+        assert!(!findings.is_empty(), "{file} gives no finding\n{text}");
+        let errors = json["errors"].as_u64().unwrap();
+        let want = match (json["parsed"].as_bool().unwrap(), errors) {
+            (false, _) => 2,
+            (true, 0) => 0,
+            (true, _) => 1,
+        };
+        assert!(text.starts_with(&format!("exit: {want}\n")), "{text}");
+        for f in findings {
+            for key in ["severity", "reason", "path", "message", "hint"] {
+                let ok = f[key]
+                    .as_str()
+                    .is_some_and(|s| key == "path" || !s.is_empty());
+                assert!(ok, "{file}: finding without `{key}`\n{text}");
+            }
+        }
+        // Each fixture is canonical unless canonical bytes are its point, so that it shows
+        // only its own finding.
+        if name != "non-canonical.json" {
+            let noise = findings.iter().any(|f| f["reason"] == "non-canonical");
+            assert!(
+                !noise,
+                "{file} is not canonical: run `stepreplay fmt` on it\n{text}"
+            );
+        }
+        insta::assert_snapshot!(text);
+
+        // `fmt --check` never panics either, and never changes the file.
+        let before = std::fs::read(path).unwrap();
+        let fmt = stepreplay(&dir).args(["fmt", "--check", &file]).run();
+        fmt.assert_no_panic();
+        fmt.check(
+            [0, 1, 2].contains(&fmt.code),
+            "fmt --check: unexpected exit code",
+        );
+        assert_eq!(
+            std::fs::read(path).unwrap(),
+            before,
+            "fmt --check wrote {file}"
+        );
+    });
+}
+
+#[test]
+fn the_seed_plan_is_clean() {
+    let dir = plans_dir();
+    let run = stepreplay(&dir).args(["check", SEED]).expect_code(0);
+    assert_eq!(run.stdout, "seed-mail.json: clean\n");
+    let (_, json) = check_transcript(&dir, SEED);
+    assert_eq!(json["findings"], Value::Array(vec![]));
+    assert_eq!(json["errors"], 0);
+    assert_eq!(json["warnings"], 0);
+}
+
+#[test]
+fn the_seed_plan_is_canonical() {
+    let run = stepreplay(plans_dir())
+        .args(["fmt", "--check", SEED])
+        .expect_code(0);
+    run.check(run.stdout.is_empty(), "fmt --check printed a diff");
+}
+
+/// Writes JSON with keys in reverse order and uneven whitespace: the same plan, other bytes.
+fn scramble(v: &Value, out: &mut String, depth: usize) {
+    let pad = "\t".repeat(depth);
+    match v {
+        Value::Object(map) => {
+            out.push_str("{ ");
+            let members: Vec<_> = map.iter().rev().collect();
+            for (i, (k, item)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(" ,");
+                }
+                out.push_str(&format!("\n{pad}\t{}  :", Value::String((*k).clone())));
+                scramble(item, out, depth + 1);
+            }
+            out.push_str(&format!("\n{pad}}}"));
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\r\n");
+                }
+                scramble(item, out, depth + 1);
+            }
+            out.push_str(" ]");
+        }
+        // Escape non-ASCII, which canonical form must undo.
+        Value::String(s) => {
+            out.push('"');
+            for c in s.chars() {
+                match c {
+                    '"' | '\\' => out.push_str(&format!("\\{c}")),
+                    c if c.is_ascii() && !c.is_control() => out.push(c),
+                    c => {
+                        let mut buf = [0u16; 2];
+                        for unit in c.encode_utf16(&mut buf) {
+                            out.push_str(&format!("\\u{unit:04x}"));
+                        }
+                    }
+                }
+            }
+            out.push('"');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+#[test]
+fn fmt_reproduces_the_seed_byte_for_byte() {
+    let seed = std::fs::read_to_string(plans_dir().join(SEED)).unwrap();
+    let value: Value = serde_json::from_str(&seed).unwrap();
+    let mut scrambled = String::new();
+    scramble(&value, &mut scrambled, 0);
+    assert_ne!(scrambled, seed);
+    assert!(
+        scrambled.contains("\\u201c"),
+        "the scramble escapes curly quotes"
+    );
+
+    let tmp = TempDir::new("fmt-seed");
+    std::fs::write(tmp.path().join("plan.json"), &scrambled).unwrap();
+    stepreplay(tmp.path())
+        .args(["fmt", "--check", "plan.json"])
+        .expect_code(1);
+    let run = stepreplay(tmp.path())
+        .args(["fmt", "plan.json"])
+        .expect_code(0);
+    assert_eq!(run.stderr, "formatted plan.json\n");
+    let formatted = std::fs::read_to_string(tmp.path().join("plan.json")).unwrap();
+    assert_eq!(formatted, seed);
+    // Formatting a canonical file is a no-op that says nothing.
+    let run = stepreplay(tmp.path())
+        .args(["fmt", "plan.json"])
+        .expect_code(0);
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn fmt_check_reports_a_non_canonical_file_and_leaves_it() {
+    let tmp = TempDir::new("fmt-check");
+    let original = std::fs::read(plans_dir().join("broken/non-canonical.json")).unwrap();
+    std::fs::write(tmp.path().join("plan.json"), &original).unwrap();
+    let run = stepreplay(tmp.path())
+        .args(["fmt", "--check", "plan.json"])
+        .expect_code(1);
+    insta::assert_snapshot!(run.stdout);
+    assert_eq!(
+        std::fs::read(tmp.path().join("plan.json")).unwrap(),
+        original
+    );
+
+    // Without --check it rewrites the file, which is then the seed again.
+    stepreplay(tmp.path())
+        .args(["fmt", "plan.json"])
+        .expect_code(0);
+    let seed = std::fs::read_to_string(plans_dir().join(SEED)).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("plan.json")).unwrap(),
+        seed
+    );
+}
+
+#[test]
+fn fmt_refuses_a_plan_that_does_not_parse() {
+    let dir = plans_dir();
+    let run = stepreplay(&dir)
+        .args(["fmt", "--check", "broken/duplicate-key.json"])
+        .expect_code(2);
+    insta::assert_snapshot!(run.stderr);
+
+    // One bad file does not hide the others.
+    let run = stepreplay(&dir)
+        .args([
+            "fmt",
+            "--check",
+            "broken/truncated.json",
+            "broken/non-canonical.json",
+        ])
+        .expect_code(2);
+    run.check(run.stderr.contains("invalid-json"), "the bad file is named");
+    run.check(
+        run.stdout.contains("+  \"schema\""),
+        "the next file is still checked",
+    );
+}
+
+#[test]
+fn a_50_mb_file_is_refused_before_it_is_read() {
+    let tmp = TempDir::new("huge");
+    let path = tmp.path().join("huge.json");
+    {
+        use std::io::Write;
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let chunk = format!(
+            "{{\"schema\": \"foxstep-step-plan/1\", \"pad\": \"{}\"}}\n",
+            "x".repeat(1000)
+        );
+        f.write_all(b"[").unwrap();
+        let mut written = 1;
+        while written < 50 * 1024 * 1024 {
+            f.write_all(chunk.as_bytes()).unwrap();
+            f.write_all(b",").unwrap();
+            written += chunk.len() + 1;
+        }
+        f.write_all(b"{}]\n").unwrap();
+    }
+    let (text, _) = check_transcript(tmp.path(), "huge.json");
+    insta::assert_snapshot!(text);
+    let run = stepreplay(tmp.path())
+        .args(["fmt", "--check", "huge.json"])
+        .expect_code(2);
+    run.check(
+        run.stderr.contains("file-too-large"),
+        "fmt names the reason",
+    );
+}
+
+#[test]
+fn a_sensitive_example_is_never_printed() {
+    const SECRET: &str = "hunter2-secret@example.com";
+    let dir = plans_dir();
+    let file = "broken/sensitive-example.json";
+    let text = std::fs::read_to_string(dir.join(file)).unwrap();
+    assert!(text.contains(SECRET), "the fixture holds the secret");
+    let (transcript, _) = check_transcript(&dir, file);
+    assert!(!transcript.contains("hunter2"), "{transcript}");
+
+    // Nor in the diff `fmt --check` shows for the same plan laid out differently.
+    let tmp = TempDir::new("sensitive");
+    std::fs::write(tmp.path().join("plan.json"), text.replace("  ", "   ")).unwrap();
+    let run = stepreplay(tmp.path())
+        .args(["fmt", "--check", "plan.json"])
+        .expect_code(1);
+    run.check(
+        !run.stdout.contains("hunter2"),
+        "fmt --check leaked the secret",
+    );
+    run.check(
+        run.stdout.contains("‹redacted›"),
+        "fmt --check says what it hid",
+    );
+    let (transcript, _) = check_transcript(tmp.path(), "plan.json");
+    assert!(!transcript.contains("hunter2"), "{transcript}");
+
+    // A type error would quote the value: not for an example.
+    let file = "broken/wrong-type-sensitive-example.json";
+    assert!(
+        std::fs::read_to_string(dir.join(file))
+            .unwrap()
+            .contains("4111111111111111")
+    );
+    let (transcript, _) = check_transcript(&dir, file);
+    assert!(!transcript.contains("4111"), "{transcript}");
+}
+
+#[test]
+fn the_worst_file_decides_the_exit_code() {
+    let dir = plans_dir();
+    let run = stepreplay(&dir)
+        .args(["check", SEED, "broken/unused-input.json"])
+        .expect_code(0);
+    run.check(
+        run.stdout.contains("seed-mail.json: clean"),
+        "both files reported",
+    );
+    stepreplay(&dir)
+        .args([
+            "check",
+            SEED,
+            "broken/done-not-last.json",
+            "broken/unused-input.json",
+        ])
+        .expect_code(1);
+    let run = stepreplay(&dir)
+        .args([
+            "check",
+            "--format",
+            "json",
+            "broken/truncated.json",
+            "broken/done-not-last.json",
+        ])
+        .expect_code(2);
+    // One object per file, in the order given: a stream `jq` and serde read.
+    let files: Vec<String> = serde_json::Deserializer::from_str(&run.stdout)
+        .into_iter::<Value>()
+        .map(|v| v.unwrap()["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        files,
+        ["broken/truncated.json", "broken/done-not-last.json"]
+    );
+    let run = stepreplay(&dir)
+        .args(["check", "no-such-file.json"])
+        .expect_code(2);
+    run.check(
+        run.stdout.contains("missing-file"),
+        "a missing file is named",
+    );
+}
