@@ -193,6 +193,8 @@ pub struct BridgeScenarioResult {
     pub state_match: bool,
     /// A unified diff, expected → actual, of the canonical state JSON when they differ.
     pub state_diff: Option<String>,
+    /// The actual final state, when it differs from the expected one (to review and accept).
+    pub actual_state: Option<State>,
     /// The safety checks.
     pub safety: Safety,
     /// Outcomes, state and safety all good.
@@ -474,11 +476,16 @@ fn score(sc: &ScenarioFile, run: Run, safety: Safety) -> BridgeScenarioResult {
             duplicate: e.duplicate,
         });
         let actual = run.processed.get(i).map(summary);
-        // The outcome file on disk must say what the sweep reported.
-        let on_disk_ok = run
-            .processed
-            .get(i)
-            .is_some_and(|p| run.on_disk[i].as_ref() == Some(&p.outcome));
+        // The outcome file on disk must say what the sweep last reported for that id (a
+        // duplicate rewrites it with `duplicateCommand: true`).
+        let on_disk_ok = run.processed.get(i).is_some_and(|p| {
+            let last = run
+                .processed
+                .iter()
+                .rev()
+                .find(|q| q.outcome.command_id == p.outcome.command_id);
+            run.on_disk[i].as_ref() == last.map(|q| &q.outcome)
+        });
         let matches = expected.is_some() && expected == actual && on_disk_ok;
         commands.push(CommandCheck {
             expected,
@@ -504,6 +511,7 @@ fn score(sc: &ScenarioFile, run: Run, safety: Safety) -> BridgeScenarioResult {
         outcomes_match,
         state_match,
         state_diff,
+        actual_state: (!state_match).then_some(run.state),
         safety,
     }
 }

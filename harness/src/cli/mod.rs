@@ -1,8 +1,10 @@
 //! Subcommands. Each file parses its own arguments and calls the library; none holds logic
 //! another command or a test would need.
 
+mod bridge;
 mod check;
 mod fmt;
+mod serve;
 
 use clap::{Parser, Subcommand};
 use stepreplay::Error;
@@ -21,6 +23,10 @@ enum Command {
     Check(check::Args),
     /// Rewrite plans in canonical form (or, with --check, report those that are not).
     Fmt(fmt::Args),
+    /// Simulate the StepBack app's side of the agent bridge: `bridge init DIR`, `bridge [run] DIR`.
+    Bridge(bridge::Args),
+    /// Serve the harness's own job inbox (check plans, run scenarios) from a folder.
+    Serve(serve::Args),
 }
 
 /// Runs a parsed command line; the `u8` is the exit code.
@@ -28,6 +34,8 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
     match cli.command {
         Command::Check(a) => check::run(a),
         Command::Fmt(a) => fmt::run(a),
+        Command::Bridge(a) => bridge::run(a),
+        Command::Serve(a) => serve::run(a),
     }
 }
 
