@@ -96,7 +96,10 @@ pub fn apply_human(
                 return Err(unknown(path(&["id"]), "routine", id));
             }
             for p in &mut state.plans {
-                let uses = p.days.iter().any(|d| d.slots.iter().any(|s| &s.routine_id == id));
+                let uses = p
+                    .days
+                    .iter()
+                    .any(|d| d.slots.iter().any(|s| &s.routine_id == id));
                 if uses {
                     for d in &mut p.days {
                         d.slots.retain(|s| &s.routine_id != id);
@@ -142,7 +145,11 @@ fn check_fresh(expected: Option<&String>, actual: &str) -> Result<(), Rejection>
 
 fn check_text(at: FieldPath, s: &str, max: usize, required: bool) -> Result<(), Rejection> {
     if required && s.trim().is_empty() {
-        return Err(Rejection::new(Reason::InvalidField, at, "must not be empty"));
+        return Err(Rejection::new(
+            Reason::InvalidField,
+            at,
+            "must not be empty",
+        ));
     }
     let n = s.chars().count();
     if n > max {
@@ -156,7 +163,12 @@ fn check_text(at: FieldPath, s: &str, max: usize, required: bool) -> Result<(), 
 }
 
 /// The index of the object `id` names, or `unknown-id` at `payload.id`.
-fn find<T>(items: &[T], id: &str, what: &str, key: impl Fn(&T) -> &str) -> Result<usize, Rejection> {
+fn find<T>(
+    items: &[T],
+    id: &str,
+    what: &str,
+    key: impl Fn(&T) -> &str,
+) -> Result<usize, Rejection> {
     items
         .iter()
         .position(|x| key(x) == id)
@@ -173,7 +185,10 @@ fn custom_workout(
     let slot = match &p.id {
         Some(id) if verb == Verb::UpdateCustomWorkout => {
             let i = find(&s.custom_workouts, id, "custom workout", |w| &w.id)?;
-            check_fresh(p.expected_updated_at.as_ref(), &s.custom_workouts[i].updated_at)?;
+            check_fresh(
+                p.expected_updated_at.as_ref(),
+                &s.custom_workouts[i].updated_at,
+            )?;
             Some(i)
         }
         _ => None,
@@ -248,7 +263,11 @@ fn check_steps(s: &State, ctx: Ctx<'_>, steps: &[RoutineStep]) -> Result<(), Rej
         let known = ctx.catalog.iter().any(|w| w.id == st.workout_id)
             || s.custom_workouts.iter().any(|w| w.id == st.workout_id);
         if !known {
-            return Err(unknown(at.key("workoutID"), "built-in or custom workout", &st.workout_id));
+            return Err(unknown(
+                at.key("workoutID"),
+                "built-in or custom workout",
+                &st.workout_id,
+            ));
         }
         let ranges = [
             ("workSeconds", st.work_seconds, 1, 3600),
@@ -321,12 +340,17 @@ fn check_days(s: &State, ctx: Ctx<'_>, p: &PlanIn) -> Result<Vec<PlanDay>, Rejec
     let mut days = Vec::with_capacity(7);
     for (i, d) in p.days.iter().enumerate() {
         let at = at.index(i);
-        let wd = usize::try_from(d.weekday).ok().filter(|w| (1..=7).contains(w));
+        let wd = usize::try_from(d.weekday)
+            .ok()
+            .filter(|w| (1..=7).contains(w));
         let Some(wd) = wd else {
             return Err(Rejection::new(
                 Reason::InvalidField,
                 at.key("weekday"),
-                format!("weekday {} is outside 1 (Sunday) .. 7 (Saturday)", d.weekday),
+                format!(
+                    "weekday {} is outside 1 (Sunday) .. 7 (Saturday)",
+                    d.weekday
+                ),
             ));
         };
         if std::mem::replace(&mut seen[wd], true) {

@@ -364,7 +364,8 @@ mod tests {
 
     #[test]
     fn only_schema_version_2_is_read_but_the_id_still_names_the_outcome() {
-        let text = env("createRoutine", "{}").replace("\"schemaVersion\": 2", "\"schemaVersion\": 1");
+        let text =
+            env("createRoutine", "{}").replace("\"schemaVersion\": 2", "\"schemaVersion\": 1");
         let (id, r) = identify(&text).unwrap_err();
         assert_eq!(r.reason, Reason::UnsupportedSchema);
         assert_eq!(r.path.to_string(), "schemaVersion");
@@ -375,12 +376,21 @@ mod tests {
     fn a_command_id_must_be_a_uuid() {
         let text = env("createRoutine", "{}").replace(ID, "../../escape");
         let (_, r) = identify(&text).unwrap_err();
-        assert_eq!((r.reason, r.path.to_string()), (Reason::InvalidField, "commandID".into()));
+        assert_eq!(
+            (r.reason, r.path.to_string()),
+            (Reason::InvalidField, "commandID".into())
+        );
     }
 
     #[test]
     fn delete_shaped_and_unknown_verbs_are_unknown_verb() {
-        for verb in ["deleteRoutine", "archivePlan", "deletePlan", "CreateRoutine", "dropTable"] {
+        for verb in [
+            "deleteRoutine",
+            "archivePlan",
+            "deletePlan",
+            "CreateRoutine",
+            "dropTable",
+        ] {
             let r = command(&env(verb, "{\"id\": \"x\"}")).unwrap_err();
             assert_eq!(r.reason, Reason::UnknownVerb, "{verb}");
             assert_eq!(r.path.to_string(), "verb");
@@ -390,7 +400,10 @@ mod tests {
     #[test]
     fn deactivate_plan_is_invalid_field() {
         let r = command(&env("deactivatePlan", "{\"id\": \"x\"}")).unwrap_err();
-        assert_eq!((r.reason, r.path.to_string()), (Reason::InvalidField, "verb".into()));
+        assert_eq!(
+            (r.reason, r.path.to_string()),
+            (Reason::InvalidField, "verb".into())
+        );
     }
 
     #[test]
@@ -403,7 +416,10 @@ mod tests {
         ))
         .unwrap_err();
         assert_eq!(r.reason, Reason::InvalidField);
-        assert_eq!(r.path.to_string(), "payload.days[3].slots[0].routineRef.name");
+        assert_eq!(
+            r.path.to_string(),
+            "payload.days[3].slots[0].routineRef.name"
+        );
         let r = command(&env(
             "createRoutine",
             r#"{"name": "R", "steps": [{"workoutID": "bridge", "workSeconds": -1, "sets": 1,
@@ -418,12 +434,16 @@ mod tests {
         let r = command(&env("createCustomWorkout", r#"{"id": "x", "name": "A"}"#)).unwrap_err();
         assert_eq!(r.path.to_string(), "payload.id");
         let r = command(&env("updateCustomWorkout", r#"{"name": "A"}"#)).unwrap_err();
-        assert_eq!((r.reason, r.path.to_string()), (Reason::InvalidField, "payload.id".into()));
+        assert_eq!(
+            (r.reason, r.path.to_string()),
+            (Reason::InvalidField, "payload.id".into())
+        );
     }
 
     #[test]
     fn unknown_envelope_fields_and_missing_payloads_are_invalid_field() {
-        let text = env("activatePlan", r#"{"id": "x"}"#).replace("{\"schemaVersion\"", "{\"extra\": 1, \"schemaVersion\"");
+        let text = env("activatePlan", r#"{"id": "x"}"#)
+            .replace("{\"schemaVersion\"", "{\"extra\": 1, \"schemaVersion\"");
         assert_eq!(command(&text).unwrap_err().path.to_string(), "extra");
         let r = command(&env("activatePlan", "[]")).unwrap_err();
         assert_eq!(r.path.to_string(), "payload");

@@ -96,7 +96,12 @@ mod tests {
             normalize_uuid("5D39F61B-3C2E-4BE7-A264-B4B75D20C7EE").as_deref(),
             Some("5d39f61b-3c2e-4be7-a264-b4b75d20c7ee")
         );
-        for bad in ["", "routine-id", "5d39f61b3c2e4be7a264b4b75d20c7ee", "../../etc/passwd"] {
+        for bad in [
+            "",
+            "routine-id",
+            "5d39f61b3c2e4be7a264b4b75d20c7ee",
+            "../../etc/passwd",
+        ] {
             assert_eq!(normalize_uuid(bad), None, "{bad}");
         }
         assert_eq!(normalize_uuid("5d39f61b-3c2e-4be7-a264-b4b75d20c7eg"), None);
@@ -105,8 +110,14 @@ mod tests {
     #[test]
     fn derived_ids_are_stable_distinct_and_uuid_shaped() {
         let a = derive_uuid("routine", "a1111111-1111-4111-8111-111111111111");
-        assert_eq!(a, derive_uuid("routine", "a1111111-1111-4111-8111-111111111111"));
-        assert_ne!(a, derive_uuid("plan", "a1111111-1111-4111-8111-111111111111"));
+        assert_eq!(
+            a,
+            derive_uuid("routine", "a1111111-1111-4111-8111-111111111111")
+        );
+        assert_ne!(
+            a,
+            derive_uuid("plan", "a1111111-1111-4111-8111-111111111111")
+        );
         assert_eq!(normalize_uuid(&a).as_deref(), Some(a.as_str()));
         assert_eq!(&a[14..15], "8");
     }

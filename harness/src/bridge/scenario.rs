@@ -214,7 +214,9 @@ pub fn run_bridge_scenario(path: &Path) -> Result<BridgeScenarioResult, InputErr
                     Reason::UnsupportedSchema,
                     format!("schema {other:?} is not `{SCHEMA}`"),
                 )
-                .hint(format!("a bridge scenario starts with \"schema\": \"{SCHEMA}\"")));
+                .hint(format!(
+                    "a bridge scenario starts with \"schema\": \"{SCHEMA}\""
+                )));
         }
     }
     let sc: ScenarioFile = parse_typed(&src)?;
@@ -327,7 +329,10 @@ fn human_edit(src: &Source, h: &HumanEditIn, at: FieldPath) -> Result<HumanEdit,
         return Err(src.error(
             at.key("verb"),
             Reason::UnknownVerb,
-            format!("`{}` is not a bridge verb, deleteRoutine or deletePlan", h.verb),
+            format!(
+                "`{}` is not a bridge verb, deleteRoutine or deletePlan",
+                h.verb
+            ),
         ));
     };
     let payload = parse_payload(verb, h.payload.clone()).map_err(|r| {
@@ -368,7 +373,11 @@ fn execute(src: &Source, sc: &ScenarioFile, plan: &Prepared, root: &Path) -> Res
                 apply_human(&mut state, ctx, edit, &now).map_err(|r| {
                     let mut path = FieldPath::root().key("steps").index(*i).key("human_edit");
                     path.0.extend(r.path.0);
-                    src.error(path, r.reason, format!("the human edit fails: {}", r.message))
+                    src.error(
+                        path,
+                        r.reason,
+                        format!("the human edit fails: {}", r.message),
+                    )
                 })?;
                 m.state = state;
                 m.save(root)?;

@@ -356,7 +356,11 @@ fn run_job(base: &Path, v: &Value) -> Result<Value, Rejection> {
             "job schema version must be 1",
         ));
     }
-    if v.get("commandID").and_then(Value::as_str).and_then(normalize_uuid).is_none() {
+    if v.get("commandID")
+        .and_then(Value::as_str)
+        .and_then(normalize_uuid)
+        .is_none()
+    {
         return Err(Rejection::new(
             Reason::InvalidField,
             at("commandID"),
@@ -422,7 +426,10 @@ fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, Rejection> {
         return Err(Rejection::new(
             Reason::LimitExceeded,
             at,
-            format!("{} scenarios is over the limit of {MAX_SCENARIOS}", job.scenarios.len()),
+            format!(
+                "{} scenarios is over the limit of {MAX_SCENARIOS}",
+                job.scenarios.len()
+            ),
         ));
     }
     let mut results = Vec::with_capacity(job.scenarios.len());

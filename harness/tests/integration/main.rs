@@ -1,1 +1,2 @@
+mod bridge;
 mod util;
