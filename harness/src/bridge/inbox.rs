@@ -112,11 +112,16 @@ pub fn sweep(root: &Path) -> Result<SweepReport, Error> {
         if names.is_empty() {
             break;
         }
+        let before = report.files.len();
         for name in names {
             let Some(done) = process_one(root, &mut manifest, &name)? else {
                 continue;
             };
             report.files.push(done);
+        }
+        if report.files.len() == before {
+            // Every listed name vanished or cannot be looked at: nothing left to do now.
+            break;
         }
     }
     manifest.last_ingestion = None;
@@ -277,5 +282,36 @@ fn read_checked(
             .map_err(|_| Rejection::whole(Reason::InvalidJson, "not UTF-8 text")),
         Err(e) if e.reason == Reason::FileTooLarge => Err(Rejection::whole(e.reason, e.message)),
         Err(e) => Err(Rejection::whole(Reason::IngestionFailed, e.message)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_cannot_be_read_is_ingestion_failed() {
+        let dir = std::env::temp_dir().join(format!("stepreplay-inbox-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("01.json");
+        std::fs::write(&file, "{}").unwrap();
+        let meta = std::fs::symlink_metadata(&file).unwrap();
+        assert_eq!(read_checked(&file, "01.json", &meta, 1024).unwrap(), "{}");
+        assert_eq!(
+            read_checked(&file, "01.json", &meta, 1).unwrap_err().reason,
+            Reason::FileTooLarge
+        );
+        // Gone between the listing and the read (or unreadable): the app cannot ingest it.
+        std::fs::remove_file(&file).unwrap();
+        let r = read_checked(&file, "01.json", &meta, 1024).unwrap_err();
+        assert_eq!(r.reason, Reason::IngestionFailed);
+        std::fs::write(&file, [0xff, 0xfe]).unwrap();
+        let meta = std::fs::symlink_metadata(&file).unwrap();
+        let r = read_checked(&file, "01.json", &meta, 1024).unwrap_err();
+        assert_eq!(r.reason, Reason::InvalidJson);
+        let sub_meta = std::fs::symlink_metadata(&dir).unwrap();
+        let r = read_checked(&dir, "x.json", &sub_meta, 1024).unwrap_err();
+        assert_eq!(r.reason, Reason::UnsupportedFileType);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -551,3 +551,37 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safety_catches_strays_foreign_files_and_lost_files() {
+        let dir = TempDir::new("safety");
+        let root = &dir.0;
+        for sub in ["inbox", "processed", "failed"] {
+            std::fs::create_dir_all(root.join(sub)).unwrap();
+        }
+        std::fs::write(root.join(MANIFEST_FILE), "{}").unwrap();
+        std::fs::write(root.join("processed/x.command-1.json"), "a").unwrap();
+        std::fs::write(root.join("processed/x.outcome.json"), "{}").unwrap();
+        let written = vec![b"a".to_vec()];
+        assert_eq!(check_safety(root, &written), Safety { ok: true, problems: vec![] });
+
+        std::fs::write(root.join("notes.txt"), "agent wrote outside inbox").unwrap();
+        std::fs::write(root.join("failed/y.command-2.json"), "not from the agent").unwrap();
+        std::fs::write(root.join("inbox/late.json"), "{}").unwrap();
+        let s = check_safety(root, &[b"a".to_vec(), b"b".to_vec()]);
+        assert!(!s.ok);
+        assert_eq!(
+            s.problems,
+            [
+                "1 file(s) the agent wrote are missing",
+                "`failed/y.command-2.json` is not a file the agent wrote",
+                "`inbox/late.json` was never processed",
+                "unexpected `notes.txt` in the bridge folder",
+            ]
+        );
+    }
+}

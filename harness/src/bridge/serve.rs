@@ -167,11 +167,14 @@ pub fn serve(root: &Path, opts: &ServeOptions, stop: &AtomicBool) -> Result<Serv
             wait(opts.poll, stop);
             continue;
         }
+        let mut progressed = false;
         for name in names {
             if stop.load(Ordering::SeqCst) {
                 break;
             }
-            match process_one(root, opts, &name)? {
+            let done = process_one(root, opts, &name)?;
+            progressed |= !matches!(done, Done::Vanished);
+            match done {
                 Done::Ran(status) => {
                     summary.ran += 1;
                     summary.succeeded += usize::from(status == Status::Succeeded);
@@ -180,6 +183,13 @@ pub fn serve(root: &Path, opts: &ServeOptions, stop: &AtomicBool) -> Result<Serv
                 Done::Resumed => summary.resumed += 1,
                 Done::Vanished => {}
             }
+        }
+        if !progressed {
+            // Only names that vanish or cannot be looked at: wait rather than spin.
+            if opts.once {
+                break;
+            }
+            wait(opts.poll, stop);
         }
     }
     Ok(summary)

@@ -436,7 +436,7 @@ fn assert_exactly_once(jobs: &Path, n: usize) {
     let want: Vec<String> = (0..n).map(job_id).collect();
     assert_eq!(outcomes, want, "one outcome per job");
     commands.sort();
-    let mut sent: Vec<String> = (0..n).map(|i| crash_job(i)).collect();
+    let mut sent: Vec<String> = (0..n).map(crash_job).collect();
     sent.sort();
     assert_eq!(
         commands, sent,
