@@ -567,7 +567,13 @@ mod tests {
         std::fs::write(root.join("processed/x.command-1.json"), "a").unwrap();
         std::fs::write(root.join("processed/x.outcome.json"), "{}").unwrap();
         let written = vec![b"a".to_vec()];
-        assert_eq!(check_safety(root, &written), Safety { ok: true, problems: vec![] });
+        assert_eq!(
+            check_safety(root, &written),
+            Safety {
+                ok: true,
+                problems: vec![]
+            }
+        );
 
         std::fs::write(root.join("notes.txt"), "agent wrote outside inbox").unwrap();
         std::fs::write(root.join("failed/y.command-2.json"), "not from the agent").unwrap();

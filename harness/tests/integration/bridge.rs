@@ -533,3 +533,31 @@ fn serve_survives_kill_9_mid_flood_and_stops_cleanly_on_sigint() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("stopped"));
     assert_exactly_once(&jobs, n);
 }
+
+#[test]
+fn the_summary_and_an_outcome_file_read_as_expected() {
+    let t = Tmp::new("snap");
+    let d = t.0.to_str().unwrap();
+    assert!(run(&["bridge", "init", d]).status.success());
+    std::fs::write(t.0.join("inbox/01.json"), routine_cmd(A, "Morning Core")).unwrap();
+    let plan = r#"{"schemaVersion": 2, "commandID": "5D39F61B-3C2E-4BE7-A264-B4B75D20C7EF", "verb": "createPlan",
+        "payload": {"name": "Normal Week", "days": [{"weekday": 1, "slots": []},
+        {"weekday": 2, "slots": [{"routineRef": {"fromCommand": "A1111111-1111-4111-8111-111111111111"}}]},
+        {"weekday": 3, "slots": []}, {"weekday": 4, "slots": [{"routineRef": {}}]},
+        {"weekday": 5, "slots": []}, {"weekday": 6, "slots": []}, {"weekday": 7, "slots": []}]}}"#;
+    std::fs::write(t.0.join("inbox/02.json"), plan).unwrap();
+    std::fs::write(
+        t.0.join("inbox/03.json"),
+        routine_cmd(&A.to_uppercase(), "Again"),
+    )
+    .unwrap();
+    std::fs::write(t.0.join("inbox/04.md"), "# notes").unwrap();
+    let out = run(&["bridge", d]);
+    let summary = String::from_utf8_lossy(&out.stdout).replace(d, "[DIR]");
+    insta::assert_snapshot!("bridge_summary", summary);
+    let failed = std::fs::read_to_string(
+        t.0.join("failed/5d39f61b-3c2e-4be7-a264-b4b75d20c7ef.outcome.json"),
+    )
+    .unwrap();
+    insta::assert_snapshot!("bridge_failed_outcome", failed);
+}
