@@ -7,10 +7,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A stable, machine-readable reason code, in the bridge protocol's style (`invalid-field`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[allow(missing_docs)]
 pub enum Reason {
@@ -27,6 +27,10 @@ pub enum Reason {
     ImageSizeMismatch,
     InvalidArgument,
     DuplicateId,
+    UnknownVerb,
+    StaleObject,
+    BridgeDisabled,
+    IngestionFailed,
 }
 
 impl Reason {
@@ -46,6 +50,10 @@ impl Reason {
             Reason::ImageSizeMismatch => "image-size-mismatch",
             Reason::InvalidArgument => "invalid-argument",
             Reason::DuplicateId => "duplicate-id",
+            Reason::UnknownVerb => "unknown-verb",
+            Reason::StaleObject => "stale-object",
+            Reason::BridgeDisabled => "bridge-disabled",
+            Reason::IngestionFailed => "ingestion-failed",
         }
     }
 }

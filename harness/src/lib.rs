@@ -8,6 +8,7 @@
 //! [`plan`] → [`recording`] → `desktop` → `resolve` → `expect` → `replay` → `score` → `report`.
 #![warn(missing_docs)]
 
+pub mod bridge;
 pub mod desktop;
 pub mod diff;
 pub mod errors;

@@ -1,10 +1,12 @@
 //! Subcommands. Each file parses its own arguments and calls the library; none holds logic
 //! another command or a test would need.
 
+mod bridge;
 mod check;
 mod diff;
 mod fmt;
 mod run;
+mod serve;
 
 use clap::{Parser, Subcommand};
 use stepreplay::Error;
@@ -27,6 +29,10 @@ enum Command {
     Fmt(fmt::Args),
     /// Replay scenarios and write the report (no paths: the checked-in suite).
     Run(run::Args),
+    /// Simulate the StepBack app's side of the agent bridge: `bridge init DIR`, `bridge [run] DIR`.
+    Bridge(bridge::Args),
+    /// Serve the harness's own job inbox (check plans, run scenarios) from a folder.
+    Serve(serve::Args),
 }
 
 /// Runs a parsed command line; the `u8` is the exit code.
@@ -36,6 +42,8 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Diff(a) => diff::run(a),
         Command::Fmt(a) => fmt::run(a),
         Command::Run(a) => run::run(a),
+        Command::Bridge(a) => bridge::run(a),
+        Command::Serve(a) => serve::run(a),
     }
 }
 

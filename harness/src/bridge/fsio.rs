@@ -1,0 +1,124 @@
+//! The only file operations the bridge and the job inbox use: whole-file writes that a crash
+//! cannot tear, moves, and bounded, sorted directory listings.
+//!
+//! Every write goes to a dot-prefixed temporary file in the destination folder and is then
+//! renamed over the target (rename is atomic within one file system), so a reader sees either
+//! the old bytes or the new ones, never half of them. Listings skip dot files, which is how
+//! an agent's own half-written temporary files (and ours) stay invisible.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+
+use crate::errors::Error;
+
+/// Prefix of our temporary files; listings never return them.
+pub const TEMP_PREFIX: &str = ".tmp-";
+
+fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Writes `bytes` to `path` atomically (temp file, fsync, rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let tmp = temp_path(path);
+    write_synced(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).map_err(write_err(path))
+}
+
+/// Writes `bytes` to `path` only if `path` does not exist yet, atomically: the temp file is
+/// hard-linked to its final name, which fails rather than replaces. Returns false when the
+/// file already existed (another run got there first).
+pub fn create_atomic(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
+    let tmp = temp_path(path);
+    write_synced(&tmp, bytes)?;
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(write_err(path)(e)),
+    }
+}
+
+fn temp_path(path: &Path) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!("{TEMP_PREFIX}{name}"))
+}
+
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let mut f = std::fs::File::create(path).map_err(write_err(path))?;
+    f.write_all(bytes).map_err(write_err(path))?;
+    f.sync_all().map_err(write_err(path))
+}
+
+/// Moves `from` to `to` (same file system; atomic).
+pub fn move_file(from: &Path, to: &Path) -> Result<(), Error> {
+    std::fs::rename(from, to).map_err(write_err(to))
+}
+
+/// Removes temporary files a crash left in `dir`.
+pub fn remove_stale_temps(dir: &Path) -> Result<(), Error> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            std::fs::remove_file(entry.path()).map_err(write_err(dir))?;
+        }
+    }
+    Ok(())
+}
+
+/// The `limit` lexically smallest visible names in `dir`, sorted, and whether more remain.
+///
+/// Memory stays bounded by `limit` however many files a flood drops in: the listing is
+/// streamed and only the smallest names seen so far are kept.
+pub fn smallest_names(dir: &Path, limit: usize) -> std::io::Result<(Vec<String>, bool)> {
+    let mut kept = BTreeSet::new();
+    let mut more = false;
+    for entry in std::fs::read_dir(dir)? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        kept.insert(name);
+        if kept.len() > limit.max(1) {
+            kept.pop_last();
+            more = true;
+        }
+    }
+    Ok((kept.into_iter().collect(), more))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listings_are_sorted_bounded_and_skip_dot_files() {
+        let dir = std::env::temp_dir().join(format!("stepreplay-fsio-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for n in ["c.json", "a.json", ".hidden.json", "b.json"] {
+            std::fs::write(dir.join(n), "{}").unwrap();
+        }
+        let (names, more) = smallest_names(&dir, 2).unwrap();
+        assert_eq!(names, ["a.json", "b.json"]);
+        assert!(more);
+        let (names, more) = smallest_names(&dir, 10).unwrap();
+        assert_eq!(names, ["a.json", "b.json", "c.json"]);
+        assert!(!more);
+        assert!(create_atomic(&dir.join("x"), b"1").unwrap());
+        assert!(!create_atomic(&dir.join("x"), b"2").unwrap());
+        assert_eq!(std::fs::read(dir.join("x")).unwrap(), b"1");
+        write_atomic(&dir.join("x"), b"3").unwrap();
+        assert_eq!(std::fs::read(dir.join("x")).unwrap(), b"3");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

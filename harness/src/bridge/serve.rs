@@ -1,0 +1,487 @@
+//! `stepreplay serve`: the harness's own job inbox, in the bridge's file style, so an
+//! authoring app can ask for checks and runs without a network.
+//!
+//! The main function is [`serve`]. The jobs folder holds `inbox/`, `processed/`, `failed/`
+//! and `journal.log`. A job file is
+//! `{ "schemaVersion": 1, "commandID": "<uuid>", "verb": "check", "payload": { "plan": "p.json" } }`
+//! or verb `run` with `{ "scenarios": ["scenarios/bridge/a.json"] }` (paths relative to the
+//! base folder, never outside it). The answer is `<command-id>.outcome.json` ([`JobOutcome`])
+//! beside the moved job file, as in the bridge.
+//!
+//! # Never lost, never twice
+//!
+//! The outcome file is the journal entry. Per job file, in this order:
+//! 1. if an outcome for its `commandID` exists, the job is not run again: when that outcome
+//!    names this very inbox file and its command file is not in place yet, the server crashed
+//!    between steps 3 and 4 and only the move is finished (*resumed*); otherwise it is a
+//!    *duplicate* and is moved beside the original outcome under a fresh name;
+//! 2. the job runs (jobs are pure: they read plans and scenarios and write nothing);
+//! 3. the outcome is written to a temp file and hard-linked to its final name, which fails
+//!    rather than replaces if it already exists — so at most one outcome per id can ever
+//!    exist, even with two servers on one folder — and a line is appended to `journal.log`;
+//! 4. the job file is renamed (atomically) to `<command-id>.command-<uuid>.json`.
+//!
+//! A kill at any point leaves the job file in `inbox/` (it is picked up again) or moved, and
+//! the outcome absent (the job runs again, no outcome was ever visible) or complete. Files
+//! whose id cannot be read get an id derived from their inbox name, so a restart finds them
+//! the same way. Memory stays bounded on a flood: the inbox is listed in lexical batches,
+//! keeping only the smallest names. A stop request (Ctrl-C) is honoured between files.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::fsio::{create_atomic, move_file, remove_stale_temps, smallest_names};
+use super::ids::{derive_uuid, normalize_uuid};
+use super::outcome::{Folder, Rejection, Status};
+use super::scenario::{SCHEMA as BRIDGE_SCENARIO_SCHEMA, run_bridge_scenario};
+use crate::errors::{Error, FieldPath, InputError, Reason};
+use crate::json::{Source, read_text, to_canonical_value};
+use crate::plan::check::check_source;
+use crate::plan::read_plan_source;
+use crate::recording::safe_join;
+
+/// The job schema version.
+pub const JOB_SCHEMA_VERSION: u32 = 1;
+
+/// The largest job file read.
+pub const MAX_JOB_BYTES: u64 = 1024 * 1024;
+
+/// The most scenarios one `run` job may name.
+const MAX_SCENARIOS: usize = 1000;
+
+/// How the server runs.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Folder that job paths are relative to (and may not leave).
+    pub base: PathBuf,
+    /// Process what is there (and whatever arrives meanwhile), then return.
+    pub once: bool,
+    /// How long to wait between looks at an empty inbox.
+    pub poll: Duration,
+    /// How many names one listing keeps in memory.
+    pub batch: usize,
+    /// Test hook: abort the process right after the n-th outcome is written, before its job
+    /// file is moved — the worst moment for a crash.
+    pub crash_after: Option<usize>,
+}
+
+impl ServeOptions {
+    /// Defaults for `base`.
+    pub fn new(base: impl Into<PathBuf>) -> Self {
+        ServeOptions {
+            base: base.into(),
+            once: false,
+            poll: Duration::from_millis(200),
+            batch: 256,
+            crash_after: None,
+        }
+    }
+}
+
+/// What a serve session did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ServeSummary {
+    /// Jobs run, with a new outcome.
+    pub ran: usize,
+    /// Of those, succeeded.
+    pub succeeded: usize,
+    /// Job files whose id already had an outcome from another file.
+    pub duplicates: usize,
+    /// Job files a crash had left half-done, finished without running again.
+    pub resumed: usize,
+    /// Stopped by a stop request rather than by `once` finishing.
+    pub stopped: bool,
+}
+
+/// `<command-id>.outcome.json` in the jobs folder.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct JobOutcome {
+    /// Always [`JOB_SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The lowercase job id (derived from the file name when unreadable).
+    #[serde(rename = "commandID")]
+    pub command_id: String,
+    /// The verb, when readable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verb: Option<String>,
+    /// Whether the job ran.
+    pub status: Status,
+    /// Why it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    /// Where in the job file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field_path: Option<String>,
+    /// A short explanation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The check report or the scenario results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// The file the job came in as.
+    pub inbox_file: String,
+    /// Its name beside this outcome.
+    pub command_file: String,
+}
+
+/// Creates the jobs folder layout under `root` if needed.
+pub fn layout(root: &Path) -> Result<(), Error> {
+    for sub in ["inbox", "processed", "failed"] {
+        let dir = root.join(sub);
+        std::fs::create_dir_all(&dir).map_err(|source| Error::Write {
+            path: dir.clone(),
+            source,
+        })?;
+        remove_stale_temps(&dir)?;
+    }
+    Ok(())
+}
+
+/// Serves the jobs folder `root` until `stop` is set (or, with `once`, the inbox is empty).
+pub fn serve(root: &Path, opts: &ServeOptions, stop: &AtomicBool) -> Result<ServeSummary, Error> {
+    layout(root)?;
+    let inbox = root.join("inbox");
+    let mut summary = ServeSummary::default();
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            summary.stopped = true;
+            break;
+        }
+        let (names, _) = smallest_names(&inbox, opts.batch).map_err(|e| {
+            Error::from(InputError::new(
+                &inbox,
+                Reason::IngestionFailed,
+                format!("cannot list the inbox: {e}"),
+            ))
+        })?;
+        if names.is_empty() {
+            if opts.once {
+                break;
+            }
+            wait(opts.poll, stop);
+            continue;
+        }
+        let mut progressed = false;
+        for name in names {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let done = process_one(root, opts, &name)?;
+            progressed |= !matches!(done, Done::Vanished);
+            match done {
+                Done::Ran(status) => {
+                    summary.ran += 1;
+                    summary.succeeded += usize::from(status == Status::Succeeded);
+                }
+                Done::Duplicate => summary.duplicates += 1,
+                Done::Resumed => summary.resumed += 1,
+                Done::Vanished => {}
+            }
+        }
+        if !progressed {
+            // Only names that vanish or cannot be looked at: wait rather than spin.
+            if opts.once {
+                break;
+            }
+            wait(opts.poll, stop);
+        }
+    }
+    Ok(summary)
+}
+
+fn wait(total: Duration, stop: &AtomicBool) {
+    let step = Duration::from_millis(20);
+    let mut waited = Duration::ZERO;
+    while waited < total && !stop.load(Ordering::SeqCst) {
+        std::thread::sleep(step);
+        waited += step;
+    }
+}
+
+enum Done {
+    Ran(Status),
+    Duplicate,
+    Resumed,
+    Vanished,
+}
+
+/// Outcomes written by this process, for the crash hook.
+static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn process_one(root: &Path, opts: &ServeOptions, name: &str) -> Result<Done, Error> {
+    let file = root.join("inbox").join(name);
+    let Ok(meta) = std::fs::symlink_metadata(&file) else {
+        return Ok(Done::Vanished);
+    };
+    let text = read_job(&file, name, &meta);
+    let value = text
+        .as_ref()
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(t).ok());
+    let id = value
+        .as_ref()
+        .and_then(|v| v.get("commandID"))
+        .and_then(Value::as_str)
+        .and_then(normalize_uuid)
+        .unwrap_or_else(|| derive_uuid("job-file", name));
+
+    for folder in [Folder::Processed, Folder::Failed] {
+        let dir = root.join(folder.name());
+        let Ok(t) = std::fs::read_to_string(dir.join(format!("{id}.outcome.json"))) else {
+            continue;
+        };
+        let prior: Option<JobOutcome> = serde_json::from_str(&t).ok();
+        if let Some(p) = prior.filter(|p| p.inbox_file == name)
+            && !dir.join(&p.command_file).exists()
+        {
+            move_file(&file, &dir.join(&p.command_file))?;
+            return Ok(Done::Resumed);
+        }
+        let mut n = 0u64;
+        let target = loop {
+            let t = dir.join(format!(
+                "{id}.command-{}.json",
+                derive_uuid("job-duplicate", &format!("{n}:{name}"))
+            ));
+            if !t.exists() {
+                break t;
+            }
+            n += 1;
+        };
+        move_file(&file, &target)?;
+        return Ok(Done::Duplicate);
+    }
+
+    let verb = value
+        .as_ref()
+        .and_then(|v| v.get("verb"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let result = match (&text, &value) {
+        (Err(r), _) => Err(r.clone()),
+        (Ok(_), None) => Err(Rejection::whole(Reason::InvalidJson, "not valid JSON")),
+        (Ok(_), Some(v)) => run_job(&opts.base, v),
+    };
+    let command_file = format!("{id}.command-{}.json", derive_uuid("job", name));
+    let outcome = JobOutcome {
+        schema_version: JOB_SCHEMA_VERSION,
+        command_id: id.clone(),
+        verb,
+        status: if result.is_ok() {
+            Status::Succeeded
+        } else {
+            Status::Failed
+        },
+        reason: result.as_ref().err().map(|r| r.reason),
+        field_path: result
+            .as_ref()
+            .err()
+            .filter(|r| !r.path.is_root())
+            .map(|r| r.path.to_string()),
+        message: result.as_ref().err().map(|r| r.message.clone()),
+        result: result.ok(),
+        inbox_file: name.to_string(),
+        command_file: command_file.clone(),
+    };
+    let folder = match outcome.status {
+        Status::Succeeded => Folder::Processed,
+        Status::Failed => Folder::Failed,
+    };
+    let dir = root.join(folder.name());
+    let created = create_atomic(
+        &dir.join(format!("{id}.outcome.json")),
+        to_canonical_value(&outcome).as_bytes(),
+    )?;
+    if !created {
+        // Another server wrote this id's outcome meanwhile; it owns the job.
+        return process_one(root, opts, name);
+    }
+    journal(root, &outcome)?;
+    let n = WRITTEN.fetch_add(1, Ordering::SeqCst) + 1;
+    if opts.crash_after == Some(n) {
+        std::process::abort();
+    }
+    move_file(&file, &dir.join(&command_file))?;
+    Ok(Done::Ran(outcome.status))
+}
+
+fn journal(root: &Path, o: &JobOutcome) -> Result<(), Error> {
+    let path = root.join("journal.log");
+    let err = |source| Error::Write {
+        path: path.clone(),
+        source,
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(err)?;
+    let status = match o.status {
+        Status::Succeeded => "succeeded",
+        Status::Failed => "failed",
+    };
+    writeln!(f, "{} {status} {}", o.command_id, o.inbox_file).map_err(err)
+}
+
+fn read_job(file: &Path, name: &str, meta: &std::fs::Metadata) -> Result<String, Rejection> {
+    if !meta.is_file() || !name.to_ascii_lowercase().ends_with(".json") {
+        return Err(Rejection::whole(
+            Reason::UnsupportedFileType,
+            "job files are regular `.json` files",
+        ));
+    }
+    read_text(file, MAX_JOB_BYTES)
+        .map(|s| s.text)
+        .map_err(|e| match e.reason {
+            Reason::FileTooLarge | Reason::InvalidJson => Rejection::whole(e.reason, e.message),
+            _ => Rejection::whole(Reason::IngestionFailed, e.message),
+        })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckJob {
+    plan: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunJob {
+    scenarios: Vec<String>,
+}
+
+/// Validates the envelope and runs the job; the result is what the outcome carries.
+fn run_job(base: &Path, v: &Value) -> Result<Value, Rejection> {
+    let at = |k: &str| FieldPath::root().key(k);
+    if v.get("schemaVersion").and_then(Value::as_u64) != Some(u64::from(JOB_SCHEMA_VERSION)) {
+        return Err(Rejection::new(
+            Reason::UnsupportedSchema,
+            at("schemaVersion"),
+            "job schema version must be 1",
+        ));
+    }
+    if v.get("commandID")
+        .and_then(Value::as_str)
+        .and_then(normalize_uuid)
+        .is_none()
+    {
+        return Err(Rejection::new(
+            Reason::InvalidField,
+            at("commandID"),
+            "`commandID` must be a UUID string",
+        ));
+    }
+    let obj = v.as_object().cloned().unwrap_or_default();
+    if let Some(k) = obj
+        .keys()
+        .find(|k| !["schemaVersion", "commandID", "verb", "payload"].contains(&k.as_str()))
+    {
+        return Err(Rejection::new(
+            Reason::InvalidField,
+            at(k),
+            format!("unknown field `{k}`"),
+        ));
+    }
+    let payload = obj.get("payload").cloned().unwrap_or(Value::Null);
+    match obj.get("verb").and_then(Value::as_str) {
+        Some("check") => check_job(base, typed(payload)?),
+        Some("run") => run_scenarios(base, typed(payload)?),
+        Some(other) => Err(Rejection::new(
+            Reason::UnknownVerb,
+            at("verb"),
+            format!("unknown verb `{other}`: jobs are `check` and `run`"),
+        )),
+        None => Err(Rejection::new(
+            Reason::InvalidField,
+            at("verb"),
+            "`verb` must be a string",
+        )),
+    }
+}
+
+fn typed<T: serde::de::DeserializeOwned>(payload: Value) -> Result<T, Rejection> {
+    serde_path_to_error::deserialize(payload).map_err(|e| {
+        let path = FieldPath::parse(&format!("payload.{}", e.path()));
+        Rejection::new(Reason::InvalidField, path, e.inner().to_string())
+    })
+}
+
+fn job_file_error(e: InputError, at: FieldPath) -> Rejection {
+    let mut r = Rejection::new(e.reason, at, e.message);
+    if let Some(h) = e.hint {
+        r.message = format!("{} (hint: {h})", r.message);
+    }
+    r
+}
+
+fn check_job(base: &Path, job: CheckJob) -> Result<Value, Rejection> {
+    let at = FieldPath::root().key("payload").key("plan");
+    let path = safe_join(base, &job.plan, Path::new("job"), at.clone())
+        .map_err(|e| job_file_error(e, at.clone()))?;
+    let src = read_plan_source(&path).map_err(|e| job_file_error(e, at))?;
+    // Name the plan as the job did, so the report never shows the server's own folders.
+    let report = check_source(&Source::from_text(&job.plan, src.text));
+    Ok(serde_json::to_value(report).unwrap_or(Value::Null))
+}
+
+fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, Rejection> {
+    let at = FieldPath::root().key("payload").key("scenarios");
+    if job.scenarios.len() > MAX_SCENARIOS {
+        return Err(Rejection::new(
+            Reason::LimitExceeded,
+            at,
+            format!(
+                "{} scenarios is over the limit of {MAX_SCENARIOS}",
+                job.scenarios.len()
+            ),
+        ));
+    }
+    let mut results = Vec::with_capacity(job.scenarios.len());
+    let mut passed = 0;
+    for (i, rel) in job.scenarios.iter().enumerate() {
+        let at = at.index(i);
+        let one = safe_join(base, rel, Path::new("job"), at.clone())
+            .map_err(|e| job_file_error(e, at.clone()))
+            .and_then(|p| {
+                let schema = read_text(&p, 4 * 1024 * 1024)
+                    .ok()
+                    .and_then(|s| serde_json::from_str::<Value>(&s.text).ok())
+                    .and_then(|v| v.get("schema").and_then(Value::as_str).map(str::to_string));
+                if schema.as_deref() != Some(BRIDGE_SCENARIO_SCHEMA) {
+                    return Err(Rejection::new(
+                        Reason::UnsupportedSchema,
+                        at.clone(),
+                        format!(
+                            "serve runs `{BRIDGE_SCENARIO_SCHEMA}` scenarios; plan scenarios \
+                             are not available here yet"
+                        ),
+                    ));
+                }
+                run_bridge_scenario(&p).map_err(|mut e| {
+                    e.file = PathBuf::from(rel);
+                    job_file_error(e, at.clone())
+                })
+            });
+        results.push(match one {
+            Ok(r) => {
+                passed += usize::from(r.passed);
+                serde_json::json!({ "scenario": rel, "result": r })
+            }
+            Err(r) => serde_json::json!({
+                "scenario": rel,
+                "error": { "reason": r.reason, "field_path": r.path.to_string(), "message": r.message },
+            }),
+        });
+    }
+    Ok(serde_json::json!({
+        "passed": passed,
+        "total": job.scenarios.len(),
+        "scenarios": results,
+    }))
+}

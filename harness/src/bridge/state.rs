@@ -1,0 +1,127 @@
+//! The app's state as the bridge exposes it: custom workouts, routines, plans and My Week,
+//! each object with its own `updatedAt`, and the logical clock that stamps them.
+//!
+//! The main type is [`State`]. Key names follow the protocol (camelCase, `workoutID`,
+//! `routineID`), because this is the part of `manifest.json` an agent reads before it
+//! proposes changes.
+
+use serde::{Deserialize, Serialize};
+
+/// Everything an agent can change through the bridge.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct State {
+    /// Ticks so far; the next change is stamped `ids::timestamp(logicalClock + 1)`.
+    #[serde(default)]
+    pub logical_clock: u64,
+    /// The user's own workouts, in creation order.
+    #[serde(default)]
+    pub custom_workouts: Vec<CustomWorkout>,
+    /// Routines, in creation order.
+    #[serde(default)]
+    pub routines: Vec<Routine>,
+    /// Weekly plans, in creation order.
+    #[serde(default)]
+    pub plans: Vec<Plan>,
+    /// The plan selected as My Week, if any.
+    #[serde(default)]
+    pub my_week: Option<MyWeek>,
+}
+
+/// A workout the user (or an agent) added beside the built-in catalog.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CustomWorkout {
+    /// Its id, usable as a routine step's `workoutID`.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Free-text instructions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    /// When it last changed.
+    pub updated_at: String,
+}
+
+/// An ordered list of timed workout steps.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Routine {
+    /// Its id, usable as a plan slot's `routineRef.id`.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Its steps, in order.
+    pub steps: Vec<RoutineStep>,
+    /// When it last changed.
+    pub updated_at: String,
+}
+
+/// One step of a routine, exactly as the protocol's `createRoutine` example spells it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RoutineStep {
+    /// A built-in or custom workout id.
+    #[serde(rename = "workoutID")]
+    pub workout_id: String,
+    /// Seconds of work per set.
+    pub work_seconds: u32,
+    /// How many sets.
+    pub sets: u32,
+    /// Rest between sets, in seconds.
+    pub set_rest_seconds: u32,
+    /// Rest after the last set, in seconds.
+    pub rest_after_seconds: u32,
+}
+
+/// A repeating weekday schedule: seven buckets, 1 = Sunday … 7 = Saturday.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Plan {
+    /// Its id, usable with `activatePlan`.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Exactly seven days, in weekday order.
+    pub days: Vec<PlanDay>,
+    /// When it last changed.
+    pub updated_at: String,
+}
+
+/// One weekday's ordered slots; no slots is a rest day.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PlanDay {
+    /// 1 = Sunday … 7 = Saturday.
+    pub weekday: u8,
+    /// The routines of the day, in order.
+    pub slots: Vec<PlanSlot>,
+}
+
+/// One slot: a routine, resolved to its id when the command was applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanSlot {
+    /// The routine's id.
+    #[serde(rename = "routineID")]
+    pub routine_id: String,
+}
+
+/// The My Week selection.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct MyWeek {
+    /// The selected plan.
+    #[serde(rename = "planID")]
+    pub plan_id: String,
+    /// When it was selected.
+    pub updated_at: String,
+}
+
+impl State {
+    /// Advances the logical clock and returns the new tick's timestamp.
+    pub fn tick(&mut self) -> String {
+        self.logical_clock += 1;
+        super::ids::timestamp(self.logical_clock)
+    }
+}

@@ -1,0 +1,85 @@
+//! `stepreplay serve --inbox DIR`: the harness's job inbox (see `stepreplay::bridge::serve`).
+//!
+//! Ctrl-C (SIGINT) or SIGTERM asks the server to stop after the file in hand; a second
+//! Ctrl-C ends it at once, which is safe too, since every step is crash-safe.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use stepreplay::Error;
+use stepreplay::bridge::serve::{ServeOptions, serve};
+
+/// Test hook: abort right after this many outcomes, before moving the job file.
+const CRASH_ENV: &str = "STEPREPLAY_SERVE_CRASH_AFTER";
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The jobs folder: job files go in DIR/inbox/, outcomes come back in DIR/processed/
+    /// and DIR/failed/ (created if missing).
+    #[arg(long, value_name = "DIR")]
+    inbox: PathBuf,
+    /// The folder job paths are relative to (and may not leave). Default: current folder.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    base: PathBuf,
+    /// Process the inbox until it is empty, then exit.
+    #[arg(long)]
+    once: bool,
+    /// Milliseconds between looks at an empty inbox.
+    #[arg(long, default_value_t = 200)]
+    poll_ms: u64,
+}
+
+pub fn run(args: Args) -> Result<u8, Error> {
+    install_stop_handler();
+    let mut opts = ServeOptions::new(args.base);
+    opts.once = args.once;
+    opts.poll = Duration::from_millis(args.poll_ms.max(1));
+    opts.crash_after = std::env::var(CRASH_ENV).ok().and_then(|v| v.parse().ok());
+    if !args.once {
+        eprintln!(
+            "serving {} (Ctrl-C to stop)",
+            args.inbox.join("inbox").display()
+        );
+    }
+    let s = serve(&args.inbox, &opts, &STOP)?;
+    println!(
+        "serve: {} job(s) run ({} succeeded), {} duplicate(s), {} resumed{}",
+        s.ran,
+        s.succeeded,
+        s.duplicates,
+        s.resumed,
+        if s.stopped { ", stopped" } else { "" }
+    );
+    Ok(0)
+}
+
+#[cfg(unix)]
+extern "C" fn on_signal(sig: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+    // SAFETY: `signal` is async-signal-safe; restoring the default makes a second Ctrl-C
+    // end the process at once.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+    }
+}
+
+#[cfg(unix)]
+fn install_stop_handler() {
+    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handler only stores to an atomic and calls `signal`, both
+    // async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, handler);
+        libc::signal(libc::SIGTERM, handler);
+    }
+}
+
+#[cfg(not(unix))]
+fn install_stop_handler() {
+    // Without a handler Ctrl-C ends the process mid-file, which the inbox design survives.
+    let _ = &STOP;
+    let _ = Ordering::SeqCst;
+}

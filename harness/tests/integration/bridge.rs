@@ -1,0 +1,563 @@
+//! The StepBack bridge simulator through its CLI and scenarios, and the `serve` job inbox,
+//! including a crash in the middle of a flood of jobs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+use stepreplay::bridge::run_bridge_scenario;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A fresh folder under the temp dir, removed on drop.
+struct Tmp(PathBuf);
+
+impl Tmp {
+    fn new(tag: &str) -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let d = std::env::temp_dir().join(format!(
+            "stepreplay-it-bridge-{}-{}-{tag}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Tmp(d)
+    }
+}
+
+impl Drop for Tmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn stepreplay(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_stepreplay"));
+    c.args(args).current_dir(repo());
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    let out = stepreplay(args).output().unwrap();
+    eprintln!(
+        "$ stepreplay {}\n--- stdout\n{}--- stderr\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+const A: &str = "a1111111-1111-4111-8111-111111111111";
+
+fn routine_cmd(id: &str, name: &str) -> String {
+    format!(
+        r#"{{"schemaVersion": 2, "commandID": "{id}", "verb": "createRoutine", "payload": {{"name": "{name}",
+        "steps": [{{"workoutID": "bridge", "workSeconds": 30, "sets": 3, "setRestSeconds": 10, "restAfterSeconds": 15}}]}}}}"#
+    )
+}
+
+// ---- scenarios ----
+
+#[test]
+fn every_checked_in_bridge_scenario_passes() {
+    let dir = repo().join("scenarios/bridge");
+    let mut paths: Vec<PathBuf> = names(&dir).into_iter().map(|n| dir.join(n)).collect();
+    paths.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    assert!(paths.len() >= 8, "only {} bridge scenarios", paths.len());
+    for p in paths {
+        let r = run_bridge_scenario(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(
+            r.passed,
+            "{} failed:\n{}",
+            p.display(),
+            serde_json::to_string_pretty(&r).unwrap()
+        );
+        assert!(r.safety.ok && r.outcomes_match && r.state_match);
+        assert!(!r.commands.is_empty());
+    }
+}
+
+#[test]
+fn a_scenario_gives_the_same_result_every_time() {
+    let p = repo().join("scenarios/bridge/racing-human-edit-stale-object.json");
+    let a = serde_json::to_string(&run_bridge_scenario(&p).unwrap()).unwrap();
+    let b = serde_json::to_string(&run_bridge_scenario(&p).unwrap()).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_wrong_expectation_fails_the_scenario_and_says_where() {
+    let t = Tmp::new("wrong");
+    let mut sc = json(&repo().join("scenarios/bridge/racing-human-edit-stale-object.json"));
+    sc["expect"]["outcomes"][0]["reason"] = "unknown-id".into();
+    sc["expect"]["state"]["routines"][0]["name"] = "Morning Core Plus".into();
+    let p = t.0.join("s.json");
+    std::fs::write(&p, sc.to_string()).unwrap();
+    let r = run_bridge_scenario(&p).unwrap();
+    assert!(!r.passed && !r.outcomes_match && !r.state_match);
+    assert!(r.safety.ok);
+    let bad: Vec<_> = r.commands.iter().filter(|c| !c.matches).collect();
+    assert_eq!(bad.len(), 1);
+    assert_eq!(
+        bad[0].actual.as_ref().unwrap().reason,
+        Some(stepreplay::Reason::StaleObject)
+    );
+    let diff = r.state_diff.unwrap();
+    assert!(
+        diff.contains("-      \"name\": \"Morning Core Plus\""),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+      \"name\": \"Morning Core (mine)\""),
+        "{diff}"
+    );
+}
+
+#[test]
+fn an_agent_file_name_outside_the_inbox_is_refused_before_anything_runs() {
+    let t = Tmp::new("escape");
+    let p = t.0.join("s.json");
+    std::fs::write(
+        &p,
+        r#"{"schema": "stepreplay-bridge-scenario/1", "id": "x",
+            "steps": [{"command": {"file": "../manifest.json", "text": "{}"}}],
+            "expect": {"outcomes": [], "state": {}}}"#,
+    )
+    .unwrap();
+    let e = run_bridge_scenario(&p).unwrap_err();
+    assert_eq!(e.reason, stepreplay::Reason::PathEscape);
+    assert_eq!(e.path.to_string(), "steps[0].command.file");
+    std::fs::write(&p, r#"{"schema": "stepreplay-scenario/1"}"#).unwrap();
+    assert_eq!(
+        run_bridge_scenario(&p).unwrap_err().reason,
+        stepreplay::Reason::UnsupportedSchema
+    );
+}
+
+// ---- the bridge CLI ----
+
+#[test]
+fn init_lays_out_the_folder_with_the_catalog_and_run_processes_the_inbox() {
+    let t = Tmp::new("cli");
+    let dir = t.0.join("AgentBridge");
+    let d = dir.to_str().unwrap();
+    assert!(run(&["bridge", "init", d]).status.success());
+    assert_eq!(
+        names(&dir),
+        ["failed", "inbox", "manifest.json", "processed"]
+    );
+    let m = json(&dir.join("manifest.json"));
+    assert_eq!(m["schemaVersion"], 3);
+    assert!(Path::new(m["inboxPath"].as_str().unwrap()).is_absolute());
+    assert!(
+        m["catalog"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["id"] == "bridge")
+    );
+    assert_eq!(m["state"]["routines"], serde_json::json!([]));
+    // Init never overwrites a bridge.
+    assert_eq!(run(&["bridge", "init", d]).status.code(), Some(2));
+
+    std::fs::write(
+        dir.join("inbox/20260711T170000Z-01.json"),
+        routine_cmd(A, "Core"),
+    )
+    .unwrap();
+    let out = run(&["bridge", d]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1 succeeded, 0 failed"), "{stdout}");
+    assert_eq!(names(&dir.join("inbox")), Vec::<String>::new());
+    let processed = names(&dir.join("processed"));
+    assert_eq!(processed.len(), 2);
+    assert!(processed[0].starts_with(&format!("{A}.command-")));
+    assert_eq!(processed[1], format!("{A}.outcome.json"));
+    let o = json(&dir.join("processed").join(&processed[1]));
+    assert_eq!(o["status"], "succeeded");
+    assert_eq!(o["updatedAt"], "2026-01-01T00:00:01Z");
+    assert_eq!(o["resultingIDs"].as_array().unwrap().len(), 1);
+
+    // The JSON summary form, through `bridge run`.
+    std::fs::write(
+        dir.join("inbox/02.json"),
+        routine_cmd(&A.to_uppercase(), "X"),
+    )
+    .unwrap();
+    let out = run(&["bridge", "run", d, "--format", "json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["files"][0]["outcome"]["duplicateCommand"], true);
+}
+
+#[test]
+fn init_takes_a_starting_state() {
+    let t = Tmp::new("state");
+    let state = t.0.join("state.json");
+    std::fs::write(
+        &state,
+        r#"{"logicalClock": 4, "customWorkouts": [{"id": "cw", "name": "Hip Circles", "updatedAt": "2026-01-01T00:00:04Z"}]}"#,
+    )
+    .unwrap();
+    let dir = t.0.join("b");
+    let out = run(&[
+        "bridge",
+        "init",
+        dir.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        json(&dir.join("manifest.json"))["state"]["customWorkouts"][0]["id"],
+        "cw"
+    );
+    std::fs::write(&state, r#"{"routines": [{"id": 1}]}"#).unwrap();
+    let out = run(&[
+        "bridge",
+        "init",
+        t.0.join("c").to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("routines[0].id"));
+}
+
+#[test]
+fn a_missing_or_unreadable_manifest_is_an_error_and_the_inbox_is_untouched() {
+    let t = Tmp::new("nomanifest");
+    std::fs::create_dir_all(t.0.join("inbox")).unwrap();
+    std::fs::write(t.0.join("inbox/01.json"), routine_cmd(A, "Core")).unwrap();
+    let d = t.0.to_str().unwrap();
+    let out = run(&["bridge", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing-file"));
+    for (text, reason) in [
+        ("{\"schemaVersion\": 3,", "invalid-json"),
+        ("{\"schemaVersion\": 9}", "unsupported-schema"),
+    ] {
+        std::fs::write(t.0.join("manifest.json"), text).unwrap();
+        let out = run(&["bridge", d]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(reason));
+    }
+    assert_eq!(names(&t.0), ["inbox", "manifest.json"]);
+    assert_eq!(names(&t.0.join("inbox")), ["01.json"]);
+}
+
+#[test]
+fn a_replay_gives_identical_bytes() {
+    let sweep_once = |t: &Tmp| {
+        let d = t.0.to_str().unwrap();
+        assert!(run(&["bridge", "init", d]).status.success());
+        std::fs::write(t.0.join("inbox/01.json"), routine_cmd(A, "Core")).unwrap();
+        std::fs::write(t.0.join("inbox/02.json"), "{broken").unwrap();
+        assert!(run(&["bridge", d]).status.success());
+        let mut files = Vec::new();
+        for sub in ["processed", "failed"] {
+            for n in names(&t.0.join(sub)) {
+                files.push((
+                    format!("{sub}/{n}"),
+                    std::fs::read(t.0.join(sub).join(&n)).unwrap(),
+                ));
+            }
+        }
+        let m = json(&t.0.join("manifest.json"));
+        (files, m["state"].clone(), m["ledger"].clone())
+    };
+    let (a, b) = (Tmp::new("replay-a"), Tmp::new("replay-b"));
+    assert_eq!(sweep_once(&a), sweep_once(&b));
+}
+
+#[test]
+fn a_bridge_crash_after_saving_state_only_finishes_the_move() {
+    let t = Tmp::new("resume");
+    let d = t.0.to_str().unwrap();
+    assert!(run(&["bridge", "init", d]).status.success());
+    std::fs::write(t.0.join("inbox/01.json"), routine_cmd(A, "Core")).unwrap();
+    assert!(run(&["bridge", d]).status.success());
+    // Put the command back and record it as in flight: what a crash between the manifest
+    // save and the move leaves behind.
+    let cmd_file = names(&t.0.join("processed"))[0].clone();
+    std::fs::rename(
+        t.0.join("processed").join(&cmd_file),
+        t.0.join("inbox/01.json"),
+    )
+    .unwrap();
+    let mut m = json(&t.0.join("manifest.json"));
+    m["lastIngestion"] =
+        serde_json::json!({"inboxFile": "01.json", "folder": "processed", "commandFile": cmd_file});
+    std::fs::write(t.0.join("manifest.json"), m.to_string()).unwrap();
+    let before = std::fs::read(t.0.join(format!("processed/{A}.outcome.json"))).unwrap();
+    let out = run(&["bridge", d]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 file(s)"));
+    assert_eq!(
+        names(&t.0.join("processed")),
+        [cmd_file, format!("{A}.outcome.json")]
+    );
+    let after = std::fs::read(t.0.join(format!("processed/{A}.outcome.json"))).unwrap();
+    assert_eq!(
+        before, after,
+        "the outcome was not rewritten as a duplicate"
+    );
+    let m = json(&t.0.join("manifest.json"));
+    assert_eq!(m["state"]["routines"].as_array().unwrap().len(), 1);
+    assert!(m.get("lastIngestion").is_none());
+}
+
+// ---- serve ----
+
+fn job(id: &str, verb: &str, payload: &str) -> String {
+    format!(
+        r#"{{"schemaVersion": 1, "commandID": "{id}", "verb": "{verb}", "payload": {payload}}}"#
+    )
+}
+
+fn job_id(i: usize) -> String {
+    format!("{i:08x}-0000-4000-8000-000000000000")
+}
+
+#[test]
+fn serve_checks_plans_runs_bridge_scenarios_and_refuses_bad_jobs() {
+    let t = Tmp::new("serve");
+    let jobs = t.0.join("jobs");
+    std::fs::create_dir_all(jobs.join("inbox")).unwrap();
+    let w = |name: &str, text: &str| std::fs::write(jobs.join("inbox").join(name), text).unwrap();
+    w(
+        "01.json",
+        &job(
+            &job_id(1),
+            "check",
+            r#"{"plan": "harness/tests/fixtures/plans/seed-mail.json"}"#,
+        ),
+    );
+    w(
+        "02.json",
+        &job(
+            &job_id(2),
+            "run",
+            r#"{"scenarios": ["scenarios/bridge/bridge-disabled.json"]}"#,
+        ),
+    );
+    w(
+        "03.json",
+        &job(&job_id(3), "check", r#"{"plan": "../../etc/passwd"}"#),
+    );
+    w("04.json", &job(&job_id(4), "deploy", "{}"));
+    w(
+        "05.json",
+        &job(&job_id(1).to_uppercase(), "check", r#"{"plan": "x.json"}"#),
+    );
+    w("06.txt", "hello");
+    let out = run(&["serve", "--inbox", jobs.to_str().unwrap(), "--once"]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("5 job(s) run (2 succeeded), 1 duplicate(s)"),
+        "{stdout}"
+    );
+    assert_eq!(names(&jobs.join("inbox")), Vec::<String>::new());
+
+    let o = json(&jobs.join(format!("processed/{}.outcome.json", job_id(1))));
+    assert_eq!(
+        o["result"]["file"],
+        "harness/tests/fixtures/plans/seed-mail.json"
+    );
+    assert_eq!(o["result"]["parsed"], true);
+    let o = json(&jobs.join(format!("processed/{}.outcome.json", job_id(2))));
+    assert_eq!(o["result"]["passed"], 1);
+    assert_eq!(
+        o["result"]["scenarios"][0]["result"]["id"],
+        "bridge-disabled"
+    );
+    let o = json(&jobs.join(format!("failed/{}.outcome.json", job_id(3))));
+    assert_eq!(
+        (o["reason"].as_str(), o["fieldPath"].as_str()),
+        (Some("path-escape"), Some("payload.plan"))
+    );
+    let o = json(&jobs.join(format!("failed/{}.outcome.json", job_id(4))));
+    assert_eq!(o["reason"], "unknown-verb");
+    // The duplicate sits beside the first outcome, which stays as it was.
+    let dups: Vec<_> = names(&jobs.join("processed"))
+        .into_iter()
+        .filter(|n| n.starts_with(&job_id(1)) && n.contains(".command-"))
+        .collect();
+    assert_eq!(dups.len(), 2);
+    let failed = names(&jobs.join("failed"));
+    assert!(failed.iter().any(|n| n.ends_with(".outcome.json") && {
+        json(&jobs.join("failed").join(n))["reason"] == "unsupported-file-type"
+    }));
+}
+
+/// Asserts the end state after any crash: the inbox is empty, every job has exactly one
+/// outcome, every job file is beside it exactly once, and the journal saw each job once.
+fn assert_exactly_once(jobs: &Path, n: usize) {
+    assert_eq!(names(&jobs.join("inbox")), Vec::<String>::new());
+    let mut outcomes = Vec::new();
+    let mut commands = Vec::new();
+    for sub in ["processed", "failed"] {
+        for name in names(&jobs.join(sub)) {
+            assert!(!name.starts_with('.'), "temp file left: {name}");
+            if name.ends_with(".outcome.json") {
+                outcomes.push(
+                    json(&jobs.join(sub).join(&name))["commandID"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                );
+            } else {
+                commands.push(std::fs::read_to_string(jobs.join(sub).join(&name)).unwrap());
+            }
+        }
+    }
+    outcomes.sort();
+    let want: Vec<String> = (0..n).map(job_id).collect();
+    assert_eq!(outcomes, want, "one outcome per job");
+    commands.sort();
+    let mut sent: Vec<String> = (0..n).map(crash_job).collect();
+    sent.sort();
+    assert_eq!(
+        commands, sent,
+        "every job file moved exactly once, unchanged"
+    );
+    let journal = std::fs::read_to_string(jobs.join("journal.log")).unwrap();
+    for id in &want {
+        assert_eq!(
+            journal.matches(id.as_str()).count(),
+            1,
+            "job {id} ran once\n{journal}"
+        );
+    }
+}
+
+fn crash_job(i: usize) -> String {
+    job(
+        &job_id(i),
+        "check",
+        r#"{"plan": "harness/tests/fixtures/plans/seed-mail.json"}"#,
+    )
+}
+
+fn flood(jobs: &Path, n: usize) {
+    std::fs::create_dir_all(jobs.join("inbox")).unwrap();
+    for i in 0..n {
+        std::fs::write(jobs.join(format!("inbox/{i:04}.json")), crash_job(i)).unwrap();
+    }
+}
+
+#[test]
+fn serve_survives_an_abort_between_outcome_and_move() {
+    let t = Tmp::new("crash");
+    let jobs = t.0.join("jobs");
+    flood(&jobs, 12);
+    let d = jobs.to_str().unwrap();
+    let out = stepreplay(&["serve", "--inbox", d, "--once"])
+        .env("STEPREPLAY_SERVE_CRASH_AFTER", "5")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the crash hook aborts the process");
+    // Five outcomes exist, the fifth job file is still in the inbox.
+    assert_eq!(names(&jobs.join("inbox")).len(), 12 - 4);
+    let out = run(&["serve", "--inbox", d, "--once"]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("7 job(s) run") && stdout.contains("1 resumed"),
+        "{stdout}"
+    );
+    assert_exactly_once(&jobs, 12);
+}
+
+#[test]
+fn serve_survives_kill_9_mid_flood_and_stops_cleanly_on_sigint() {
+    let t = Tmp::new("kill");
+    let jobs = t.0.join("jobs");
+    let n = 60;
+    flood(&jobs, n);
+    let d = jobs.to_str().unwrap();
+    let mut child = stepreplay(&["serve", "--inbox", d, "--poll-ms", "10"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the first outcome (any moment is a fair moment to kill), then kill -9.
+    for _ in 0..6000 {
+        if !names(&jobs.join("processed")).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Restart as a long-running server and stop it with Ctrl-C once it has drained.
+    let child = stepreplay(&["serve", "--inbox", d, "--poll-ms", "10"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..6000 {
+        if names(&jobs.join("inbox")).is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "Ctrl-C is a clean stop");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("stopped"));
+    assert_exactly_once(&jobs, n);
+}
+
+#[test]
+fn the_summary_and_an_outcome_file_read_as_expected() {
+    let t = Tmp::new("snap");
+    let d = t.0.to_str().unwrap();
+    assert!(run(&["bridge", "init", d]).status.success());
+    std::fs::write(t.0.join("inbox/01.json"), routine_cmd(A, "Morning Core")).unwrap();
+    let plan = r#"{"schemaVersion": 2, "commandID": "5D39F61B-3C2E-4BE7-A264-B4B75D20C7EF", "verb": "createPlan",
+        "payload": {"name": "Normal Week", "days": [{"weekday": 1, "slots": []},
+        {"weekday": 2, "slots": [{"routineRef": {"fromCommand": "A1111111-1111-4111-8111-111111111111"}}]},
+        {"weekday": 3, "slots": []}, {"weekday": 4, "slots": [{"routineRef": {}}]},
+        {"weekday": 5, "slots": []}, {"weekday": 6, "slots": []}, {"weekday": 7, "slots": []}]}}"#;
+    std::fs::write(t.0.join("inbox/02.json"), plan).unwrap();
+    std::fs::write(
+        t.0.join("inbox/03.json"),
+        routine_cmd(&A.to_uppercase(), "Again"),
+    )
+    .unwrap();
+    std::fs::write(t.0.join("inbox/04.md"), "# notes").unwrap();
+    let out = run(&["bridge", d]);
+    let summary = String::from_utf8_lossy(&out.stdout).replace(d, "[DIR]");
+    insta::assert_snapshot!("bridge_summary", summary);
+    let failed = std::fs::read_to_string(
+        t.0.join("failed/5d39f61b-3c2e-4be7-a264-b4b75d20c7ef.outcome.json"),
+    )
+    .unwrap();
+    insta::assert_snapshot!("bridge_failed_outcome", failed);
+}
