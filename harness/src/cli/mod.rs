@@ -3,6 +3,8 @@
 
 mod check;
 mod fmt;
+mod show;
+mod synth;
 
 use clap::{Parser, Subcommand};
 use stepreplay::Error;
@@ -21,6 +23,10 @@ enum Command {
     Check(check::Args),
     /// Rewrite plans in canonical form (or, with --check, report those that are not).
     Fmt(fmt::Args),
+    /// Write a synthetic recording (and its plan, crops and scenarios) from a desktop script.
+    Synth(synth::Args),
+    /// Print a recording's frames, transitions and AX trees as text.
+    Show(show::Args),
 }
 
 /// Runs a parsed command line; the `u8` is the exit code.
@@ -28,6 +34,8 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
     match cli.command {
         Command::Check(a) => check::run(a),
         Command::Fmt(a) => fmt::run(a),
+        Command::Synth(a) => synth::run(a),
+        Command::Show(a) => show::run(a),
     }
 }
 
