@@ -118,7 +118,13 @@ pub fn build(script: &Script, path: &Path) -> Result<Built, InputError> {
                 ctl.insert(
                     c.id.clone(),
                     CtlState {
-                        value: c.value.clone(),
+                        // Static texts show their label: a change can rewrite it like a value.
+                        value: match c.kind {
+                            Kind::Label | Kind::Heading | Kind::Event => {
+                                c.label.clone().or_else(|| c.value.clone())
+                            }
+                            _ => c.value.clone(),
+                        },
                         selected: c.selected,
                         hidden: c.hidden,
                         enabled: c.enabled,
@@ -319,8 +325,10 @@ fn snapshot(script: &Script, st: &State) -> AxSnapshot {
             let [x, y, w, h] = wspec.frame;
             let (x, y) = (x + ws.dx, y + ws.dy);
             let origin = (x, y + wspec.kind.title_bar());
-            let focused = a == st.front && first && wspec.kind != WindowKind::Menubar;
-            if wspec.kind != WindowKind::Menubar {
+            // Menus and the menu bar float over windows; the window under them keeps focus.
+            let overlay = matches!(wspec.kind, WindowKind::Menubar | WindowKind::Menu);
+            let focused = a == st.front && first && !overlay;
+            if !overlay {
                 first = false;
             }
             windows.push(Window {
@@ -390,7 +398,7 @@ fn element(c: &ControlSpec, st: &State, origin: (i32, i32), k: i32) -> Option<El
     };
     match c.kind {
         Kind::Label | Kind::Heading | Kind::Event => {
-            e.value = c.label.clone().or_else(|| s.value.clone());
+            e.value = s.value.clone();
         }
         _ => {
             match c.name_in {

@@ -32,8 +32,16 @@ pub fn render(ax: &AxSnapshot, screen: &Screen) -> RgbImage {
     }
     let is_overlay = |w: &Window| matches!(w.kind.as_deref(), Some("menu") | Some("menubar"));
     for &a in &order {
-        for w in ax.apps[a].windows.iter().rev().filter(|w| !is_overlay(w)) {
-            window(&mut c, w, s);
+        let wins: Vec<&Window> = ax.apps[a]
+            .windows
+            .iter()
+            .filter(|w| !is_overlay(w))
+            .collect();
+        for (i, w) in wins.iter().enumerate().rev() {
+            // A window showing a focused sheet still looks active, as on a real desktop.
+            let under_sheet =
+                i > 0 && wins[i - 1].focused && wins[i - 1].kind.as_deref() == Some("sheet");
+            window(&mut c, w, w.focused || under_sheet, s);
         }
     }
     let app = ax.apps.get(front_app);
@@ -151,7 +159,7 @@ fn shadow(c: &mut Canvas, x: i32, y: i32, w: i32, h: i32, r: f32, s: f32) {
     }
 }
 
-fn window(c: &mut Canvas, win: &Window, s: f32) {
+fn window(c: &mut Canvas, win: &Window, active: bool, s: f32) {
     let f = win.frame;
     let kind = win.kind.as_deref().unwrap_or("window");
     let r = if kind == "sheet" { 8.0 * s } else { 10.0 * s };
@@ -173,7 +181,7 @@ fn window(c: &mut Canvas, win: &Window, s: f32) {
     );
     if kind == "window" || kind == "dialog" {
         let tb = (28.0 * s) as i32;
-        let bar: Rgb = if win.focused {
+        let bar: Rgb = if active {
             [232, 232, 234]
         } else {
             [244, 244, 244]
@@ -202,7 +210,7 @@ fn window(c: &mut Canvas, win: &Window, s: f32) {
             [205, 205, 208],
         );
         let cy = f.y as f32 + tb as f32 / 2.0 + s / 2.0;
-        let lights: [Rgb; 3] = if win.focused {
+        let lights: [Rgb; 3] = if active {
             [[255, 95, 87], [254, 188, 46], [40, 200, 64]]
         } else {
             [[206, 206, 206]; 3]
@@ -213,7 +221,7 @@ fn window(c: &mut Canvas, win: &Window, s: f32) {
             c.fill_circle(cx, cy, 6.0 * s, shade(*col, 0.85));
             c.fill_circle(cx, cy, 5.4 * s, *col);
         }
-        let color: Rgb = if win.focused {
+        let color: Rgb = if active {
             [40, 40, 40]
         } else {
             [150, 150, 150]
