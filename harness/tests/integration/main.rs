@@ -1,1 +1,2 @@
 mod util;
+mod synth;
