@@ -74,7 +74,11 @@ fn synth_twice_gives_identical_bytes_and_matches_the_checked_in_recording() {
         checked_in.keys().collect::<Vec<_>>()
     );
     for (k, v) in &a {
-        assert!(checked_in[k] == *v, "{} differs from the checked-in file", k.display());
+        assert!(
+            checked_in[k] == *v,
+            "{} differs from the checked-in file",
+            k.display()
+        );
     }
     let plan = std::fs::read(suite_a.join(name).join("plan.json")).expect("plan written");
     let checked_plan =
@@ -144,7 +148,13 @@ fn every_generated_plan_passes_check_and_crops_exist() {
         }
         let src = read_plan_source(&plan).expect("readable");
         let report = check_source(&src);
-        assert_eq!(report.errors, 0, "{}: {:?}", plan.display(), report.findings);
+        assert_eq!(
+            report.errors,
+            0,
+            "{}: {:?}",
+            plan.display(),
+            report.findings
+        );
         let fox = stepreplay::plan::parse_foxstep(&src).expect("parses");
         for step in &fox.steps {
             if let Some(crop) = step.target.as_ref().and_then(|t| t.crop.as_ref()) {
@@ -171,9 +181,18 @@ fn sensitive_answers_never_reach_a_recording_and_secure_fields_hold_bullets() {
         }
     }
     let rec = load_recording(&root.join("recordings/settings-wifi-join")).expect("loads");
-    let last = rec.frames.iter().rev().find_map(|f| f.ax.find("pw-field").map(|(_, _, e)| e.clone()));
-    let value = last.and_then(|e| e.value).expect("the password field has a value");
-    assert!(value.chars().all(|c| c == '•') && !value.is_empty(), "{value}");
+    let last = rec
+        .frames
+        .iter()
+        .rev()
+        .find_map(|f| f.ax.find("pw-field").map(|(_, _, e)| e.clone()));
+    let value = last
+        .and_then(|e| e.value)
+        .expect("the password field has a value");
+    assert!(
+        value.chars().all(|c| c == '•') && !value.is_empty(),
+        "{value}"
+    );
 }
 
 /// Loads a recording and decodes every screenshot, as a replay would.
@@ -206,7 +225,10 @@ fn bad_recordings_fail_with_their_reason_and_path() {
     let mut text = String::new();
     let mut seen = 0;
     for dir in sorted_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(base)) {
-        let name = dir.file_name().and_then(|n| n.to_str()).expect("utf-8 name");
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("utf-8 name");
         let rel = base.join(name);
         let err = load_fully(&rel).expect_err(name);
         assert_eq!(Some(&err.reason), expected.get(name), "{name}: {err}");

@@ -474,3 +474,83 @@ pub fn accessible_name(ax: &AxSnapshot, id: &str) -> Option<String> {
             )
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Source;
+    use crate::recording::synth::script::parse_script;
+
+    fn script(apps: &str, steps: &str) -> Script {
+        let text = format!(
+            r#"{{"schema": "stepreplay-synth/1", "name": "t", "guide": {{"id": "g", "title": "T"}},
+               "apps": {apps}, "steps": {steps}}}"#
+        );
+        parse_script(&Source::from_text("t.json", text)).expect("test script parses")
+    }
+
+    const FORM: &str = r#"[{"name": "App", "windows": [{"id": "w", "title": "Form",
+        "frame": [0, 0, 400, 300], "controls": [
+        {"id": "l1", "kind": "label", "label": "First name", "frame": [10, 10, 80, 20]},
+        {"id": "f1", "kind": "text-field", "frame": [100, 8, 200, 24]},
+        {"id": "l2", "kind": "label", "label": "PIN", "frame": [10, 60, 80, 20]},
+        {"id": "f2", "kind": "secure-field", "labelled_by": "l2", "frame": [100, 200, 200, 24]},
+        {"id": "b", "kind": "icon-button", "frame": [10, 250, 30, 24]}]}]}]"#;
+
+    #[test]
+    fn nameless_fields_take_the_label_beside_them_or_their_labelled_by() {
+        let s = script(FORM, "[]");
+        let built = build(&s, Path::new("t.json")).expect("builds");
+        let ax = &built.frames[0];
+        assert_eq!(accessible_name(ax, "f1").as_deref(), Some("First name"));
+        assert_eq!(accessible_name(ax, "f2").as_deref(), Some("PIN"));
+        assert_eq!(accessible_name(ax, "b"), None);
+    }
+
+    #[test]
+    fn secure_values_become_bullets_and_changes_make_frames() {
+        let s = script(
+            FORM,
+            r#"[{"id": "s1", "text": "Type", "action": "type", "control": "f2",
+                 "changes": [{"set": "f2", "value": "hunter2"}]},
+                {"id": "s2", "text": "Copy", "action": "copy", "control": "f1"},
+                {"id": "s3", "text": "Ask", "action": "ask"}]"#,
+        );
+        let built = build(&s, Path::new("t.json")).expect("builds");
+        assert_eq!(built.frames.len(), 2);
+        let (_, _, e) = built.frames[1].find("f2").expect("field");
+        assert_eq!(e.value.as_deref(), Some("•••••••"));
+        // The copy stays on its frame; the ask touches nothing and has no transition.
+        assert_eq!(built.transitions.len(), 2);
+        assert_eq!(built.transitions[1].from, built.transitions[1].to);
+        assert_eq!(built.before, vec![0, 1, 1]);
+    }
+
+    #[test]
+    fn unknown_ids_in_changes_are_errors_at_their_path() {
+        let s = script(
+            FORM,
+            r#"[{"id": "s1", "text": "x", "action": "click", "control": "b",
+                 "changes": [{"open": "nope"}]}]"#,
+        );
+        let e = build(&s, Path::new("t.json")).unwrap_err();
+        assert_eq!(e.reason, Reason::UnknownId);
+        assert_eq!(e.path.to_string(), "steps[0].changes[0]");
+        let s = script(
+            FORM,
+            r#"[{"id": "s1", "text": "x", "action": "click", "control": "gone"}]"#,
+        );
+        let e = build(&s, Path::new("t.json")).unwrap_err();
+        assert_eq!(e.path.to_string(), "steps[0].control");
+    }
+
+    #[test]
+    fn scripts_are_strict() {
+        let text = r#"{"schema": "stepreplay-synth/1", "name": "t", "guide": {"id": "g", "title": "T"},
+            "apps": [{"name": "A", "windows": [{"id": "w", "frame": [0,0,1,1], "controls": [
+              {"id": "c", "kind": "buton", "frame": [0,0,1,1]}]}]}], "steps": []}"#;
+        let e = parse_script(&Source::from_text("t.json", text)).unwrap_err();
+        assert_eq!(e.reason, Reason::InvalidField);
+        assert_eq!(e.path.to_string(), "apps[0].windows[0].controls[0].kind");
+    }
+}

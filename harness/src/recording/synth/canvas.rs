@@ -33,9 +33,9 @@ impl Canvas {
             return;
         }
         let p = self.img.get_pixel_mut(x as u32, y as u32);
-        for i in 0..3 {
-            let v = color[i] as f32 * a + p.0[i] as f32 * (1.0 - a);
-            p.0[i] = v.round().clamp(0.0, 255.0) as u8;
+        for (dst, src) in p.0.iter_mut().zip(color) {
+            let v = src as f32 * a + *dst as f32 * (1.0 - a);
+            *dst = v.round().clamp(0.0, 255.0) as u8;
         }
     }
 

@@ -126,7 +126,16 @@ fn menu_bar(c: &mut Canvas, app: &str, bar: Option<&Window>, s: f32) {
             x += font::draw_line(c, x, cy, app, size, Weight::Bold, [20, 20, 20], 400.0 * s);
             for item in ["File", "Edit", "View", "Window", "Help"] {
                 x += 20.0 * s;
-                x += font::draw_line(c, x, cy, item, size, Weight::Regular, [20, 20, 20], 200.0);
+                x += font::draw_line(
+                    c,
+                    x,
+                    cy,
+                    item,
+                    size,
+                    Weight::Regular,
+                    [20, 20, 20],
+                    200.0 * s,
+                );
             }
         }
     }
@@ -256,4 +265,81 @@ fn menu(c: &mut Canvas, win: &Window, s: f32) {
         [248, 248, 250],
     );
     widgets::draw_all(c, &win.elements, s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recording::ax::{App, Element, Rect};
+
+    fn snapshot(title: &str) -> AxSnapshot {
+        let button = Element {
+            id: "ok".into(),
+            ax_role: "AXButton".into(),
+            role: None,
+            subrole: None,
+            title: Some(title.into()),
+            description: None,
+            value: None,
+            role_description: None,
+            placeholder: None,
+            labelled_by: None,
+            frame: Rect {
+                x: 40,
+                y: 80,
+                width: 80,
+                height: 24,
+            },
+            enabled: true,
+            focused: false,
+            selected: false,
+            children: vec![],
+        };
+        AxSnapshot {
+            schema: crate::recording::ax::AX_SCHEMA.into(),
+            apps: vec![App {
+                name: "App".into(),
+                bundle_id: None,
+                frontmost: true,
+                windows: vec![Window {
+                    id: "w".into(),
+                    title: "Main".into(),
+                    kind: Some("window".into()),
+                    frame: Rect {
+                        x: 20,
+                        y: 40,
+                        width: 200,
+                        height: 100,
+                    },
+                    focused: true,
+                    elements: vec![button],
+                }],
+            }],
+        }
+    }
+
+    #[test]
+    fn same_snapshot_same_pixels_and_text_shows() {
+        let screen = Screen {
+            width: 320,
+            height: 200,
+            scale: 1,
+        };
+        let a = render(&snapshot("OK"), &screen);
+        assert_eq!(a, render(&snapshot("OK"), &screen));
+        assert_eq!((a.width(), a.height()), (320, 200));
+        // The label is drawn: a different label changes pixels inside the button only.
+        let b = render(&snapshot("No"), &screen);
+        let changed: Vec<(u32, u32)> = a
+            .enumerate_pixels()
+            .filter(|(x, y, p)| b.get_pixel(*x, *y) != *p)
+            .map(|(x, y, _)| (x, y))
+            .collect();
+        assert!(!changed.is_empty());
+        assert!(
+            changed
+                .iter()
+                .all(|&(x, y)| (40..120).contains(&x) && (80..104).contains(&y))
+        );
+    }
 }
