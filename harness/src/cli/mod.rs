@@ -7,6 +7,8 @@ mod diff;
 mod fmt;
 mod run;
 mod serve;
+mod show;
+mod synth;
 
 use clap::{Parser, Subcommand};
 use stepreplay::Error;
@@ -33,6 +35,10 @@ enum Command {
     Bridge(bridge::Args),
     /// Serve the harness's own job inbox (check plans, run scenarios) from a folder.
     Serve(serve::Args),
+    /// Write a synthetic recording (and its plan, crops and scenarios) from a desktop script.
+    Synth(synth::Args),
+    /// Print a recording's frames, transitions and AX trees as text.
+    Show(show::Args),
 }
 
 /// Runs a parsed command line; the `u8` is the exit code.
@@ -44,6 +50,8 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Run(a) => run::run(a),
         Command::Bridge(a) => bridge::run(a),
         Command::Serve(a) => serve::run(a),
+        Command::Synth(a) => synth::run(a),
+        Command::Show(a) => show::run(a),
     }
 }
 

@@ -4,6 +4,7 @@ pub mod ax;
 pub mod format;
 mod load;
 mod safe_path;
+pub mod synth;
 
 pub use ax::{AxSnapshot, Element, Rect};
 pub use format::{RecordingFile, Transition};

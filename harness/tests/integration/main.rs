@@ -5,4 +5,5 @@ mod check;
 mod diff;
 mod readme;
 mod replay;
+mod synth;
 mod util;

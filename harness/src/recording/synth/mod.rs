@@ -1,0 +1,19 @@
+//! The synthetic desktop: from a compact desktop script to a whole recording (AX snapshots,
+//! rendered screenshots, transitions) plus the Foxstep plan, crops and scenarios for it.
+//! The entry point is [`synthesize`]; [`render`] draws any AX snapshot.
+
+mod build;
+mod canvas;
+mod font;
+mod foxplan;
+mod render;
+pub mod scenario;
+pub mod script;
+mod widgets;
+mod write;
+
+pub use build::{Built, accessible_name, build, frame_id};
+pub use render::render;
+pub use scenario::{SCENARIO_SCHEMA, ScenarioFile};
+pub use script::{SCRIPT_SCHEMA, Script, load_script, parse_script};
+pub use write::{SynthOutput, encode_png, synthesize};

@@ -1,0 +1,459 @@
+//! The desktop script (`stepreplay-synth/1`): the compact description [`Script`] a synthetic
+//! recording is made from.
+//!
+//! A script declares apps, their windows and controls (frames in points, relative to the
+//! window's content area), then the steps a person takes: which control, which action, and how
+//! the next frame differs ([`Change`]). It also carries what the plan needs that the desktop
+//! cannot tell (guide, inputs, expects, confirms), plan variants meant to fail, and the
+//! scenarios that replay them. It is parsed strictly: a typo is an error at its field path.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::scenario::{Answers, ScenarioExpect};
+use crate::errors::{FieldPath, InputError, Reason};
+use crate::json::{Source, parse_typed, parse_value, read_text};
+use crate::plan::foxstep::{ActionKind, Click, Done, Expect, Guide, Input};
+
+/// The schema string of a desktop script.
+pub const SCRIPT_SCHEMA: &str = "stepreplay-synth/1";
+
+/// Largest script file.
+pub const MAX_SCRIPT_BYTES: u64 = 1024 * 1024;
+
+/// A whole script.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    /// Always [`SCRIPT_SCHEMA`].
+    pub schema: String,
+    /// The recording's name (its folder name by convention).
+    pub name: String,
+    /// Pixels per point: 1 or 2.
+    #[serde(default = "one")]
+    pub scale: u32,
+    /// Screen size in points; 1440×900 when absent.
+    #[serde(default = "default_screen")]
+    pub screen: [u32; 2],
+    /// The guide the plan belongs to.
+    pub guide: Guide,
+    /// The plan's inputs, as Foxstep writes them.
+    #[serde(default)]
+    pub inputs: Vec<Input>,
+    /// Running apps, each with its windows.
+    pub apps: Vec<AppSpec>,
+    /// The control with keyboard focus in the first frame.
+    #[serde(default)]
+    pub focus: Option<String>,
+    /// What the person does, in order.
+    pub steps: Vec<StepSpec>,
+    /// The plan's done screen.
+    #[serde(default)]
+    pub done: Option<Done>,
+    /// Plans derived from the main one by hand edits (meant to fail).
+    #[serde(default)]
+    pub variants: Vec<Variant>,
+    /// Scenarios replaying this recording.
+    #[serde(default)]
+    pub scenarios: Vec<ScenarioSpec>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn default_screen() -> [u32; 2] {
+    [1440, 900]
+}
+
+/// A running app.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppSpec {
+    /// Name as the menu bar shows it.
+    pub name: String,
+    /// Bundle id.
+    #[serde(default)]
+    pub bundle_id: Option<String>,
+    /// Whether it is in front in the first frame (the first app is, when none says so).
+    #[serde(default)]
+    pub frontmost: bool,
+    /// Its windows, front to back.
+    pub windows: Vec<WindowSpec>,
+}
+
+/// What sort of window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WindowKind {
+    /// A document window with a title bar and traffic lights.
+    Window,
+    /// A dialog: title bar, no minimize/zoom.
+    Dialog,
+    /// A sheet: slides out of its parent's title bar, no title bar of its own.
+    Sheet,
+    /// A popup or context menu.
+    Menu,
+    /// The app's menu bar (drawn at the top of the screen).
+    Menubar,
+}
+
+impl WindowKind {
+    /// The word written into the AX snapshot.
+    pub fn word(self) -> &'static str {
+        match self {
+            WindowKind::Window => "window",
+            WindowKind::Dialog => "dialog",
+            WindowKind::Sheet => "sheet",
+            WindowKind::Menu => "menu",
+            WindowKind::Menubar => "menubar",
+        }
+    }
+
+    /// Height of the title bar in points.
+    pub fn title_bar(self) -> i32 {
+        match self {
+            WindowKind::Window | WindowKind::Dialog => 28,
+            _ => 0,
+        }
+    }
+}
+
+/// A window.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowSpec {
+    /// Stable id.
+    pub id: String,
+    /// Title.
+    #[serde(default)]
+    pub title: String,
+    /// Kind; `window` when absent.
+    #[serde(default = "default_kind")]
+    pub kind: WindowKind,
+    /// `[x, y, width, height]` in screen points, title bar included.
+    pub frame: [i32; 4],
+    /// Whether it is on screen in the first frame.
+    #[serde(default = "yes")]
+    pub open: bool,
+    /// Its controls.
+    #[serde(default)]
+    pub controls: Vec<ControlSpec>,
+}
+
+fn default_kind() -> WindowKind {
+    WindowKind::Window
+}
+
+/// What a control is; each maps to one AX role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[allow(missing_docs)]
+pub enum Kind {
+    Button,
+    /// A button with an icon and no name (found only by point and bounds).
+    IconButton,
+    TextField,
+    SecureField,
+    SearchField,
+    TextArea,
+    Checkbox,
+    Switch,
+    Radio,
+    Popup,
+    Label,
+    Heading,
+    Link,
+    List,
+    Sidebar,
+    Row,
+    MenuItem,
+    MenubarItem,
+    Group,
+    Image,
+    WebArea,
+    /// A calendar event block.
+    Event,
+    /// A calendar grid (`value` is `COLSxROWS`).
+    Grid,
+}
+
+impl Kind {
+    /// `(ax_role, role words, subrole)`.
+    pub fn roles(self) -> (&'static str, &'static str, Option<&'static str>) {
+        match self {
+            Kind::Button | Kind::IconButton => ("AXButton", "button", None),
+            Kind::TextField => ("AXTextField", "text field", None),
+            Kind::SecureField => (
+                "AXTextField",
+                "secure text field",
+                Some("AXSecureTextField"),
+            ),
+            Kind::SearchField => ("AXTextField", "search text field", Some("AXSearchField")),
+            Kind::TextArea => ("AXTextArea", "text entry area", None),
+            Kind::Checkbox => ("AXCheckBox", "checkbox", None),
+            Kind::Switch => ("AXCheckBox", "switch", Some("AXSwitch")),
+            Kind::Radio => ("AXRadioButton", "radio button", None),
+            Kind::Popup => ("AXPopUpButton", "pop up button", None),
+            Kind::Label => ("AXStaticText", "text", None),
+            Kind::Heading => ("AXHeading", "heading", None),
+            Kind::Link => ("AXLink", "link", None),
+            Kind::List => ("AXList", "list", None),
+            Kind::Sidebar => ("AXOutline", "outline", Some("AXSidebar")),
+            Kind::Row => ("AXRow", "row", None),
+            Kind::MenuItem => ("AXMenuItem", "menu item", None),
+            Kind::MenubarItem => ("AXMenuBarItem", "menu bar item", None),
+            Kind::Group => ("AXGroup", "group", None),
+            Kind::Image => ("AXImage", "image", None),
+            Kind::WebArea => ("AXWebArea", "HTML content", None),
+            Kind::Event => ("AXStaticText", "event", Some("AXCalendarEvent")),
+            Kind::Grid => ("AXGroup", "calendar grid", Some("AXCalendarGrid")),
+        }
+    }
+}
+
+/// Where a control keeps its name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NameIn {
+    /// `AXTitle` (static texts: their value).
+    #[default]
+    Title,
+    /// `AXDescription`, as most toolbar buttons of real macOS apps.
+    Description,
+}
+
+/// A control.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControlSpec {
+    /// Stable id (unique across the script).
+    pub id: String,
+    /// What it is.
+    pub kind: Kind,
+    /// Its visible name (static text: its words).
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Where the name goes.
+    #[serde(default)]
+    pub name_in: NameIn,
+    /// Field text, popup choice, row detail.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// Placeholder of an empty field.
+    #[serde(default)]
+    pub placeholder: Option<String>,
+    /// The id of the label control that names it.
+    #[serde(default)]
+    pub labelled_by: Option<String>,
+    /// `[x, y, width, height]` in points from the window's content origin.
+    pub frame: [i32; 4],
+    /// Whether it can be used.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Checked, selected or highlighted (the default button).
+    #[serde(default)]
+    pub selected: bool,
+    /// Whether it is absent from the first frame.
+    #[serde(default)]
+    pub hidden: bool,
+    /// Child controls (rows of a list, items of a group).
+    #[serde(default)]
+    pub children: Vec<ControlSpec>,
+}
+
+/// One step the person takes.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepSpec {
+    /// The plan's `step_id`.
+    pub id: String,
+    /// The plan's step text.
+    pub text: String,
+    /// The action.
+    pub action: ActionKind,
+    /// The control acted on (none for keyboard-only, ask and do steps).
+    #[serde(default)]
+    pub control: Option<String>,
+    /// Click details (a plain left click when absent on a click step).
+    #[serde(default)]
+    pub click: Option<Click>,
+    /// Literal value typed, pasted or navigated to.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// Template typed (`{input-id}`).
+    #[serde(default)]
+    pub template: Option<String>,
+    /// Inputs the step reads.
+    #[serde(default)]
+    pub reads: Vec<String>,
+    /// Key that submits after typing.
+    #[serde(default)]
+    pub submit: Option<String>,
+    /// Keys pressed.
+    #[serde(default)]
+    pub keys: Option<String>,
+    /// Words for an AI assistant step.
+    #[serde(default)]
+    pub assistant: Option<String>,
+    /// Whether the person must approve first.
+    #[serde(default)]
+    pub confirm: bool,
+    /// Why.
+    #[serde(default)]
+    pub confirm_reason: Option<String>,
+    /// What should hold afterwards.
+    #[serde(default)]
+    pub expect: Option<Expect>,
+    /// When to stop instead.
+    #[serde(default)]
+    pub stop_if: Option<Value>,
+    /// The target label the plan carries, when not the control's accessible name.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Leave the label out of the plan (nameless controls have none anyway).
+    #[serde(default)]
+    pub no_label: bool,
+    /// How the next frame differs from this one.
+    #[serde(default)]
+    pub changes: Vec<Change>,
+}
+
+/// One difference between a frame and the next. Exactly one operation per entry.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Change {
+    /// Set this control's value to `value` (secure fields keep bullets only).
+    #[serde(default)]
+    pub set: Option<String>,
+    /// Open this window (it comes to the front of its app).
+    #[serde(default)]
+    pub open: Option<String>,
+    /// Close this window.
+    #[serde(default)]
+    pub close: Option<String>,
+    /// Give this control keyboard focus.
+    #[serde(default)]
+    pub focus: Option<String>,
+    /// Check or select this control.
+    #[serde(default)]
+    pub select: Option<String>,
+    /// Uncheck or deselect this control.
+    #[serde(default)]
+    pub deselect: Option<String>,
+    /// Show this hidden control.
+    #[serde(default)]
+    pub show: Option<String>,
+    /// Hide this control.
+    #[serde(default)]
+    pub hide: Option<String>,
+    /// Enable this control.
+    #[serde(default)]
+    pub enable: Option<String>,
+    /// Disable this control.
+    #[serde(default)]
+    pub disable: Option<String>,
+    /// Bring this app to the front.
+    #[serde(default)]
+    pub front: Option<String>,
+    /// Retitle this window to `value`.
+    #[serde(default)]
+    pub retitle: Option<String>,
+    /// Move this control (or window) by `dx`, `dy` points.
+    #[serde(rename = "move", default)]
+    pub move_: Option<String>,
+    /// The value for `set` and `retitle`.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// Horizontal move in points.
+    #[serde(default)]
+    pub dx: i32,
+    /// Vertical move in points.
+    #[serde(default)]
+    pub dy: i32,
+}
+
+/// A plan derived from the main one by edits: the plans meant to fail.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    /// Folder name beside the main plan's.
+    pub name: String,
+    /// Edits, applied in order.
+    pub edits: Vec<Edit>,
+}
+
+/// One edit of a step (by its number in the main plan).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Edit {
+    /// The step's number in the main plan.
+    pub step: u32,
+    /// Drop the step (later steps are renumbered).
+    #[serde(default)]
+    pub delete: bool,
+    /// Dotted paths inside the step (`target.label`) and their new values; `null` removes.
+    #[serde(default)]
+    pub set: BTreeMap<String, Value>,
+}
+
+/// A scenario to write beside the plan.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    /// Scenario id (its file name).
+    pub id: String,
+    /// One line.
+    pub description: String,
+    /// The variant it replays; the main plan when absent.
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Input values.
+    #[serde(default)]
+    pub inputs: BTreeMap<String, String>,
+    /// The scripted person's answers.
+    #[serde(default)]
+    pub answers: Answers,
+    /// Perturbations.
+    #[serde(default)]
+    pub perturbations: Vec<Value>,
+    /// What should happen.
+    pub expect: ScenarioExpect,
+}
+
+/// Reads and parses a script file.
+pub fn load_script(path: &Path) -> Result<Script, InputError> {
+    let src = read_text(path, MAX_SCRIPT_BYTES)?;
+    parse_script(&src)
+}
+
+/// Parses a script: schema first, then strict types.
+pub fn parse_script(src: &Source) -> Result<Script, InputError> {
+    let value = parse_value(src)?;
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(SCRIPT_SCHEMA) => {}
+        other => {
+            return Err(src
+                .error(
+                    FieldPath::root().key("schema"),
+                    Reason::UnsupportedSchema,
+                    format!("schema {:?} is not supported", other.unwrap_or("(none)")),
+                )
+                .hint(format!("desktop scripts are \"{SCRIPT_SCHEMA}\"")));
+        }
+    }
+    let script: Script = parse_typed(src)?;
+    if script.scale != 1 && script.scale != 2 {
+        return Err(src.error(
+            FieldPath::root().key("scale"),
+            Reason::InvalidField,
+            format!("scale {} is not 1 or 2", script.scale),
+        ));
+    }
+    Ok(script)
+}

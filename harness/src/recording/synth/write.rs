@@ -1,0 +1,227 @@
+//! Writing a whole synthetic recording to disk: [`synthesize`] plays a script, renders every
+//! frame, and writes `recording.json`, `frames/NNN.png` + `frames/NNN.ax.json`, and — when
+//! asked — the Foxstep plan with its crops, the variants and the scenario files.
+//!
+//! Every byte is a function of the script: canonical JSON, PNGs encoded with fixed settings,
+//! no clock, no hash-map order. Nothing is written outside the folders named.
+
+use std::path::{Path, PathBuf};
+
+use image::ImageEncoder;
+use image::RgbImage;
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+
+use super::build::{build, frame_id};
+use super::foxplan::{apply_variant, crop_name, make_plan};
+use super::render::render;
+use super::scenario::{SCENARIO_SCHEMA, ScenarioFile};
+use super::script::Script;
+use crate::errors::{Error, FieldPath, InputError, Reason};
+use crate::json::{to_canonical, to_canonical_value};
+use crate::recording::format::{
+    FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
+};
+
+/// What [`synthesize`] wrote.
+#[derive(Debug, Default)]
+pub struct SynthOutput {
+    /// Every file written, in writing order.
+    pub files: Vec<PathBuf>,
+    /// Number of frames.
+    pub frames: usize,
+}
+
+/// Encodes an image as PNG with fixed settings, so the bytes never vary.
+pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive)
+        .write_image(
+            img.as_raw(),
+            img.width(),
+            img.height(),
+            image::ExtendedColorType::Rgb8,
+        )
+        .map_err(|e| Error::Internal(format!("cannot encode PNG: {e}")))?;
+    Ok(out)
+}
+
+struct Writer {
+    out: SynthOutput,
+}
+
+impl Writer {
+    fn write(&mut self, path: &Path, bytes: &[u8]) -> Result<(), Error> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| Error::Write {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        std::fs::write(path, bytes).map_err(|source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        self.out.files.push(path.to_path_buf());
+        Ok(())
+    }
+
+    /// Removes a folder this command owns (stale frames or crops from an older script).
+    fn clear(&self, dir: &Path) -> Result<(), Error> {
+        if dir.is_dir() {
+            std::fs::remove_dir_all(dir).map_err(|source| Error::Write {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+fn folder_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Plays `script` (read from `script_path`) and writes the recording into `out`; with
+/// `plan_out`, the plan and crops into it, variants and scenarios beside it.
+pub fn synthesize(
+    script: &Script,
+    script_path: &Path,
+    out: &Path,
+    plan_out: Option<&Path>,
+) -> Result<SynthOutput, Error> {
+    let built = build(script, script_path)?;
+    let k = script.scale;
+    let screen = Screen {
+        width: script.screen[0] * k,
+        height: script.screen[1] * k,
+        scale: k,
+    };
+    let mut w = Writer {
+        out: SynthOutput::default(),
+    };
+    w.clear(&out.join("frames"))?;
+    let mut shots = Vec::new();
+    let mut frames = Vec::new();
+    for (i, ax) in built.frames.iter().enumerate() {
+        let id = frame_id(i);
+        let img = render(ax, &screen);
+        let png = format!("frames/{id}.png");
+        let axf = format!("frames/{id}.ax.json");
+        w.write(&out.join(&png), &encode_png(&img)?)?;
+        w.write(&out.join(&axf), to_canonical_value(ax).as_bytes())?;
+        frames.push(FrameRef {
+            id,
+            screenshot: png,
+            ax: axf,
+        });
+        shots.push(img);
+    }
+    let file = RecordingFile {
+        schema: RECORDING_SCHEMA.to_string(),
+        name: script.name.clone(),
+        screen,
+        source: SourceInfo {
+            kind: SourceKind::Synthetic,
+            detail: Some(format!("stepreplay synth {}", folder_name(script_path))),
+        },
+        frames,
+        transitions: built.transitions.clone(),
+    };
+    w.write(
+        &out.join("recording.json"),
+        to_canonical_value(&file).as_bytes(),
+    )?;
+    w.out.frames = built.frames.len();
+
+    let Some(plan_dir) = plan_out else {
+        return Ok(w.out);
+    };
+    let (plan, crops) = make_plan(script, &built, &shots, &screen);
+    write_plan(
+        &mut w,
+        plan_dir,
+        &to_canonical_value(&plan),
+        crops
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i as u32 + 1, c.as_ref())),
+    )?;
+    let suite = plan_dir.parent().unwrap_or(Path::new("."));
+    for (vi, v) in script.variants.iter().enumerate() {
+        let bad = |msg: String| {
+            InputError::new(script_path, Reason::InvalidField, msg)
+                .at(FieldPath::root().key("variants").index(vi))
+        };
+        if v.name.is_empty() || v.name.contains(['/', '\\']) || v.name.starts_with('.') {
+            return Err(bad(format!("`{}` is not a plain folder name", v.name)).into());
+        }
+        let (value, origin) = apply_variant(&plan, v).map_err(bad)?;
+        write_plan(
+            &mut w,
+            &suite.join(&v.name),
+            &to_canonical(&value),
+            origin
+                .iter()
+                .enumerate()
+                .map(|(new, &old)| (new as u32 + 1, crops[old].as_ref())),
+        )?;
+    }
+    for (si, sc) in script.scenarios.iter().enumerate() {
+        let dir = match &sc.variant {
+            Some(v) if script.variants.iter().any(|x| &x.name == v) => v.clone(),
+            Some(v) => {
+                return Err(InputError::new(
+                    script_path,
+                    Reason::UnknownId,
+                    format!("no variant is named `{v}`"),
+                )
+                .at(FieldPath::root().key("scenarios").index(si).key("variant"))
+                .into());
+            }
+            None => folder_name(plan_dir),
+        };
+        if sc.id.is_empty() || sc.id.contains(['/', '\\']) || sc.id.starts_with('.') {
+            return Err(InputError::new(
+                script_path,
+                Reason::InvalidField,
+                format!("`{}` is not a plain file name", sc.id),
+            )
+            .at(FieldPath::root().key("scenarios").index(si).key("id"))
+            .into());
+        }
+        let file = ScenarioFile {
+            schema: SCENARIO_SCHEMA.to_string(),
+            id: sc.id.clone(),
+            description: sc.description.clone(),
+            plan: format!("{dir}/plan.json"),
+            recording: folder_name(out),
+            inputs: sc.inputs.clone(),
+            answers: sc.answers.clone(),
+            perturbations: sc.perturbations.clone(),
+            expect: sc.expect.clone(),
+        };
+        w.write(
+            &suite.join(format!("{}.json", sc.id)),
+            to_canonical_value(&file).as_bytes(),
+        )?;
+    }
+    Ok(w.out)
+}
+
+fn write_plan<'a>(
+    w: &mut Writer,
+    dir: &Path,
+    json: &str,
+    crops: impl Iterator<Item = (u32, Option<&'a RgbImage>)>,
+) -> Result<(), Error> {
+    w.clear(&dir.join("crops"))?;
+    w.write(&dir.join("plan.json"), json.as_bytes())?;
+    for (n, crop) in crops {
+        if let Some(img) = crop {
+            w.write(&dir.join(crop_name(n)), &encode_png(img)?)?;
+        }
+    }
+    Ok(())
+}

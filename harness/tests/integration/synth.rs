@@ -1,0 +1,240 @@
+//! The synthetic desktop and the checked-in suite: `synth` is byte-reproducible, every
+//! checked-in recording, plan and scenario loads, and bad recordings fail with their reason
+//! code and field path instead of panicking.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use stepreplay::json::{parse_typed, read_text};
+use stepreplay::plan::check::check_source;
+use stepreplay::plan::{load_plan, read_plan_source};
+use stepreplay::recording::load_recording;
+use stepreplay::recording::synth::{ScenarioFile, load_script, synthesize};
+use stepreplay::{InputError, Reason};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the crate sits in the workspace")
+        .to_path_buf()
+}
+
+/// Every file under `dir`, relative to it, sorted.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("readable dir") {
+            let p = entry.expect("dir entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).expect("inside").to_path_buf();
+                out.insert(rel, std::fs::read(&p).expect("readable file"));
+            }
+        }
+    }
+    out
+}
+
+fn sorted_dir(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("readable dir")
+        .map(|e| e.expect("dir entry").path())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Runs synth into a fresh folder under the target tmp dir; returns (recording, suite) dirs.
+fn synth_into(name: &str, tag: &str) -> (PathBuf, PathBuf) {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("synth-{tag}"));
+    let _ = std::fs::remove_dir_all(&base);
+    let script_path = repo().join(format!("recordings/scripts/{name}.json"));
+    let script = load_script(&script_path).expect("script parses");
+    let rec = base.join("recordings").join(name);
+    let suite = base.join("scenarios");
+    synthesize(&script, &script_path, &rec, Some(&suite.join(name))).expect("synth runs");
+    (rec, suite)
+}
+
+#[test]
+fn synth_twice_gives_identical_bytes_and_matches_the_checked_in_recording() {
+    let name = "chat-assistant-reply";
+    let (rec_a, suite_a) = synth_into(name, "a");
+    let (rec_b, suite_b) = synth_into(name, "b");
+    let (a, b) = (files(&rec_a), files(&rec_b));
+    assert!(a.len() >= 7, "recording.json plus frames: {:?}", a.keys());
+    assert_eq!(a, b, "two runs of the same script differ");
+    assert_eq!(files(&suite_a), files(&suite_b));
+    // The checked-in copy is what the script makes today: regenerate it when this fails.
+    let checked_in = files(&repo().join("recordings").join(name));
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        checked_in.keys().collect::<Vec<_>>()
+    );
+    for (k, v) in &a {
+        assert!(
+            checked_in[k] == *v,
+            "{} differs from the checked-in file",
+            k.display()
+        );
+    }
+    let plan = std::fs::read(suite_a.join(name).join("plan.json")).expect("plan written");
+    let checked_plan =
+        std::fs::read(repo().join("scenarios").join(name).join("plan.json")).expect("plan");
+    assert_eq!(plan, checked_plan);
+}
+
+#[test]
+fn every_checked_in_recording_loads_and_its_screenshots_decode() {
+    let mut count = 0;
+    for dir in sorted_dir(&repo().join("recordings")) {
+        if !dir.join("recording.json").is_file() {
+            continue;
+        }
+        let rec = load_recording(&dir).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!rec.frames.is_empty(), "{}", dir.display());
+        assert!(!rec.file.transitions.is_empty(), "{}", dir.display());
+        let first = rec.frames[0].pixels().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (first.width(), first.height()),
+            (rec.file.screen.width, rec.file.screen.height),
+            "{}",
+            dir.display()
+        );
+        count += 1;
+    }
+    assert!(count >= 5, "only {count} recordings");
+}
+
+#[test]
+fn every_scenario_parses_and_names_a_plan_and_recording_that_load() {
+    let root = repo();
+    let mut apps = std::collections::BTreeSet::new();
+    let mut count = 0;
+    for path in sorted_dir(&root.join("scenarios")) {
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let src = read_text(&path, 1 << 20).expect("readable");
+        let sc: ScenarioFile = parse_typed(&src).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(sc.schema, "stepreplay-scenario/1");
+        assert_eq!(
+            path.file_stem().and_then(|s| s.to_str()),
+            Some(sc.id.as_str())
+        );
+        let plan_path = path.parent().expect("in a folder").join(&sc.plan);
+        load_plan(&plan_path).unwrap_or_else(|e| panic!("{e}"));
+        let rec = load_recording(&root.join("recordings").join(&sc.recording))
+            .unwrap_or_else(|e| panic!("{e}"));
+        for f in &rec.frames {
+            for a in &f.ax.apps {
+                apps.insert(a.name.clone());
+            }
+        }
+        count += 1;
+    }
+    assert!(count >= 12, "only {count} scenarios");
+    assert!(apps.len() >= 5, "apps: {apps:?}");
+}
+
+#[test]
+fn every_generated_plan_passes_check_and_crops_exist() {
+    for dir in sorted_dir(&repo().join("scenarios")) {
+        let plan = dir.join("plan.json");
+        if !plan.is_file() {
+            continue;
+        }
+        let src = read_plan_source(&plan).expect("readable");
+        let report = check_source(&src);
+        assert_eq!(
+            report.errors,
+            0,
+            "{}: {:?}",
+            plan.display(),
+            report.findings
+        );
+        let fox = stepreplay::plan::parse_foxstep(&src).expect("parses");
+        for step in &fox.steps {
+            if let Some(crop) = step.target.as_ref().and_then(|t| t.crop.as_ref()) {
+                assert!(dir.join(crop).is_file(), "{}: {crop}", plan.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn sensitive_answers_never_reach_a_recording_and_secure_fields_hold_bullets() {
+    let root = repo();
+    for path in sorted_dir(&root.join("scenarios")) {
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let sc: ScenarioFile =
+            parse_typed(&read_text(&path, 1 << 20).expect("readable")).expect("parses");
+        for secret in sc.answers.sensitive.values() {
+            for (name, bytes) in files(&root.join("recordings").join(&sc.recording)) {
+                let text = String::from_utf8_lossy(&bytes);
+                assert!(!text.contains(secret.as_str()), "{}", name.display());
+            }
+        }
+    }
+    let rec = load_recording(&root.join("recordings/settings-wifi-join")).expect("loads");
+    let last = rec
+        .frames
+        .iter()
+        .rev()
+        .find_map(|f| f.ax.find("pw-field").map(|(_, _, e)| e.clone()));
+    let value = last
+        .and_then(|e| e.value)
+        .expect("the password field has a value");
+    assert!(
+        value.chars().all(|c| c == '•') && !value.is_empty(),
+        "{value}"
+    );
+}
+
+/// Loads a recording and decodes every screenshot, as a replay would.
+fn load_fully(dir: &Path) -> Result<usize, InputError> {
+    let rec = load_recording(dir)?;
+    for f in &rec.frames {
+        f.pixels()?;
+    }
+    Ok(rec.frames.len())
+}
+
+#[test]
+fn bad_recordings_fail_with_their_reason_and_path() {
+    let expected: BTreeMap<&str, Reason> = [
+        ("bad-duplicate-element-id", Reason::DuplicateId),
+        ("bad-missing-frame", Reason::MissingFile),
+        ("bad-not-png", Reason::UnsupportedFileType),
+        ("bad-path-absolute", Reason::PathEscape),
+        ("bad-path-dotdot", Reason::PathEscape),
+        ("bad-png-huge-header", Reason::LimitExceeded),
+        ("bad-png-truncated", Reason::InvalidImage),
+        ("bad-symlink-out", Reason::PathEscape),
+        ("bad-transition-unknown-frame", Reason::UnknownId),
+        ("bad-wrong-schema", Reason::UnsupportedSchema),
+    ]
+    .into_iter()
+    .collect();
+    // Relative paths keep the messages the same on every machine.
+    let base = Path::new("tests/fixtures/recordings");
+    let mut text = String::new();
+    let mut seen = 0;
+    for dir in sorted_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join(base)) {
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("utf-8 name");
+        let rel = base.join(name);
+        let err = load_fully(&rel).expect_err(name);
+        assert_eq!(Some(&err.reason), expected.get(name), "{name}: {err}");
+        text.push_str(&format!("{name}:\n  {err}\n"));
+        seen += 1;
+    }
+    assert_eq!(seen, expected.len());
+    insta::assert_snapshot!(text);
+}
