@@ -126,7 +126,7 @@ fn diff_png_is_written_only_when_asked() {
         std::fs::copy(corpus().join(f), dir.join(f)).unwrap();
     }
     run_in(dir, &["diff", "7a.png", "7b.png"]).expect_code(1);
-    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    assert_eq!(std::fs::read_dir(dir).unwrap().count(), 2);
     run_in(
         dir,
         &[
