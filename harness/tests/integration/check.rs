@@ -347,3 +347,39 @@ fn the_worst_file_decides_the_exit_code() {
         "a missing file is named",
     );
 }
+
+/// Thousands of findings in a 3 MB plan. Locating each finding by its own scan of the text
+/// once took minutes here; this test asserts no time, but a quadratic pass makes it crawl.
+#[test]
+fn a_plan_with_twelve_thousand_findings() {
+    let seed: Value =
+        serde_json::from_str(&std::fs::read_to_string(plans_dir().join(SEED)).unwrap()).unwrap();
+    let mut plan = seed.clone();
+    let click = seed["steps"][0].clone();
+    let steps: Vec<Value> = (0..12_000)
+        .map(|i| {
+            let mut s = click.clone();
+            let fields = s.as_object_mut().unwrap();
+            fields.remove("target");
+            fields.remove("expect");
+            s["number"] = (i + 2).into();
+            s["step_id"] = format!("id-{i}").into();
+            s["label"] = (i + 1).to_string().into();
+            s
+        })
+        .collect();
+    plan["steps"] = steps.into();
+    plan["inputs"] = Value::Array(vec![]);
+    let tmp = TempDir::new("many");
+    let text = stepreplay::json::to_canonical(&plan);
+    std::fs::write(tmp.path().join("many.json"), &text).unwrap();
+    let (_, json) = check_transcript(tmp.path(), "many.json");
+    let findings = json["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 12_000, "one misnumbered step each");
+    assert_eq!(findings[11_999]["path"], "steps[11999].number");
+    assert_eq!(
+        findings[11_999]["message"],
+        "step 12001 is listed at position 12000"
+    );
+    assert!(findings[11_999]["line"].as_u64().unwrap() > 12_000 * 8);
+}

@@ -86,10 +86,16 @@ pub fn check_source(src: &Source) -> CheckReport {
     for rule in RULES {
         rule(&ctx, &mut findings);
     }
-    for f in &mut findings {
-        if f.line.is_none() {
-            *f = f.clone().at(src.position(&f.path));
-        }
+    // One pass over the text for every finding: a plan can hold thousands.
+    let unplaced: Vec<usize> = (0..findings.len())
+        .filter(|&i| findings[i].line.is_none())
+        .collect();
+    let paths: Vec<_> = unplaced.iter().map(|&i| findings[i].path.clone()).collect();
+    for (i, position) in unplaced
+        .into_iter()
+        .zip(crate::json::locate_all(&src.text, &paths))
+    {
+        findings[i] = findings[i].clone().at(position);
     }
     CheckReport::new(&src.path, findings, true)
 }

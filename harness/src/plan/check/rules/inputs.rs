@@ -9,7 +9,7 @@
 //! the plan is shared with AIs.
 //! Example: `"template": "{client-email}"` with no input `client-email` → `undeclared-input`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::{Ctx, step_path};
 use crate::errors::FieldPath;
@@ -26,6 +26,31 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
         .map(|(i, inp)| (inp.id.as_str(), i))
         .collect();
 
+    // Lookups are hashed: a plan may hold thousands of steps and inputs, and every pairwise
+    // scan here would be quadratic in the file's size.
+    let read_anywhere: HashSet<&str> = ctx
+        .fox
+        .steps
+        .iter()
+        .flat_map(|s| s.reads.iter().map(String::as_str))
+        .collect();
+    let used_by: Vec<HashSet<u32>> = ctx
+        .fox
+        .inputs
+        .iter()
+        .map(|inp| inp.used_by.iter().copied().collect())
+        .collect();
+    let step_reads: Vec<HashSet<&str>> = ctx
+        .fox
+        .steps
+        .iter()
+        .map(|s| s.reads.iter().map(String::as_str).collect())
+        .collect();
+    let mut step_by_number: HashMap<u32, usize> = HashMap::new();
+    for (i, s) in ctx.fox.steps.iter().enumerate() {
+        step_by_number.entry(s.number).or_insert(i);
+    }
+
     for (i, inp) in ctx.fox.inputs.iter().enumerate() {
         if inp.sensitive && inp.example.is_some() {
             // Never echo the value itself: it is the secret.
@@ -39,13 +64,7 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
                 .hint("remove `example`: a sensitive value must never be stored or shown"),
             );
         }
-        if inp.used_by.is_empty()
-            && !ctx
-                .fox
-                .steps
-                .iter()
-                .any(|s| s.reads.iter().any(|r| r == &inp.id))
-        {
+        if inp.used_by.is_empty() && !read_anywhere.contains(inp.id.as_str()) {
             out.push(
                 Finding::new(
                     Severity::Warning,
@@ -79,7 +98,7 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
                     )
                     .hint(format!("declare `{id}` in `inputs`, or fix the name")),
                 );
-            } else if !step.reads.contains(id) {
+            } else if !step_reads[i].contains(id.as_str()) {
                 out.push(
                     Finding::new(
                         Severity::Error,
@@ -102,7 +121,7 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
                     )
                     .hint("declare the input in `inputs`, or fix the name"),
                 ),
-                Some(&k) if !ctx.fox.inputs[k].used_by.contains(&step.number) => out.push(
+                Some(&k) if !used_by[k].contains(&step.number) => out.push(
                     Finding::new(
                         Severity::Error,
                         "reads-used-by-mismatch",
@@ -121,10 +140,9 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
 
     for (k, inp) in ctx.fox.inputs.iter().enumerate() {
         for (u, n) in inp.used_by.iter().enumerate() {
-            let step = ctx.fox.steps.iter().position(|s| s.number == *n);
-            let msg = match step {
+            let msg = match step_by_number.get(n) {
                 None => format!("`used_by` lists step {n}, which does not exist"),
-                Some(i) if !ctx.fox.steps[i].reads.contains(&inp.id) => {
+                Some(&i) if !step_reads[i].contains(inp.id.as_str()) => {
                     format!(
                         "`used_by` lists step {n}, whose `reads` does not name `{}`",
                         inp.id
