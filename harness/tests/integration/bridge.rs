@@ -561,3 +561,36 @@ fn the_summary_and_an_outcome_file_read_as_expected() {
     .unwrap();
     insta::assert_snapshot!("bridge_failed_outcome", failed);
 }
+
+#[test]
+fn serve_works_through_a_flood_in_small_lexical_batches() {
+    use stepreplay::bridge::serve::{ServeOptions, serve};
+    let t = Tmp::new("batches");
+    let jobs = t.0.join("jobs");
+    let n = 23;
+    flood(&jobs, n);
+    let mut opts = ServeOptions::new(repo());
+    opts.once = true;
+    opts.batch = 4;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let s = serve(&jobs, &opts, &stop).unwrap();
+    assert_eq!((s.ran, s.succeeded, s.duplicates, s.resumed), (n, n, 0, 0));
+    assert!(!s.stopped);
+    assert_exactly_once(&jobs, n);
+    // The journal shows lexical order across batches.
+    let journal = std::fs::read_to_string(jobs.join("journal.log")).unwrap();
+    let order: Vec<&str> = journal
+        .lines()
+        .map(|l| l.split(' ').nth(2).unwrap())
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted);
+    // A stop request is honoured before the next file.
+    flood(&jobs.join("again"), 2);
+    stop.store(true, Ordering::SeqCst);
+    let s = serve(&jobs.join("again"), &opts, &stop).unwrap();
+    assert!(s.stopped);
+    assert_eq!(s.ran, 0);
+    assert_eq!(names(&jobs.join("again/inbox")).len(), 2);
+}
