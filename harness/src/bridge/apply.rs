@@ -549,7 +549,8 @@ mod tests {
             serde_json::json!({"id": id, "expectedUpdatedAt": plan.updated_at}),
         )
         .unwrap();
-        assert_eq!(ok.resulting_ids, [id.clone()]);
+        assert_eq!(ok.resulting_ids.len(), 1);
+        assert_eq!(ok.resulting_ids[0], id);
         assert_eq!(s.my_week.unwrap().plan_id, id);
     }
 
