@@ -268,6 +268,28 @@ fn a_missing_or_unreadable_manifest_is_an_error_and_the_inbox_is_untouched() {
 }
 
 #[test]
+fn a_manifest_pointing_outside_its_folder_is_refused() {
+    let t = Tmp::new("outside");
+    let bridge = t.0.join("b");
+    let elsewhere = t.0.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("precious.json"), "{}").unwrap();
+    let d = bridge.to_str().unwrap();
+    assert!(run(&["bridge", "init", d]).status.success());
+    let mut m = json(&bridge.join("manifest.json"));
+    m["inboxPath"] = elsewhere.to_str().unwrap().into();
+    std::fs::write(bridge.join("manifest.json"), m.to_string()).unwrap();
+    let out = run(&["bridge", d]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("path-escape") && stderr.contains("inboxPath"),
+        "{stderr}"
+    );
+    assert_eq!(names(&elsewhere), ["precious.json"]);
+}
+
+#[test]
 fn a_replay_gives_identical_bytes() {
     let sweep_once = |t: &Tmp| {
         let d = t.0.to_str().unwrap();
