@@ -436,6 +436,13 @@ fn serve_checks_plans_runs_bridge_scenarios_and_refuses_bad_jobs() {
 /// Asserts the end state after any crash: the inbox is empty, every job has exactly one
 /// outcome, every job file is beside it exactly once, and the journal saw each job once.
 fn assert_exactly_once(jobs: &Path, n: usize) {
+    assert_exactly_once_journal(jobs, n, 0);
+}
+
+/// As [`assert_exactly_once`], allowing `unjournaled` jobs without a journal line: a kill -9
+/// can land between an outcome's creation and its journal line (the journal is an audit log;
+/// the outcome file is the marker). No job may ever be journaled twice.
+fn assert_exactly_once_journal(jobs: &Path, n: usize, unjournaled: usize) {
     assert_eq!(names(&jobs.join("inbox")), Vec::<String>::new());
     let mut outcomes = Vec::new();
     let mut commands = Vec::new();
@@ -465,13 +472,16 @@ fn assert_exactly_once(jobs: &Path, n: usize) {
         "every job file moved exactly once, unchanged"
     );
     let journal = std::fs::read_to_string(jobs.join("journal.log")).unwrap();
+    let mut missing = 0;
     for id in &want {
-        assert_eq!(
-            journal.matches(id.as_str()).count(),
-            1,
-            "job {id} ran once\n{journal}"
-        );
+        let seen = journal.matches(id.as_str()).count();
+        assert!(seen <= 1, "job {id} ran twice\n{journal}");
+        missing += usize::from(seen == 0);
     }
+    assert!(
+        missing <= unjournaled,
+        "{missing} job(s) never journaled\n{journal}"
+    );
 }
 
 fn crash_job(i: usize) -> String {
@@ -526,13 +536,21 @@ fn serve_survives_kill_9_mid_flood_and_stops_cleanly_on_sigint() {
         .unwrap();
     // Wait for the first outcome (any moment is a fair moment to kill), then kill -9.
     for _ in 0..6000 {
-        if !names(&jobs.join("processed")).is_empty() {
+        let outcomes = names(&jobs.join("processed"))
+            .into_iter()
+            .filter(|n| !n.starts_with('.') && n.ends_with(".outcome.json"))
+            .count();
+        if outcomes > 0 {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     child.kill().unwrap();
     child.wait().unwrap();
+    eprintln!(
+        "killed with {} of {n} job files still in the inbox",
+        names(&jobs.join("inbox")).len()
+    );
     // Restart as a long-running server and stop it with Ctrl-C once it has drained.
     let child = stepreplay(&["serve", "--inbox", d, "--poll-ms", "10"])
         .stdout(Stdio::piped())
@@ -553,7 +571,7 @@ fn serve_survives_kill_9_mid_flood_and_stops_cleanly_on_sigint() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "Ctrl-C is a clean stop");
     assert!(String::from_utf8_lossy(&out.stdout).contains("stopped"));
-    assert_exactly_once(&jobs, n);
+    assert_exactly_once_journal(&jobs, n, 1);
 }
 
 #[test]
