@@ -448,3 +448,124 @@ fn activate(s: &mut State, p: &ActivateIn, now: &str) -> Result<Vec<String>, Rej
     });
     Ok(vec![p.id.clone()])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bridge::catalog::built_in_catalog;
+    use crate::bridge::command::parse_payload;
+
+    fn run(
+        state: &mut State,
+        verb: Verb,
+        payload: serde_json::Value,
+    ) -> Result<Applied, Rejection> {
+        let catalog = built_in_catalog();
+        let ledger = BTreeMap::new();
+        let ctx = Ctx {
+            catalog: &catalog,
+            ledger: &ledger,
+        };
+        let p = parse_payload(verb, payload)?;
+        let now = state.tick();
+        apply(
+            state,
+            ctx,
+            verb,
+            &p,
+            "a1111111-1111-4111-8111-111111111111",
+            &now,
+        )
+    }
+
+    fn week() -> serde_json::Value {
+        serde_json::json!(
+            (1..=7)
+                .map(|d| serde_json::json!({"weekday": d, "slots": []}))
+                .collect::<Vec<_>>()
+        )
+    }
+
+    #[test]
+    fn a_refused_command_changes_nothing_but_the_clock() {
+        let mut s = State::default();
+        let r = run(
+            &mut s,
+            Verb::CreateRoutine,
+            serde_json::json!({"name": "R", "steps": [{"workoutID": "bridge", "workSeconds": 30,
+                "sets": 3, "setRestSeconds": 10, "restAfterSeconds": 15}, {"workoutID": "nope",
+                "workSeconds": 30, "sets": 3, "setRestSeconds": 10, "restAfterSeconds": 15}]}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            (r.reason, r.path.to_string()),
+            (Reason::UnknownId, "payload.steps[1].workoutID".into())
+        );
+        assert_eq!(
+            s,
+            State {
+                logical_clock: 1,
+                ..State::default()
+            }
+        );
+    }
+
+    #[test]
+    fn built_in_workouts_cannot_be_updated() {
+        let mut s = State::default();
+        let r = run(
+            &mut s,
+            Verb::UpdateCustomWorkout,
+            serde_json::json!({"id": "bridge", "name": "My Bridge"}),
+        )
+        .unwrap_err();
+        assert_eq!(
+            (r.reason, r.path.to_string()),
+            (Reason::UnknownId, "payload.id".into())
+        );
+    }
+
+    #[test]
+    fn activation_is_guarded_by_the_plans_updated_at() {
+        let mut s = State::default();
+        let plan = run(
+            &mut s,
+            Verb::CreatePlan,
+            serde_json::json!({"name": "W", "days": week()}),
+        )
+        .unwrap();
+        let id = plan.resulting_ids[0].clone();
+        let r = run(
+            &mut s,
+            Verb::ActivatePlan,
+            serde_json::json!({"id": id, "expectedUpdatedAt": "2026-01-01T00:00:00Z"}),
+        )
+        .unwrap_err();
+        assert_eq!(r.reason, Reason::StaleObject);
+        assert!(s.my_week.is_none());
+        let ok = run(
+            &mut s,
+            Verb::ActivatePlan,
+            serde_json::json!({"id": id, "expectedUpdatedAt": plan.updated_at}),
+        )
+        .unwrap();
+        assert_eq!(ok.resulting_ids.len(), 1);
+        assert_eq!(ok.resulting_ids[0], id);
+        assert_eq!(s.my_week.unwrap().plan_id, id);
+    }
+
+    #[test]
+    fn plan_days_are_stored_in_weekday_order() {
+        let mut s = State::default();
+        let mut days = week();
+        days.as_array_mut().unwrap().reverse();
+        run(
+            &mut s,
+            Verb::CreatePlan,
+            serde_json::json!({"name": "W", "days": days}),
+        )
+        .unwrap();
+        let order: Vec<u8> = s.plans[0].days.iter().map(|d| d.weekday).collect();
+        assert_eq!(order, [1, 2, 3, 4, 5, 6, 7]);
+    }
+}

@@ -129,4 +129,14 @@ mod tests {
         assert_eq!(timestamp(86_400 * 59 + 3661), "2026-03-01T01:01:01Z");
         assert_eq!(timestamp(86_400 * 365), "2027-01-01T00:00:00Z");
     }
+
+    #[test]
+    fn a_huge_clock_from_a_hand_edited_manifest_does_not_panic() {
+        assert!(timestamp(u64::MAX).ends_with('Z'));
+        let mut s = crate::bridge::State {
+            logical_clock: u64::MAX,
+            ..Default::default()
+        };
+        assert!(s.tick().ends_with('Z'));
+    }
 }

@@ -86,6 +86,41 @@ pub fn sweep(root: &Path) -> Result<SweepReport, Error> {
         )
         .into());
     }
+    // The app owns only its own folder: a manifest pointing elsewhere (`/etc`) must not make
+    // the simulator move or write files there.
+    let base = root.canonicalize().map_err(|e| {
+        InputError::new(
+            root,
+            Reason::MissingFile,
+            format!("cannot resolve the folder: {e}"),
+        )
+    })?;
+    for (key, dir) in [
+        ("inboxPath", &paths.inbox),
+        ("processedPath", &paths.processed),
+        ("failedPath", &paths.failed),
+    ] {
+        let inside = match dir.canonicalize() {
+            Ok(real) => real.starts_with(&base) && real != base,
+            // Not there yet (processed/failed): judge the parent that is.
+            Err(_) => dir
+                .parent()
+                .and_then(|p| p.canonicalize().ok())
+                .is_some_and(|p| p.starts_with(&base)),
+        };
+        if !inside {
+            return Err(InputError::new(
+                root.join(super::manifest::MANIFEST_FILE),
+                Reason::PathEscape,
+                format!(
+                    "`{}` is not a folder inside the bridge folder",
+                    dir.display()
+                ),
+            )
+            .at(crate::errors::FieldPath::root().key(key))
+            .into());
+        }
+    }
     for dir in [&paths.processed, &paths.failed] {
         std::fs::create_dir_all(dir).map_err(|source| Error::Write {
             path: dir.clone(),

@@ -220,7 +220,7 @@ pub fn run_bridge_scenario(path: &Path) -> Result<BridgeScenarioResult, InputErr
         }
     }
     let sc: ScenarioFile = parse_typed(&src)?;
-    let _ = &sc.schema;
+    debug_assert_eq!(sc.schema, SCHEMA, "checked on the raw value above");
     let plan = prepare(&src, &sc)?;
     let dir = TempDir::new(&sc.id);
     let run = execute(&src, &sc, &plan, &dir.0).map_err(|e| match e {

@@ -121,7 +121,7 @@ pub struct MyWeek {
 impl State {
     /// Advances the logical clock and returns the new tick's timestamp.
     pub fn tick(&mut self) -> String {
-        self.logical_clock += 1;
+        self.logical_clock = self.logical_clock.saturating_add(1);
         super::ids::timestamp(self.logical_clock)
     }
 }

@@ -4,7 +4,7 @@
 //! Ctrl-C ends it at once, which is safe too, since every step is crash-safe.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use stepreplay::Error;
@@ -58,7 +58,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
 
 #[cfg(unix)]
 extern "C" fn on_signal(sig: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
+    STOP.store(true, std::sync::atomic::Ordering::SeqCst);
     // SAFETY: `signal` is async-signal-safe; restoring the default makes a second Ctrl-C
     // end the process at once.
     unsafe {
@@ -80,6 +80,4 @@ fn install_stop_handler() {
 #[cfg(not(unix))]
 fn install_stop_handler() {
     // Without a handler Ctrl-C ends the process mid-file, which the inbox design survives.
-    let _ = &STOP;
-    let _ = Ordering::SeqCst;
 }

@@ -268,6 +268,28 @@ fn a_missing_or_unreadable_manifest_is_an_error_and_the_inbox_is_untouched() {
 }
 
 #[test]
+fn a_manifest_pointing_outside_its_folder_is_refused() {
+    let t = Tmp::new("outside");
+    let bridge = t.0.join("b");
+    let elsewhere = t.0.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("precious.json"), "{}").unwrap();
+    let d = bridge.to_str().unwrap();
+    assert!(run(&["bridge", "init", d]).status.success());
+    let mut m = json(&bridge.join("manifest.json"));
+    m["inboxPath"] = elsewhere.to_str().unwrap().into();
+    std::fs::write(bridge.join("manifest.json"), m.to_string()).unwrap();
+    let out = run(&["bridge", d]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("path-escape") && stderr.contains("inboxPath"),
+        "{stderr}"
+    );
+    assert_eq!(names(&elsewhere), ["precious.json"]);
+}
+
+#[test]
 fn a_replay_gives_identical_bytes() {
     let sweep_once = |t: &Tmp| {
         let d = t.0.to_str().unwrap();
@@ -414,6 +436,13 @@ fn serve_checks_plans_runs_bridge_scenarios_and_refuses_bad_jobs() {
 /// Asserts the end state after any crash: the inbox is empty, every job has exactly one
 /// outcome, every job file is beside it exactly once, and the journal saw each job once.
 fn assert_exactly_once(jobs: &Path, n: usize) {
+    assert_exactly_once_journal(jobs, n, 0);
+}
+
+/// As [`assert_exactly_once`], allowing `unjournaled` jobs without a journal line: a kill -9
+/// can land between an outcome's creation and its journal line (the journal is an audit log;
+/// the outcome file is the marker). No job may ever be journaled twice.
+fn assert_exactly_once_journal(jobs: &Path, n: usize, unjournaled: usize) {
     assert_eq!(names(&jobs.join("inbox")), Vec::<String>::new());
     let mut outcomes = Vec::new();
     let mut commands = Vec::new();
@@ -443,13 +472,16 @@ fn assert_exactly_once(jobs: &Path, n: usize) {
         "every job file moved exactly once, unchanged"
     );
     let journal = std::fs::read_to_string(jobs.join("journal.log")).unwrap();
+    let mut missing = 0;
     for id in &want {
-        assert_eq!(
-            journal.matches(id.as_str()).count(),
-            1,
-            "job {id} ran once\n{journal}"
-        );
+        let seen = journal.matches(id.as_str()).count();
+        assert!(seen <= 1, "job {id} ran twice\n{journal}");
+        missing += usize::from(seen == 0);
     }
+    assert!(
+        missing <= unjournaled,
+        "{missing} job(s) never journaled\n{journal}"
+    );
 }
 
 fn crash_job(i: usize) -> String {
@@ -504,13 +536,21 @@ fn serve_survives_kill_9_mid_flood_and_stops_cleanly_on_sigint() {
         .unwrap();
     // Wait for the first outcome (any moment is a fair moment to kill), then kill -9.
     for _ in 0..6000 {
-        if !names(&jobs.join("processed")).is_empty() {
+        let outcomes = names(&jobs.join("processed"))
+            .into_iter()
+            .filter(|n| !n.starts_with('.') && n.ends_with(".outcome.json"))
+            .count();
+        if outcomes > 0 {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     child.kill().unwrap();
     child.wait().unwrap();
+    eprintln!(
+        "killed with {} of {n} job files still in the inbox",
+        names(&jobs.join("inbox")).len()
+    );
     // Restart as a long-running server and stop it with Ctrl-C once it has drained.
     let child = stepreplay(&["serve", "--inbox", d, "--poll-ms", "10"])
         .stdout(Stdio::piped())
@@ -531,7 +571,7 @@ fn serve_survives_kill_9_mid_flood_and_stops_cleanly_on_sigint() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "Ctrl-C is a clean stop");
     assert!(String::from_utf8_lossy(&out.stdout).contains("stopped"));
-    assert_exactly_once(&jobs, n);
+    assert_exactly_once_journal(&jobs, n, 1);
 }
 
 #[test]
@@ -560,4 +600,37 @@ fn the_summary_and_an_outcome_file_read_as_expected() {
     )
     .unwrap();
     insta::assert_snapshot!("bridge_failed_outcome", failed);
+}
+
+#[test]
+fn serve_works_through_a_flood_in_small_lexical_batches() {
+    use stepreplay::bridge::serve::{ServeOptions, serve};
+    let t = Tmp::new("batches");
+    let jobs = t.0.join("jobs");
+    let n = 23;
+    flood(&jobs, n);
+    let mut opts = ServeOptions::new(repo());
+    opts.once = true;
+    opts.batch = 4;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let s = serve(&jobs, &opts, &stop).unwrap();
+    assert_eq!((s.ran, s.succeeded, s.duplicates, s.resumed), (n, n, 0, 0));
+    assert!(!s.stopped);
+    assert_exactly_once(&jobs, n);
+    // The journal shows lexical order across batches.
+    let journal = std::fs::read_to_string(jobs.join("journal.log")).unwrap();
+    let order: Vec<&str> = journal
+        .lines()
+        .map(|l| l.split(' ').nth(2).unwrap())
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted);
+    // A stop request is honoured before the next file.
+    flood(&jobs.join("again"), 2);
+    stop.store(true, Ordering::SeqCst);
+    let s = serve(&jobs.join("again"), &opts, &stop).unwrap();
+    assert!(s.stopped);
+    assert_eq!(s.ran, 0);
+    assert_eq!(names(&jobs.join("again/inbox")).len(), 2);
 }
