@@ -238,3 +238,29 @@ fn bad_recordings_fail_with_their_reason_and_path() {
     assert_eq!(seen, expected.len());
     insta::assert_snapshot!(text);
 }
+
+#[test]
+fn show_prints_frames_transitions_and_the_tree() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+        .args(["show", "recordings/chat-assistant-reply", "--frame", "002"])
+        .current_dir(repo())
+        .output()
+        .expect("runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn synth_refuses_a_bad_script_with_its_path_and_writes_nothing() {
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("synth-bad");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+        .args(["synth", "tests/fixtures/scripts/bad-change.json", "--out"])
+        .arg(&out_dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stderr));
+    assert!(!out_dir.exists(), "nothing is written for a bad script");
+}

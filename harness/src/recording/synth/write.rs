@@ -162,10 +162,11 @@ pub fn synthesize(
             &mut w,
             &suite.join(&v.name),
             &to_canonical(&value),
-            origin
-                .iter()
-                .enumerate()
-                .map(|(new, &old)| (new as u32 + 1, crops[old].as_ref())),
+            origin.iter().enumerate().map(|(new, &old)| {
+                // An edit may drop a step's crop; write only the pictures the plan names.
+                let named = value["steps"][new]["target"]["crop"].is_string();
+                (new as u32 + 1, crops[old].as_ref().filter(|_| named))
+            }),
         )?;
     }
     for (si, sc) in script.scenarios.iter().enumerate() {
