@@ -246,7 +246,11 @@ fn show_prints_frames_transitions_and_the_tree() {
         .current_dir(repo())
         .output()
         .expect("runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
 }
 
