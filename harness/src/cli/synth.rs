@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use stepreplay::Error;
-use stepreplay::recording::synth::{load_script, synthesize};
+use stepreplay::recording::synth::synthesize_file;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -18,8 +18,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<u8, Error> {
-    let script = load_script(&args.script)?;
-    let out = synthesize(&script, &args.script, &args.out, args.plan_out.as_deref())?;
+    let out = synthesize_file(&args.script, &args.out, args.plan_out.as_deref())?;
     eprintln!(
         "wrote {} frames, {} files to {}",
         out.frames,

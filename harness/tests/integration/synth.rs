@@ -238,3 +238,71 @@ fn bad_recordings_fail_with_their_reason_and_path() {
     assert_eq!(seen, expected.len());
     insta::assert_snapshot!(text);
 }
+
+#[test]
+fn show_prints_frames_transitions_and_the_tree() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+        .args(["show", "recordings/chat-assistant-reply", "--frame", "002"])
+        .current_dir(repo())
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn synth_refuses_a_bad_script_with_its_path_and_writes_nothing() {
+    let out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("synth-bad");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+        .args(["synth", "tests/fixtures/scripts/bad-change.json", "--out"])
+        .arg(&out_dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stderr));
+    assert!(!out_dir.exists(), "nothing is written for a bad script");
+}
+
+#[test]
+fn every_1x_script_regenerates_its_checked_in_files_exactly() {
+    // 2x scripts take longer to render in a debug build; the chat test above and CI's
+    // regeneration check cover the code paths they share.
+    let root = repo();
+    let mut checked = 0;
+    for script_path in sorted_dir(&root.join("recordings/scripts")) {
+        if script_path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let script = load_script(&script_path).unwrap_or_else(|e| panic!("{e}"));
+        if script.scale != 1 {
+            continue;
+        }
+        let name = script_path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("name");
+        let (rec, suite) = synth_into(name, &format!("all-{name}"));
+        for (rel, bytes) in files(&rec) {
+            let theirs = std::fs::read(root.join("recordings").join(name).join(&rel))
+                .unwrap_or_else(|e| panic!("{name}/{}: {e}", rel.display()));
+            assert!(
+                theirs == bytes,
+                "recordings/{name}/{} differs",
+                rel.display()
+            );
+        }
+        for (rel, bytes) in files(&suite) {
+            let theirs = std::fs::read(root.join("scenarios").join(&rel))
+                .unwrap_or_else(|e| panic!("scenarios/{}: {e}", rel.display()));
+            assert!(theirs == bytes, "scenarios/{} differs", rel.display());
+        }
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} 1x scripts");
+}

@@ -54,8 +54,8 @@ impl Canvas {
 
     /// Blends a translucent rectangle.
     pub fn shade_rect(&mut self, x: i32, y: i32, w: i32, h: i32, color: Rgb, a: f32) {
-        for yy in y.max(0)..(y + h) {
-            for xx in x.max(0)..(x + w) {
+        for yy in y.max(0)..(y + h).min(self.img.height() as i32) {
+            for xx in x.max(0)..(x + w).min(self.img.width() as i32) {
                 self.blend(xx, yy, color, a);
             }
         }
@@ -83,10 +83,12 @@ impl Canvas {
         }
         let r = r.min(w as f32 / 2.0).min(h as f32 / 2.0).max(0.0);
         let ri = r.ceil() as i32;
-        // The middle band has no corners: plain fills are exact and fast.
-        for yy in y..y + h {
+        // Only on-screen pixels are visited: a huge frame in a snapshot costs nothing extra.
+        let (ys, ye) = (y.max(0), (y + h).min(self.img.height() as i32));
+        let (xs, xe) = (x.max(0), (x + w).min(self.img.width() as i32));
+        for yy in ys..ye {
             let in_corner_rows = yy < y + ri || yy >= y + h - ri;
-            for xx in x..x + w {
+            for xx in xs..xe {
                 let cov = if in_corner_rows && (xx < x + ri || xx >= x + w - ri) {
                     let px = xx as f32 + 0.5;
                     let py = yy as f32 + 0.5;
@@ -146,10 +148,12 @@ impl Canvas {
 
     /// Fills an anti-aliased circle.
     pub fn fill_circle(&mut self, cx: f32, cy: f32, r: f32, color: Rgb) {
-        let x0 = (cx - r - 1.0).floor() as i32;
-        let x1 = (cx + r + 1.0).ceil() as i32;
-        let y0 = (cy - r - 1.0).floor() as i32;
-        let y1 = (cy + r + 1.0).ceil() as i32;
+        let (x0, x1, y0, y1) = self.clamp_box(
+            (cx - r - 1.0).floor(),
+            (cx + r + 1.0).ceil(),
+            (cy - r - 1.0).floor(),
+            (cy + r + 1.0).ceil(),
+        );
         for yy in y0..y1 {
             for xx in x0..x1 {
                 let d = ((xx as f32 + 0.5 - cx).powi(2) + (yy as f32 + 0.5 - cy).powi(2)).sqrt();
@@ -161,10 +165,12 @@ impl Canvas {
     /// Draws an anti-aliased line of width `w` with round ends.
     pub fn line(&mut self, a: (f32, f32), b: (f32, f32), w: f32, color: Rgb) {
         let half = w / 2.0;
-        let x0 = (a.0.min(b.0) - half - 1.0).floor() as i32;
-        let x1 = (a.0.max(b.0) + half + 1.0).ceil() as i32;
-        let y0 = (a.1.min(b.1) - half - 1.0).floor() as i32;
-        let y1 = (a.1.max(b.1) + half + 1.0).ceil() as i32;
+        let (x0, x1, y0, y1) = self.clamp_box(
+            (a.0.min(b.0) - half - 1.0).floor(),
+            (a.0.max(b.0) + half + 1.0).ceil(),
+            (a.1.min(b.1) - half - 1.0).floor(),
+            (a.1.max(b.1) + half + 1.0).ceil(),
+        );
         let (dx, dy) = (b.0 - a.0, b.1 - a.1);
         let len2 = (dx * dx + dy * dy).max(1e-6);
         for yy in y0..y1 {
@@ -177,6 +183,17 @@ impl Canvas {
                 self.blend(xx, yy, color, half + 0.5 - d);
             }
         }
+    }
+
+    /// A pixel box clamped to the image (`f32 as i32` saturates, so any input is safe).
+    fn clamp_box(&self, x0: f32, x1: f32, y0: f32, y1: f32) -> (i32, i32, i32, i32) {
+        let (w, h) = (self.img.width() as i32, self.img.height() as i32);
+        (
+            (x0 as i32).clamp(0, w),
+            (x1 as i32).clamp(0, w),
+            (y0 as i32).clamp(0, h),
+            (y1 as i32).clamp(0, h),
+        )
     }
 
     /// Copies out a rectangle, clamped to the image (at least 1×1).

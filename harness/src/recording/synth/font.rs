@@ -48,19 +48,29 @@ pub fn measure(text: &str, size: f32, weight: Weight) -> f32 {
     w
 }
 
-/// `text` cut with `…` so it fits in `max` pixels.
+/// `text` cut with `…` so it fits in `max` pixels. One pass over the characters, so a very
+/// long value in a snapshot costs linear time.
 pub fn ellipsize(text: &str, size: f32, weight: Weight, max: f32) -> String {
     if measure(text, size, weight) <= max {
         return text.to_string();
     }
-    let chars: Vec<char> = text.chars().collect();
-    for n in (0..chars.len()).rev() {
-        let s: String = chars[..n].iter().collect::<String>() + "…";
-        if measure(&s, size, weight) <= max {
-            return s;
+    let room = max - measure("…", size, weight);
+    let f = font(weight).as_scaled(PxScale::from(size));
+    let mut w = 0.0;
+    let mut prev = None;
+    let mut out = String::new();
+    for c in text.chars() {
+        let id = f.glyph_id(c);
+        let step = prev.map(|p| f.kern(p, id)).unwrap_or(0.0) + f.h_advance(id);
+        if w + step > room {
+            break;
         }
+        w += step;
+        out.push(c);
+        prev = Some(id);
     }
-    String::new()
+    out.push('…');
+    out
 }
 
 /// Splits `text` into lines of at most `max` pixels, on spaces and newlines.

@@ -16,4 +16,4 @@ pub use build::{Built, accessible_name, build, frame_id};
 pub use render::render;
 pub use scenario::{SCENARIO_SCHEMA, ScenarioFile};
 pub use script::{SCRIPT_SCHEMA, Script, load_script, parse_script};
-pub use write::{SynthOutput, encode_png, synthesize};
+pub use write::{SynthOutput, encode_png, synthesize, synthesize_file};

@@ -19,6 +19,7 @@ const SKY_BOTTOM: Rgb = [124, 92, 160];
 
 /// Draws the snapshot at the screen's size and scale.
 pub fn render(ax: &AxSnapshot, screen: &Screen) -> RgbImage {
+    let ax = &clamped(ax, screen);
     let s = screen.scale.max(1) as f32;
     let mut c = Canvas::new(screen.width, screen.height, SKY_TOP);
     background(&mut c);
@@ -67,6 +68,40 @@ pub fn render(ax: &AxSnapshot, screen: &Screen) -> RgbImage {
         }
     }
     c.img
+}
+
+/// A copy with every frame kept within a few screens of the visible area, so drawing
+/// arithmetic cannot overflow on a hostile or perturbed snapshot (nothing visible changes).
+fn clamped(ax: &AxSnapshot, screen: &Screen) -> AxSnapshot {
+    let lim = (screen.width.max(screen.height).min(1 << 20) as i32) * 4;
+    let fix = |r: &mut crate::recording::ax::Rect| {
+        let x0 = r.x.clamp(-lim, lim);
+        let y0 = r.y.clamp(-lim, lim);
+        let x1 = r.x.saturating_add(r.width.max(0)).clamp(-lim, lim);
+        let y1 = r.y.saturating_add(r.height.max(0)).clamp(-lim, lim);
+        *r = crate::recording::ax::Rect {
+            x: x0,
+            y: y0,
+            width: x1 - x0,
+            height: y1 - y0,
+        };
+    };
+    fn walk(e: &mut crate::recording::ax::Element, fix: &dyn Fn(&mut crate::recording::ax::Rect)) {
+        fix(&mut e.frame);
+        for c in &mut e.children {
+            walk(c, fix);
+        }
+    }
+    let mut ax = ax.clone();
+    for app in &mut ax.apps {
+        for w in &mut app.windows {
+            fix(&mut w.frame);
+            for e in &mut w.elements {
+                walk(e, &fix);
+            }
+        }
+    }
+    ax
 }
 
 fn background(c: &mut Canvas) {
@@ -341,5 +376,25 @@ mod tests {
                 .iter()
                 .all(|&(x, y)| (40..120).contains(&x) && (80..104).contains(&y))
         );
+    }
+
+    #[test]
+    fn huge_and_negative_frames_are_clipped_not_walked() {
+        let mut ax = snapshot(&"a very long label ".repeat(2000));
+        ax.apps[0].windows[0].frame = Rect {
+            x: -2_000_000_000,
+            y: -5,
+            width: i32::MAX,
+            height: 1_000_000_000,
+        };
+        let img = render(
+            &ax,
+            &Screen {
+                width: 64,
+                height: 48,
+                scale: 1,
+            },
+        );
+        assert_eq!((img.width(), img.height()), (64, 48));
     }
 }

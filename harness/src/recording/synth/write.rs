@@ -15,9 +15,9 @@ use super::build::{build, frame_id};
 use super::foxplan::{apply_variant, crop_name, make_plan};
 use super::render::render;
 use super::scenario::{SCENARIO_SCHEMA, ScenarioFile};
-use super::script::Script;
+use super::script::{MAX_SCRIPT_BYTES, Script, parse_script};
 use crate::errors::{Error, FieldPath, InputError, Reason};
-use crate::json::{to_canonical, to_canonical_value};
+use crate::json::{read_text, to_canonical, to_canonical_value};
 use crate::recording::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
 };
@@ -81,6 +81,24 @@ fn folder_name(p: &Path) -> String {
     p.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+/// Reads the script at `script_path` and [`synthesize`]s it; errors about the script carry
+/// its line and column as well as the field path.
+pub fn synthesize_file(
+    script_path: &Path,
+    out: &Path,
+    plan_out: Option<&Path>,
+) -> Result<SynthOutput, Error> {
+    let src = read_text(script_path, MAX_SCRIPT_BYTES)?;
+    let script = parse_script(&src)?;
+    synthesize(&script, script_path, out, plan_out).map_err(|e| match e {
+        Error::Input(e) if e.position.is_none() && e.file == script_path => {
+            let position = src.position(&e.path);
+            Error::Input(Box::new(e.at_position(position)))
+        }
+        other => other,
+    })
 }
 
 /// Plays `script` (read from `script_path`) and writes the recording into `out`; with
@@ -162,10 +180,11 @@ pub fn synthesize(
             &mut w,
             &suite.join(&v.name),
             &to_canonical(&value),
-            origin
-                .iter()
-                .enumerate()
-                .map(|(new, &old)| (new as u32 + 1, crops[old].as_ref())),
+            origin.iter().enumerate().map(|(new, &old)| {
+                // An edit may drop a step's crop; write only the pictures the plan names.
+                let named = value["steps"][new]["target"]["crop"].is_string();
+                (new as u32 + 1, crops[old].as_ref().filter(|_| named))
+            }),
         )?;
     }
     for (si, sc) in script.scenarios.iter().enumerate() {
