@@ -348,7 +348,10 @@ fn next_difference(pa: &[[u8; 4]], pb: &[[u8; 4]], mut i: usize) -> usize {
     const BLOCK: usize = 16;
     let n = pa.len().min(pb.len());
     while i + BLOCK <= n {
-        let (ba, bb) = (pa[i..i + BLOCK].as_flattened(), pb[i..i + BLOCK].as_flattened());
+        let (ba, bb) = (
+            pa[i..i + BLOCK].as_flattened(),
+            pb[i..i + BLOCK].as_flattened(),
+        );
         let mut acc = 0u64;
         for (ca, cb) in ba.chunks_exact(8).zip(bb.chunks_exact(8)) {
             let wa = u64::from_ne_bytes(ca.try_into().unwrap_or([0; 8]));
@@ -621,8 +624,7 @@ mod tests {
     fn any_thread_count_gives_the_same_result() {
         // Bands split pixels at word boundaries anywhere in a row; the anti-aliasing check reads
         // across them. Counts, masks and drawn images must not depend on the split.
-        for (an, bn, include_aa) in [("4a", "4b", false), ("1a", "1b", true), ("7a", "7b", false)]
-        {
+        for (an, bn, include_aa) in [("4a", "4b", false), ("1a", "1b", true), ("7a", "7b", false)] {
             let (a, b) = (load(an), load(bn));
             let opts = Options {
                 include_aa,

@@ -85,12 +85,12 @@ fn components(mask: &[u64], w: usize, h: usize) -> Vec<Region> {
                 continue;
             }
             seen[start / 64] |= 1 << (start % 64);
-            stack.push(start);
+            // Coordinates, not indices, on the stack: no division per filled pixel.
+            stack.push((start % w, start / w));
             let (mut x0, mut y0) = (start % w, start / w);
             let (mut x1, mut y1) = (x0, y0);
             let mut pixels = 0u64;
-            while let Some(i) = stack.pop() {
-                let (x, y) = (i % w, i / w);
+            while let Some((x, y)) = stack.pop() {
                 pixels += 1;
                 (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
                 for ny in y.saturating_sub(1)..=(y + 1).min(h - 1) {
@@ -98,7 +98,7 @@ fn components(mask: &[u64], w: usize, h: usize) -> Vec<Region> {
                         let j = ny * w + nx;
                         if bit(mask, j) && !bit(&seen, j) {
                             seen[j / 64] |= 1 << (j % 64);
-                            stack.push(j);
+                            stack.push((nx, ny));
                         }
                     }
                 }
