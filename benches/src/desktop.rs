@@ -392,8 +392,8 @@ fn blend(img: &mut RgbaImage, x: i32, y: i32, c: [u8; 3], a: f32) {
     }
     let p = img.get_pixel_mut(x as u32, y as u32);
     let a = a.clamp(0.0, 1.0);
-    for k in 0..3 {
-        p.0[k] = (f32::from(p.0[k]) * (1.0 - a) + f32::from(c[k]) * a).round() as u8;
+    for (dst, &src) in p.0.iter_mut().zip(&c) {
+        *dst = (f32::from(*dst) * (1.0 - a) + f32::from(src) * a).round() as u8;
     }
 }
 
