@@ -52,14 +52,23 @@ fn pairs() -> Vec<Pair> {
 fn bench_diff(c: &mut Criterion) {
     let pairs = pairs();
     let opts = Options::default();
-    let out_path = std::env::temp_dir().join("stepreplay-bench-diff").join("out.png");
+    let out_path = std::env::temp_dir()
+        .join("stepreplay-bench-diff")
+        .join("out.png");
 
     let mut g = c.benchmark_group("diff/compare");
     for p in &pairs {
         g.throughput(Throughput::Elements(p.pixels));
         g.bench_function(&p.label, |bench| {
             bench.iter(|| {
-                let d = diff(p.a.as_raw(), p.b.as_raw(), p.a.width(), p.a.height(), &opts, None);
+                let d = diff(
+                    p.a.as_raw(),
+                    p.b.as_raw(),
+                    p.a.width(),
+                    p.a.height(),
+                    &opts,
+                    None,
+                );
                 black_box(d.map(|d| d.mismatched))
             })
         });

@@ -73,19 +73,72 @@ impl Desktop {
             Variant::Before => "Tue 10:41",
             Variant::After => "Tue 10:42",
         };
-        self.text(&mut img, &self.font, clock, width as i32 - px(90.0), px(5.0), menu_size, [20, 20, 20]);
+        self.text(
+            &mut img,
+            &self.font,
+            clock,
+            width as i32 - px(90.0),
+            px(5.0),
+            menu_size,
+            [20, 20, 20],
+        );
 
         // A background window, then the file manager in front.
-        self.window(&mut img, s, px(60.0), px(70.0), px(700.0), px(420.0), "Notes", false, variant);
-        self.window(&mut img, s, px(260.0), px(120.0), px(1000.0), px(700.0), "Invoices", true, variant);
+        self.window(
+            &mut img,
+            s,
+            px(60.0),
+            px(70.0),
+            px(700.0),
+            px(420.0),
+            "Notes",
+            false,
+            variant,
+        );
+        self.window(
+            &mut img,
+            s,
+            px(260.0),
+            px(120.0),
+            px(1000.0),
+            px(700.0),
+            "Invoices",
+            true,
+            variant,
+        );
 
         if variant == Variant::After {
             // A notification toast in the top-right corner.
             let (tx, ty, tw, th) = (width as i32 - px(340.0), px(40.0), px(320.0), px(70.0));
             fill(&mut img, tx + px(2.0), ty + px(3.0), tw, th, [30, 30, 40]);
-            rounded(&mut img, tx, ty, tw, th, px(10.0), [248, 248, 250], Some([200, 200, 205]));
-            self.text(&mut img, &self.bold, "Invoice deleted", tx + px(16.0), ty + px(14.0), 14.0 * s, [20, 20, 20]);
-            self.text(&mut img, &self.font, "INV-2024-0007.pdf was moved to the Bin.", tx + px(16.0), ty + px(38.0), 12.0 * s, [90, 90, 90]);
+            rounded(
+                &mut img,
+                tx,
+                ty,
+                tw,
+                th,
+                px(10.0),
+                [248, 248, 250],
+                Some([200, 200, 205]),
+            );
+            self.text(
+                &mut img,
+                &self.bold,
+                "Invoice deleted",
+                tx + px(16.0),
+                ty + px(14.0),
+                14.0 * s,
+                [20, 20, 20],
+            );
+            self.text(
+                &mut img,
+                &self.font,
+                "INV-2024-0007.pdf was moved to the Bin.",
+                tx + px(16.0),
+                ty + px(38.0),
+                12.0 * s,
+                [90, 90, 90],
+            );
         }
         img
     }
@@ -106,26 +159,83 @@ impl Desktop {
         let px = |v: f32| (v * s).round() as i32;
         // Shadow, frame, title bar with traffic lights.
         fill(img, x + px(4.0), y + px(6.0), w, h, [25, 30, 45]);
-        rounded(img, x, y, w, h, px(10.0), [255, 255, 255], Some([190, 190, 190]));
+        rounded(
+            img,
+            x,
+            y,
+            w,
+            h,
+            px(10.0),
+            [255, 255, 255],
+            Some([190, 190, 190]),
+        );
         fill(img, x + 1, y + px(10.0), w - 2, px(28.0), [232, 232, 232]);
-        fill(img, x + px(10.0), y + 1, w - px(20.0), px(10.0), [232, 232, 232]);
-        for (i, c) in [[255, 95, 87], [254, 188, 46], [40, 200, 64]].iter().enumerate() {
-            disc(img, x + px(20.0 + 20.0 * i as f32), y + px(19.0), px(6.0), *c);
-        }
-        let tw = self.measure(&self.bold, title, 13.0 * s);
-        self.text(img, &self.bold, title, x + (w - tw) / 2, y + px(11.0), 13.0 * s, [60, 60, 60]);
-        // Sidebar.
-        let top = y + px(38.0);
-        fill(img, x + 1, top, px(180.0), h - px(39.0), [244, 244, 246]);
-        for (i, item) in ["Recents", "Desktop", "Documents", "Downloads", "Invoices", "Bin"]
+        fill(
+            img,
+            x + px(10.0),
+            y + 1,
+            w - px(20.0),
+            px(10.0),
+            [232, 232, 232],
+        );
+        for (i, c) in [[255, 95, 87], [254, 188, 46], [40, 200, 64]]
             .iter()
             .enumerate()
         {
+            disc(
+                img,
+                x + px(20.0 + 20.0 * i as f32),
+                y + px(19.0),
+                px(6.0),
+                *c,
+            );
+        }
+        let tw = self.measure(&self.bold, title, 13.0 * s);
+        self.text(
+            img,
+            &self.bold,
+            title,
+            x + (w - tw) / 2,
+            y + px(11.0),
+            13.0 * s,
+            [60, 60, 60],
+        );
+        // Sidebar.
+        let top = y + px(38.0);
+        fill(img, x + 1, top, px(180.0), h - px(39.0), [244, 244, 246]);
+        for (i, item) in [
+            "Recents",
+            "Desktop",
+            "Documents",
+            "Downloads",
+            "Invoices",
+            "Bin",
+        ]
+        .iter()
+        .enumerate()
+        {
             let iy = top + px(14.0 + 26.0 * i as f32);
             if table && *item == "Invoices" {
-                rounded(img, x + px(8.0), iy - px(4.0), px(164.0), px(24.0), px(5.0), [210, 222, 240], None);
+                rounded(
+                    img,
+                    x + px(8.0),
+                    iy - px(4.0),
+                    px(164.0),
+                    px(24.0),
+                    px(5.0),
+                    [210, 222, 240],
+                    None,
+                );
             }
-            self.text(img, &self.font, item, x + px(22.0), iy, 13.0 * s, [40, 40, 40]);
+            self.text(
+                img,
+                &self.font,
+                item,
+                x + px(22.0),
+                iy,
+                13.0 * s,
+                [40, 40, 40],
+            );
         }
         let cx = x + px(196.0);
         let cw = w - px(212.0);
@@ -141,9 +251,33 @@ impl Desktop {
             return;
         }
         // Header, then rows with a Delete button each.
-        self.text(img, &self.bold, "Name", cx + px(8.0), top + px(12.0), 12.0 * s, [90, 90, 90]);
-        self.text(img, &self.bold, "Size", cx + px(420.0), top + px(12.0), 12.0 * s, [90, 90, 90]);
-        self.text(img, &self.bold, "Modified", cx + px(520.0), top + px(12.0), 12.0 * s, [90, 90, 90]);
+        self.text(
+            img,
+            &self.bold,
+            "Name",
+            cx + px(8.0),
+            top + px(12.0),
+            12.0 * s,
+            [90, 90, 90],
+        );
+        self.text(
+            img,
+            &self.bold,
+            "Size",
+            cx + px(420.0),
+            top + px(12.0),
+            12.0 * s,
+            [90, 90, 90],
+        );
+        self.text(
+            img,
+            &self.bold,
+            "Modified",
+            cx + px(520.0),
+            top + px(12.0),
+            12.0 * s,
+            [90, 90, 90],
+        );
         fill(img, cx, top + px(34.0), cw, 1.max(px(1.0)), [220, 220, 220]);
         let row_h = px(34.0);
         let mut ry = top + px(40.0);
@@ -158,16 +292,56 @@ impl Desktop {
                 format!("INV-2024-{:04}.pdf", i + 1)
             };
             let ty = ry + px(9.0);
-            self.text(img, &self.font, &name, cx + px(8.0), ty, 13.0 * s, [30, 30, 30]);
-            self.text(img, &self.font, &format!("{} KB", 40 + (i * 37) % 300), cx + px(420.0), ty, 13.0 * s, [90, 90, 90]);
-            self.text(img, &self.font, &format!("Mar {}, 2024", 1 + i % 28), cx + px(520.0), ty, 13.0 * s, [90, 90, 90]);
+            self.text(
+                img,
+                &self.font,
+                &name,
+                cx + px(8.0),
+                ty,
+                13.0 * s,
+                [30, 30, 30],
+            );
+            self.text(
+                img,
+                &self.font,
+                &format!("{} KB", 40 + (i * 37) % 300),
+                cx + px(420.0),
+                ty,
+                13.0 * s,
+                [90, 90, 90],
+            );
+            self.text(
+                img,
+                &self.font,
+                &format!("Mar {}, 2024", 1 + i % 28),
+                cx + px(520.0),
+                ty,
+                13.0 * s,
+                [90, 90, 90],
+            );
             let (bx, by, bw, bh) = (cx + cw - px(90.0), ry + px(5.0), px(76.0), px(24.0));
             let hovered = variant == Variant::After && i == 6;
-            let fill_c = if hovered { [225, 60, 60] } else { [250, 250, 250] };
-            let text_c = if hovered { [255, 255, 255] } else { [200, 40, 40] };
+            let fill_c = if hovered {
+                [225, 60, 60]
+            } else {
+                [250, 250, 250]
+            };
+            let text_c = if hovered {
+                [255, 255, 255]
+            } else {
+                [200, 40, 40]
+            };
             rounded(img, bx, by, bw, bh, px(6.0), fill_c, Some([205, 205, 205]));
             let dw = self.measure(&self.font, "Delete", 13.0 * s);
-            self.text(img, &self.font, "Delete", bx + (bw - dw) / 2, by + px(4.0), 13.0 * s, text_c);
+            self.text(
+                img,
+                &self.font,
+                "Delete",
+                bx + (bw - dw) / 2,
+                by + px(4.0),
+                13.0 * s,
+                text_c,
+            );
             ry += row_h;
             i += 1;
         }
@@ -218,8 +392,8 @@ fn blend(img: &mut RgbaImage, x: i32, y: i32, c: [u8; 3], a: f32) {
     }
     let p = img.get_pixel_mut(x as u32, y as u32);
     let a = a.clamp(0.0, 1.0);
-    for k in 0..3 {
-        p.0[k] = (f32::from(p.0[k]) * (1.0 - a) + f32::from(c[k]) * a).round() as u8;
+    for (dst, &src) in p.0.iter_mut().zip(&c) {
+        *dst = (f32::from(*dst) * (1.0 - a) + f32::from(src) * a).round() as u8;
     }
 }
 
@@ -243,7 +417,16 @@ fn disc(img: &mut RgbaImage, cx: i32, cy: i32, r: i32, c: [u8; 3]) {
 
 /// A rounded rectangle with anti-aliased corners and an optional one-pixel border.
 #[allow(clippy::too_many_arguments)]
-fn rounded(img: &mut RgbaImage, x: i32, y: i32, w: i32, h: i32, r: i32, c: [u8; 3], border: Option<[u8; 3]>) {
+fn rounded(
+    img: &mut RgbaImage,
+    x: i32,
+    y: i32,
+    w: i32,
+    h: i32,
+    r: i32,
+    c: [u8; 3],
+    border: Option<[u8; 3]>,
+) {
     let rf = r as f32;
     for yy in y..y + h {
         for xx in x..x + w {

@@ -70,7 +70,8 @@ fn time(mode: &str, a: &Path, b: &Path, iters: usize) -> anyhow_free::Result {
             for _ in 0..iters {
                 let t = Instant::now();
                 let (ia, ib) = decode_pair(a, b)?;
-                let mut out = (mode == "e2e-out").then(|| image::RgbaImage::new(ia.width(), ia.height()));
+                let mut out =
+                    (mode == "e2e-out").then(|| image::RgbaImage::new(ia.width(), ia.height()));
                 let d = diff_images(&ia, &ib, &opts, out.as_mut())?;
                 if let Some(img) = &out {
                     write_png(&out_path, img)?;
@@ -82,6 +83,9 @@ fn time(mode: &str, a: &Path, b: &Path, iters: usize) -> anyhow_free::Result {
         other => return Err(format!("unknown mode `{other}`").into()),
     }
     let list: Vec<String> = ms.iter().map(|v| format!("{v:.3}")).collect();
-    println!("{{\"mismatched\": {mismatched}, \"ms\": [{}]}}", list.join(", "));
+    println!(
+        "{{\"mismatched\": {mismatched}, \"ms\": [{}]}}",
+        list.join(", ")
+    );
     Ok(())
 }

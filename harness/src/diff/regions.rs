@@ -29,6 +29,32 @@ fn bit(mask: &[u64], i: usize) -> bool {
     mask.get(i / 64).is_some_and(|w| (w >> (i % 64)) & 1 == 1)
 }
 
+/// Calls `f` with the index of every set bit in `from..to` (bits past the mask read as clear)
+/// and returns how many there were; cost is per word, not per bit.
+#[inline]
+fn for_each_set(mask: &[u64], from: usize, to: usize, mut f: impl FnMut(usize)) -> u64 {
+    let mut count = 0;
+    let mut wi = from / 64;
+    while wi * 64 < to {
+        let Some(&word) = mask.get(wi) else { break };
+        let base = wi * 64;
+        let mut word = word;
+        if base < from {
+            word &= u64::MAX << (from - base);
+        }
+        if to - base < 64 {
+            word &= (1u64 << (to - base)) - 1;
+        }
+        while word != 0 {
+            f(base + word.trailing_zeros() as usize);
+            word &= word - 1;
+            count += 1;
+        }
+        wi += 1;
+    }
+    count
+}
+
 /// Changed regions: 8-connected components of the mask, as bounding boxes, with boxes that are
 /// closer than `merge_gap` pixels merged (repeatedly, until no two are). Two boxes are closer
 /// than `g` when fewer than `g` clean columns *and* fewer than `g` clean rows separate them, so
@@ -59,12 +85,12 @@ fn components(mask: &[u64], w: usize, h: usize) -> Vec<Region> {
                 continue;
             }
             seen[start / 64] |= 1 << (start % 64);
-            stack.push(start);
+            // Coordinates, not indices, on the stack: no division per filled pixel.
+            stack.push((start % w, start / w));
             let (mut x0, mut y0) = (start % w, start / w);
             let (mut x1, mut y1) = (x0, y0);
             let mut pixels = 0u64;
-            while let Some(i) = stack.pop() {
-                let (x, y) = (i % w, i / w);
+            while let Some((x, y)) = stack.pop() {
                 pixels += 1;
                 (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
                 for ny in y.saturating_sub(1)..=(y + 1).min(h - 1) {
@@ -72,7 +98,7 @@ fn components(mask: &[u64], w: usize, h: usize) -> Vec<Region> {
                         let j = ny * w + nx;
                         if bit(mask, j) && !bit(&seen, j) {
                             seen[j / 64] |= 1 << (j % 64);
-                            stack.push(j);
+                            stack.push((nx, ny));
                         }
                     }
                 }
@@ -200,18 +226,28 @@ pub fn density(mask: &[u64], width: u32, height: u32, n: u32) -> Density {
     };
     if nw > 0 && nh > 0 {
         let mut cols = vec![0u32; w];
+        // Changed pixels in the last `nh` rows: while 0, every window there holds 0 and only the
+        // very first window could become the answer, so the sliding pass is skipped. Screens
+        // are mostly unchanged, which makes this the common case.
+        let mut band = 0u64;
         let mut found = false;
         for y in 0..h {
-            for (x, c) in cols.iter_mut().enumerate() {
-                *c += u32::from(bit(mask, y * w + x));
-                if y >= nh {
-                    *c -= u32::from(bit(mask, (y - nh) * w + x));
-                }
+            band += for_each_set(mask, y * w, (y + 1) * w, |i| cols[i - y * w] += 1);
+            if y >= nh {
+                let r = (y - nh) * w;
+                band -= for_each_set(mask, r, r + w, |i| cols[i - r] -= 1);
             }
             if y + 1 < nh {
                 continue;
             }
             let top = y + 1 - nh;
+            if band == 0 {
+                if !found {
+                    found = true;
+                    (best.x, best.y, best.pixels) = (0, top as u32, 0);
+                }
+                continue;
+            }
             let mut sum: u64 = cols[..nw].iter().map(|&c| u64::from(c)).sum();
             for x in 0..=w - nw {
                 if x > 0 {
