@@ -1,8 +1,10 @@
 //! Subcommands. Each file parses its own arguments and calls the library; none holds logic
 //! another command or a test would need.
 
+mod baseline;
 mod check;
 mod fmt;
+mod merge;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -22,8 +24,12 @@ enum Command {
     Check(check::Args),
     /// Rewrite plans in canonical form (or, with --check, report those that are not).
     Fmt(fmt::Args),
-    /// Replay scenarios and write the report (no paths: the checked-in suite).
+    /// Replay scenarios and write the reports (no paths: the checked-in suite).
     Run(run::Args),
+    /// Join the reports of `run --shard k/n` into the whole run's report.
+    Merge(merge::Args),
+    /// Manage the accepted results `run --baseline` gates on.
+    Baseline(baseline::Args),
 }
 
 /// Runs a parsed command line; the `u8` is the exit code.
@@ -32,6 +38,8 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Check(a) => check::run(a),
         Command::Fmt(a) => fmt::run(a),
         Command::Run(a) => run::run(a),
+        Command::Merge(a) => merge::run(a),
+        Command::Baseline(a) => baseline::run(a),
     }
 }
 
