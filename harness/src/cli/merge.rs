@@ -27,8 +27,10 @@ pub fn run(args: Args) -> Result<u8, Error> {
         .map(|p| load_report(p))
         .collect::<Result<Vec<_>, _>>()?;
     let merged = merge(reports).map_err(|e| {
+        // Name the report at fault; for a missing or repeated part, the first one.
+        let at = &args.reports[e.index().unwrap_or(1) - 1];
         Error::from(
-            InputError::new("", Reason::InvalidArgument, format!("cannot merge: {e}"))
+            InputError::new(at, Reason::InvalidArgument, format!("cannot merge: {e}"))
                 .hint("merge the report.json of every shard k/n of one run, from one harness"),
         )
     })?;

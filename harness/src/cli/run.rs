@@ -9,8 +9,7 @@ use std::time::Instant;
 use stepreplay::Error;
 use stepreplay::replay::Mode;
 use stepreplay::report::{
-    Baseline, RegressionReport, Report, SuiteId, compare, to_json, to_junit, to_markdown,
-    write_html,
+    Baseline, RegressionReport, Report, compare, to_json, to_junit, to_markdown, write_html,
 };
 use stepreplay::suite::{
     RunOptions, ScenarioResult, Shard, discover, load_suite, run_loaded, word,
@@ -245,10 +244,8 @@ pub fn run(args: Args) -> Result<u8, Error> {
     progress.finish();
     let mut report = Report::from_results(&results, &modes);
     if let Some(shard) = args.shard {
-        report.suite = SuiteId::of(&suite.all_ids);
-        report.shard = Some(shard);
+        report = report.into_shard(&suite.all_ids, shard);
     }
-    let code = write_outputs(&report, &args.report_dir, &args.out)?;
 
     println!();
     println!(
@@ -281,6 +278,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
             sc.ambiguity_count
         );
     }
+    let code = write_outputs(&report, &args.report_dir, &args.out)?;
     let shard = args
         .shard
         .map(|s| {

@@ -184,9 +184,11 @@ details.scenario[open]>summary{border-bottom:1px solid var(--line);background:va
 .mode>h3{font-size:14px;margin:8px 0}
 .steps{display:flex;flex-direction:column;gap:10px}
 .card{border:1px solid var(--line);border-left:4px solid var(--mute);border-radius:6px;padding:8px 12px}
+.card.not-run{opacity:.6;padding:4px 12px}.card.not-run .text{margin:0}
 .card.passed{border-left-color:var(--ok)}.card.failed{border-left-color:var(--bad)}.card.stopped{border-left-color:var(--want)}
 .card h4{margin:0 0 4px;font-size:14px}
 .text{margin:2px 0 6px}
+.meta:empty{display:none}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;font-size:13px}
 .meta dt{color:var(--mute)}.meta dd{margin:0}
 ul.checks,ul.cands{margin:2px 0;padding-left:18px}

@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use super::model::{REPORT_SCHEMA, Report, SuiteId, Summary};
+use crate::suite::Shard;
 
 /// Why shard reports cannot be joined.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -69,6 +70,18 @@ pub enum MergeError {
         /// Found.
         found: u64,
     },
+}
+
+impl MergeError {
+    /// The 1-based position of the report at fault, when it is one report's.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            MergeError::Schema { index, .. }
+            | MergeError::Mismatch { index, .. }
+            | MergeError::NotShard { index } => Some(*index),
+            _ => None,
+        }
+    }
 }
 
 /// Joins every shard `k/n` (k = 1..n) of one run into the whole run's report.
@@ -149,4 +162,14 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
         shard: None,
         ..first
     })
+}
+
+impl Report {
+    /// Marks a report as shard `shard` of the suite whose ids (before sharding) are `all_ids`,
+    /// so `merge` can check its parts belong together.
+    pub fn into_shard<S: AsRef<str>>(mut self, all_ids: &[S], shard: Shard) -> Report {
+        self.suite = SuiteId::of(all_ids);
+        self.shard = Some(shard);
+        self
+    }
 }

@@ -1,2 +1,3 @@
+mod gate;
 mod replay;
 mod util;
