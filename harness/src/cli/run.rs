@@ -113,8 +113,13 @@ struct Progress {
 
 impl Progress {
     fn new(total: usize, quiet: bool) -> Progress {
+        // Both streams on a terminal: `run | tee log` gets plain lines.
+        let live = !quiet && std::io::stderr().is_terminal() && std::io::stdout().is_terminal();
+        if live {
+            eprint!("[0/{total}] replaying…");
+        }
         Progress {
-            live: !quiet && std::io::stderr().is_terminal(),
+            live,
             total,
             start: Instant::now(),
             state: Mutex::new((0, 0)),
@@ -166,6 +171,14 @@ fn write(path: &Path, text: &str) -> Result<(), Error> {
 /// Writes the chosen formats of `report` into `dir`, compares with the baseline, prints the
 /// regressions; returns the exit code (1 when a scenario missed its expectation or regressed).
 pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8, Error> {
+    if !(out.tolerance >= 0.0 && out.tolerance.is_finite()) {
+        return Err(stepreplay::InputError::new(
+            "",
+            stepreplay::Reason::InvalidArgument,
+            format!("--tolerance {} must be a number ≥ 0", out.tolerance),
+        )
+        .into());
+    }
     let regressions: Option<RegressionReport> = match &out.baseline {
         Some(path) => Some(compare(&Baseline::load(path)?, report, out.tolerance)),
         None => None,

@@ -282,7 +282,7 @@ pub fn to_html(
     for sc in &report.scenarios {
         scenario(&mut h, report, sc, images);
     }
-    let _ = write!(h, "</main><script>{SCRIPT}</script></body></html>\n");
+    let _ = writeln!(h, "</main><script>{SCRIPT}</script></body></html>");
     h
 }
 

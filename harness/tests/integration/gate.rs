@@ -67,6 +67,24 @@ fn text(o: &Output) -> String {
 // ---------------------------------------------------------------- sharding and merge
 
 #[test]
+fn shards_hash_ids_with_fnv1a_and_parse_k_of_n() {
+    use stepreplay::suite::fnv1a64;
+    // The published FNV-1a 64 test vectors: shard membership must never change under us.
+    assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+    assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    assert_eq!("2/4".parse::<Shard>(), Ok(Shard { index: 2, count: 4 }));
+    for bad in ["0/4", "5/4", "1/0", "1", "a/b", ""] {
+        assert!(bad.parse::<Shard>().is_err(), "{bad}");
+    }
+    let s = Shard { index: 2, count: 4 };
+    assert_eq!(s.to_string(), "2/4");
+    // fnv1a64("a") % 4 == 0: part 1 of 4.
+    assert!(!s.contains("a"));
+    assert!(Shard { index: 1, count: 4 }.contains("a"));
+}
+
+#[test]
 fn shards_partition_the_suite_and_merge_to_the_unsharded_bytes_for_n_1_to_5() {
     let whole = to_json(&report_of(&[passing(), failing()], None));
     let all = report_of(&[passing(), failing()], None).scenarios.len();
