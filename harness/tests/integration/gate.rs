@@ -673,6 +673,41 @@ fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
         "the target's box is drawn"
     );
     assert!(page.contains("data-hook=\"step-diff\""));
+    // A wrong target: the recorded element's box is drawn too, and the card says so.
+    let mut wrong = report.clone();
+    let res = wrong.scenarios[0]
+        .runs
+        .get_mut(&Mode::Chained)
+        .unwrap()
+        .steps[0]
+        .resolution
+        .as_mut()
+        .unwrap();
+    res.correct = Some(false);
+    res.expected_frame = Some(stepreplay::recording::ax::Rect {
+        x: 16,
+        y: 10,
+        width: 32,
+        height: 20,
+    });
+    let images = [(
+        (wrong.scenarios[0].recording.clone(), "f0".to_string()),
+        stepreplay::report::PageImage {
+            href: "img/mini-f0.png".into(),
+            width: 160,
+            height: 100,
+        },
+    )]
+    .into_iter()
+    .collect();
+    let page = to_html(&wrong, None, &images);
+    assert!(
+        page.contains(
+            "class=\"box want\" style=\"left:10.000%;top:10.000%;width:20.000%;height:20.000%\""
+        ),
+        "boxes in percent of the image"
+    );
+    assert!(page.contains("wrong: the recording acted on e1"));
     std::fs::remove_dir_all(&a).unwrap();
     std::fs::remove_dir_all(&b).unwrap();
 }
