@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::perturb::Perturbation;
@@ -272,13 +272,74 @@ pub fn word<T: Serialize>(x: &T) -> String {
         .unwrap_or_default()
 }
 
-/// Loads scenarios and runs them on `jobs` threads. `on_done` sees each result as it finishes
-/// (for live progress); the returned list is sorted by scenario id.
-pub fn run_suite(
-    files: &[PathBuf],
-    opts: &RunOptions,
-    on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
-) -> Result<Vec<ScenarioResult>, InputError> {
+/// A part of a suite for one CI job: the scenarios whose id hashes (FNV-1a, 64 bits) to
+/// `index - 1` modulo `count`. A hash of the id, not its position, so adding a scenario moves
+/// no other scenario to another shard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// 1-based.
+    pub index: u32,
+    /// How many shards in all (≥ 1).
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether the scenario `id` belongs to this shard.
+    pub fn contains(&self, id: &str) -> bool {
+        fnv1a64(id.as_bytes()) % u64::from(self.count) == u64::from(self.index - 1)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// Parses `k/n` with 1 ≤ k ≤ n.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}` is not k/n (e.g. 2/4)"))?;
+        let k: u32 = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{k}` is not a number"))?;
+        let n: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{n}` is not a number"))?;
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("shard {k}/{n}: need 1 ≤ k ≤ n"));
+        }
+        Ok(Shard { index: k, count: n })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// FNV-1a, 64 bits: stable across platforms and Rust versions (unlike `DefaultHasher`).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Scenarios loaded and checked, ready to run.
+#[derive(Debug)]
+pub struct LoadedSuite {
+    /// The scenarios to run (this shard's, when sharded), in discovery order.
+    pub scenarios: Vec<Scenario>,
+    /// Every scenario id of the suite before sharding, sorted: the suite's identity.
+    pub all_ids: Vec<String>,
+}
+
+/// Loads every scenario file, refuses duplicate ids, then keeps `shard`'s part.
+pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite, InputError> {
     let scenarios = files
         .iter()
         .map(|f| load_scenario(f))
@@ -298,6 +359,30 @@ pub fn run_suite(
             .at(FieldPath::root().key("id")));
         }
     }
+    let all_ids = ids.keys().map(|s| s.to_string()).collect();
+    let scenarios = scenarios
+        .into_iter()
+        .filter(|s| shard.is_none_or(|sh| sh.contains(&s.file.id)))
+        .collect();
+    Ok(LoadedSuite { scenarios, all_ids })
+}
+
+/// Loads scenarios and runs them on `jobs` threads. `on_done` sees each result as it finishes
+/// (for live progress); the returned list is sorted by scenario id.
+pub fn run_suite(
+    files: &[PathBuf],
+    opts: &RunOptions,
+    on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
+) -> Result<Vec<ScenarioResult>, InputError> {
+    run_loaded(load_suite(files, None)?.scenarios, opts, on_done)
+}
+
+/// Runs loaded scenarios (see [`run_suite`]).
+pub fn run_loaded(
+    scenarios: Vec<Scenario>,
+    opts: &RunOptions,
+    on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
+) -> Result<Vec<ScenarioResult>, InputError> {
     let jobs = opts.jobs.max(1);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)

@@ -2,9 +2,11 @@
 //! another command or a test would need.
 
 mod bridge;
+mod baseline;
 mod check;
 mod diff;
 mod fmt;
+mod merge;
 mod run;
 mod serve;
 mod show;
@@ -29,7 +31,7 @@ enum Command {
     Diff(diff::Args),
     /// Rewrite plans in canonical form (or, with --check, report those that are not).
     Fmt(fmt::Args),
-    /// Replay scenarios and write the report (no paths: the checked-in suite).
+    /// Replay scenarios and write the reports (no paths: the checked-in suite).
     Run(run::Args),
     /// Simulate the StepBack app's side of the agent bridge: `bridge init DIR`, `bridge [run] DIR`.
     Bridge(bridge::Args),
@@ -39,6 +41,10 @@ enum Command {
     Synth(synth::Args),
     /// Print a recording's frames, transitions and AX trees as text.
     Show(show::Args),
+    /// Join the reports of `run --shard k/n` into the whole run's report.
+    Merge(merge::Args),
+    /// Manage the accepted results `run --baseline` gates on.
+    Baseline(baseline::Args),
 }
 
 /// Runs a parsed command line; the `u8` is the exit code.
@@ -52,6 +58,8 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Serve(a) => serve::run(a),
         Command::Synth(a) => synth::run(a),
         Command::Show(a) => show::run(a),
+        Command::Merge(a) => merge::run(a),
+        Command::Baseline(a) => baseline::run(a),
     }
 }
 

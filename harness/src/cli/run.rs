@@ -1,11 +1,19 @@
-//! `stepreplay run [PATHS…]`: replay scenarios, print progress and a table, write the report.
+//! `stepreplay run [PATHS…]`: replay scenarios (or one shard of them), show progress, write
+//! every report format, and gate on the baseline when one is given.
 
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
 
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::Mode;
-use stepreplay::report::{Report, to_json};
-use stepreplay::suite::{RunOptions, ScenarioResult, discover, run_suite, word};
+use stepreplay::report::{
+    Baseline, RegressionReport, Report, compare, to_json, to_junit, to_markdown, write_html,
+};
+use stepreplay::suite::{
+    RunOptions, ScenarioResult, Shard, discover, load_suite, run_loaded, word,
+};
 use stepreplay::{Error, InputError, Reason};
 
 #[derive(Debug, clap::Args)]
@@ -18,13 +26,63 @@ pub struct Args {
     /// Replay modes; the first decides pass or fail.
     #[arg(long, value_enum, default_value = "both")]
     mode: ModeArg,
-    /// Where to write `report.json`.
+    /// Where to write the reports.
     #[arg(long, default_value = "reports")]
     report_dir: PathBuf,
     /// Perturbations to replay every scenario under: `default` (the standard set) or names
     /// separated by commas (`move-window,dark-theme`).
     #[arg(long)]
     perturb: Option<String>,
+    /// Run only part `k` of `n` (1-based): scenarios whose id hashes to it. Join the parts'
+    /// reports with `stepreplay merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Plain lines only, even on a terminal.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    #[command(flatten)]
+    out: OutputArgs,
+}
+
+/// The report formats and the gate, shared by `run` and `merge`.
+#[derive(Debug, clap::Args)]
+pub struct OutputArgs {
+    /// Reports to write into the report folder (comma-separated).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "json,junit,markdown,html"
+    )]
+    format: Vec<Format>,
+    /// Also write the Markdown summary here (e.g. "$GITHUB_STEP_SUMMARY").
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+    /// Write the HTML page (and its images) here instead of the report folder.
+    #[arg(long, value_name = "DIR")]
+    html: Option<PathBuf>,
+    /// Compare with this baseline: exit 1 on any regression, and write `regressions.json`.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// How far a score may fall below its baseline before it counts as a regression.
+    #[arg(long, default_value_t = 0.0)]
+    tolerance: f64,
+}
+
+impl OutputArgs {
+    /// Leaves `report.json` to the caller (merge writes it to `--out`).
+    pub fn without_json(mut self) -> OutputArgs {
+        self.format.retain(|f| *f != Format::Json);
+        self
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Json,
+    Junit,
+    Markdown,
+    Html,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -47,6 +105,136 @@ fn line(r: &ScenarioResult) -> String {
         .map(|m| format!(" — {m}"))
         .unwrap_or_default();
     format!("{verdict} {:<36} {got}{why}", r.id)
+}
+
+/// Live progress: one redrawn status line on a terminal (done, failing, ETA), with failures
+/// printed above it; plain lines otherwise. Wall-clock time is shown, never written.
+struct Progress {
+    live: bool,
+    total: usize,
+    start: Instant,
+    state: Mutex<(usize, usize)>,
+}
+
+impl Progress {
+    fn new(total: usize, quiet: bool) -> Progress {
+        // Both streams on a terminal: `run | tee log` gets plain lines.
+        let live = !quiet && std::io::stderr().is_terminal() && std::io::stdout().is_terminal();
+        if live {
+            eprint!("[0/{total}] replaying…");
+        }
+        Progress {
+            live,
+            total,
+            start: Instant::now(),
+            state: Mutex::new((0, 0)),
+        }
+    }
+
+    fn done(&self, r: &ScenarioResult) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.0 += 1;
+        st.1 += usize::from(!r.met);
+        if !self.live {
+            println!("{}", line(r));
+            return;
+        }
+        let mut err = std::io::stderr().lock();
+        if !r.met {
+            let _ = writeln!(err, "\r\x1b[K{}", line(r));
+        }
+        let elapsed = self.start.elapsed().as_secs_f64();
+        let eta = elapsed / st.0 as f64 * (self.total - st.0) as f64;
+        let _ = write!(
+            err,
+            "\r\x1b[K[{}/{}] {} failing · {:.0}s elapsed · ETA {:.0}s · {}",
+            st.0, self.total, st.1, elapsed, eta, r.id
+        );
+        let _ = err.flush();
+    }
+
+    fn finish(&self) {
+        if self.live {
+            let _ = write!(std::io::stderr(), "\r\x1b[K");
+        }
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), Error> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|source| Error::Write {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    std::fs::write(path, text).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes the chosen formats of `report` into `dir`, compares with the baseline, prints the
+/// regressions; returns the exit code (1 when a scenario missed its expectation or regressed).
+pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8, Error> {
+    if !(out.tolerance >= 0.0 && out.tolerance.is_finite()) {
+        return Err(stepreplay::InputError::new(
+            "",
+            stepreplay::Reason::InvalidArgument,
+            format!("--tolerance {} must be a number ≥ 0", out.tolerance),
+        )
+        .into());
+    }
+    let regressions: Option<RegressionReport> = match &out.baseline {
+        Some(path) => Some(compare(&Baseline::load(path)?, report, out.tolerance)),
+        None => None,
+    };
+    let has = |f: Format| out.format.contains(&f);
+    if has(Format::Json) {
+        write(&dir.join("report.json"), &to_json(report))?;
+    }
+    if has(Format::Junit) {
+        write(&dir.join("junit.xml"), &to_junit(report))?;
+    }
+    let md = to_markdown(report, regressions.as_ref());
+    if has(Format::Markdown) {
+        write(&dir.join("summary.md"), &md)?;
+    }
+    if let Some(path) = &out.summary {
+        // Appended, so several summaries can share `$GITHUB_STEP_SUMMARY`.
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|source| Error::Write {
+                path: path.clone(),
+                source,
+            })?;
+        f.write_all(md.as_bytes()).map_err(|source| Error::Write {
+            path: path.clone(),
+            source,
+        })?;
+    }
+    if has(Format::Html) || out.html.is_some() {
+        let html_dir = out.html.as_deref().unwrap_or(dir);
+        let o = write_html(report, regressions.as_ref(), html_dir)?;
+        for m in &o.missing {
+            eprintln!("note: frame not found for the HTML report: {m}");
+        }
+    }
+    let mut code = u8::from(!report.all_met());
+    if let Some(r) = &regressions {
+        write(&dir.join("regressions.json"), &r.to_json())?;
+        if r.regressions.is_empty() {
+            println!("no regressions against the baseline");
+        } else {
+            code = 1;
+            println!("{} regressions against the baseline:", r.regressions.len());
+            for g in &r.regressions {
+                println!("  {} {g}", word(&g.kind));
+            }
+        }
+    }
+    Ok(code)
 }
 
 pub fn run(args: Args) -> Result<u8, Error> {
@@ -73,17 +261,14 @@ pub fn run(args: Args) -> Result<u8, Error> {
         modes: modes.clone(),
         perturb,
     };
-    let results = run_suite(&files, &opts, &|r| println!("{}", line(r)))?;
-    let report = Report::from_results(&results, &modes);
-    std::fs::create_dir_all(&args.report_dir).map_err(|source| Error::Write {
-        path: args.report_dir.clone(),
-        source,
-    })?;
-    let out = args.report_dir.join("report.json");
-    std::fs::write(&out, to_json(&report)).map_err(|source| Error::Write {
-        path: out.clone(),
-        source,
-    })?;
+    let suite = load_suite(&files, args.shard)?;
+    let progress = Progress::new(suite.scenarios.len(), args.quiet);
+    let results = run_loaded(suite.scenarios, &opts, &|r| progress.done(r))?;
+    progress.finish();
+    let mut report = Report::from_results(&results, &modes);
+    if let Some(shard) = args.shard {
+        report = report.into_shard(&suite.all_ids, shard);
+    }
 
     println!();
     println!(
@@ -132,14 +317,24 @@ pub fn run(args: Args) -> Result<u8, Error> {
             }
         }
     }
+    let code = write_outputs(&report, &args.report_dir, &args.out)?;
+    let shard = args
+        .shard
+        .map(|s| {
+            format!(
+                " (shard {s} of a {}-scenario suite)",
+                report.suite.scenarios
+            )
+        })
+        .unwrap_or_default();
     println!(
-        "{} scenarios: {} as expected, {} not; report: {}",
+        "{} scenarios{shard}: {} as expected, {} not; reports in {}",
         report.summary.scenarios,
         report.summary.met,
         report.summary.not_met,
-        out.display()
+        args.report_dir.display()
     );
-    Ok(if report.all_met() { 0 } else { 1 })
+    Ok(code)
 }
 
 /// `default` or a comma-separated list of perturbation names.

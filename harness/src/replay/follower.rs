@@ -324,6 +324,10 @@ impl<'a, 'r> Follower<'a, 'r> {
                 }
                 _ => None,
             };
+            let frame_of = |id: Option<&str>| id.and_then(|e| ix.by_id(e)).map(|n| n.frame);
+            let element_frame = frame_of(r.element.as_deref());
+            let expected_frame =
+                frame_of(expected.as_deref()).filter(|f| Some(f) != element_frame.as_ref());
             let (found, ambiguous) = (r.element.clone(), r.ambiguous);
             self.events.push(Event::Resolved {
                 step: i,
@@ -331,6 +335,8 @@ impl<'a, 'r> Follower<'a, 'r> {
                 expected,
                 correct,
                 click_in_box,
+                element_frame,
+                expected_frame,
             });
             match found {
                 None => return Err((StepStatus::Failed, FailReason::TargetNotFound)),

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::scenario::{FailReason, Outcome};
 use crate::expect::Check;
+use crate::recording::ax::Rect;
 use crate::resolve::Resolution;
 
 /// Chained or per-step.
@@ -77,6 +78,10 @@ pub enum Event {
         correct: Option<bool>,
         /// Whether the click point falls inside that element's frame.
         click_in_box: Option<bool>,
+        /// The winner's frame in pixels, on the frame it was resolved on (reports draw it).
+        element_frame: Option<Rect>,
+        /// The recorded element's frame there, when known and different from the winner's.
+        expected_frame: Option<Rect>,
     },
     /// The desktop moved (or did not).
     Acted {

@@ -1,7 +1,19 @@
-//! Reports: the run folded into one [`Report`], and its formats (JSON first).
+//! Reports: the run folded into one [`Report`], and its formats — canonical JSON, the
+//! baseline and its regressions, JUnit XML, a Markdown summary and a static HTML page — each in
+//! its own file, each reading only the [`Report`].
 
+mod baseline;
+mod html;
 mod json;
+mod junit;
+mod markdown;
+mod merge;
 mod model;
 
-pub use json::to_json;
+pub use baseline::*;
+pub use html::{HtmlOutput, PageImage, PageImages, html_escape, to_html, write_html};
+pub use json::{MAX_REPORT_BYTES, load_report, to_json};
+pub use junit::to_junit;
+pub use markdown::{md_escape, to_markdown};
+pub use merge::{MergeError, merge};
 pub use model::*;

@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::expect::Check;
+use crate::recording::ax::Rect;
 use crate::replay::{Event, Expected, FailReason, Mode, Outcome, Robustness, StepStatus, Trace};
 use crate::resolve::{Candidate, Strategy};
 use crate::score::{Scores, Tally};
-use crate::suite::ScenarioResult;
+use crate::suite::{ScenarioResult, Shard, fnv1a64};
 
 /// The schema string of a report.
 pub const REPORT_SCHEMA: &str = "stepreplay-report/1";
@@ -23,10 +24,42 @@ pub struct Report {
     pub harness: String,
     /// Modes run, in order.
     pub modes: Vec<Mode>,
+    /// Which suite ran, so `merge` joins only shards of one suite.
+    pub suite: SuiteId,
+    /// This report's part of a sharded run; absent when whole (and after `merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     /// Totals.
     pub summary: Summary,
     /// Every scenario, by id.
     pub scenarios: Vec<ScenarioReport>,
+}
+
+/// A suite's identity: its scenario ids before sharding. Ids, not paths, so shards checked
+/// out in different folders still merge.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SuiteId {
+    /// Scenarios in the whole suite.
+    pub scenarios: u64,
+    /// FNV-1a (64 bits, hex) of the sorted ids, one per line.
+    pub ids_fnv1a: String,
+}
+
+impl SuiteId {
+    /// The identity of a suite with these ids (any order).
+    pub fn of<S: AsRef<str>>(ids: &[S]) -> SuiteId {
+        let mut v: Vec<&str> = ids.iter().map(AsRef::as_ref).collect();
+        v.sort_unstable();
+        let mut text = String::new();
+        for id in &v {
+            text.push_str(id);
+            text.push('\n');
+        }
+        SuiteId {
+            scenarios: v.len() as u64,
+            ids_fnv1a: format!("{:016x}", fnv1a64(text.as_bytes())),
+        }
+    }
 }
 
 /// Totals over the run.
@@ -56,6 +89,42 @@ pub struct RobustnessTotal {
     pub ok: u64,
     /// All pairs.
     pub total: u64,
+}
+
+impl RobustnessTotal {
+    /// Pairs re-added over scenarios (so shards sum exactly); `None` when none were perturbed.
+    pub fn fold(scenarios: &[ScenarioReport]) -> Option<RobustnessTotal> {
+        let robust: Vec<&Robustness> = scenarios.iter().filter_map(|s| s.robustness.as_ref()).collect();
+        if robust.is_empty() {
+            return None;
+        }
+        let ok: u64 = robust.iter().map(|r| r.ok).sum();
+        let total: u64 = robust.iter().map(|r| r.total).sum();
+        let score = if total == 0 { 1.0 } else { crate::json::round(ok as f64 / total as f64) };
+        Some(RobustnessTotal { score, ok, total })
+    }
+}
+
+impl Summary {
+    /// Totals of these scenarios: tallies re-added (so shards sum exactly), scores from them.
+    pub fn fold(scenarios: &[ScenarioReport], modes: &[Mode]) -> Summary {
+        let mut tallies: BTreeMap<Mode, Tally> =
+            modes.iter().map(|&m| (m, Tally::default())).collect();
+        for s in scenarios {
+            for (m, run) in &s.runs {
+                tallies.entry(*m).or_default().add(&run.tally);
+            }
+        }
+        let met = scenarios.iter().filter(|s| s.met).count() as u64;
+        Summary {
+            scenarios: scenarios.len() as u64,
+            met,
+            not_met: scenarios.len() as u64 - met,
+            scores: tallies.iter().map(|(m, t)| (*m, t.scores())).collect(),
+            tallies,
+            robustness: RobustnessTotal::fold(scenarios),
+        }
+    }
 }
 
 /// One scenario.
@@ -162,6 +231,12 @@ pub struct ResolutionReport {
     pub click_in_box: Option<bool>,
     /// Click point in pixels.
     pub click: Option<(f64, f64)>,
+    /// The winner's box in pixels (for drawing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element_frame: Option<Rect>,
+    /// The recorded element's box, when it is not the winner's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_frame: Option<Rect>,
     /// Why nothing was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -234,6 +309,8 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
                         expected,
                         correct,
                         click_in_box,
+                        element_frame,
+                        expected_frame,
                         ..
                     } => {
                         s.resolution = Some(ResolutionReport {
@@ -248,6 +325,8 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
                             correct: *correct,
                             click_in_box: *click_in_box,
                             click: r.click,
+                            element_frame: *element_frame,
+                            expected_frame: *expected_frame,
                             note: r.note.clone(),
                         })
                     }
@@ -295,16 +374,11 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
 impl Report {
     /// Folds results into a report. `results` must be sorted by id (as `run_suite` returns).
     pub fn from_results(results: &[ScenarioResult], modes: &[Mode]) -> Report {
-        let mut tallies: BTreeMap<Mode, Tally> =
-            modes.iter().map(|&m| (m, Tally::default())).collect();
         let scenarios: Vec<ScenarioReport> = results
             .iter()
             .map(|r| {
                 let runs: BTreeMap<Mode, RunReport> =
                     r.traces.iter().map(|t| (t.mode, fold_run(r, t))).collect();
-                for (m, run) in &runs {
-                    tallies.entry(*m).or_default().add(&run.tally);
-                }
                 ScenarioReport {
                     id: r.id.clone(),
                     file: r.file.clone(),
@@ -319,36 +393,14 @@ impl Report {
                 }
             })
             .collect();
-        let met = scenarios.iter().filter(|s| s.met).count() as u64;
-        let robust: Vec<&Robustness> = scenarios
-            .iter()
-            .filter_map(|s| s.robustness.as_ref())
-            .collect();
-        let robustness = (!robust.is_empty()).then(|| {
-            let ok: u64 = robust.iter().map(|r| r.ok).sum();
-            let total: u64 = robust.iter().map(|r| r.total).sum();
-            RobustnessTotal {
-                score: if total == 0 {
-                    1.0
-                } else {
-                    crate::json::round(ok as f64 / total as f64)
-                },
-                ok,
-                total,
-            }
-        });
+        let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
         Report {
             schema: REPORT_SCHEMA.into(),
             harness: format!("stepreplay {}", env!("CARGO_PKG_VERSION")),
             modes: modes.to_vec(),
-            summary: Summary {
-                scenarios: scenarios.len() as u64,
-                met,
-                not_met: scenarios.len() as u64 - met,
-                scores: tallies.iter().map(|(m, t)| (*m, t.scores())).collect(),
-                tallies,
-                robustness,
-            },
+            suite: SuiteId::of(&ids),
+            shard: None,
+            summary: Summary::fold(&scenarios, modes),
             scenarios,
         }
     }

@@ -3,6 +3,7 @@
 mod bridge;
 mod check;
 mod diff;
+mod gate;
 mod readme;
 mod replay;
 mod synth;

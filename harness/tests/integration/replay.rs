@@ -93,13 +93,25 @@ fn a_sensitive_value_appears_in_no_output() {
     let secret = "4321"; // the PIN the scripted person gives in mini-completed.json
     assert!(!String::from_utf8_lossy(&run.stdout).contains(secret));
     assert!(!String::from_utf8_lossy(&run.stderr).contains(secret));
+    // Every format, images included (the folder holds `img/`).
     let mut files = 0;
-    for entry in std::fs::read_dir(&out).unwrap() {
-        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
-        assert!(!String::from_utf8_lossy(&bytes).contains(secret));
-        files += 1;
+    let mut dirs = vec![out.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(secret),
+                "{path:?}"
+            );
+            files += 1;
+        }
     }
-    assert!(files >= 1);
+    assert!(files >= 4, "{files}");
     std::fs::remove_dir_all(&out).unwrap();
 }
 

@@ -1,0 +1,54 @@
+//! `stepreplay merge --out FILE REPORT…`: join the shard reports of one run into the whole
+//! run's report (byte-identical to an unsharded run's), and write its other formats beside it.
+
+use std::path::{Path, PathBuf};
+
+use stepreplay::report::{load_report, merge};
+use stepreplay::{Error, InputError, Reason};
+
+use super::run::{OutputArgs, write_outputs};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Shard reports (`report.json` of each `run --shard k/n`), every k from 1 to n.
+    #[arg(required = true)]
+    reports: Vec<PathBuf>,
+    /// The merged `report.json`; the other formats go into its folder.
+    #[arg(long, default_value = "reports/report.json")]
+    out: PathBuf,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+pub fn run(args: Args) -> Result<u8, Error> {
+    let reports = args
+        .reports
+        .iter()
+        .map(|p| load_report(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let merged = merge(reports).map_err(|e| {
+        // Name the report at fault; for a missing or repeated part, the first one.
+        let at = &args.reports[e.index().unwrap_or(1) - 1];
+        Error::from(
+            InputError::new(at, Reason::InvalidArgument, format!("cannot merge: {e}"))
+                .hint("merge the report.json of every shard k/n of one run, from one harness"),
+        )
+    })?;
+    let dir = args.out.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let code = write_outputs(&merged, &dir, &args.output.without_json())?;
+    std::fs::write(&args.out, stepreplay::report::to_json(&merged)).map_err(|source| {
+        Error::Write {
+            path: args.out.clone(),
+            source,
+        }
+    })?;
+    println!(
+        "merged {} shards: {} scenarios, {} as expected, {} not → {}",
+        args.reports.len(),
+        merged.summary.scenarios,
+        merged.summary.met,
+        merged.summary.not_met,
+        args.out.display()
+    );
+    Ok(code)
+}

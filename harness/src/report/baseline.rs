@@ -1,0 +1,270 @@
+//! `reports/baseline.json` (`stepreplay-baseline/1`): the accepted results a run is gated
+//! against ([`Baseline`]), and the comparison that names each [`Regression`].
+//!
+//! A baseline keeps only what the gate compares — per scenario whether it met its expectation,
+//! its outcome and each mode's scores, plus the run's scores — so it changes (and its diff in
+//! review says something) only when results do. It is written by `stepreplay baseline accept`,
+//! never as a side effect of `run`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::model::Report;
+use crate::errors::{FieldPath, InputError, Reason};
+use crate::json::{parse_typed, parse_value, read_text, to_canonical_value};
+use crate::replay::{FailReason, Mode, Outcome};
+use crate::score::Scores;
+
+/// The schema string of a baseline.
+pub const BASELINE_SCHEMA: &str = "stepreplay-baseline/1";
+
+/// Largest baseline file read.
+pub const MAX_BASELINE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Accepted results.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    /// Always [`BASELINE_SCHEMA`].
+    pub schema: String,
+    /// Modes of the accepted run.
+    pub modes: Vec<Mode>,
+    /// Per scenario id.
+    pub scenarios: BTreeMap<String, BaselineScenario>,
+    /// The run's scores per mode.
+    pub scores: BTreeMap<Mode, Scores>,
+}
+
+/// One scenario's accepted result.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BaselineScenario {
+    /// Whether it met its expectation.
+    pub met: bool,
+    /// The deciding (first) mode's outcome.
+    pub outcome: Outcome,
+    /// Why, when not completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<FailReason>,
+    /// Scores per mode.
+    pub scores: BTreeMap<Mode, Scores>,
+}
+
+impl Baseline {
+    /// The baseline that accepts `report` as it is.
+    pub fn from_report(report: &Report) -> Baseline {
+        let first = report.modes.first().copied();
+        let scenarios = report
+            .scenarios
+            .iter()
+            .map(|s| {
+                let deciding = first.and_then(|m| s.runs.get(&m));
+                (
+                    s.id.clone(),
+                    BaselineScenario {
+                        met: s.met,
+                        outcome: deciding.map_or(Outcome::Failed, |r| r.outcome),
+                        reason: deciding.and_then(|r| r.reason),
+                        scores: s.runs.iter().map(|(m, r)| (*m, r.scores)).collect(),
+                    },
+                )
+            })
+            .collect();
+        Baseline {
+            schema: BASELINE_SCHEMA.into(),
+            modes: report.modes.clone(),
+            scenarios,
+            scores: report.summary.scores.clone(),
+        }
+    }
+
+    /// The canonical text written to `baseline.json`.
+    pub fn to_json(&self) -> String {
+        to_canonical_value(self)
+    }
+
+    /// Reads a baseline file (bounded, strict).
+    pub fn load(path: &Path) -> Result<Baseline, InputError> {
+        let src = read_text(path, MAX_BASELINE_BYTES)?;
+        let v = parse_value(&src)?;
+        if v.get("schema").and_then(|s| s.as_str()) != Some(BASELINE_SCHEMA) {
+            return Err(src
+                .error(
+                    FieldPath::root().key("schema"),
+                    Reason::UnsupportedSchema,
+                    "not a stepreplay baseline",
+                )
+                .hint(format!(
+                    "baselines have \"schema\": \"{BASELINE_SCHEMA}\"; write one with `stepreplay baseline accept`"
+                )));
+        }
+        parse_typed(&src)
+    }
+}
+
+/// What got worse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegressionKind {
+    /// A scenario that met its expectation no longer does.
+    NowFailing,
+    /// A score fell below its baseline by more than the tolerance.
+    ScoreDropped,
+    /// More (near) ties than accepted.
+    AmbiguityAppeared,
+}
+
+/// One regression against the baseline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Regression {
+    /// What got worse.
+    pub kind: RegressionKind,
+    /// The scenario; absent for the run's totals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    /// The mode, for scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
+    /// The score's name, for scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<String>,
+    /// The accepted value, for scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<f64>,
+    /// The value now, for scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<f64>,
+    /// In words, for people.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Regression {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = self.scenario.as_deref().unwrap_or("(all scenarios)");
+        let mode = self
+            .mode
+            .map(|m| format!(" [{}]", crate::suite::word(&m)))
+            .unwrap_or_default();
+        write!(f, "{what}{mode}: {}", self.detail)
+    }
+}
+
+/// The `regressions.json` document written next to the report when a baseline is given.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RegressionReport {
+    /// Always `stepreplay-regressions/1`.
+    pub schema: String,
+    /// The tolerance used for scores.
+    pub tolerance: f64,
+    /// Scenarios in the baseline that this run did not hold (a shard, or paths given).
+    pub not_compared: Vec<String>,
+    /// Every regression, scenario by scenario.
+    pub regressions: Vec<Regression>,
+}
+
+impl RegressionReport {
+    /// Its canonical text.
+    pub fn to_json(&self) -> String {
+        to_canonical_value(self)
+    }
+}
+
+/// Compares a run with its baseline: a scenario that met its expectation and no longer does,
+/// a score below its baseline by more than `tolerance`, or more ambiguities than accepted.
+/// Scenarios new since the baseline are not regressions; run totals are compared only when
+/// the run holds exactly the baseline's scenarios (a shard's totals say nothing of the run's).
+pub fn compare(baseline: &Baseline, report: &Report, tolerance: f64) -> RegressionReport {
+    let mut out = Vec::new();
+    for s in &report.scenarios {
+        let Some(b) = baseline.scenarios.get(&s.id) else {
+            continue;
+        };
+        if b.met && !s.met {
+            out.push(Regression {
+                kind: RegressionKind::NowFailing,
+                scenario: Some(s.id.clone()),
+                mode: None,
+                score: None,
+                baseline: None,
+                current: None,
+                detail: format!(
+                    "met its expectation in the baseline, now: {}",
+                    s.mismatch.as_deref().unwrap_or("not as expected")
+                ),
+            });
+        }
+        for (mode, run) in &s.runs {
+            if let Some(was) = b.scores.get(mode) {
+                score_regressions(Some(&s.id), *mode, was, &run.scores, tolerance, &mut out);
+            }
+        }
+    }
+    let same_suite = report.scenarios.len() == baseline.scenarios.len()
+        && report
+            .scenarios
+            .iter()
+            .all(|s| baseline.scenarios.contains_key(&s.id));
+    if same_suite {
+        for (mode, now) in &report.summary.scores {
+            if let Some(was) = baseline.scores.get(mode) {
+                score_regressions(None, *mode, was, now, tolerance, &mut out);
+            }
+        }
+    }
+    let held: std::collections::BTreeSet<&str> =
+        report.scenarios.iter().map(|s| s.id.as_str()).collect();
+    RegressionReport {
+        schema: "stepreplay-regressions/1".into(),
+        tolerance,
+        not_compared: baseline
+            .scenarios
+            .keys()
+            .filter(|id| !held.contains(id.as_str()))
+            .cloned()
+            .collect(),
+        regressions: out,
+    }
+}
+
+fn score_regressions(
+    scenario: Option<&String>,
+    mode: Mode,
+    was: &Scores,
+    now: &Scores,
+    tolerance: f64,
+    out: &mut Vec<Regression>,
+) {
+    let (was_by, now_by) = (was.by_name(), now.by_name());
+    for (name, w) in &was_by {
+        let n = now_by[name];
+        let (kind, detail) = if *name == "ambiguity_count" {
+            if n <= *w {
+                continue;
+            }
+            (
+                RegressionKind::AmbiguityAppeared,
+                format!("ambiguous resolutions rose from {w} to {n}"),
+            )
+        } else {
+            // Scores are rounded to 6 decimals; compare in that grid so float noise is no drop.
+            if crate::json::round(w - n) <= tolerance {
+                continue;
+            }
+            (
+                RegressionKind::ScoreDropped,
+                format!("{name} dropped from {w} to {n} (tolerance {tolerance})"),
+            )
+        };
+        out.push(Regression {
+            kind,
+            scenario: scenario.cloned(),
+            mode: Some(mode),
+            score: Some(name.to_string()),
+            baseline: Some(*w),
+            current: Some(n),
+            detail,
+        });
+    }
+}

@@ -1,0 +1,517 @@
+//! `index.html` ([`write_html`], [`to_html`]): one self-contained static page — inline CSS
+//! and script, no network, works from `file://` — with a row per scenario and, inside, a card
+//! per step: the guide's words, how the target was resolved, each expect check, and the
+//! before / after frames side by side with the winner's box drawn over the before frame.
+//!
+//! Only the frames steps reference are copied, into `img/` beside the page, under names made
+//! from the recording folder and the frame id, so the folder is the same bytes every run.
+//! Guide text is untrusted: every piece of text goes through [`html_escape`].
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::baseline::RegressionReport;
+use super::model::{Report, ResolutionReport, RunReport, ScenarioReport, StepReport};
+use crate::errors::Error;
+use crate::recording::ax::Rect;
+use crate::recording::load_recording;
+use crate::suite::word;
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A frame image copied beside the page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageImage {
+    /// Path relative to the page (`img/mini-f0.png`).
+    pub href: String,
+    /// Pixel width (for drawing boxes in percent).
+    pub width: u32,
+    /// Pixel height.
+    pub height: u32,
+}
+
+/// Frame images by (recording folder, frame id).
+pub type PageImages = BTreeMap<(String, String), PageImage>;
+
+/// What [`write_html`] wrote.
+#[derive(Clone, Debug)]
+pub struct HtmlOutput {
+    /// The page.
+    pub page: PathBuf,
+    /// Images copied.
+    pub images: usize,
+    /// Frames that could not be found or read (the page shows a placeholder for each).
+    pub missing: Vec<String>,
+}
+
+/// The frames the report's steps show, per recording folder, sorted.
+fn referenced_frames(report: &Report) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for s in &report.scenarios {
+        for run in s.runs.values() {
+            for st in &run.steps {
+                if let Some((a, b)) = &st.frames {
+                    let v = out.entry(s.recording.clone()).or_default();
+                    v.push(a.clone());
+                    v.push(b.clone());
+                }
+            }
+        }
+    }
+    for v in out.values_mut() {
+        v.sort();
+        v.dedup();
+    }
+    out
+}
+
+/// Keeps `[A-Za-z0-9_-]` so an image name is safe in a path and a URL.
+fn slug(s: &str) -> String {
+    let out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() { "_".into() } else { out }
+}
+
+/// Writes `dir/index.html` and copies the frames it shows into `dir/img/`.
+pub fn write_html(
+    report: &Report,
+    regressions: Option<&RegressionReport>,
+    dir: &Path,
+) -> Result<HtmlOutput, Error> {
+    let img_dir = dir.join("img");
+    let mut images = PageImages::new();
+    let mut missing = Vec::new();
+    let mut used_names = std::collections::BTreeSet::new();
+    for (rec_dir, frames) in referenced_frames(report) {
+        let rec = load_recording(Path::new(&rec_dir)).ok();
+        let rec_name = Path::new(&rec_dir)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for frame in frames {
+            let Some(src) = rec
+                .as_ref()
+                .and_then(|r| r.frame(&frame))
+                .map(|f| f.screenshot_path.clone())
+            else {
+                missing.push(format!("{rec_dir}: {frame}"));
+                continue;
+            };
+            let Ok((width, height)) = image::image_dimensions(&src) else {
+                missing.push(format!("{rec_dir}: {frame}"));
+                continue;
+            };
+            let base = format!("{}-{}", slug(&rec_name), slug(&frame));
+            let mut name = format!("{base}.png");
+            let mut n = 2;
+            while !used_names.insert(name.clone()) {
+                name = format!("{base}-{n}.png");
+                n += 1;
+            }
+            std::fs::create_dir_all(&img_dir).map_err(|source| Error::Write {
+                path: img_dir.clone(),
+                source,
+            })?;
+            let to = img_dir.join(&name);
+            std::fs::copy(&src, &to).map_err(|source| Error::Write { path: to, source })?;
+            images.insert(
+                (rec_dir.clone(), frame),
+                PageImage {
+                    href: format!("img/{name}"),
+                    width,
+                    height,
+                },
+            );
+        }
+    }
+    let page = dir.join("index.html");
+    std::fs::write(&page, to_html(report, regressions, &images)).map_err(|source| {
+        Error::Write {
+            path: page.clone(),
+            source,
+        }
+    })?;
+    Ok(HtmlOutput {
+        page,
+        images: images.len(),
+        missing,
+    })
+}
+
+const STYLE: &str = r#"
+:root{--ok:#1a7f37;--bad:#cf222e;--mute:#6e7781;--line:#d0d7de;--bg:#f6f8fa;--win:#0969da;--want:#bf8700}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1f2328;background:#fff}
+header{padding:16px 24px;border-bottom:1px solid var(--line);background:var(--bg)}
+h1{font-size:20px;margin:0 0 6px}
+main{padding:12px 24px 40px}
+table.totals{border-collapse:collapse;margin-top:8px}
+table.totals td,table.totals th{padding:2px 10px;border-bottom:1px solid var(--line);text-align:right}
+table.totals th:first-child,table.totals td:first-child{text-align:left}
+.ok{color:var(--ok)}.bad{color:var(--bad)}.mute{color:var(--mute)}
+.regressions{border:1px solid var(--bad);background:#fff5f5;border-radius:6px;padding:8px 14px;margin:12px 0}
+details.scenario{border:1px solid var(--line);border-radius:6px;margin:10px 0;background:#fff}
+details.scenario>summary{cursor:pointer;padding:8px 12px;display:flex;gap:14px;align-items:baseline;list-style:none}
+details.scenario>summary::-webkit-details-marker{display:none}
+details.scenario[open]>summary{border-bottom:1px solid var(--line);background:var(--bg)}
+.sid{font-family:ui-monospace,Menlo,Consolas,monospace;font-weight:600}
+.scores{margin-left:auto;font-family:ui-monospace,monospace;color:var(--mute);font-size:12px}
+.body{padding:8px 12px}
+.mode{margin:6px 0 12px}
+.mode>h3{font-size:14px;margin:8px 0}
+.steps{display:flex;flex-direction:column;gap:10px}
+.card{border:1px solid var(--line);border-left:4px solid var(--mute);border-radius:6px;padding:8px 12px}
+.card.not-run{opacity:.6;padding:4px 12px}.card.not-run .text{margin:0}
+.card.passed{border-left-color:var(--ok)}.card.failed{border-left-color:var(--bad)}.card.stopped{border-left-color:var(--want)}
+.card h4{margin:0 0 4px;font-size:14px}
+.text{margin:2px 0 6px}
+.meta:empty{display:none}
+.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;font-size:13px}
+.meta dt{color:var(--mute)}.meta dd{margin:0}
+ul.checks,ul.cands{margin:2px 0;padding-left:18px}
+.frames{display:flex;gap:12px;margin-top:8px;flex-wrap:wrap}
+figure{margin:0;flex:1 1 0;min-width:200px;max-width:480px}
+figcaption{font-size:12px;color:var(--mute)}
+.shot{position:relative;border:1px solid var(--line);line-height:0}
+.shot img{width:100%;height:auto;image-rendering:pixelated}
+.box{position:absolute;border:2px solid var(--win);background:rgba(9,105,218,.12)}
+.box.want{border:2px dashed var(--want);background:none}
+.dot{position:absolute;width:8px;height:8px;margin:-4px 0 0 -4px;border-radius:50%;background:var(--bad);border:1px solid #fff}
+.noimg{display:flex;align-items:center;justify-content:center;height:120px;border:1px dashed var(--line);color:var(--mute);line-height:1.4;font-size:12px}
+.legend span{margin-right:12px}
+"#;
+
+/// Reads the page's own images once loaded and says in the title whether all of them drew:
+/// a headless browser's `--dump-dom` then tells a test without any other tooling.
+const SCRIPT: &str = r#"
+window.addEventListener('load',function(){
+  var imgs=Array.prototype.slice.call(document.images);
+  var bad=imgs.filter(function(i){return !(i.complete&&i.naturalWidth>0);}).length;
+  document.title=(bad===0?'ok ':'broken '+bad+' of ')+imgs.length+' images';
+});
+"#;
+
+/// The page's HTML text, with frames from `images` (those absent show a placeholder).
+pub fn to_html(
+    report: &Report,
+    regressions: Option<&RegressionReport>,
+    images: &PageImages,
+) -> String {
+    let mut h = String::new();
+    let s = &report.summary;
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <title>stepreplay report</title><style>{STYLE}</style></head><body>\n<header>\
+         <h1>stepreplay report</h1><div>{} · <b>{}</b> scenarios: <b class=\"ok\">{}</b> as \
+         expected, <b class=\"{}\">{}</b> not</div>",
+        html_escape(&report.harness),
+        s.scenarios,
+        s.met,
+        if s.not_met > 0 { "bad" } else { "mute" },
+        s.not_met
+    );
+    h.push_str(
+        "<table class=\"totals\"><tr><th>mode</th><th>element</th><th>click</th><th>steps</th>\
+         <th>scenarios</th><th>expects</th><th>ambiguous</th></tr>",
+    );
+    for (mode, sc) in &s.scores {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td>\
+             <td>{:.3}</td><td>{}</td></tr>",
+            word(mode),
+            sc.element_accuracy,
+            sc.click_accuracy,
+            sc.step_success,
+            sc.scenario_success,
+            sc.expect_pass_rate,
+            sc.ambiguity_count
+        );
+    }
+    h.push_str("</table></header>\n<main>\n");
+    if let Some(r) = regressions {
+        if r.regressions.is_empty() {
+            let _ = write!(
+                h,
+                "<p class=\"ok\">No regressions against the baseline (tolerance {}).</p>",
+                r.tolerance
+            );
+        } else {
+            h.push_str("<div class=\"regressions\"><b class=\"bad\">Regressions against the baseline</b><ul>");
+            for g in &r.regressions {
+                let _ = write!(
+                    h,
+                    "<li><b>{}</b> {}</li>",
+                    word(&g.kind),
+                    html_escape(&g.to_string())
+                );
+            }
+            h.push_str("</ul></div>");
+        }
+    }
+    h.push_str(
+        "<p class=\"legend mute\"><span><b style=\"color:var(--win)\">▭</b> target found</span>\
+         <span><b style=\"color:var(--want)\">▭</b> element the recording acted on, when different</span>\
+         <span><b class=\"bad\">●</b> click point</span></p>\n",
+    );
+    for sc in &report.scenarios {
+        scenario(&mut h, report, sc, images);
+    }
+    let _ = writeln!(h, "</main><script>{SCRIPT}</script></body></html>");
+    h
+}
+
+fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageImages) {
+    let first = report.modes.first().and_then(|m| sc.runs.get(m));
+    let outcome = first.map(outcome_words).unwrap_or_default();
+    let scores = first
+        .map(|r| {
+            format!(
+                "element {:.3} · click {:.3} · steps {:.3} · expects {:.3}",
+                r.scores.element_accuracy,
+                r.scores.click_accuracy,
+                r.scores.step_success,
+                r.scores.expect_pass_rate
+            )
+        })
+        .unwrap_or_default();
+    let _ = write!(
+        h,
+        "<details class=\"scenario\" id=\"s-{}\"{}><summary><span class=\"{}\">{}</span>\
+         <span class=\"sid\">{}</span><span>{}</span><span class=\"mute\">{}</span>\
+         <span class=\"scores\">{}</span></summary><div class=\"body\">",
+        slug(&sc.id),
+        if sc.met { "" } else { " open" },
+        if sc.met { "ok" } else { "bad" },
+        if sc.met { "✔" } else { "✘" },
+        html_escape(&sc.id),
+        html_escape(&outcome),
+        html_escape(&sc.description),
+        scores
+    );
+    if let Some(m) = &sc.mismatch {
+        let _ = write!(h, "<p class=\"bad\">{}</p>", html_escape(m));
+    }
+    for (i, mode) in report.modes.iter().enumerate() {
+        let Some(run) = sc.runs.get(mode) else {
+            continue;
+        };
+        let _ = write!(
+            h,
+            "<details class=\"mode\"{}><summary><b>{}</b> — {}</summary><div class=\"steps\">",
+            if i == 0 { " open" } else { "" },
+            word(mode),
+            html_escape(&outcome_words(run))
+        );
+        for (n, st) in run.steps.iter().enumerate() {
+            step(h, sc, n, st, images);
+        }
+        h.push_str("</div></details>");
+    }
+    h.push_str("</div></details>\n");
+}
+
+fn outcome_words(r: &RunReport) -> String {
+    match (r.reason, &r.step_id) {
+        (Some(rs), Some(at)) => format!("{} ({}) at {at}", word(&r.outcome), word(&rs)),
+        (Some(rs), None) => format!("{} ({})", word(&r.outcome), word(&rs)),
+        _ => word(&r.outcome),
+    }
+}
+
+fn step(h: &mut String, sc: &ScenarioReport, n: usize, st: &StepReport, images: &PageImages) {
+    let _ = write!(
+        h,
+        "<div class=\"card {}\"><h4>steps[{n}] · {}. <span class=\"sid\">{}</span> · {} · {}{}</h4>\
+         <div class=\"text\">{}</div><dl class=\"meta\">",
+        slug(&st.status),
+        st.number,
+        html_escape(&st.step_id),
+        html_escape(&st.action),
+        html_escape(&st.status),
+        st.reason
+            .map(|r| format!(" ({})", word(&r)))
+            .unwrap_or_default(),
+        html_escape(&st.text)
+    );
+    if let Some(r) = &st.resolution {
+        resolution(h, r);
+    }
+    if !st.checks.is_empty() {
+        h.push_str("<dt>expects</dt><dd><ul class=\"checks\">");
+        for c in &st.checks {
+            let _ = write!(
+                h,
+                "<li class=\"{}\">{} <b>{}</b>: {}</li>",
+                if c.passed { "ok" } else { "bad" },
+                if c.passed { "✔" } else { "✘" },
+                html_escape(&c.kind),
+                html_escape(&c.detail)
+            );
+        }
+        h.push_str("</ul></dd>");
+    }
+    for a in &st.asked {
+        let _ = write!(
+            h,
+            "<dt>asked</dt><dd>{}: {} → <b>{}</b></dd>",
+            html_escape(&a.kind),
+            html_escape(&a.detail),
+            html_escape(&a.answer)
+        );
+    }
+    if let Some(d) = &st.diverged {
+        let _ = write!(
+            h,
+            "<dt>diverged</dt><dd class=\"bad\">{}</dd>",
+            html_escape(d)
+        );
+    }
+    h.push_str("</dl>");
+    if let Some((before, after)) = &st.frames {
+        h.push_str("<div class=\"frames\">");
+        let img = |f: &str| images.get(&(sc.recording.clone(), f.to_string()));
+        figure(
+            h,
+            &format!("before · {before}"),
+            img(before),
+            st.resolution.as_ref(),
+        );
+        figure(h, &format!("after · {after}"), img(after), None);
+        diff_slot(h, sc, st);
+        h.push_str("</div>");
+    }
+    h.push_str("</div>");
+}
+
+fn resolution(h: &mut String, r: &ResolutionReport) {
+    let _ = write!(
+        h,
+        "<dt>target</dt><dd><b>{}</b> by {} · confidence {} · margin {}{}{}</dd>",
+        html_escape(r.element.as_deref().unwrap_or("none")),
+        word(&r.strategy),
+        r.confidence,
+        r.margin,
+        if r.ambiguous {
+            " · <b class=\"bad\">ambiguous</b>"
+        } else {
+            ""
+        },
+        match (r.correct, &r.expected) {
+            (Some(true), _) => " · <span class=\"ok\">right element</span>".to_string(),
+            (Some(false), Some(e)) => format!(
+                " · <span class=\"bad\">wrong: the recording acted on {}</span>",
+                html_escape(e)
+            ),
+            _ => String::new(),
+        }
+    );
+    if let Some(note) = &r.note {
+        let _ = write!(h, "<dt>note</dt><dd>{}</dd>", html_escape(note));
+    }
+    let _ = write!(
+        h,
+        "<dt>candidates</dt><dd>{} in all<ul class=\"cands\">",
+        r.candidate_count
+    );
+    for c in &r.candidates {
+        let _ = write!(
+            h,
+            "<li>{} — {} ({})</li>",
+            html_escape(&c.element),
+            c.score,
+            word(&c.strategy)
+        );
+    }
+    h.push_str("</ul></dd>");
+}
+
+/// `left/top/width/height` in percent of the image, so boxes scale with it.
+fn pct(r: &Rect, img: &PageImage) -> String {
+    let (w, hh) = (f64::from(img.width.max(1)), f64::from(img.height.max(1)));
+    format!(
+        "left:{:.3}%;top:{:.3}%;width:{:.3}%;height:{:.3}%",
+        f64::from(r.x) * 100.0 / w,
+        f64::from(r.y) * 100.0 / hh,
+        f64::from(r.width) * 100.0 / w,
+        f64::from(r.height) * 100.0 / hh
+    )
+}
+
+fn figure(h: &mut String, caption: &str, img: Option<&PageImage>, res: Option<&ResolutionReport>) {
+    let _ = write!(
+        h,
+        "<figure><figcaption>{}</figcaption>",
+        html_escape(caption)
+    );
+    match img {
+        Some(img) => {
+            let _ = write!(
+                h,
+                "<div class=\"shot\"><img src=\"{}\" width=\"{}\" height=\"{}\" alt=\"{}\">",
+                html_escape(&img.href),
+                img.width,
+                img.height,
+                html_escape(caption)
+            );
+            if let Some(r) = res {
+                if let Some(f) = &r.expected_frame {
+                    let _ = write!(
+                        h,
+                        "<div class=\"box want\" style=\"{}\"></div>",
+                        pct(f, img)
+                    );
+                }
+                if let Some(f) = &r.element_frame {
+                    let _ = write!(h, "<div class=\"box\" style=\"{}\"></div>", pct(f, img));
+                }
+                if let Some((x, y)) = r.click {
+                    let _ = write!(
+                        h,
+                        "<div class=\"dot\" style=\"left:{:.3}%;top:{:.3}%\"></div>",
+                        x * 100.0 / f64::from(img.width.max(1)),
+                        y * 100.0 / f64::from(img.height.max(1))
+                    );
+                }
+            }
+            h.push_str("</div>");
+        }
+        None => h.push_str("<div class=\"noimg\">frame not available</div>"),
+    }
+    h.push_str("</figure>");
+}
+
+/// HOOK for pixel diffs (`run --captures`, built separately): once the report carries a
+/// step's diff image, copy it like the frames and render it here as a third figure. Until then
+/// the slot says there is none, so the layout already has its place.
+fn diff_slot(h: &mut String, _sc: &ScenarioReport, _st: &StepReport) {
+    h.push_str(
+        "<figure class=\"diff\" data-hook=\"step-diff\"><figcaption>diff</figcaption>\
+         <div class=\"noimg\">no capture diff for this step</div></figure>",
+    );
+}

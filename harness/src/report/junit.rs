@@ -1,0 +1,125 @@
+//! `junit.xml` ([`to_junit`]): the report as JUnit XML for CI test viewers, through
+//! `quick-junit` (which escapes text and drops characters XML cannot hold).
+//!
+//! A test suite per scenario, a test case per step of the deciding (first) mode, plus one
+//! `expectation` case carrying the scenario's verdict. A step that failed or stopped where the
+//! scenario expected it (`mini-declined` stops at Send on purpose) passes, with the reason in
+//! its output; the same step in a scenario that missed its expectation fails with the reason
+//! code as the failure's type, the field path (`steps[3]`) and the expect that failed.
+//! No timestamps, no durations: same report, same bytes.
+
+use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
+
+use super::model::{Report, ScenarioReport, StepReport};
+use crate::suite::word;
+
+/// The JUnit XML text of a report.
+pub fn to_junit(report: &Report) -> String {
+    let mut out = quick_junit::Report::new("stepreplay");
+    for s in &report.scenarios {
+        out.add_test_suite(suite(report, s));
+    }
+    out.to_string()
+        .unwrap_or_else(|e| format!("<!-- cannot write JUnit XML: {e} -->\n"))
+}
+
+fn suite(report: &Report, s: &ScenarioReport) -> TestSuite {
+    let mut ts = TestSuite::new(s.id.as_str());
+    ts.add_property(Property::new("description", s.description.as_str()));
+    ts.add_property(Property::new("expected", word(&s.expected.outcome)));
+    for (mode, run) in &s.runs {
+        let got = match run.reason {
+            Some(r) => format!("{} ({})", word(&run.outcome), word(&r)),
+            None => word(&run.outcome),
+        };
+        ts.add_property(Property::new(format!("outcome.{}", word(mode)), got));
+    }
+    let verdict = if s.met {
+        TestCaseStatus::success()
+    } else {
+        let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+        st.set_type("expectation-not-met");
+        st.set_message(s.mismatch.as_deref().unwrap_or("not as expected"));
+        st
+    };
+    let mut case = TestCase::new("expectation", verdict);
+    case.set_classname(s.id.as_str());
+    ts.add_test_case(case);
+
+    let Some(run) = report.modes.first().and_then(|m| s.runs.get(m)) else {
+        return ts;
+    };
+    for (i, step) in run.steps.iter().enumerate() {
+        ts.add_test_case(step_case(s, i, step));
+    }
+    ts
+}
+
+fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
+    let path = format!("steps[{i}]");
+    let name = format!("{path} {}: {}", step.step_id, step.text);
+    let reason = step.reason.map(|r| word(&r));
+    let failed_checks: Vec<String> = step
+        .checks
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| format!("{}: {}", c.kind, c.detail))
+        .collect();
+    let why = || {
+        let mut lines = vec![format!(
+            "{path} ({}) {}: {}",
+            step.step_id,
+            step.status,
+            reason.as_deref().unwrap_or("no reason")
+        )];
+        if let Some(r) = &step.resolution {
+            lines.push(format!(
+                "target: {} by {} (confidence {}, {} candidates){}",
+                r.element.as_deref().unwrap_or("none"),
+                word(&r.strategy),
+                r.confidence,
+                r.candidate_count,
+                r.note
+                    .as_deref()
+                    .map(|n| format!(" — {n}"))
+                    .unwrap_or_default()
+            ));
+        }
+        for c in &failed_checks {
+            lines.push(format!("expect failed: {c}"));
+        }
+        if let Some(d) = &step.diverged {
+            lines.push(format!("diverged: {d}"));
+        }
+        lines.join("\n")
+    };
+    let status = match step.status.as_str() {
+        "passed" => TestCaseStatus::success(),
+        "not-run" => {
+            let mut st = TestCaseStatus::skipped();
+            st.set_message("not reached");
+            st
+        }
+        _ if s.met => TestCaseStatus::success(),
+        _ => {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            st.set_type(reason.clone().unwrap_or_else(|| step.status.clone()));
+            let what = failed_checks
+                .first()
+                .map(|c| format!(" — expect failed: {c}"))
+                .unwrap_or_default();
+            st.set_message(format!(
+                "{path}: {}{what}",
+                reason.as_deref().unwrap_or(&step.status)
+            ));
+            st.set_description(why());
+            st
+        }
+    };
+    let mut case = TestCase::new(name, status);
+    case.set_classname(s.id.as_str());
+    if step.status != "passed" && step.status != "not-run" && s.met {
+        case.set_system_out(format!("as expected — {}", why()));
+    }
+    case
+}

@@ -1,0 +1,151 @@
+//! `summary.md` ([`to_markdown`]): the report for a CI job summary — totals, regressions
+//! first (they are what a reviewer must act on), then a table of scenarios with their scores
+//! and what failed. Guide text is untrusted: it is escaped so it cannot break the table or
+//! inject HTML into the rendered summary.
+
+use std::fmt::Write as _;
+
+use super::baseline::RegressionReport;
+use super::model::{Report, ScenarioReport};
+use crate::suite::word;
+
+/// Escapes text for a Markdown table cell: HTML specials, pipes, Markdown emphasis and links,
+/// and line breaks.
+pub fn md_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' => out.push_str("\\|"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '#' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The Markdown summary; `regressions` when the run was compared with a baseline.
+pub fn to_markdown(report: &Report, regressions: Option<&RegressionReport>) -> String {
+    let mut md = String::new();
+    let s = &report.summary;
+    let verdict = match regressions {
+        Some(r) if !r.regressions.is_empty() => "❌ regressions",
+        _ if s.not_met > 0 => "❌ not as expected",
+        _ => "✅ all as expected",
+    };
+    let _ = writeln!(md, "## stepreplay: {verdict}\n");
+    let _ = writeln!(
+        md,
+        "**{}** scenarios: **{}** as expected, **{}** not.\n",
+        s.scenarios, s.met, s.not_met
+    );
+    let _ = writeln!(
+        md,
+        "| mode | element | click | steps | scenarios | expects | ambiguous |"
+    );
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|");
+    for (mode, sc) in &s.scores {
+        let _ = writeln!(
+            md,
+            "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} |",
+            word(mode),
+            sc.element_accuracy,
+            sc.click_accuracy,
+            sc.step_success,
+            sc.scenario_success,
+            sc.expect_pass_rate,
+            sc.ambiguity_count
+        );
+    }
+    if let Some(r) = regressions {
+        let _ = writeln!(md, "\n### Regressions against the baseline\n");
+        if r.regressions.is_empty() {
+            let _ = writeln!(md, "None (tolerance {}).", r.tolerance);
+        }
+        for g in &r.regressions {
+            let _ = writeln!(md, "- **{}** {}", word(&g.kind), md_escape(&g.to_string()));
+        }
+        if !r.not_compared.is_empty() {
+            let _ = writeln!(
+                md,
+                "\n{} baseline scenarios were not in this run.",
+                r.not_compared.len()
+            );
+        }
+    }
+    let _ = writeln!(md, "\n### Scenarios\n");
+    let first = report.modes.first();
+    let _ = writeln!(
+        md,
+        "| | scenario | outcome | element | click | steps | expects | what failed |"
+    );
+    let _ = writeln!(md, "|---|---|---|---:|---:|---:|---:|---|");
+    // Scenarios that missed their expectation first: they are what the reader came for.
+    let mut order: Vec<&ScenarioReport> = report.scenarios.iter().collect();
+    order.sort_by_key(|s| s.met);
+    for sc in order {
+        let run = first.and_then(|m| sc.runs.get(m));
+        let (outcome, scores) = match run {
+            Some(r) => (
+                match r.reason {
+                    Some(rs) => format!("{} ({})", word(&r.outcome), word(&rs)),
+                    None => word(&r.outcome),
+                },
+                format!(
+                    "{:.3} | {:.3} | {:.3} | {:.3}",
+                    r.scores.element_accuracy,
+                    r.scores.click_accuracy,
+                    r.scores.step_success,
+                    r.scores.expect_pass_rate
+                ),
+            ),
+            None => ("—".into(), "— | — | — | —".into()),
+        };
+        let failed = if sc.met {
+            String::new()
+        } else {
+            what_failed(sc, run)
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} |",
+            if sc.met { "✅" } else { "❌" },
+            md_escape(&sc.id),
+            outcome,
+            scores,
+            failed
+        );
+    }
+    md
+}
+
+fn what_failed(sc: &ScenarioReport, run: Option<&super::model::RunReport>) -> String {
+    let mut parts = vec![md_escape(
+        sc.mismatch.as_deref().unwrap_or("not as expected"),
+    )];
+    if let Some(r) = run {
+        for (i, st) in r.steps.iter().enumerate() {
+            if st.status == "failed" || st.status == "stopped" {
+                let check = st
+                    .checks
+                    .iter()
+                    .find(|c| !c.passed)
+                    .map(|c| format!(", {}: {}", c.kind, md_escape(&c.detail)))
+                    .unwrap_or_default();
+                parts.push(format!(
+                    "steps\\[{i}\\] {} {}{check}",
+                    md_escape(&st.step_id),
+                    st.reason.map(|r| word(&r)).unwrap_or_default()
+                ));
+            }
+        }
+    }
+    parts.join("<br>")
+}

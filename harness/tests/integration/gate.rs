@@ -1,0 +1,771 @@
+//! The CI gate: sharding and merge, the baseline and its regressions, JUnit, Markdown and
+//! HTML — on the `mini` fixture suite (`scenarios/`, all as expected) and `failing/` (one
+//! scenario that misses its expectation).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use stepreplay::replay::Mode;
+use stepreplay::report::{
+    Baseline, MergeError, RegressionKind, Report, compare, html_escape, merge, to_html, to_json,
+    to_junit, to_markdown,
+};
+use stepreplay::suite::{RunOptions, Shard, discover, load_suite, run_loaded};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mini")
+}
+
+fn passing() -> PathBuf {
+    fixtures().join("scenarios")
+}
+
+fn failing() -> PathBuf {
+    fixtures().join("failing")
+}
+
+const MODES: [Mode; 2] = [Mode::Chained, Mode::PerStep];
+
+/// The report of `paths` (or of one shard of them), built as `run` builds it.
+fn report_of(paths: &[PathBuf], shard: Option<Shard>) -> Report {
+    let files = discover(paths).unwrap();
+    let suite = load_suite(&files, shard).unwrap();
+    let opts = RunOptions {
+        jobs: 2,
+        modes: MODES.to_vec(),
+    };
+    let results = run_loaded(suite.scenarios, &opts, &|_| {}).unwrap();
+    let report = Report::from_results(&results, &MODES);
+    match shard {
+        Some(s) => report.into_shard(&suite.all_ids, s),
+        None => report,
+    }
+}
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("stepreplay-gate-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn stepreplay(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+// ---------------------------------------------------------------- sharding and merge
+
+#[test]
+fn shards_hash_ids_with_fnv1a_and_parse_k_of_n() {
+    use stepreplay::suite::fnv1a64;
+    // The published FNV-1a 64 test vectors: shard membership must never change under us.
+    assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+    assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    assert_eq!("2/4".parse::<Shard>(), Ok(Shard { index: 2, count: 4 }));
+    for bad in ["0/4", "5/4", "1/0", "1", "a/b", ""] {
+        assert!(bad.parse::<Shard>().is_err(), "{bad}");
+    }
+    let s = Shard { index: 2, count: 4 };
+    assert_eq!(s.to_string(), "2/4");
+    // fnv1a64("a") % 4 == 0: part 1 of 4.
+    assert!(!s.contains("a"));
+    assert!(Shard { index: 1, count: 4 }.contains("a"));
+}
+
+#[test]
+fn shards_partition_the_suite_and_merge_to_the_unsharded_bytes_for_n_1_to_5() {
+    let whole = to_json(&report_of(&[passing(), failing()], None));
+    let all = report_of(&[passing(), failing()], None).scenarios.len();
+    assert!(all >= 7, "{all}");
+    for n in 1..=5u32 {
+        let parts: Vec<Report> = (1..=n)
+            .map(|k| report_of(&[passing(), failing()], Some(Shard { index: k, count: n })))
+            .collect();
+        let sizes: Vec<usize> = parts.iter().map(|p| p.scenarios.len()).collect();
+        assert_eq!(sizes.iter().sum::<usize>(), all, "n={n}: {sizes:?}");
+        if n >= 2 {
+            assert!(
+                sizes.iter().filter(|&&s| s > 0).count() >= 2,
+                "n={n}: trivial shards {sizes:?}"
+            );
+        }
+        // Any order of the parts on the command line.
+        let mut reversed = parts.clone();
+        reversed.reverse();
+        assert_eq!(to_json(&merge(reversed).unwrap()), whole, "n={n}");
+    }
+}
+
+#[test]
+fn merge_refuses_parts_that_do_not_make_one_run() {
+    let s = |k, n| Shard { index: k, count: n };
+    let both = [passing(), failing()];
+    let (p1, p2) = (
+        report_of(&both, Some(s(1, 2))),
+        report_of(&both, Some(s(2, 2))),
+    );
+
+    assert!(matches!(
+        merge(vec![p1.clone()]),
+        Err(MergeError::MissingShards { .. })
+    ));
+    assert!(matches!(
+        merge(vec![p1.clone(), p1.clone()]),
+        Err(MergeError::DuplicateShard { .. })
+    ));
+    // A shard of another suite (failing/ left out).
+    let other = report_of(&[passing()], Some(s(2, 2)));
+    assert!(
+        matches!(
+            merge(vec![p1.clone(), other]),
+            Err(MergeError::Mismatch { what: "suite", .. })
+        ),
+        "different suites"
+    );
+    let mut newer = p2.clone();
+    newer.harness = "stepreplay 9.9.9".into();
+    assert!(matches!(
+        merge(vec![p1.clone(), newer]),
+        Err(MergeError::Mismatch {
+            what: "harness version",
+            ..
+        })
+    ));
+    let mut chained_only = p2.clone();
+    chained_only.modes = vec![Mode::Chained];
+    assert!(matches!(
+        merge(vec![p1.clone(), chained_only]),
+        Err(MergeError::Mismatch {
+            what: "set of modes",
+            ..
+        })
+    ));
+    assert!(matches!(
+        merge(vec![p1.clone(), report_of(&both, Some(s(2, 3)))]),
+        Err(MergeError::Mismatch {
+            what: "shard count",
+            ..
+        })
+    ));
+    // The same scenario in two shards (a hand-edited or foreign part).
+    let mut dup = p2.clone();
+    dup.scenarios.push(p1.scenarios[0].clone());
+    assert_eq!(
+        merge(vec![p1.clone(), dup]),
+        Err(MergeError::DuplicateScenario {
+            id: p1.scenarios[0].id.clone()
+        })
+    );
+    let whole = report_of(&both, None);
+    assert_eq!(merge(vec![whole]), Err(MergeError::NotShard { index: 1 }));
+}
+
+#[test]
+fn the_cli_shards_and_merges_to_the_unsharded_report() {
+    let dir = temp("cli-shard");
+    let suite = passing();
+    let whole = dir.join("whole");
+    let o = stepreplay(&[
+        "run".as_ref(),
+        suite.as_os_str(),
+        "--quiet".as_ref(),
+        "--report-dir".as_ref(),
+        whole.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let mut parts = Vec::new();
+    for k in 1..=3 {
+        let d = dir.join(format!("part{k}"));
+        let o = stepreplay(&[
+            "run".as_ref(),
+            suite.as_os_str(),
+            "--shard".as_ref(),
+            format!("{k}/3").as_ref(),
+            "--format".as_ref(),
+            "json".as_ref(),
+            "--report-dir".as_ref(),
+            d.as_os_str(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        assert!(
+            !d.join("junit.xml").exists(),
+            "--format json writes only JSON"
+        );
+        parts.push(d.join("report.json"));
+    }
+    let merged = dir.join("merged/report.json");
+    let mut args: Vec<&std::ffi::OsStr> =
+        vec!["merge".as_ref(), "--out".as_ref(), merged.as_os_str()];
+    args.extend(parts.iter().map(|p| p.as_os_str()));
+    let o = stepreplay(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(whole.join("report.json")).unwrap()
+    );
+    assert!(dir.join("merged/junit.xml").is_file());
+    // One part missing: refused, with a reason and a hint.
+    let o = stepreplay(&[
+        "merge".as_ref(),
+        "--out".as_ref(),
+        dir.join("bad/report.json").as_os_str(),
+        parts[0].as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("shards missing: 2, 3"), "{}", text(&o));
+    let o = stepreplay(&[
+        "run".as_ref(),
+        suite.as_os_str(),
+        "--shard".as_ref(),
+        "4/3".as_ref(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---------------------------------------------------------------- baseline and regressions
+
+#[test]
+fn the_accepted_report_has_no_regressions() {
+    let report = report_of(&[passing(), failing()], None);
+    let base = Baseline::from_report(&report);
+    let r = compare(&base, &report, 0.0);
+    assert_eq!(r.regressions, vec![]);
+    assert!(r.not_compared.is_empty());
+}
+
+#[test]
+fn a_scenario_that_now_misses_its_expectation_is_a_regression() {
+    let report = report_of(&[passing()], None);
+    let base = Baseline::from_report(&report);
+    let mut now = report.clone();
+    let s = now
+        .scenarios
+        .iter_mut()
+        .find(|s| s.id == "mini-declined")
+        .unwrap();
+    s.met = false;
+    s.mismatch = Some("expected stopped, got completed".into());
+    let r = compare(&base, &now, 0.0);
+    assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
+    let g = &r.regressions[0];
+    assert_eq!(g.kind, RegressionKind::NowFailing);
+    assert_eq!(g.scenario.as_deref(), Some("mini-declined"));
+    assert!(
+        g.to_string().contains("expected stopped, got completed"),
+        "{g}"
+    );
+}
+
+#[test]
+fn a_score_below_its_baseline_beyond_the_tolerance_is_a_regression() {
+    let report = report_of(&[passing()], None);
+    let base = Baseline::from_report(&report);
+    let mut now = report.clone();
+    let run = now.scenarios[0].runs.get_mut(&Mode::PerStep).unwrap();
+    run.scores.element_accuracy -= 0.25;
+    let r = compare(&base, &now, 0.0);
+    assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
+    let g = &r.regressions[0];
+    assert_eq!(g.kind, RegressionKind::ScoreDropped);
+    assert_eq!(g.scenario.as_deref(), Some(now.scenarios[0].id.as_str()));
+    assert_eq!(g.mode, Some(Mode::PerStep));
+    assert_eq!(g.score.as_deref(), Some("element_accuracy"));
+    assert_eq!((g.baseline, g.current), (Some(1.0), Some(0.75)));
+    // Within the tolerance: no regression; a rise is never one.
+    assert_eq!(compare(&base, &now, 0.25).regressions, vec![]);
+    let r = compare(&Baseline::from_report(&now), &report, 0.0);
+    assert_eq!(r.regressions, vec![]);
+    // The run's totals are compared too (same suite).
+    let mut totals = report.clone();
+    totals
+        .summary
+        .scores
+        .get_mut(&Mode::Chained)
+        .unwrap()
+        .step_success -= 0.1;
+    let r = compare(&base, &totals, 0.05);
+    assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
+    assert_eq!(r.regressions[0].scenario, None);
+    assert_eq!(r.regressions[0].score.as_deref(), Some("step_success"));
+}
+
+#[test]
+fn a_new_ambiguity_is_a_regression() {
+    let report = report_of(&[passing()], None);
+    let base = Baseline::from_report(&report);
+    let mut now = report.clone();
+    let id = now.scenarios[1].id.clone();
+    now.scenarios[1]
+        .runs
+        .get_mut(&Mode::Chained)
+        .unwrap()
+        .scores
+        .ambiguity_count += 1;
+    // Even with a generous tolerance: a tie is a new doubt, not a small drop.
+    let r = compare(&base, &now, 0.5);
+    assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
+    assert_eq!(r.regressions[0].kind, RegressionKind::AmbiguityAppeared);
+    assert_eq!(r.regressions[0].scenario.as_deref(), Some(id.as_str()));
+}
+
+#[test]
+fn a_shard_is_compared_only_on_its_own_scenarios() {
+    let whole = report_of(&[passing()], None);
+    let base = Baseline::from_report(&whole);
+    let part = report_of(&[passing()], Some(Shard { index: 1, count: 2 }));
+    let r = compare(&base, &part, 0.0);
+    assert_eq!(r.regressions, vec![], "a shard's totals are not the run's");
+    assert_eq!(
+        r.not_compared.len() + part.scenarios.len(),
+        whole.scenarios.len()
+    );
+}
+
+#[test]
+fn baseline_accept_round_trips_and_run_gates_on_it() {
+    let dir = temp("baseline");
+    let (suite, fail) = (passing(), failing());
+    let reports = dir.join("reports");
+    let run = |extra: &[&std::ffi::OsStr]| {
+        let mut a: Vec<&std::ffi::OsStr> = vec![
+            "run".as_ref(),
+            suite.as_os_str(),
+            fail.as_os_str(),
+            "-q".as_ref(),
+            "--report-dir".as_ref(),
+            reports.as_os_str(),
+        ];
+        a.extend_from_slice(extra);
+        stepreplay(&a)
+    };
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(1), "failing/ misses: {}", text(&o));
+    let baseline = dir.join("reports/baseline.json");
+    assert!(!baseline.exists(), "run never writes a baseline");
+    let accept = || {
+        stepreplay(&[
+            "baseline".as_ref(),
+            "accept".as_ref(),
+            "--report".as_ref(),
+            reports.join("report.json").as_os_str(),
+            "--out".as_ref(),
+            baseline.as_os_str(),
+        ])
+    };
+    let o = accept();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let report = stepreplay::report::load_report(&reports.join("report.json")).unwrap();
+    let written = Baseline::load(&baseline).unwrap();
+    assert_eq!(written, Baseline::from_report(&report));
+    assert_eq!(
+        std::fs::read_to_string(&baseline).unwrap(),
+        written.to_json()
+    );
+    let o = accept();
+    assert!(text(&o).contains("is unchanged"), "{}", text(&o));
+
+    // Gate: the accepted run still misses one expectation (exit 1) but has no regressions.
+    let o = run(&["--baseline".as_ref(), baseline.as_os_str()]);
+    assert!(text(&o).contains("no regressions"), "{}", text(&o));
+    let regs = std::fs::read_to_string(reports.join("regressions.json")).unwrap();
+    assert!(regs.contains("\"regressions\": []"), "{regs}");
+
+    // Pretend mini-expects-send had passed when accepted: now it is a regression, named.
+    let mut edited = written.clone();
+    edited.scenarios.get_mut("mini-expects-send").unwrap().met = true;
+    std::fs::write(&baseline, edited.to_json()).unwrap();
+    let o = run(&["--baseline".as_ref(), baseline.as_os_str()]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o);
+    assert!(
+        out.contains("now-failing mini-expects-send: met its expectation in the baseline"),
+        "{out}"
+    );
+    let summary = std::fs::read_to_string(reports.join("summary.md")).unwrap();
+    let (regs_at, table_at) = (
+        summary.find("### Regressions").unwrap(),
+        summary.find("### Scenarios").unwrap(),
+    );
+    assert!(regs_at < table_at, "regressions come first");
+    assert!(summary[regs_at..table_at].contains("mini-expects-send"));
+
+    // Accepting shows what changed, as a unified diff of the canonical text.
+    let o = accept();
+    let out = text(&o);
+    assert!(out.contains("--- "), "{out}");
+    assert!(out.contains("-      \"met\": true,"), "{out}");
+    assert!(out.contains("+      \"met\": false,"), "{out}");
+    assert_eq!(Baseline::load(&baseline).unwrap(), written);
+
+    // A shard's report cannot become the baseline.
+    let part = dir.join("part");
+    let o = stepreplay(&[
+        "run".as_ref(),
+        suite.as_os_str(),
+        "--shard".as_ref(),
+        "1/2".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        "--report-dir".as_ref(),
+        part.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = stepreplay(&[
+        "baseline".as_ref(),
+        "accept".as_ref(),
+        "--report".as_ref(),
+        part.join("report.json").as_os_str(),
+        "--out".as_ref(),
+        dir.join("x.json").as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---------------------------------------------------------------- JUnit
+
+/// The JUnit XML shape CI viewers load (the common `junit-10.xsd` / Jenkins / GitLab
+/// structure), checked element by element: root `testsuites`; each `testsuite` has `name`,
+/// `tests`, `failures`, `errors` (and `skipped`) matching its `testcase` children; each
+/// `testcase` has `name` and `classname` and at most one of `failure`/`error`/`skipped`;
+/// each `failure` has `message` and `type`. Returns (suites, cases, failures).
+fn validate_junit(xml: &str) -> (usize, usize, usize) {
+    use quick_xml::events::Event;
+    let mut r = quick_xml::Reader::from_str(xml);
+    let attrs = |e: &quick_xml::events::BytesStart| -> std::collections::BTreeMap<String, String> {
+        e.attributes()
+            .map(|a| {
+                let a = a.unwrap();
+                (
+                    String::from_utf8(a.key.as_ref().to_vec()).unwrap(),
+                    a.normalized_value(quick_xml::XmlVersion::Explicit1_0)
+                        .unwrap()
+                        .into_owned(),
+                )
+            })
+            .collect()
+    };
+    #[derive(Default)]
+    struct SuiteCount {
+        decl: [usize; 4],
+        found: [usize; 4],
+    }
+    let mut stack: Vec<String> = Vec::new();
+    let (mut suites, mut cases, mut failures) = (0, 0, 0);
+    let mut root_decl: Option<[usize; 3]> = None;
+    let mut cur: Option<SuiteCount> = None;
+    let mut case_outcomes = 0;
+    let num = |m: &std::collections::BTreeMap<String, String>, k: &str| -> usize {
+        m.get(k)
+            .unwrap_or_else(|| panic!("missing attribute {k}: {m:?}"))
+            .parse()
+            .unwrap()
+    };
+    loop {
+        let ev = r.read_event().unwrap();
+        let (e, empty) = match &ev {
+            Event::Start(e) => (e.clone(), false),
+            Event::Empty(e) => (e.clone(), true),
+            Event::End(_) => {
+                let name = stack.pop().unwrap();
+                if name == "testsuite" {
+                    let c = cur.take().unwrap();
+                    assert_eq!(
+                        c.decl, c.found,
+                        "testsuite counts (tests, failures, errors, skipped)"
+                    );
+                }
+                continue;
+            }
+            Event::Eof => break,
+            _ => continue,
+        };
+        let name = String::from_utf8(e.name().as_ref().to_vec()).unwrap();
+        let a = attrs(&e);
+        let parent = stack.last().map(String::as_str);
+        match name.as_str() {
+            "testsuites" => {
+                assert_eq!(parent, None);
+                root_decl = Some([num(&a, "tests"), num(&a, "failures"), num(&a, "errors")]);
+            }
+            "testsuite" => {
+                assert_eq!(parent, Some("testsuites"));
+                assert!(!a["name"].is_empty());
+                suites += 1;
+                cur = Some(SuiteCount {
+                    decl: [
+                        num(&a, "tests"),
+                        num(&a, "failures"),
+                        num(&a, "errors"),
+                        num(&a, "skipped"),
+                    ],
+                    found: [0; 4],
+                });
+            }
+            "testcase" => {
+                assert_eq!(parent, Some("testsuite"));
+                assert!(!a["name"].is_empty() && !a["classname"].is_empty(), "{a:?}");
+                cases += 1;
+                case_outcomes = 0;
+                cur.as_mut().unwrap().found[0] += 1;
+            }
+            "failure" | "error" | "skipped" => {
+                assert_eq!(parent, Some("testcase"), "{name}");
+                case_outcomes += 1;
+                assert_eq!(case_outcomes, 1, "one outcome per testcase");
+                let slot = match name.as_str() {
+                    "failure" => {
+                        assert!(a.contains_key("message") && a.contains_key("type"), "{a:?}");
+                        failures += 1;
+                        1
+                    }
+                    "error" => 2,
+                    _ => 3,
+                };
+                cur.as_mut().unwrap().found[slot] += 1;
+            }
+            "properties" => assert_eq!(parent, Some("testsuite")),
+            "property" => {
+                assert_eq!(parent, Some("properties"));
+                assert!(a.contains_key("name") && a.contains_key("value"));
+            }
+            "system-out" | "system-err" => {}
+            other => panic!("unexpected element <{other}>"),
+        }
+        if !empty {
+            stack.push(name);
+        }
+    }
+    let root = root_decl.expect("root testsuites");
+    assert_eq!(root[0], cases, "root tests");
+    assert_eq!(root[1], failures, "root failures");
+    (suites, cases, failures)
+}
+
+#[test]
+fn junit_is_valid_and_names_what_failed() {
+    let report = report_of(&[passing(), failing()], None);
+    let xml = to_junit(&report);
+    let (suites, cases, failures) = validate_junit(&xml);
+    assert_eq!(suites, report.scenarios.len());
+    let steps: usize = report
+        .scenarios
+        .iter()
+        .map(|s| s.runs[&Mode::Chained].steps.len() + 1)
+        .sum();
+    assert_eq!(cases, steps, "a case per step plus the expectation");
+    // mini-expects-send: the expectation and the step where it stopped.
+    assert_eq!(failures, 2, "{xml}");
+    assert!(
+        xml.contains(
+            "<failure message=\"steps[1]: stopped-by-person\" type=\"stopped-by-person\">"
+        )
+    );
+    assert!(xml.contains("type=\"expectation-not-met\""));
+    assert!(
+        !xml.contains("timestamp=") && !xml.contains("time="),
+        "no clock"
+    );
+    assert_eq!(xml, to_junit(&report_of(&[passing(), failing()], None)));
+}
+
+#[test]
+fn junit_reports_a_failed_expect_with_its_check() {
+    let mut report = report_of(&[failing()], None);
+    let run = report.scenarios[0].runs.get_mut(&Mode::Chained).unwrap();
+    let step = &mut run.steps[0];
+    step.status = "failed".into();
+    step.reason = Some(stepreplay::replay::FailReason::ExpectFailed);
+    step.checks[0].passed = false;
+    step.checks[0].detail = "the field holds “b@x” <not a@example.com>".into();
+    let xml = to_junit(&report);
+    validate_junit(&xml);
+    assert!(
+        xml.contains("message=\"steps[0]: expect-failed — expect failed: field-contains: the field holds “b@x” &lt;not a@example.com&gt;\""),
+        "{xml}"
+    );
+}
+
+// ---------------------------------------------------------------- Markdown
+
+#[test]
+fn the_markdown_summary_puts_regressions_first() {
+    let report = report_of(&[passing(), failing()], None);
+    let mut base = Baseline::from_report(&report);
+    base.scenarios.get_mut("mini-expects-send").unwrap().met = true;
+    let regs = compare(&base, &report, 0.0);
+    insta::assert_snapshot!(to_markdown(&report, Some(&regs)));
+}
+
+#[test]
+fn markdown_and_html_escape_guide_text() {
+    let mut report = report_of(&[failing()], None);
+    let evil = "<script>alert(1)</script> | **x** <img src=x onerror=alert(2)>";
+    report.scenarios[0].description = evil.into();
+    report.scenarios[0].mismatch = Some(evil.into());
+    for run in report.scenarios[0].runs.values_mut() {
+        for st in &mut run.steps {
+            st.text = evil.into();
+        }
+    }
+    let md = to_markdown(&report, None);
+    assert!(!md.contains("<script>") && !md.contains("<img"), "{md}");
+    assert!(md.contains("&lt;script&gt;"));
+    let html = to_html(&report, None, &Default::default());
+    assert!(
+        !html.contains("<script>alert") && !html.contains("<img src=x"),
+        "escaped"
+    );
+    assert!(html.contains(&html_escape(evil)));
+    assert_eq!(
+        html.matches("<script>").count(),
+        1,
+        "only the page's own script"
+    );
+}
+
+// ---------------------------------------------------------------- HTML
+
+#[test]
+fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
+    let report = report_of(&[passing(), failing()], None);
+    let (a, b) = (temp("html-a"), temp("html-b"));
+    let oa = stepreplay::report::write_html(&report, None, &a).unwrap();
+    stepreplay::report::write_html(&report, None, &b).unwrap();
+    assert!(oa.missing.is_empty(), "{:?}", oa.missing);
+    let mut names: Vec<String> = std::fs::read_dir(a.join("img"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "mini-f0.png",
+            "mini-f1.png",
+            "mini-f2.png",
+            "mini-f3.png",
+            "mini-f4.png"
+        ]
+    );
+    let page = std::fs::read_to_string(a.join("index.html")).unwrap();
+    assert_eq!(page, std::fs::read_to_string(b.join("index.html")).unwrap());
+    assert!(
+        !page.contains("http://") && !page.contains("https://"),
+        "no network"
+    );
+    assert!(page.contains("src=\"img/mini-f0.png\""));
+    assert!(
+        page.contains("class=\"box\" style=\"left:"),
+        "the target's box is drawn"
+    );
+    assert!(page.contains("data-hook=\"step-diff\""));
+    // A wrong target: the recorded element's box is drawn too, and the card says so.
+    let mut wrong = report.clone();
+    let res = wrong.scenarios[0]
+        .runs
+        .get_mut(&Mode::Chained)
+        .unwrap()
+        .steps[0]
+        .resolution
+        .as_mut()
+        .unwrap();
+    res.correct = Some(false);
+    res.expected_frame = Some(stepreplay::recording::ax::Rect {
+        x: 16,
+        y: 10,
+        width: 32,
+        height: 20,
+    });
+    let images = [(
+        (wrong.scenarios[0].recording.clone(), "f0".to_string()),
+        stepreplay::report::PageImage {
+            href: "img/mini-f0.png".into(),
+            width: 160,
+            height: 100,
+        },
+    )]
+    .into_iter()
+    .collect();
+    let page = to_html(&wrong, None, &images);
+    assert!(
+        page.contains(
+            "class=\"box want\" style=\"left:10.000%;top:10.000%;width:20.000%;height:20.000%\""
+        ),
+        "boxes in percent of the image"
+    );
+    assert!(page.contains("wrong: the recording acted on e1"));
+    std::fs::remove_dir_all(&a).unwrap();
+    std::fs::remove_dir_all(&b).unwrap();
+}
+
+/// Renders the page in headless Chromium (`scripts/html-smoke.sh`): the page titles itself
+/// "ok N images" once every image decoded, and the screenshot must not be blank.
+#[test]
+fn the_html_page_renders_in_headless_chromium_with_its_images() {
+    let has_chromium = ["chromium", "chromium-browser"].iter().any(|b| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {b}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if !has_chromium {
+        eprintln!("note: chromium is not installed; skipping the headless render check");
+        return;
+    }
+    let dir = temp("chromium");
+    let (suite, fail) = (passing(), failing());
+    let o = stepreplay(&[
+        "run".as_ref(),
+        suite.as_os_str(),
+        fail.as_os_str(),
+        "-q".as_ref(),
+        "--format".as_ref(),
+        "html".as_ref(),
+        "--report-dir".as_ref(),
+        dir.as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let shot = dir.join("shot.png");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/html-smoke.sh");
+    let o = Command::new("bash")
+        .arg(script)
+        .arg(dir.join("index.html"))
+        .arg(&shot)
+        .output()
+        .unwrap();
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    // 7 scenarios × 2 modes × (before + after) per step that ran.
+    let title = out
+        .lines()
+        .find_map(|l| l.strip_prefix("title: "))
+        .unwrap_or_default();
+    let n: usize = title
+        .strip_prefix("ok ")
+        .and_then(|t| t.strip_suffix(" images"))
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("title {title:?}"));
+    assert!(n >= 10, "{title}");
+    let img = image::open(&shot).unwrap().to_rgb8();
+    let first = *img.get_pixel(0, 0);
+    let differing = img.pixels().filter(|p| **p != first).count();
+    assert!(
+        differing > 10_000,
+        "blank screenshot ({differing} pixels differ)"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
