@@ -1,11 +1,12 @@
 //! The search ([`locate`]): near the expected place first, then the whole screen, each pass
 //! coarse-to-fine.
 //!
-//! A pass scores a downscaled crop (four phases of it, see `Coarse`) against a downscaled
+//! A pass scores a downscaled crop (several phases of it, see `Coarse`) against a downscaled
 //! screen (`pyramid`), keeps the coarse local maxima that come within `coarse_slack` of the
 //! floor, and climbs the full-resolution score from each one to its local maximum. The final
 //! scores are always exact full-resolution NCC (`ncc`); the coarse pass only decides where to
-//! look. The factor is 4 for crops at least 20 pixels on each side and 2 from 8 pixels; smaller
+//! look. The factor is 8 for crops at least 40 pixels on each side (HiDPI controls), 4 from 20
+//! pixels and 2 from 8 pixels; smaller
 //! crops, and crops that turn flat when downscaled, are scored densely at full resolution,
 //! which is cheap at that size.
 
@@ -151,7 +152,7 @@ struct Prepared {
 
 /// The crop downscaled by `s`, once per phase: a match can start anywhere inside a screen
 /// block, and the copy downscaled from the same offset lines up with the screen's blocks
-/// (exactly for `s = 2`, within one pixel for `s = 4`), so some phase always sees the match
+/// (exactly for `s = 2`, within a pixel otherwise), so some phase always sees the match
 /// sharply.
 struct Coarse {
     s: usize,
@@ -162,14 +163,17 @@ impl Prepared {
     fn new(crop: Plane) -> Prepared {
         let full = Template::new(crop);
         let (w, h) = (full.width(), full.height());
-        let coarse = [(4, 20), (2, 8)]
+        let coarse = [(8, 40), (4, 20), (2, 8)]
             .into_iter()
             .filter(|&(_, min_side)| w.min(h) >= min_side)
             .map(|(s, _)| {
-                let step = s / 2;
-                let offsets = [(0, 0), (step, 0), (0, step), (step, step)];
+                // Offsets two pixels apart (one for s = 2) leave at most one pixel of
+                // misalignment: 4 phases for s = 2 and 4, 16 for s = 8.
+                let step = if s == 2 { 1 } else { 2 };
+                let offsets = (0..s).step_by(step);
                 let phases = offsets
-                    .into_iter()
+                    .clone()
+                    .flat_map(|py| offsets.clone().map(move |px| (px, py)))
                     .map(|(px, py)| {
                         (
                             px,
@@ -255,7 +259,7 @@ fn search(
             .then((a.y, a.x).cmp(&(b.y, b.x)))
     });
     let mut peaks: Vec<Peak> = Vec::new();
-    let radius = s / 2;
+    let radius = 1;
     for c in candidates {
         if peaks.len() >= opts.max_candidates {
             break;

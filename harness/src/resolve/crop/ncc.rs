@@ -95,6 +95,9 @@ pub(crate) fn score_map(
     nx: usize,
     ny: usize,
 ) -> Vec<f64> {
+    if nx * ny <= SMALL_MAP {
+        return small_map(src, t, x0, y0, nx, ny);
+    }
     let (w, h) = (t.width(), t.height());
     let integral = Integral::new(src, x0, y0, nx + w - 1, ny + h - 1);
     let mut out = vec![0.0; nx * ny];
@@ -106,6 +109,38 @@ pub(crate) fn score_map(
         for (x, (o, &dot)) in out[y * nx..(y + 1) * nx].iter_mut().zip(&dots).enumerate() {
             let (ws, wq) = integral.window(x, y, w, h);
             *o = t.score(dot, ws, wq);
+        }
+    }
+    out
+}
+
+/// Maps this small (the 3×3 boxes of the refine step) are cheaper window by window: a
+/// summed-area table would cost as much as the windows themselves, and a row of three
+/// positions is too short for the row-of-positions loop.
+const SMALL_MAP: usize = 16;
+
+fn small_map(src: &Plane, t: &Template, x0: usize, y0: usize, nx: usize, ny: usize) -> Vec<f64> {
+    let w = t.width();
+    let mut out = Vec::with_capacity(nx * ny);
+    for y in y0..y0 + ny {
+        for x in x0..x0 + nx {
+            let (mut dot, mut ws, mut wq) = (0u64, 0u64, 0u64);
+            for (r, trow) in t.plane.data.chunks_exact(w).enumerate() {
+                let srow = src.row(x, y + r, w);
+                for (tc, sc) in trow.chunks(4096).zip(srow.chunks(4096)) {
+                    let d: u32 = tc
+                        .iter()
+                        .zip(sc)
+                        .map(|(&p, &q)| u32::from(p) * u32::from(q))
+                        .sum();
+                    let q: u32 = sc.iter().map(|&v| u32::from(v) * u32::from(v)).sum();
+                    let s: u32 = sc.iter().map(|&v| u32::from(v)).sum();
+                    dot += u64::from(d);
+                    wq += u64::from(q);
+                    ws += u64::from(s);
+                }
+            }
+            out.push(t.score(dot, ws, wq));
         }
     }
     out
