@@ -258,20 +258,21 @@ fn search(
             .total_cmp(&a.score)
             .then((a.y, a.x).cmp(&(b.y, b.x)))
     });
+    // Phase offsets are `step` apart, so the candidates one place produces in the different
+    // phase maps start within `step` of each other; the first box covers them all.
+    let step = if s == 2 { 1 } else { 2 };
     let mut peaks: Vec<Peak> = Vec::new();
-    let radius = 1;
+    let mut starts: Vec<(usize, usize)> = Vec::new();
     for c in candidates {
-        if peaks.len() >= opts.max_candidates {
+        if starts.len() >= opts.max_candidates {
             break;
         }
-        // Another candidate already climbed to this place. (Failed climbs do not count: block
-        // means hide where a thin feature lies inside a block, so a candidate one phase away
-        // may start beside a match that another phase starts on.)
-        let near = |p: &Peak| p.x.abs_diff(c.x) <= radius && p.y.abs_diff(c.y) <= radius;
-        if peaks.iter().any(|p| p.score >= cut && near(p)) {
+        let covered = |(x, y): (usize, usize)| x.abs_diff(c.x) <= step && y.abs_diff(c.y) <= step;
+        if starts.iter().any(|&p| covered(p)) || peaks.iter().any(|p| covered((p.x, p.y))) {
             continue;
         }
-        peaks.push(refine(plane, t, region, c.x, c.y, cut));
+        starts.push((c.x, c.y));
+        peaks.push(refine(plane, t, region, (c.x, c.y), step, cut));
     }
     choose(peaks, w, h, expected, opts.hair)
 }
@@ -311,23 +312,33 @@ fn flat_choice(
     })
 }
 
-/// Climbs the full-resolution score from (`x`, `y`): scores the 3×3 box around the current
-/// place and moves to its best until that best is inside the box (a local maximum). The coarse
-/// phase puts a candidate within a pixel of its peak, so this is usually one or two boxes, and
-/// a candidate whose first box stays under `cut` is given up at once.
-fn refine(plane: &Plane, t: &Template, region: Region, x: usize, y: usize, cut: f64) -> Peak {
-    let (mut x, mut y) = (x.clamp(region.x0, region.x1), y.clamp(region.y0, region.y1));
+/// Climbs the full-resolution score from `start`: scores the box of ±`first` pixels around
+/// it, then 3×3 boxes around the best so far until that best is inside its box (a local
+/// maximum). A candidate whose first box stays under `cut` is given up at once.
+fn refine(
+    plane: &Plane,
+    t: &Template,
+    region: Region,
+    start: (usize, usize),
+    first: usize,
+    cut: f64,
+) -> Peak {
+    let (mut x, mut y) = (
+        start.0.clamp(region.x0, region.x1),
+        start.1.clamp(region.y0, region.y1),
+    );
     let mut best = Peak {
         x,
         y,
         score: f64::NEG_INFINITY,
     };
+    let mut radius = first;
     for _ in 0..16 {
         let (bx0, by0) = (
-            x.saturating_sub(1).max(region.x0),
-            y.saturating_sub(1).max(region.y0),
+            x.saturating_sub(radius).max(region.x0),
+            y.saturating_sub(radius).max(region.y0),
         );
-        let (bx1, by1) = ((x + 1).min(region.x1), (y + 1).min(region.y1));
+        let (bx1, by1) = ((x + radius).min(region.x1), (y + radius).min(region.y1));
         let (nx, ny) = (bx1 - bx0 + 1, by1 - by0 + 1);
         let map = score_map(plane, t, bx0, by0, nx, ny);
         let (i, &score) = map
@@ -343,10 +354,11 @@ fn refine(plane: &Plane, t: &Template, region: Region, x: usize, y: usize, cut: 
             y: by0 + i / nx,
             score,
         };
-        if score < cut || (best.x, best.y) == (x, y) {
+        let inside = best.x.abs_diff(x) < radius && best.y.abs_diff(y) < radius;
+        if score < cut || inside {
             break;
         }
-        (x, y) = (best.x, best.y);
+        (x, y, radius) = (best.x, best.y, 1);
     }
     best
 }
