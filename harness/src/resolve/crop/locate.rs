@@ -147,7 +147,8 @@ struct Region {
 /// The crop at full resolution and, when it is big enough, downscaled for the coarse pass.
 struct Prepared {
     full: Template,
-    coarse: Option<Coarse>,
+    /// Usable downscalings, coarsest first.
+    coarse: Vec<Coarse>,
 }
 
 /// The crop downscaled by `s`, once per phase: a match can start anywhere inside a screen
@@ -184,11 +185,12 @@ impl Prepared {
                     .collect::<Vec<_>>();
                 Coarse { s, phases }
             })
-            .find(|c| {
+            .filter(|c| {
                 c.phases
                     .iter()
                     .all(|(_, _, t)| t.width() >= 3 && t.height() >= 3 && !t.is_flat())
-            });
+            })
+            .collect();
         Prepared { full, coarse }
     }
 }
@@ -221,7 +223,17 @@ fn search(
         let map = score_map(plane, t, region.x0, region.y0, nx, ny);
         return flat_choice(&map, region, w, h, expected);
     }
-    let Some(coarse) = &crop.coarse else {
+    // The near window is small enough to afford a finer, more selective coarse pass, which
+    // leaves fewer candidates to climb; the whole screen takes the coarsest.
+    let pick = if whole_screen {
+        crop.coarse.first()
+    } else {
+        crop.coarse
+            .iter()
+            .find(|c| c.s <= 4)
+            .or(crop.coarse.first())
+    };
+    let Some(coarse) = pick else {
         return choose(dense(), w, h, expected, opts.hair);
     };
     let s = coarse.s;
