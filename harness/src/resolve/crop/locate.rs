@@ -6,9 +6,9 @@
 //! floor, and climbs the full-resolution score from each one to its local maximum. The final
 //! scores are always exact full-resolution NCC (`ncc`); the coarse pass only decides where to
 //! look. The factor is 8 for crops at least 40 pixels on each side (HiDPI controls), 4 from 20
-//! pixels and 2 from 8 pixels; smaller
-//! crops, and crops that turn flat when downscaled, are scored densely at full resolution,
-//! which is cheap at that size.
+//! pixels and 2 from 8 pixels (the near pass uses at most 4: its window is small enough to
+//! afford a more selective coarse pass); smaller crops, and crops that turn flat when
+//! downscaled, are scored densely at full resolution, which is cheap at that size.
 
 use image::RgbaImage;
 
