@@ -51,8 +51,8 @@ pub(crate) fn luma(r: u8, g: u8, b: u8) -> u8 {
 #[derive(Debug)]
 pub struct GrayScreen {
     pub(crate) plane: Plane,
-    /// Downscaled copies by factor 2 and 4 (see `pyramid::downscale`).
-    coarse: [OnceLock<Plane>; 2],
+    /// Downscaled copies by factor 2, 4 and 8 (see `pyramid::downscale`).
+    coarse: [OnceLock<Plane>; 3],
 }
 
 impl GrayScreen {
@@ -74,7 +74,7 @@ impl GrayScreen {
     pub(crate) fn from_plane(plane: Plane) -> GrayScreen {
         GrayScreen {
             plane,
-            coarse: [OnceLock::new(), OnceLock::new()],
+            coarse: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
         }
     }
 
@@ -93,12 +93,12 @@ impl GrayScreen {
         &self.plane.data
     }
 
-    /// The whole screen downscaled by `factor` (2 or 4), built once.
+    /// The whole screen downscaled by `factor` (2, 4 or 8), built once.
     pub(crate) fn coarse(&self, factor: usize) -> &Plane {
-        let slot = if factor == 2 {
-            &self.coarse[0]
-        } else {
-            &self.coarse[1]
+        let slot = match factor {
+            2 => &self.coarse[0],
+            4 => &self.coarse[1],
+            _ => &self.coarse[2],
         };
         slot.get_or_init(|| {
             pyramid::downscale(

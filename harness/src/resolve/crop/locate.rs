@@ -1,13 +1,14 @@
 //! The search ([`locate`]): near the expected place first, then the whole screen, each pass
 //! coarse-to-fine.
 //!
-//! A pass scores a downscaled crop (four phases of it, see `Coarse`) against a downscaled
+//! A pass scores a downscaled crop (several phases of it, see `Coarse`) against a downscaled
 //! screen (`pyramid`), keeps the coarse local maxima that come within `coarse_slack` of the
 //! floor, and climbs the full-resolution score from each one to its local maximum. The final
 //! scores are always exact full-resolution NCC (`ncc`); the coarse pass only decides where to
-//! look. The factor is 4 for crops at least 20 pixels on each side and 2 from 8 pixels; smaller
-//! crops, and crops that turn flat when downscaled, are scored densely at full resolution,
-//! which is cheap at that size.
+//! look. The factor is 8 for crops at least 40 pixels on each side (HiDPI controls), 4 from 20
+//! pixels and 2 from 8 pixels (the near pass uses at most 4: its window is small enough to
+//! afford a more selective coarse pass); smaller crops, and crops that turn flat when
+//! downscaled, are scored densely at full resolution, which is cheap at that size.
 
 use image::RgbaImage;
 
@@ -146,12 +147,13 @@ struct Region {
 /// The crop at full resolution and, when it is big enough, downscaled for the coarse pass.
 struct Prepared {
     full: Template,
-    coarse: Option<Coarse>,
+    /// Usable downscalings, coarsest first.
+    coarse: Vec<Coarse>,
 }
 
 /// The crop downscaled by `s`, once per phase: a match can start anywhere inside a screen
 /// block, and the copy downscaled from the same offset lines up with the screen's blocks
-/// (exactly for `s = 2`, within one pixel for `s = 4`), so some phase always sees the match
+/// (exactly for `s = 2`, within a pixel otherwise), so some phase always sees the match
 /// sharply.
 struct Coarse {
     s: usize,
@@ -162,14 +164,17 @@ impl Prepared {
     fn new(crop: Plane) -> Prepared {
         let full = Template::new(crop);
         let (w, h) = (full.width(), full.height());
-        let coarse = [(4, 20), (2, 8)]
+        let coarse = [(8, 40), (4, 20), (2, 8)]
             .into_iter()
             .filter(|&(_, min_side)| w.min(h) >= min_side)
             .map(|(s, _)| {
-                let step = s / 2;
-                let offsets = [(0, 0), (step, 0), (0, step), (step, step)];
+                // Offsets two pixels apart (one for s = 2) leave at most one pixel of
+                // misalignment: 4 phases for s = 2 and 4, 16 for s = 8.
+                let step = if s == 2 { 1 } else { 2 };
+                let offsets = (0..s).step_by(step);
                 let phases = offsets
-                    .into_iter()
+                    .clone()
+                    .flat_map(|py| offsets.clone().map(move |px| (px, py)))
                     .map(|(px, py)| {
                         (
                             px,
@@ -180,11 +185,12 @@ impl Prepared {
                     .collect::<Vec<_>>();
                 Coarse { s, phases }
             })
-            .find(|c| {
+            .filter(|c| {
                 c.phases
                     .iter()
                     .all(|(_, _, t)| t.width() >= 3 && t.height() >= 3 && !t.is_flat())
-            });
+            })
+            .collect();
         Prepared { full, coarse }
     }
 }
@@ -217,7 +223,17 @@ fn search(
         let map = score_map(plane, t, region.x0, region.y0, nx, ny);
         return flat_choice(&map, region, w, h, expected);
     }
-    let Some(coarse) = &crop.coarse else {
+    // The near window is small enough to afford a finer, more selective coarse pass, which
+    // leaves fewer candidates to climb; the whole screen takes the coarsest.
+    let pick = if whole_screen {
+        crop.coarse.first()
+    } else {
+        crop.coarse
+            .iter()
+            .find(|c| c.s <= 4)
+            .or(crop.coarse.first())
+    };
+    let Some(coarse) = pick else {
         return choose(dense(), w, h, expected, opts.hair);
     };
     let s = coarse.s;
@@ -254,20 +270,21 @@ fn search(
             .total_cmp(&a.score)
             .then((a.y, a.x).cmp(&(b.y, b.x)))
     });
+    // Phase offsets are `step` apart, so the candidates one place produces in the different
+    // phase maps start within `step` of each other; the first box covers them all.
+    let step = if s == 2 { 1 } else { 2 };
     let mut peaks: Vec<Peak> = Vec::new();
-    let radius = s / 2;
+    let mut starts: Vec<(usize, usize)> = Vec::new();
     for c in candidates {
-        if peaks.len() >= opts.max_candidates {
+        if starts.len() >= opts.max_candidates {
             break;
         }
-        // Another candidate already climbed to this place. (Failed climbs do not count: block
-        // means hide where a thin feature lies inside a block, so a candidate one phase away
-        // may start beside a match that another phase starts on.)
-        let near = |p: &Peak| p.x.abs_diff(c.x) <= radius && p.y.abs_diff(c.y) <= radius;
-        if peaks.iter().any(|p| p.score >= cut && near(p)) {
+        let covered = |(x, y): (usize, usize)| x.abs_diff(c.x) <= step && y.abs_diff(c.y) <= step;
+        if starts.iter().any(|&p| covered(p)) || peaks.iter().any(|p| covered((p.x, p.y))) {
             continue;
         }
-        peaks.push(refine(plane, t, region, c.x, c.y, cut));
+        starts.push((c.x, c.y));
+        peaks.push(refine(plane, t, region, (c.x, c.y), step, cut));
     }
     choose(peaks, w, h, expected, opts.hair)
 }
@@ -307,23 +324,33 @@ fn flat_choice(
     })
 }
 
-/// Climbs the full-resolution score from (`x`, `y`): scores the 3×3 box around the current
-/// place and moves to its best until that best is inside the box (a local maximum). The coarse
-/// phase puts a candidate within a pixel of its peak, so this is usually one or two boxes, and
-/// a candidate whose first box stays under `cut` is given up at once.
-fn refine(plane: &Plane, t: &Template, region: Region, x: usize, y: usize, cut: f64) -> Peak {
-    let (mut x, mut y) = (x.clamp(region.x0, region.x1), y.clamp(region.y0, region.y1));
+/// Climbs the full-resolution score from `start`: scores the box of ±`first` pixels around
+/// it, then 3×3 boxes around the best so far until that best is inside its box (a local
+/// maximum). A candidate whose first box stays under `cut` is given up at once.
+fn refine(
+    plane: &Plane,
+    t: &Template,
+    region: Region,
+    start: (usize, usize),
+    first: usize,
+    cut: f64,
+) -> Peak {
+    let (mut x, mut y) = (
+        start.0.clamp(region.x0, region.x1),
+        start.1.clamp(region.y0, region.y1),
+    );
     let mut best = Peak {
         x,
         y,
         score: f64::NEG_INFINITY,
     };
+    let mut radius = first;
     for _ in 0..16 {
         let (bx0, by0) = (
-            x.saturating_sub(1).max(region.x0),
-            y.saturating_sub(1).max(region.y0),
+            x.saturating_sub(radius).max(region.x0),
+            y.saturating_sub(radius).max(region.y0),
         );
-        let (bx1, by1) = ((x + 1).min(region.x1), (y + 1).min(region.y1));
+        let (bx1, by1) = ((x + radius).min(region.x1), (y + radius).min(region.y1));
         let (nx, ny) = (bx1 - bx0 + 1, by1 - by0 + 1);
         let map = score_map(plane, t, bx0, by0, nx, ny);
         let (i, &score) = map
@@ -339,10 +366,11 @@ fn refine(plane: &Plane, t: &Template, region: Region, x: usize, y: usize, cut: 
             y: by0 + i / nx,
             score,
         };
-        if score < cut || (best.x, best.y) == (x, y) {
+        let inside = best.x.abs_diff(x) < radius && best.y.abs_diff(y) < radius;
+        if score < cut || inside {
             break;
         }
-        (x, y) = (best.x, best.y);
+        (x, y, radius) = (best.x, best.y, 1);
     }
     best
 }

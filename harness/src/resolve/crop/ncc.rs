@@ -95,6 +95,9 @@ pub(crate) fn score_map(
     nx: usize,
     ny: usize,
 ) -> Vec<f64> {
+    if nx * ny <= SMALL_MAP {
+        return small_map(src, t, x0, y0, nx, ny);
+    }
     let (w, h) = (t.width(), t.height());
     let integral = Integral::new(src, x0, y0, nx + w - 1, ny + h - 1);
     let mut out = vec![0.0; nx * ny];
@@ -109,6 +112,58 @@ pub(crate) fn score_map(
         }
     }
     out
+}
+
+/// Maps this small (the 5×5 and 3×3 boxes of the refine step) are cheaper window by window: a
+/// summed-area table would cost as much as the windows themselves, and a row of three
+/// positions is too short for the row-of-positions loop.
+const SMALL_MAP: usize = 25;
+
+fn small_map(src: &Plane, t: &Template, x0: usize, y0: usize, nx: usize, ny: usize) -> Vec<f64> {
+    let w = t.width();
+    let mut out = Vec::with_capacity(nx * ny);
+    for y in y0..y0 + ny {
+        for x in x0..x0 + nx {
+            let (mut dot, mut ws, mut wq) = (0u64, 0u64, 0u64);
+            for (r, trow) in t.plane.data.chunks_exact(w).enumerate() {
+                let srow = src.row(x, y + r, w);
+                for (tc, sc) in trow.chunks(4096).zip(srow.chunks(4096)) {
+                    let (d, s, q) = row_stats(tc, sc);
+                    dot += d;
+                    ws += s;
+                    wq += q;
+                }
+            }
+            out.push(t.score(dot, ws, wq));
+        }
+    }
+    out
+}
+
+/// `ΣTI`, `ΣI` and `ΣI²` of two rows of at most 4096 bytes, in 16 lanes of `u32` sums that
+/// the compiler keeps in vector registers (each lane takes at most 256 products).
+#[inline]
+fn row_stats(t: &[u8], s: &[u8]) -> (u64, u64, u64) {
+    const L: usize = 16;
+    let (mut d, mut m, mut q) = ([0u32; L], [0u32; L], [0u32; L]);
+    let (tc, sc) = (t.chunks_exact(L), s.chunks_exact(L));
+    let (tr, sr) = (tc.remainder(), sc.remainder());
+    for (a, b) in tc.zip(sc) {
+        for k in 0..L {
+            let (p, v) = (u32::from(a[k]), u32::from(b[k]));
+            d[k] += p * v;
+            m[k] += v;
+            q[k] += v * v;
+        }
+    }
+    for (k, (&p, &v)) in tr.iter().zip(sr).enumerate() {
+        let (p, v) = (u32::from(p), u32::from(v));
+        d[k] += p * v;
+        m[k] += v;
+        q[k] += v * v;
+    }
+    let total = |x: [u32; L]| x.iter().map(|&v| u64::from(v)).sum::<u64>();
+    (total(d), total(m), total(q))
 }
 
 /// Most products a `u32` sum may take before it could overflow (`⌊2³² / 255²⌋`).
