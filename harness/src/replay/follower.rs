@@ -99,11 +99,9 @@ type Stop = (StepStatus, FailReason);
 
 impl<'a, 'r> Follower<'a, 'r> {
     fn chained(&mut self) {
-        let start = if self.plan.steps.is_empty() {
-            0
-        } else {
-            self.prep.step_frame(self.plan, 0)
-        };
+        // The desktop starts as the recording starts: a plan that skips a step the recording
+        // needed (opening a window) must not find that step's window already open.
+        let start = 0;
         let mut desk = Desktop::new(self.prep.rec, start);
         for i in 0..self.plan.steps.len() {
             if let Err((status, reason)) = self.step(i, &mut desk) {
