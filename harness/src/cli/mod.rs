@@ -1,8 +1,8 @@
 //! Subcommands. Each file parses its own arguments and calls the library; none holds logic
 //! another command or a test would need.
 
-mod bridge;
 mod baseline;
+mod bridge;
 mod check;
 mod diff;
 mod fmt;

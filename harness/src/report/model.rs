@@ -94,13 +94,20 @@ pub struct RobustnessTotal {
 impl RobustnessTotal {
     /// Pairs re-added over scenarios (so shards sum exactly); `None` when none were perturbed.
     pub fn fold(scenarios: &[ScenarioReport]) -> Option<RobustnessTotal> {
-        let robust: Vec<&Robustness> = scenarios.iter().filter_map(|s| s.robustness.as_ref()).collect();
+        let robust: Vec<&Robustness> = scenarios
+            .iter()
+            .filter_map(|s| s.robustness.as_ref())
+            .collect();
         if robust.is_empty() {
             return None;
         }
         let ok: u64 = robust.iter().map(|r| r.ok).sum();
         let total: u64 = robust.iter().map(|r| r.total).sum();
-        let score = if total == 0 { 1.0 } else { crate::json::round(ok as f64 / total as f64) };
+        let score = if total == 0 {
+            1.0
+        } else {
+            crate::json::round(ok as f64 / total as f64)
+        };
         Some(RobustnessTotal { score, ok, total })
     }
 }

@@ -33,6 +33,7 @@ fn report_of(paths: &[PathBuf], shard: Option<Shard>) -> Report {
     let opts = RunOptions {
         jobs: 2,
         modes: MODES.to_vec(),
+        perturb: vec![],
     };
     let results = run_loaded(suite.scenarios, &opts, &|_| {}).unwrap();
     let report = Report::from_results(&results, &MODES);
