@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+use crate::bridge::scenario::SCHEMA as BRIDGE_SCHEMA;
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::perturb::Perturbation;
 use crate::plan::{Plan, load_plan};
@@ -67,6 +68,8 @@ pub struct ScenarioResult {
     pub mismatch: Option<String>,
     /// How the steps fare under perturbations, when any were asked for.
     pub robustness: Option<Robustness>,
+    /// A bridge scenario's checks (commands, final state, safety), as JSON.
+    pub bridge: Option<serde_json::Value>,
 }
 
 impl ScenarioResult {
@@ -114,7 +117,10 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         if p.is_dir() {
             walk(&p, out);
         } else if p.extension().is_some_and(|e| e == "json")
-            && sniff_schema(&p).as_deref() == Some(SCENARIO_SCHEMA)
+            && matches!(
+                sniff_schema(&p).as_deref(),
+                Some(SCENARIO_SCHEMA | BRIDGE_SCHEMA)
+            )
         {
             out.push(p);
         }
@@ -178,6 +184,7 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
         met: false,
         mismatch: None,
         robustness: None,
+        bridge: None,
     };
     if !perturbations.is_empty() {
         result.robustness = Some(robustness(
@@ -334,27 +341,36 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 pub struct LoadedSuite {
     /// The scenarios to run (this shard's, when sharded), in discovery order.
     pub scenarios: Vec<Scenario>,
+    /// The bridge scenarios to run (this shard's), by id.
+    pub bridge: Vec<(String, PathBuf)>,
     /// Every scenario id of the suite before sharding, sorted: the suite's identity.
     pub all_ids: Vec<String>,
 }
 
 /// Loads every scenario file, refuses duplicate ids, then keeps `shard`'s part.
 pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite, InputError> {
-    let scenarios = files
+    let (bridge_files, plan_files): (Vec<&PathBuf>, Vec<&PathBuf>) = files
         .iter()
+        .partition(|f| sniff_schema(f).as_deref() == Some(BRIDGE_SCHEMA));
+    let scenarios = plan_files
+        .into_iter()
         .map(|f| load_scenario(f))
         .collect::<Result<Vec<_>, _>>()?;
+    let bridge = bridge_files
+        .into_iter()
+        .map(|f| Ok((bridge_id(f)?, f.clone())))
+        .collect::<Result<Vec<(String, PathBuf)>, InputError>>()?;
     let mut ids: BTreeMap<&str, &Path> = BTreeMap::new();
-    for s in &scenarios {
-        if let Some(first) = ids.insert(&s.file.id, &s.path) {
+    let named = scenarios
+        .iter()
+        .map(|s| (s.file.id.as_str(), s.path.as_path()))
+        .chain(bridge.iter().map(|(id, p)| (id.as_str(), p.as_path())));
+    for (id, path) in named {
+        if let Some(first) = ids.insert(id, path) {
             return Err(InputError::new(
-                &s.path,
+                path,
                 Reason::DuplicateId,
-                format!(
-                    "scenario id `{}` is also used by `{}`",
-                    s.file.id,
-                    first.display()
-                ),
+                format!("scenario id `{id}` is also used by `{}`", first.display()),
             )
             .at(FieldPath::root().key("id")));
         }
@@ -364,7 +380,71 @@ pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite
         .into_iter()
         .filter(|s| shard.is_none_or(|sh| sh.contains(&s.file.id)))
         .collect();
-    Ok(LoadedSuite { scenarios, all_ids })
+    let bridge = bridge
+        .into_iter()
+        .filter(|(id, _)| shard.is_none_or(|sh| sh.contains(id)))
+        .collect();
+    Ok(LoadedSuite {
+        scenarios,
+        bridge,
+        all_ids,
+    })
+}
+
+/// A bridge scenario's id, read without running it.
+fn bridge_id(path: &Path) -> Result<String, InputError> {
+    let src = crate::json::read_text(path, crate::replay::MAX_SCENARIO_BYTES)?;
+    let v = crate::json::parse_value(&src)?;
+    match v.get("id").and_then(|i| i.as_str()) {
+        Some(id) => Ok(id.to_string()),
+        None => Err(src.error(
+            FieldPath::root().key("id"),
+            Reason::InvalidField,
+            "a bridge scenario needs an `id`",
+        )),
+    }
+}
+
+/// Runs bridge scenarios (the StepBack simulator) and folds each into a [`ScenarioResult`]
+/// whose `bridge` part carries the outcome, state and safety checks.
+pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>, InputError> {
+    let mut out = Vec::new();
+    for (id, path) in scenarios {
+        let r = crate::bridge::run_bridge_scenario(path)?;
+        let mismatch = (!r.passed).then(|| {
+            let mut why = Vec::new();
+            if !r.outcomes_match {
+                why.push("an outcome differs from the expected one");
+            }
+            if !r.state_match {
+                why.push("the final state differs");
+            }
+            if why.is_empty() {
+                why.push("the agent side wrote outside inbox/");
+            }
+            why.join("; ")
+        });
+        out.push(ScenarioResult {
+            id: id.clone(),
+            file: path.display().to_string(),
+            description: r.description.clone(),
+            plan: String::new(),
+            recording: String::new(),
+            expected: Expected {
+                outcome: crate::replay::Outcome::Completed,
+                reason: None,
+                step_id: None,
+                floors: Default::default(),
+            },
+            steps: Vec::new(),
+            traces: Vec::new(),
+            met: r.passed,
+            mismatch,
+            robustness: None,
+            bridge: Some(serde_json::to_value(&r).unwrap_or_default()),
+        });
+    }
+    Ok(out)
 }
 
 /// Loads scenarios and runs them on `jobs` threads. `on_done` sees each result as it finishes

@@ -12,7 +12,7 @@ use stepreplay::report::{
     Baseline, RegressionReport, Report, compare, to_json, to_junit, to_markdown, write_html,
 };
 use stepreplay::suite::{
-    RunOptions, ScenarioResult, Shard, discover, load_suite, run_loaded, word,
+    RunOptions, ScenarioResult, Shard, discover, load_suite, run_bridge, run_loaded, word,
 };
 use stepreplay::{Error, InputError, Reason};
 
@@ -93,7 +93,16 @@ enum ModeArg {
 }
 
 fn line(r: &ScenarioResult) -> String {
-    let (outcome, reason, _) = r.traces[0].outcome();
+    let Some(trace) = r.traces.first() else {
+        let verdict = if r.met { "ok  " } else { "FAIL" };
+        let why = r
+            .mismatch
+            .as_deref()
+            .map(|m| format!(" — {m}"))
+            .unwrap_or_default();
+        return format!("{verdict} {:<36} bridge batch{why}", r.id);
+    };
+    let (outcome, reason, _) = trace.outcome();
     let got = match reason {
         Some(rs) => format!("{} ({})", word(&outcome), word(&rs)),
         None => word(&outcome),
@@ -263,7 +272,13 @@ pub fn run(args: Args) -> Result<u8, Error> {
     };
     let suite = load_suite(&files, args.shard)?;
     let progress = Progress::new(suite.scenarios.len(), args.quiet);
-    let results = run_loaded(suite.scenarios, &opts, &|r| progress.done(r))?;
+    let bridge = run_bridge(&suite.bridge)?;
+    for r in &bridge {
+        progress.done(r);
+    }
+    let mut results = run_loaded(suite.scenarios, &opts, &|r| progress.done(r))?;
+    results.extend(bridge);
+    results.sort_by(|a, b| a.id.cmp(&b.id));
     progress.finish();
     let mut report = Report::from_results(&results, &modes);
     if let Some(shard) = args.shard {

@@ -159,6 +159,9 @@ pub struct ScenarioReport {
     /// Under perturbations, when asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robustness: Option<Robustness>,
+    /// A bridge scenario's checks: each command's outcome, the final state, safety.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bridge: Option<serde_json::Value>,
 }
 
 /// One scenario in one mode.
@@ -397,6 +400,7 @@ impl Report {
                     mismatch: r.mismatch.clone(),
                     runs,
                     robustness: r.robustness.clone(),
+                    bridge: r.bridge.clone(),
                 }
             })
             .collect();

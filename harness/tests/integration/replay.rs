@@ -125,3 +125,42 @@ fn a_missing_scenario_folder_is_bad_input() {
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("missing-file"));
 }
+
+/// The checked-in suite (`scenarios/` at the repo root), run as the README's main job runs it.
+fn run_suite_cli(jobs: &str, out: &Path) -> (i32, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+        .current_dir(root)
+        .args([
+            "run",
+            "--quiet",
+            "--format",
+            "json",
+            "--jobs",
+            jobs,
+            "--report-dir",
+        ])
+        .arg(out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(!String::from_utf8_lossy(&run.stderr).contains("panicked"));
+    (run.status.code().unwrap_or(-1), stdout)
+}
+
+#[test]
+fn the_checked_in_suite_meets_every_expectation_at_any_jobs() {
+    let base = std::env::temp_dir().join(format!("stepreplay-suite-{}", std::process::id()));
+    let (code, stdout) = run_suite_cli("1", &base.join("one"));
+    assert_eq!(code, 0, "{stdout}");
+    // At least the 12 plan scenarios and 8 bridge scenarios the suite promises.
+    let ok = stdout.lines().filter(|l| l.starts_with("ok ")).count();
+    assert!(ok >= 20, "{stdout}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+    let (code8, _) = run_suite_cli("8", &base.join("eight"));
+    assert_eq!(code8, 0);
+    let a = std::fs::read(base.join("one/report.json")).unwrap();
+    let b = std::fs::read(base.join("eight/report.json")).unwrap();
+    assert!(a == b, "report.json differs between --jobs 1 and --jobs 8");
+    std::fs::remove_dir_all(&base).unwrap();
+}
