@@ -12,6 +12,7 @@ pub fn check(next: &Target, ctx: &ExpectCtx) -> Check {
         &ResolveContext {
             screen: ctx.screen,
             reference: None,
+            crop: None,
         },
     );
     let what = next

@@ -21,6 +21,7 @@ pub(super) fn check(v: &Target, e: &Expect, ctx: &ExpectCtx) -> Check {
         &ResolveContext {
             screen: ctx.screen,
             reference: None,
+            crop: None,
         },
     );
     let what = t

@@ -7,23 +7,31 @@
 //! holds.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use image::RgbaImage;
 
 use super::REDACTED;
 use super::scenario::{Answer, FailReason, Outcome, ScenarioFile};
 use super::trace::{AskKind, Event, Mode, StepStatus, Trace};
 use crate::desktop::{Acted, Desktop};
+use crate::errors::FieldPath;
 use crate::expect::{Check, ExpectCtx, check_expect, check_next_control};
 use crate::plan::{Action, Part, Plan, Step, Text};
-use crate::recording::Recording;
+use crate::recording::{Recording, decode_png, safe_join};
+use crate::resolve::crop::GrayScreen;
 use crate::resolve::{FrameIndex, ResolveContext, resolve};
 use crate::text::normalize_label;
 
-/// A recording prepared for replays: frame indexes built once, on first use.
+/// A recording prepared for replays: frame indexes, grey screens and crops built once, on
+/// first use.
 pub struct Prepared<'r> {
     /// The recording.
     pub rec: &'r Recording,
     indexes: Vec<OnceLock<FrameIndex>>,
+    grays: Vec<OnceLock<Option<GrayScreen>>>,
+    crops: Mutex<BTreeMap<PathBuf, Option<Arc<RgbaImage>>>>,
 }
 
 impl<'r> Prepared<'r> {
@@ -32,7 +40,34 @@ impl<'r> Prepared<'r> {
         Prepared {
             rec,
             indexes: (0..rec.frames.len()).map(|_| OnceLock::new()).collect(),
+            grays: (0..rec.frames.len()).map(|_| OnceLock::new()).collect(),
+            crops: Mutex::new(BTreeMap::new()),
         }
+    }
+
+    /// Frame `i` in grey, for crop matching (None when its screenshot cannot be read).
+    pub fn gray(&self, i: usize) -> Option<&GrayScreen> {
+        self.grays[i]
+            .get_or_init(|| {
+                self.rec.frames[i]
+                    .pixels()
+                    .ok()
+                    .map(|p| GrayScreen::new(&p))
+            })
+            .as_ref()
+    }
+
+    /// A plan's crop picture, decoded once; None when it is missing, unsafe or unreadable
+    /// (the resolver then does without it, as a follower without the picture would).
+    pub fn crop(&self, base: &Path, rel: &Path) -> Option<Arc<RgbaImage>> {
+        let mut crops = self.crops.lock().unwrap_or_else(|p| p.into_inner());
+        crops
+            .entry(base.join(rel))
+            .or_insert_with(|| {
+                let path = safe_join(base, &rel.to_string_lossy(), base, FieldPath::root()).ok()?;
+                decode_png(&path).ok().map(Arc::new)
+            })
+            .clone()
     }
 
     /// The index of frame `i`.
@@ -299,12 +334,20 @@ impl<'a, 'r> Follower<'a, 'r> {
         if let Some(target) = &step.target {
             let ix = self.prep.frame_index(desk.frame_index());
             let reference = self.prep.frame_index(self.prep.step_frame(self.plan, i));
+            let crop = target
+                .crop
+                .as_ref()
+                .and_then(|c| self.prep.crop(&self.plan.base_dir, c));
+            let gray = crop
+                .as_ref()
+                .and_then(|_| self.prep.gray(desk.frame_index()));
             let r = resolve(
                 target,
                 ix,
                 &ResolveContext {
                     screen,
                     reference: Some(reference),
+                    crop: gray.zip(crop.as_deref()),
                 },
             );
             let expected = recorded.and_then(|t| t.element.clone());

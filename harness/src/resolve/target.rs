@@ -7,6 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use image::RgbaImage;
+
+use super::crop::{CropOptions, CropQuery, GrayScreen, locate};
 use super::index::{FrameIndex, Node, WindowInfo};
 use crate::json::round;
 use crate::plan::Target;
@@ -67,12 +70,14 @@ pub struct Resolution {
 pub const AMBIGUITY_MARGIN: f64 = 0.05;
 
 /// What the resolver needs besides the target and the frame.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct ResolveContext<'a> {
     /// Screenshot size in pixels, for points given as shares.
     pub screen: (u32, u32),
     /// The frame as recorded when the plan was made, to tell how far windows moved.
     pub reference: Option<&'a FrameIndex>,
+    /// The step's crop and the screen to find it on, when the plan has a picture.
+    pub crop: Option<(&'a GrayScreen, &'a RgbaImage)>,
 }
 
 fn app_matches(t: &Target, w: &WindowInfo) -> bool {
@@ -139,7 +144,65 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
             Err(why) => note = Some(why),
         },
     }
+    // The picture is the last resort: only when names and geometry found nothing.
+    if cands.is_empty()
+        && let Some((screen, crop)) = ctx.crop
+        && crop_candidates(t, ix, ctx, screen, crop, &mut cands)
+    {
+        note = None;
+    }
     rank(cands, ix, t, ctx, note)
+}
+
+/// Finds the crop on the screen (near where the plan's point says first) and proposes the
+/// innermost element of the target's app under the match's centre — for a nameless control,
+/// or one whose name is gone.
+fn crop_candidates(
+    t: &Target,
+    ix: &FrameIndex,
+    ctx: &ResolveContext,
+    screen: &GrayScreen,
+    crop: &RgbaImage,
+    out: &mut Vec<(u32, f64, Strategy)>,
+) -> bool {
+    let expected = t.point.map(|p| {
+        let x = (p.x * ctx.screen.0 as f64 - crop.width() as f64 / 2.0).max(0.0);
+        let y = (p.y * ctx.screen.1 as f64 - crop.height() as f64 / 2.0).max(0.0);
+        (x as u32, y as u32)
+    });
+    let q = CropQuery {
+        screen,
+        crop,
+        expected,
+    };
+    let Some(m) = locate(&q, &CropOptions::default()) else {
+        return false;
+    };
+    let (cx, cy) = (
+        m.x as f64 + crop.width() as f64 / 2.0,
+        m.y as f64 + crop.height() as f64 / 2.0,
+    );
+    let hit = ix
+        .at_point(cx, cy)
+        .into_iter()
+        .filter(|&i| {
+            let n = &ix.nodes[i as usize];
+            role_matches(t, n) && app_matches(t, ix.window_of(n))
+        })
+        .min_by_key(|&i| {
+            (
+                ix.nodes[i as usize].window,
+                ix.nodes[i as usize].frame.area(),
+            )
+        });
+    let Some(i) = hit else { return false };
+    // A picture never overrules a name: when the plan names the control and the control under
+    // the picture carries another name, the guide is wrong, and guessing would hide it.
+    if t.label.is_some() && !ix.nodes[i as usize].norm.is_empty() {
+        return false;
+    }
+    out.push((i, 0.6 + 0.3 * m.score.clamp(0.0, 1.0), Strategy::Crop));
+    true
 }
 
 fn label_candidates(
