@@ -453,24 +453,28 @@ fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, Rejection> {
                     .ok()
                     .and_then(|s| serde_json::from_str::<Value>(&s.text).ok())
                     .and_then(|v| v.get("schema").and_then(Value::as_str).map(str::to_string));
-                if schema.as_deref() != Some(BRIDGE_SCENARIO_SCHEMA) {
-                    return Err(Rejection::new(
+                let fail = |mut e: InputError| {
+                    e.file = PathBuf::from(rel);
+                    job_file_error(e, at.clone())
+                };
+                match schema.as_deref() {
+                    Some(BRIDGE_SCENARIO_SCHEMA) => run_bridge_scenario(&p)
+                        .map(|r| (r.passed, serde_json::to_value(&r).unwrap_or_default()))
+                        .map_err(fail),
+                    Some(crate::replay::SCENARIO_SCHEMA) => run_plan_scenario(&p).map_err(fail),
+                    _ => Err(Rejection::new(
                         Reason::UnsupportedSchema,
                         at.clone(),
                         format!(
-                            "serve runs `{BRIDGE_SCENARIO_SCHEMA}` scenarios; plan scenarios \
-                             are not available here yet"
+                            "serve runs `{BRIDGE_SCENARIO_SCHEMA}` and `{}` scenarios",
+                            crate::replay::SCENARIO_SCHEMA
                         ),
-                    ));
+                    )),
                 }
-                run_bridge_scenario(&p).map_err(|mut e| {
-                    e.file = PathBuf::from(rel);
-                    job_file_error(e, at.clone())
-                })
             });
         results.push(match one {
-            Ok(r) => {
-                passed += usize::from(r.passed);
+            Ok((ok, r)) => {
+                passed += usize::from(ok);
                 serde_json::json!({ "scenario": rel, "result": r })
             }
             Err(r) => serde_json::json!({
@@ -484,4 +488,22 @@ fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, Rejection> {
         "total": job.scenarios.len(),
         "scenarios": results,
     }))
+}
+
+/// Replays one plan scenario in both modes; the result is its report entry.
+fn run_plan_scenario(path: &Path) -> Result<(bool, Value), InputError> {
+    use crate::replay::Mode;
+    let modes = vec![Mode::Chained, Mode::PerStep];
+    let opts = crate::suite::RunOptions {
+        jobs: 1,
+        modes: modes.clone(),
+        perturb: Vec::new(),
+    };
+    let results = crate::suite::run_suite(&[path.to_path_buf()], &opts, &|_| {})?;
+    let report = crate::report::Report::from_results(&results, &modes);
+    let entry = report.scenarios.into_iter().next();
+    Ok((
+        entry.as_ref().is_some_and(|e| e.met),
+        serde_json::to_value(&entry).unwrap_or_default(),
+    ))
 }

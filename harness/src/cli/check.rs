@@ -17,6 +17,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     format: OutputFormat,
+    /// Also replay the plan against this recording, chained and under the standard
+    /// perturbations, and report fragile steps.
+    #[arg(long, value_name = "DIR")]
+    recording: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<u8, Error> {
@@ -26,7 +30,24 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let mut worst = 0;
     for path in &args.plans {
         let report = match read_plan_source(path) {
-            Ok(src) => check_source(&src),
+            Ok(src) => {
+                let report = check_source(&src);
+                match &args.recording {
+                    Some(dir) if report.exit_code() == 0 => {
+                        let found = replayed(path, dir)?;
+                        report.with(
+                            found
+                                .into_iter()
+                                .map(|f| {
+                                    let p = src.position(&f.path);
+                                    f.at(p)
+                                })
+                                .collect(),
+                        )
+                    }
+                    _ => report,
+                }
+            }
             Err(e) => CheckReport::unreadable(path, Finding::from_input_error(&e)),
         };
         match args.format {
@@ -36,4 +57,11 @@ pub fn run(args: Args) -> Result<u8, Error> {
         worst = worst.max(report.exit_code());
     }
     Ok(worst)
+}
+
+/// Findings from replaying the plan on its recording (bad input here is exit 2).
+fn replayed(plan: &std::path::Path, dir: &std::path::Path) -> Result<Vec<Finding>, Error> {
+    let plan = stepreplay::plan::load_plan(plan)?;
+    let rec = stepreplay::recording::load_recording(dir)?;
+    Ok(stepreplay::replay::approval_findings(&plan, &rec)?)
 }

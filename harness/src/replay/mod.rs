@@ -1,6 +1,7 @@
 //! Replay: one scenario → a [`Trace`] per mode. Knows the normalized plan, the recording and
 //! the scripted person; knows nothing of reports.
 
+mod approval;
 mod follower;
 mod robustness;
 mod scenario;
@@ -8,6 +9,7 @@ mod scenario;
 mod tests;
 mod trace;
 
+pub use approval::approval_findings;
 pub use follower::{Prepared, replay};
 pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
 pub use scenario::*;

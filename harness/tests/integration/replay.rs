@@ -164,3 +164,39 @@ fn the_checked_in_suite_meets_every_expectation_at_any_jobs() {
     assert!(a == b, "report.json differs between --jobs 1 and --jobs 8");
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+#[test]
+fn check_with_a_recording_names_the_fragile_point_only_step() {
+    let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mini");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+        .current_dir(&fx)
+        .args([
+            "check",
+            "scenarios/mini/plan.json",
+            "--recording",
+            "recordings/mini",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let fragile: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["reason"] == "fragile-step")
+        .collect();
+    let point = fragile
+        .iter()
+        .find(|f| f["path"] == "steps[2].target")
+        .expect("step 3 is fragile");
+    assert!(
+        point["message"].as_str().unwrap().contains("point only"),
+        "{point}"
+    );
+    assert!(point["hint"].as_str().unwrap().contains("label"), "{point}");
+    assert!(point["line"].as_u64().is_some());
+}

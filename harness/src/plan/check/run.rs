@@ -1,6 +1,6 @@
 //! Runs every rule over a plan and orders the findings.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -35,6 +35,15 @@ impl CheckReport {
         } else {
             0
         }
+    }
+
+    /// The same report with more findings (from replaying the plan), re-sorted and re-counted.
+    pub fn with(self, more: Vec<Finding>) -> Self {
+        let parsed = self.parsed;
+        let file = PathBuf::from(&self.file);
+        let mut all = self.findings;
+        all.extend(more);
+        Self::new(&file, all, parsed)
     }
 
     /// A report for a file that could not be read at all.
