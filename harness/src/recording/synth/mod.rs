@@ -7,13 +7,13 @@ mod canvas;
 mod font;
 mod foxplan;
 mod render;
-pub mod scenario;
 pub mod script;
 mod widgets;
 mod write;
 
 pub use build::{Built, accessible_name, build, frame_id};
 pub use render::render;
-pub use scenario::{SCENARIO_SCHEMA, ScenarioFile};
+// Synth writes scenarios in the one scenario format the replay reads.
+pub use crate::replay::{SCENARIO_SCHEMA, ScenarioFile};
 pub use script::{SCRIPT_SCHEMA, Script, load_script, parse_script};
 pub use write::{SynthOutput, encode_png, synthesize, synthesize_file};

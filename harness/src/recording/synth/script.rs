@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::scenario::{Answers, ScenarioExpect};
+use crate::replay::{Answers, Expected as ScenarioExpect};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, parse_typed, parse_value, read_text};
 use crate::plan::foxstep::{ActionKind, Click, Done, Expect, Guide, Input};
@@ -421,7 +421,7 @@ pub struct ScenarioSpec {
     pub answers: Answers,
     /// Perturbations.
     #[serde(default)]
-    pub perturbations: Vec<Value>,
+    pub perturbations: Vec<String>,
     /// What should happen.
     pub expect: ScenarioExpect,
 }
