@@ -13,10 +13,10 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::replay::{Answers, Expected as ScenarioExpect};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, parse_typed, parse_value, read_text};
 use crate::plan::foxstep::{ActionKind, Click, Done, Expect, Guide, Input};
+use crate::replay::{Answers, Expected as ScenarioExpect};
 
 /// The schema string of a desktop script.
 pub const SCRIPT_SCHEMA: &str = "stepreplay-synth/1";

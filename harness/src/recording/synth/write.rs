@@ -14,8 +14,8 @@ use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use super::build::{build, frame_id};
 use super::foxplan::{apply_variant, crop_name, make_plan};
 use super::render::render;
-use super::{SCENARIO_SCHEMA, ScenarioFile};
 use super::script::{MAX_SCRIPT_BYTES, Script, parse_script};
+use super::{SCENARIO_SCHEMA, ScenarioFile};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{read_text, to_canonical, to_canonical_value};
 use crate::recording::format::{
