@@ -156,6 +156,26 @@ fn syntax_error(src: &Source, e: &serde_json::Error) -> InputError {
         .hint(hint)
 }
 
+/// Refuses a document whose `schema` is not `want` (`unsupported-schema`); `what` names the
+/// kind of file for the hint ("AX snapshots").
+pub fn expect_schema(
+    src: &Source,
+    value: &Value,
+    want: &str,
+    what: &str,
+) -> Result<(), InputError> {
+    match value.get("schema").and_then(|s| s.as_str()) {
+        Some(s) if s == want => Ok(()),
+        other => Err(src
+            .error(
+                FieldPath::root().key("schema"),
+                Reason::UnsupportedSchema,
+                format!("schema {:?} is not supported", other.unwrap_or("(none)")),
+            )
+            .hint(format!("{what} are \"{want}\""))),
+    }
+}
+
 /// Parses strictly into `T`: unknown fields, wrong types and missing fields are
 /// `invalid-field` errors at the exact field path.
 pub fn parse_typed<T: DeserializeOwned>(src: &Source) -> Result<T, InputError> {

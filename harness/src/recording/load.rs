@@ -12,7 +12,7 @@ use super::ax::{AX_SCHEMA, AxSnapshot};
 use super::format::{RECORDING_SCHEMA, RecordingFile};
 use super::safe_path::safe_join;
 use crate::errors::{FieldPath, InputError, Reason};
-use crate::json::{Source, parse_typed, parse_value, read_text};
+use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
 
 /// Largest `recording.json`.
 pub const MAX_RECORDING_BYTES: u64 = 4 * 1024 * 1024;
@@ -120,18 +120,7 @@ pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
     let path = dir.join("recording.json");
     let src = read_text(&path, MAX_RECORDING_BYTES)?;
     let value = parse_value(&src)?;
-    match value.get("schema").and_then(|s| s.as_str()) {
-        Some(RECORDING_SCHEMA) => {}
-        other => {
-            return Err(src
-                .error(
-                    FieldPath::root().key("schema"),
-                    Reason::UnsupportedSchema,
-                    format!("schema {:?} is not supported", other.unwrap_or("(none)")),
-                )
-                .hint(format!("this harness reads \"{RECORDING_SCHEMA}\"")));
-        }
-    }
+    expect_schema(&src, &value, RECORDING_SCHEMA, "recordings")?;
     let file: RecordingFile = parse_typed(&src)?;
     if file.screen.scale == 0 || file.screen.width == 0 || file.screen.height == 0 {
         return Err(src.error(
@@ -217,18 +206,7 @@ pub fn load_ax(path: &Path) -> Result<AxSnapshot, InputError> {
 /// Parses an AX snapshot from text (see [`load_ax`]).
 pub fn parse_ax(src: &Source) -> Result<AxSnapshot, InputError> {
     let value = parse_value(src)?;
-    match value.get("schema").and_then(|s| s.as_str()) {
-        Some(AX_SCHEMA) => {}
-        other => {
-            return Err(src
-                .error(
-                    FieldPath::root().key("schema"),
-                    Reason::UnsupportedSchema,
-                    format!("schema {:?} is not supported", other.unwrap_or("(none)")),
-                )
-                .hint(format!("AX snapshots are \"{AX_SCHEMA}\"")));
-        }
-    }
+    expect_schema(src, &value, AX_SCHEMA, "AX snapshots")?;
     let ax: AxSnapshot = parse_typed(src)?;
     let count = ax.element_count();
     if count > MAX_ELEMENTS {

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::errors::{FieldPath, InputError, Reason};
-use crate::json::{Source, parse_typed, parse_value, read_text};
+use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
 use crate::plan::foxstep::{ActionKind, Click, Done, Expect, Guide, Input};
 use crate::replay::{Answers, Expected as ScenarioExpect};
 
@@ -435,18 +435,7 @@ pub fn load_script(path: &Path) -> Result<Script, InputError> {
 /// Parses a script: schema first, then strict types.
 pub fn parse_script(src: &Source) -> Result<Script, InputError> {
     let value = parse_value(src)?;
-    match value.get("schema").and_then(|s| s.as_str()) {
-        Some(SCRIPT_SCHEMA) => {}
-        other => {
-            return Err(src
-                .error(
-                    FieldPath::root().key("schema"),
-                    Reason::UnsupportedSchema,
-                    format!("schema {:?} is not supported", other.unwrap_or("(none)")),
-                )
-                .hint(format!("desktop scripts are \"{SCRIPT_SCHEMA}\"")));
-        }
-    }
+    expect_schema(src, &value, SCRIPT_SCHEMA, "desktop scripts")?;
     let script: Script = parse_typed(src)?;
     if script.scale != 1 && script.scale != 2 {
         return Err(src.error(
