@@ -9,6 +9,7 @@
 use std::collections::HashSet;
 
 use super::locate::position_of;
+use super::locate::skip_string;
 use crate::errors::{FieldPath, Position, Seg};
 
 enum Frame {
@@ -54,7 +55,7 @@ pub fn find_duplicate_key(text: &str) -> Option<(FieldPath, Position)> {
                 None => {}
             },
             b'"' => {
-                let end = string_end(b, i);
+                let end = skip_string(b, i);
                 if let Some(Frame::Object {
                     keys,
                     want_key,
@@ -81,19 +82,6 @@ pub fn find_duplicate_key(text: &str) -> Option<(FieldPath, Position)> {
         i += 1;
     }
     None
-}
-
-/// The offset just past the string starting at `i` (which holds the opening quote).
-fn string_end(b: &[u8], mut i: usize) -> usize {
-    i += 1;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    b.len()
 }
 
 #[cfg(test)]

@@ -178,7 +178,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 }
 
 /// End of the string starting at `i` (which holds the opening quote).
-fn skip_string(b: &[u8], mut i: usize) -> usize {
+pub(super) fn skip_string(b: &[u8], mut i: usize) -> usize {
     i += 1;
     while i < b.len() {
         match b[i] {
