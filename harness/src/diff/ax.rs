@@ -457,27 +457,15 @@ mod tests {
     use crate::recording::ax::App;
 
     fn el(id: &str, role: &str, title: &str, x: i32) -> Element {
+        let frame = Rect {
+            x,
+            y: 10,
+            width: 80,
+            height: 24,
+        };
         Element {
-            id: id.into(),
-            ax_role: role.into(),
-            role: None,
-            subrole: None,
             title: Some(title.into()),
-            description: None,
-            value: None,
-            role_description: None,
-            placeholder: None,
-            labelled_by: None,
-            frame: Rect {
-                x,
-                y: 10,
-                width: 80,
-                height: 24,
-            },
-            enabled: true,
-            focused: false,
-            selected: false,
-            children: Vec::new(),
+            ..Element::new(id, role, frame)
         }
     }
 

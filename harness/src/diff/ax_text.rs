@@ -115,27 +115,18 @@ mod tests {
     use crate::recording::ax::{App, Window};
 
     fn snap(title: &str, value: &str) -> AxSnapshot {
+        let frame = Rect {
+            x: 1,
+            y: 2,
+            width: 3,
+            height: 4,
+        };
         let field = Element {
-            id: "pw".into(),
-            ax_role: "AXTextField".into(),
-            role: None,
             subrole: Some("AXSecureTextField".into()),
-            title: None,
             description: Some("Password".into()),
             value: Some(value.into()),
-            role_description: None,
-            placeholder: None,
-            labelled_by: None,
-            frame: Rect {
-                x: 1,
-                y: 2,
-                width: 3,
-                height: 4,
-            },
-            enabled: true,
             focused: true,
-            selected: false,
-            children: Vec::new(),
+            ..Element::new("pw", "AXTextField", frame)
         };
         AxSnapshot {
             schema: "stepreplay-ax/1".into(),

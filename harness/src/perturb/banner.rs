@@ -48,21 +48,9 @@ pub(super) fn apply(ax: &mut AxSnapshot, px: &mut RgbaImage, ctx: &Ctx) {
             frame,
             focused: false,
             elements: vec![Element {
-                id: "notification-text".into(),
-                ax_role: "AXStaticText".into(),
                 role: Some("text".into()),
-                subrole: None,
-                title: None,
-                description: None,
                 value: Some("New message from Alex".into()),
-                role_description: None,
-                placeholder: None,
-                labelled_by: None,
-                frame,
-                enabled: true,
-                focused: false,
-                selected: false,
-                children: vec![],
+                ..Element::new("notification-text", "AXStaticText", frame)
             }],
         }],
     });

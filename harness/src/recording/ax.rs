@@ -181,6 +181,28 @@ pub fn is_field_role(ax_role: &str) -> bool {
 }
 
 impl Element {
+    /// An enabled, unfocused element with only an id, a role and a frame; fill in the rest
+    /// with struct update syntax (`Element { title: …, ..Element::new(…) }`).
+    pub fn new(id: impl Into<String>, ax_role: impl Into<String>, frame: Rect) -> Self {
+        Element {
+            id: id.into(),
+            ax_role: ax_role.into(),
+            role: None,
+            subrole: None,
+            title: None,
+            description: None,
+            value: None,
+            role_description: None,
+            placeholder: None,
+            labelled_by: None,
+            frame,
+            enabled: true,
+            focused: false,
+            selected: false,
+            children: Vec::new(),
+        }
+    }
+
     /// The name the element carries itself: title, then description, then — for static
     /// text — its value. Labels from elsewhere (labelled-by, a label beside it) are the
     /// resolver's job, since they need the whole window.

@@ -179,21 +179,8 @@ mod tests {
 
     pub(crate) fn el(id: &str, role: &str, title: Option<&str>, frame: Rect) -> Element {
         Element {
-            id: id.into(),
-            ax_role: role.into(),
-            role: None,
-            subrole: None,
             title: title.map(Into::into),
-            description: None,
-            value: None,
-            role_description: None,
-            placeholder: None,
-            labelled_by: None,
-            frame,
-            enabled: true,
-            focused: false,
-            selected: false,
-            children: vec![],
+            ..Element::new(id, role, frame)
         }
     }
 

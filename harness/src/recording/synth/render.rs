@@ -308,27 +308,15 @@ mod tests {
     use crate::recording::ax::{App, Element, Rect};
 
     fn snapshot(title: &str) -> AxSnapshot {
+        let frame = Rect {
+            x: 40,
+            y: 80,
+            width: 80,
+            height: 24,
+        };
         let button = Element {
-            id: "ok".into(),
-            ax_role: "AXButton".into(),
-            role: None,
-            subrole: None,
             title: Some(title.into()),
-            description: None,
-            value: None,
-            role_description: None,
-            placeholder: None,
-            labelled_by: None,
-            frame: Rect {
-                x: 40,
-                y: 80,
-                width: 80,
-                height: 24,
-            },
-            enabled: true,
-            focused: false,
-            selected: false,
-            children: vec![],
+            ..Element::new("ok", "AXButton", frame)
         };
         AxSnapshot {
             schema: crate::recording::ax::AX_SCHEMA.into(),
