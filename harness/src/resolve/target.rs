@@ -123,6 +123,7 @@ fn showing(n: &Node, screen: (u32, u32)) -> bool {
 pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution {
     let mut cands: Vec<(u32, f64, Strategy)> = Vec::new();
     let mut note = None;
+    let mut clicked = None;
     match t
         .label
         .as_deref()
@@ -139,8 +140,8 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
             }
         }
         None => match geometry_candidates(t, ix, ctx, &mut cands) {
-            Ok(()) if cands.is_empty() => note = Some("no control at the recorded point".into()),
-            Ok(()) => {}
+            Ok(_) if cands.is_empty() => note = Some("no control at the recorded point".into()),
+            Ok(p) => clicked = p,
             Err(why) => note = Some(why),
         },
     }
@@ -151,7 +152,7 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
     {
         note = None;
     }
-    rank(cands, ix, t, ctx, note)
+    rank(cands, ix, clicked, note)
 }
 
 /// Finds the crop on the screen (near where the plan's point says first) and proposes the
@@ -282,7 +283,7 @@ fn geometry_candidates(
     ix: &FrameIndex,
     ctx: &ResolveContext,
     out: &mut Vec<(u32, f64, Strategy)>,
-) -> Result<(), String> {
+) -> Result<Option<(f64, f64)>, String> {
     let Some(p) = t.point.or_else(|| {
         t.bounds.map(|b| crate::plan::Point {
             x: b.x + b.width / 2.0,
@@ -331,7 +332,8 @@ fn geometry_candidates(
         } - penalty;
         out.push((i, s, Strategy::Geometry));
     }
-    Ok(())
+    // The click lands on the plan's point, not on a bounds centre standing in for it.
+    Ok(t.point.map(|_| (px, py)))
 }
 
 fn iou(a: &Rect, b: &Rect) -> f64 {
@@ -344,11 +346,11 @@ fn iou(a: &Rect, b: &Rect) -> f64 {
     if union <= 0.0 { 0.0 } else { inter / union }
 }
 
+/// Ranks candidates; `clicked` is the plan's point, translated, when geometry decided.
 fn rank(
     mut cands: Vec<(u32, f64, Strategy)>,
     ix: &FrameIndex,
-    t: &Target,
-    ctx: &ResolveContext,
+    clicked: Option<(f64, f64)>,
     note: Option<String>,
 ) -> Resolution {
     // Stable order: score, then tree order, so equal scores never depend on hashing.
@@ -380,19 +382,9 @@ fn rank(
         Some((i, s, strategy)) => {
             let n = &ix.nodes[i as usize];
             let margin = second.map_or(s, |r| s - r);
-            let click = match (strategy, t.point) {
-                (Strategy::Geometry, Some(p)) => {
-                    let (dx, dy) = displacement(t, ix, ctx);
-                    let (x, y) = (
-                        p.x * ctx.screen.0 as f64 + dx as f64,
-                        p.y * ctx.screen.1 as f64 + dy as f64,
-                    );
-                    if n.frame.contains(x, y) {
-                        (x, y)
-                    } else {
-                        n.frame.center()
-                    }
-                }
+            // A point click lands where the plan says when that is inside the winner.
+            let click = match (strategy, clicked) {
+                (Strategy::Geometry, Some((x, y))) if n.frame.contains(x, y) => (x, y),
                 _ => n.frame.center(),
             };
             Resolution {
