@@ -157,7 +157,7 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
     })?;
     check_inputs(s, &plan)?;
     let perturbations = perturbations_of(s, opts)?;
-    let prep = Prepared::new(&rec);
+    let prep = Prepared::new(&rec).with_diffs();
     let traces: Vec<Trace> = modes
         .iter()
         .map(|&m| replay(&plan, &prep, &s.file, m))

@@ -38,6 +38,22 @@ pub fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// Keeps `[A-Za-z0-9_-]` and turns anything else into `_`, so a name made from an id is safe
+/// as a file name and in a URL, and can never climb out of its folder.
+pub fn slug(s: &str) -> String {
+    let out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() { "_".into() } else { out }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,8 @@ use std::time::Instant;
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::Mode;
 use stepreplay::report::{
-    Baseline, RegressionReport, Report, compare, to_json, to_junit, to_markdown, write_html,
+    Baseline, RegressionReport, Report, compare, to_json, to_junit, to_markdown, write_captures,
+    write_html,
 };
 use stepreplay::suite::{
     RunOptions, ScenarioResult, Shard, discover, load_suite, run_bridge, run_loaded, word,
@@ -37,6 +38,11 @@ pub struct Args {
     /// reports with `stepreplay merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
+    /// Write each acting step's before, after and diff PNGs here
+    /// (`DIR/<scenario>/<mode>/<NN>-<step>-{before,after,diff}.png`); the HTML page then
+    /// shows the diff images.
+    #[arg(long, value_name = "DIR")]
+    captures: Option<PathBuf>,
     /// Plain lines only, even on a terminal.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -283,6 +289,13 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let mut report = Report::from_results(&results, &modes);
     if let Some(shard) = args.shard {
         report = report.into_shard(&suite.all_ids, shard);
+    }
+    if let Some(dir) = &args.captures {
+        let o = write_captures(&mut report, dir)?;
+        println!("captures: {} files in {}", o.files, dir.display());
+        for m in &o.missing {
+            println!("  no pictures for {m}");
+        }
     }
 
     println!();

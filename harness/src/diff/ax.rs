@@ -161,7 +161,7 @@ impl Change {
 
 /// Counts of what changed. Element counts are of elements, so an element that moved and was
 /// relabelled counts once in `moved` and once in `relabelled`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct AxSummary {
     /// Elements in `before`.
     pub elements_before: u64,

@@ -29,7 +29,7 @@ pub struct Masks {
 }
 
 /// What masking removed from a [`PixelDiff`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct MaskStats {
     /// Number of mask rectangles.
     pub rects: u64,

@@ -10,11 +10,13 @@ pub mod pixel;
 #[cfg(test)]
 mod reference;
 pub mod regions;
+pub mod step;
 pub mod summary;
 pub mod verdict;
 
 pub use ax::{AxDiff, AxSummary};
 pub use mask::{MaskStats, Masks};
 pub use pixel::{Options, PixelDiff};
+pub use step::StepDiff;
 pub use summary::PixelSummary;
 pub use verdict::{Tolerance, Verdict, verdict};

@@ -6,7 +6,7 @@
 //! compare byte for byte across runs.
 
 /// An axis-aligned box of changed pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Region {
     /// Left edge, in pixels.
     pub x: u32,

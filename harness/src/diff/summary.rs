@@ -2,7 +2,7 @@
 //! verdict, as plain serializable data. The main type is [`PixelSummary`]; both `stepreplay
 //! diff --format json` and replay reports print it, so the two never disagree.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::mask::MaskStats;
 use super::pixel::PixelDiff;
@@ -18,7 +18,7 @@ pub const DEFAULT_DENSITY_WINDOW: u32 = 32;
 pub const MAX_LISTED_REGIONS: usize = 100;
 
 /// What a pixel comparison found, ready to serialize.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PixelSummary {
     /// Image width.
     pub width: u32,
@@ -37,14 +37,14 @@ pub struct PixelSummary {
     /// The densest window.
     pub density: DensitySummary,
     /// What masks excluded, when any were given.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub masks: Option<MaskStats>,
     /// Pass or fail under the tolerance.
     pub verdict: Verdict,
 }
 
 /// [`Density`] with its fraction, for reports.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DensitySummary {
     /// Window side.
     pub n: u32,

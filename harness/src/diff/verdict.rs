@@ -57,7 +57,7 @@ impl Tolerance {
 }
 
 /// The outcome of comparing a diff with a tolerance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum Verdict {
     /// No pixel counted as mismatched.

@@ -16,6 +16,8 @@ use super::REDACTED;
 use super::scenario::{Answer, FailReason, Outcome, ScenarioFile};
 use super::trace::{AskKind, Event, Mode, StepStatus, Trace};
 use crate::desktop::{Acted, Desktop};
+use crate::diff::StepDiff;
+use crate::diff::step::compare_frames;
 use crate::errors::FieldPath;
 use crate::expect::{Check, ExpectCtx, check_expect, check_next_control};
 use crate::plan::{Action, Part, Plan, Step, Text};
@@ -32,6 +34,8 @@ pub struct Prepared<'r> {
     indexes: Vec<OnceLock<FrameIndex>>,
     grays: Vec<OnceLock<Option<GrayScreen>>>,
     crops: Mutex<BTreeMap<PathBuf, Option<Arc<RgbaImage>>>>,
+    /// Step diffs by (before, after) frame; `None` when diffs are off.
+    diffs: Option<Mutex<BTreeMap<(usize, usize), StepDiff>>>,
 }
 
 impl<'r> Prepared<'r> {
@@ -42,7 +46,32 @@ impl<'r> Prepared<'r> {
             indexes: (0..rec.frames.len()).map(|_| OnceLock::new()).collect(),
             grays: (0..rec.frames.len()).map(|_| OnceLock::new()).collect(),
             crops: Mutex::new(BTreeMap::new()),
+            diffs: None,
         }
+    }
+
+    /// Turns on the before/after diff of every step that acts. `run` reports carry them; the
+    /// perturbation and approval replays leave them off, as they only judge resolutions.
+    pub fn with_diffs(mut self) -> Self {
+        self.diffs = Some(Mutex::new(BTreeMap::new()));
+        self
+    }
+
+    /// The diff of going from frame `before` to `after`, computed once per pair (chained and
+    /// per-step replays, and plans that revisit a screen, share it).
+    fn step_diff(&self, before: usize, after: usize) -> Option<StepDiff> {
+        let mut diffs = self
+            .diffs
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let frames = &self.rec.frames;
+        Some(
+            diffs
+                .entry((before, after))
+                .or_insert_with(|| compare_frames(&frames[before], &frames[after]))
+                .clone(),
+        )
     }
 
     /// Frame `i` in grey, for crop matching (None when its screenshot cannot be read).
@@ -432,6 +461,7 @@ impl<'a, 'r> Follower<'a, 'r> {
         };
         let only_if_recorded = matches!(step.action, Action::Ask | Action::Do) && element.is_none();
         let from = desk.frame_id().to_string();
+        let from_index = desk.frame_index();
         let acted = if only_if_recorded && recorded.is_none_or(|t| t.from != from) {
             Acted::Stayed
         } else {
@@ -470,6 +500,9 @@ impl<'a, 'r> Follower<'a, 'r> {
                 });
                 return Err((StepStatus::Failed, FailReason::Diverged));
             }
+        }
+        if let Some(diff) = self.prep.step_diff(from_index, desk.frame_index()) {
+            self.events.push(Event::Captured { step: i, diff });
         }
         match &step.action {
             Action::Type { .. } | Action::Paste { .. } => {

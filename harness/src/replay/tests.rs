@@ -325,3 +325,39 @@ fn two_controls_with_one_label_in_one_window_are_ambiguous() {
     );
     assert_eq!(t.outcome().1, Some(FailReason::TargetAmbiguous));
 }
+
+#[test]
+fn a_step_that_acts_gets_its_before_after_diff_only_when_asked() {
+    let f = |v: &str| ax(json!([field("subj", "Subject", 10, v, false)]), "Compose");
+    let mut rec = recording(
+        vec![("a", f("")), ("b", f("Hi"))],
+        &[("a", "subj", "b", "s1")],
+    );
+    let mut after = RgbaImage::new(200, 100);
+    for y in 20..30 {
+        for x in 60..70 {
+            after.put_pixel(x, y, image::Rgba([255, 0, 0, 255]));
+        }
+    }
+    rec.frames[1] = Frame::with_pixels("b".into(), f("Hi"), after);
+    let p = plan(json!([type_step(1, "s1", "Subject", "Hi", &[])]), json!([]));
+    let captured = |prep: &Prepared| -> Vec<crate::diff::StepDiff> {
+        replay(&p, prep, &scenario(json!({})), Mode::Chained)
+            .events
+            .into_iter()
+            .filter_map(|e| match e {
+                Event::Captured { step: 0, diff } => Some(diff),
+                _ => None,
+            })
+            .collect()
+    };
+    assert!(captured(&Prepared::new(&rec)).is_empty(), "off by default");
+    let on = captured(&Prepared::new(&rec).with_diffs());
+    assert_eq!(on.len(), 1);
+    let px = on[0].pixel.as_ref().expect("both frames have pixels");
+    assert_eq!(px.mismatched, 100);
+    assert_eq!(px.regions_total, 1);
+    assert_eq!((px.regions[0].x, px.regions[0].y), (60, 20));
+    assert_eq!(on[0].ax.value_changed, 1);
+    assert_eq!(on[0].ax.added + on[0].ax.removed, 0);
+}

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::scenario::{FailReason, Outcome};
+use crate::diff::StepDiff;
 use crate::expect::Check;
 use crate::recording::ax::Rect;
 use crate::resolve::Resolution;
@@ -94,6 +95,13 @@ pub enum Event {
         /// Frame after.
         to: String,
     },
+    /// The screens and AX trees before and after the action, compared (when diffs are on).
+    Captured {
+        /// Step index.
+        step: usize,
+        /// What changed.
+        diff: StepDiff,
+    },
     /// The action left the recording.
     Diverged {
         /// Step index.
@@ -169,6 +177,7 @@ impl Event {
             | Event::Asked { step, .. }
             | Event::Resolved { step, .. }
             | Event::Acted { step, .. }
+            | Event::Captured { step, .. }
             | Event::Diverged { step, .. }
             | Event::Checked { step, .. }
             | Event::StepFinished { step, .. } => Some(*step),

@@ -13,10 +13,12 @@ use std::path::{Path, PathBuf};
 
 use super::baseline::RegressionReport;
 use super::model::{Report, ResolutionReport, RunReport, ScenarioReport, StepReport};
+use crate::diff::StepDiff;
 use crate::errors::Error;
 use crate::recording::ax::Rect;
 use crate::recording::load_recording;
 use crate::suite::word;
+use crate::text::slug;
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn html_escape(s: &str) -> String {
@@ -45,8 +47,26 @@ pub struct PageImage {
     pub height: u32,
 }
 
-/// Frame images by (recording folder, frame id).
-pub type PageImages = BTreeMap<(String, String), PageImage>;
+/// The images a page shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageImages {
+    /// Frames by (recording folder, frame id).
+    pub frames: BTreeMap<(String, String), PageImage>,
+    /// Step diff images by the path `run --captures` wrote them to.
+    pub diffs: BTreeMap<String, PageImage>,
+}
+
+impl PageImages {
+    /// How many images the page has.
+    pub fn len(&self) -> usize {
+        self.frames.len() + self.diffs.len()
+    }
+
+    /// True when it has none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
 
 /// What [`write_html`] wrote.
 #[derive(Clone, Debug)]
@@ -80,19 +100,48 @@ fn referenced_frames(report: &Report) -> BTreeMap<String, Vec<String>> {
     out
 }
 
-/// Keeps `[A-Za-z0-9_-]` so an image name is safe in a path and a URL.
-fn slug(s: &str) -> String {
-    let out: String = s
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
+/// The step diff images `run --captures` wrote, sorted.
+fn referenced_diffs(report: &Report) -> Vec<String> {
+    let mut out: Vec<String> = report
+        .scenarios
+        .iter()
+        .flat_map(|s| s.runs.values())
+        .flat_map(|r| &r.steps)
+        .filter_map(|st| st.captures.as_ref().map(|c| c.diff.clone()))
         .collect();
-    if out.is_empty() { "_".into() } else { out }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Copies `src` into `img_dir` under a name made from `base` that no other image of the page
+/// has; None when it is not a readable image (the page then shows a placeholder).
+fn place(
+    src: &Path,
+    base: &str,
+    used: &mut std::collections::BTreeSet<String>,
+    img_dir: &Path,
+) -> Result<Option<PageImage>, Error> {
+    let Ok((width, height)) = image::image_dimensions(src) else {
+        return Ok(None);
+    };
+    let mut name = format!("{base}.png");
+    let mut n = 2;
+    while !used.insert(name.clone()) {
+        name = format!("{base}-{n}.png");
+        n += 1;
+    }
+    std::fs::create_dir_all(img_dir).map_err(|source| Error::Write {
+        path: img_dir.to_path_buf(),
+        source,
+    })?;
+    let to = img_dir.join(&name);
+    std::fs::copy(src, &to).map_err(|source| Error::Write { path: to, source })?;
+    Ok(Some(PageImage {
+        href: format!("img/{name}"),
+        width,
+        height,
+    }))
 }
 
 /// Writes `dir/index.html` and copies the frames it shows into `dir/img/`.
@@ -102,7 +151,7 @@ pub fn write_html(
     dir: &Path,
 ) -> Result<HtmlOutput, Error> {
     let img_dir = dir.join("img");
-    let mut images = PageImages::new();
+    let mut images = PageImages::default();
     let mut missing = Vec::new();
     let mut used_names = std::collections::BTreeSet::new();
     for (rec_dir, frames) in referenced_frames(report) {
@@ -120,31 +169,30 @@ pub fn write_html(
                 missing.push(format!("{rec_dir}: {frame}"));
                 continue;
             };
-            let Ok((width, height)) = image::image_dimensions(&src) else {
-                missing.push(format!("{rec_dir}: {frame}"));
-                continue;
-            };
             let base = format!("{}-{}", slug(&rec_name), slug(&frame));
-            let mut name = format!("{base}.png");
-            let mut n = 2;
-            while !used_names.insert(name.clone()) {
-                name = format!("{base}-{n}.png");
-                n += 1;
+            match place(&src, &base, &mut used_names, &img_dir)? {
+                Some(img) => {
+                    images.frames.insert((rec_dir.clone(), frame), img);
+                }
+                None => missing.push(format!("{rec_dir}: {frame}")),
             }
-            std::fs::create_dir_all(&img_dir).map_err(|source| Error::Write {
-                path: img_dir.clone(),
-                source,
-            })?;
-            let to = img_dir.join(&name);
-            std::fs::copy(&src, &to).map_err(|source| Error::Write { path: to, source })?;
-            images.insert(
-                (rec_dir.clone(), frame),
-                PageImage {
-                    href: format!("img/{name}"),
-                    width,
-                    height,
-                },
-            );
+        }
+    }
+    for path in referenced_diffs(report) {
+        // scenario/mode/NN-step-diff: unique within the captures folder.
+        let mut tail: Vec<String> = Path::new(&path)
+            .iter()
+            .rev()
+            .take(3)
+            .map(|c| c.to_string_lossy().into_owned())
+            .collect();
+        tail.reverse();
+        let base = format!("diff-{}", slug(tail.join("-").trim_end_matches(".png")));
+        match place(Path::new(&path), &base, &mut used_names, &img_dir)? {
+            Some(img) => {
+                images.diffs.insert(path, img);
+            }
+            None => missing.push(path),
         }
     }
     let page = dir.join("index.html");
@@ -395,7 +443,7 @@ fn step(h: &mut String, sc: &ScenarioReport, n: usize, st: &StepReport, images: 
     h.push_str("</dl>");
     if let Some((before, after)) = &st.frames {
         h.push_str("<div class=\"frames\">");
-        let img = |f: &str| images.get(&(sc.recording.clone(), f.to_string()));
+        let img = |f: &str| images.frames.get(&(sc.recording.clone(), f.to_string()));
         figure(
             h,
             &format!("before · {before}"),
@@ -403,7 +451,7 @@ fn step(h: &mut String, sc: &ScenarioReport, n: usize, st: &StepReport, images: 
             st.resolution.as_ref(),
         );
         figure(h, &format!("after · {after}"), img(after), None);
-        diff_slot(h, sc, st);
+        diff_slot(h, st, images);
         h.push_str("</div>");
     }
     h.push_str("</div>");
@@ -506,12 +554,61 @@ fn figure(h: &mut String, caption: &str, img: Option<&PageImage>, res: Option<&R
     h.push_str("</figure>");
 }
 
-/// HOOK for pixel diffs (`run --captures`, built separately): once the report carries a
-/// step's diff image, copy it like the frames and render it here as a third figure. Until then
-/// the slot says there is none, so the layout already has its place.
-fn diff_slot(h: &mut String, _sc: &ScenarioReport, _st: &StepReport) {
-    h.push_str(
-        "<figure class=\"diff\" data-hook=\"step-diff\"><figcaption>diff</figcaption>\
-         <div class=\"noimg\">no capture diff for this step</div></figure>",
-    );
+/// The step's diff: pixelmatch's image when `run --captures` wrote one, and in words what
+/// changed on screen and in the AX tree.
+fn diff_slot(h: &mut String, st: &StepReport, images: &PageImages) {
+    let Some(d) = &st.diff else {
+        return;
+    };
+    let words = diff_words(d);
+    let img = st.captures.as_ref().and_then(|c| images.diffs.get(&c.diff));
+    match img {
+        Some(img) => figure(h, &format!("diff · {words}"), Some(img), None),
+        None => {
+            let _ = write!(
+                h,
+                "<figure class=\"diff\"><figcaption>diff</figcaption><div class=\"noimg\">{}\
+                 <br>(run with --captures DIR for the picture)</div></figure>",
+                html_escape(&words)
+            );
+        }
+    }
+}
+
+/// "1 204 px changed (0.05%) in 3 regions · AX: 2 added, 1 value changed".
+fn diff_words(d: &StepDiff) -> String {
+    let mut out = match (&d.pixel, &d.pixel_note) {
+        (Some(p), _) if p.mismatched == 0 => "screen unchanged".to_string(),
+        (Some(p), _) => format!(
+            "{} px changed ({:.2}%) in {} region{}",
+            p.mismatched,
+            p.ratio * 100.0,
+            p.regions_total,
+            if p.regions_total == 1 { "" } else { "s" }
+        ),
+        (None, Some(note)) => format!("no pixel diff: {note}"),
+        (None, None) => "no pixel diff".to_string(),
+    };
+    let a = &d.ax;
+    let parts: Vec<String> = [
+        (a.windows_opened, "window opened", "windows opened"),
+        (a.windows_closed, "window closed", "windows closed"),
+        (a.added, "added", "added"),
+        (a.removed, "removed", "removed"),
+        (a.moved, "moved", "moved"),
+        (a.relabelled, "relabelled", "relabelled"),
+        (a.value_changed, "value changed", "values changed"),
+        (a.focus_changed, "focus change", "focus changes"),
+    ]
+    .into_iter()
+    .filter(|(n, _, _)| *n > 0)
+    .map(|(n, one, many)| format!("{n} {}", if n == 1 { one } else { many }))
+    .collect();
+    out.push_str(" · AX: ");
+    if parts.is_empty() {
+        out.push_str("unchanged");
+    } else {
+        out.push_str(&parts.join(", "));
+    }
+    out
 }

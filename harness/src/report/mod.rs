@@ -3,6 +3,7 @@
 //! its own file, each reading only the [`Report`].
 
 mod baseline;
+mod captures;
 mod html;
 mod json;
 mod junit;
@@ -11,6 +12,7 @@ mod merge;
 mod model;
 
 pub use baseline::*;
+pub use captures::{CapturesOutput, write_captures};
 pub use html::{HtmlOutput, PageImage, PageImages, html_escape, to_html, write_html};
 pub use json::{MAX_REPORT_BYTES, load_report, to_json};
 pub use junit::to_junit;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::diff::StepDiff;
 use crate::expect::Check;
 use crate::recording::ax::Rect;
 use crate::replay::{Event, Expected, FailReason, Mode, Outcome, Robustness, StepStatus, Trace};
@@ -214,6 +215,23 @@ pub struct StepReport {
     /// What the recording did where we diverged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diverged: Option<String>,
+    /// What the step changed on screen and in the AX tree (steps that acted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<StepDiff>,
+    /// The pictures `run --captures` wrote for this step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captures: Option<CaptureFiles>,
+}
+
+/// A step's before, after and diff PNGs, as paths under the captures folder given to `run`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CaptureFiles {
+    /// The screen before the step.
+    pub before: String,
+    /// The screen after it.
+    pub after: String,
+    /// pixelmatch's diff image of the two.
+    pub diff: String,
 }
 
 /// A resolution, as reported.
@@ -298,6 +316,8 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
                 checks: Vec::new(),
                 asked: Vec::new(),
                 diverged: None,
+                diff: None,
+                captures: None,
             };
             for e in trace.step_events(i) {
                 match e {
@@ -341,6 +361,7 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
                         })
                     }
                     Event::Acted { from, to, .. } => s.frames = Some((from.clone(), to.clone())),
+                    Event::Captured { diff, .. } => s.diff = Some(diff.clone()),
                     Event::Diverged { recorded, .. } => {
                         s.diverged = Some(match recorded {
                             Some(r) => format!("the recording acted on `{r}` here"),

@@ -673,7 +673,12 @@ fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
         page.contains("class=\"box\" style=\"left:"),
         "the target's box is drawn"
     );
-    assert!(page.contains("data-hook=\"step-diff\""));
+    // Without `--captures` the diff slot says what changed in words and how to get the picture.
+    assert!(
+        page.contains("screen unchanged · AX: 1 value changed, 1 focus change"),
+        "the first step's diff in words"
+    );
+    assert!(page.contains("run with --captures DIR for the picture"));
     // A wrong target: the recorded element's box is drawn too, and the card says so.
     let mut wrong = report.clone();
     let res = wrong.scenarios[0]
@@ -691,16 +696,19 @@ fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
         width: 32,
         height: 20,
     });
-    let images = [(
-        (wrong.scenarios[0].recording.clone(), "f0".to_string()),
-        stepreplay::report::PageImage {
-            href: "img/mini-f0.png".into(),
-            width: 160,
-            height: 100,
-        },
-    )]
-    .into_iter()
-    .collect();
+    let images = stepreplay::report::PageImages {
+        frames: [(
+            (wrong.scenarios[0].recording.clone(), "f0".to_string()),
+            stepreplay::report::PageImage {
+                href: "img/mini-f0.png".into(),
+                width: 160,
+                height: 100,
+            },
+        )]
+        .into_iter()
+        .collect(),
+        diffs: Default::default(),
+    };
     let page = to_html(&wrong, None, &images);
     assert!(
         page.contains(

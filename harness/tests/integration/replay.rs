@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::util::{TempDir, stepreplay};
+
 use stepreplay::replay::Mode;
 use stepreplay::report::{Report, to_json};
 use stepreplay::suite::{RunOptions, discover, run_suite};
@@ -199,4 +201,99 @@ fn check_with_a_recording_names_the_fragile_point_only_step() {
     );
     assert!(point["hint"].as_str().unwrap().contains("label"), "{point}");
     assert!(point["line"].as_u64().is_some());
+}
+
+/// `run --captures`: every step that acted has its before, after and diff PNGs; the before
+/// and after are the recorded screens, and the diff image and summary are exactly what
+/// `stepreplay diff` gives for the same two files, so a report and a hand-run diff agree.
+#[test]
+fn captures_hold_each_steps_pictures_and_agree_with_stepreplay_diff() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let tmp = TempDir::new("captures");
+    let out = tmp.path().join("out");
+    let cap = tmp.path().join("cap");
+    stepreplay(root)
+        .args(["run", "--quiet", "--mode", "chained", "--report-dir"])
+        .args([&out, Path::new("--captures"), &cap])
+        .args(["scenarios/browser-signup.json"])
+        .expect_code(0);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let sc = &report["scenarios"][0];
+    let rec = root.join(sc["recording"].as_str().unwrap());
+    let frames: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(rec.join("recording.json")).unwrap()).unwrap();
+    let shot = |id: &str| {
+        let f = frames["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == id)
+            .unwrap();
+        std::fs::read(rec.join(f["screenshot"].as_str().unwrap())).unwrap()
+    };
+    let steps = sc["runs"]["chained"]["steps"].as_array().unwrap();
+    let with_diff: Vec<&serde_json::Value> =
+        steps.iter().filter(|s| !s["diff"].is_null()).collect();
+    assert!(with_diff.len() >= 3, "steps that acted carry a diff");
+    let mut changed = None;
+    for st in &with_diff {
+        let c = &st["captures"];
+        for what in ["before", "after", "diff"] {
+            let path = c[what].as_str().unwrap_or_else(|| panic!("{what} in {st}"));
+            assert!(
+                Path::new(path).starts_with(&cap),
+                "{path} is under --captures"
+            );
+            assert!(Path::new(path).is_file(), "{path} written");
+        }
+        let (before, after) = (
+            st["frames"][0].as_str().unwrap(),
+            st["frames"][1].as_str().unwrap(),
+        );
+        assert_eq!(
+            std::fs::read(c["before"].as_str().unwrap()).unwrap(),
+            shot(before)
+        );
+        assert_eq!(
+            std::fs::read(c["after"].as_str().unwrap()).unwrap(),
+            shot(after)
+        );
+        if changed.is_none() && st["diff"]["pixel"]["mismatched"].as_u64() > Some(0) {
+            changed = Some(*st);
+        }
+    }
+    let st = changed.expect("some step changes the screen");
+    let c = &st["captures"];
+    let hand = tmp.path().join("hand.png");
+    let run = stepreplay(root)
+        .args(["diff", "--format", "json", "--out"])
+        .args([&hand])
+        .args([c["before"].as_str().unwrap(), c["after"].as_str().unwrap()])
+        .expect_code(1);
+    let by_hand: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        by_hand, st["diff"]["pixel"],
+        "report and `stepreplay diff` agree"
+    );
+    assert_eq!(
+        std::fs::read(&hand).unwrap(),
+        std::fs::read(c["diff"].as_str().unwrap()).unwrap(),
+        "the same diff image"
+    );
+    // The page shows the diff images, copied beside it.
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    let href = "img/diff-browser-signup-chained-";
+    assert!(page.contains(href), "diff image on the page");
+    let copied = std::fs::read_dir(out.join("img"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("diff-")
+        })
+        .count();
+    assert_eq!(copied, with_diff.len());
 }

@@ -1,0 +1,73 @@
+//! What one step changed: the recorded screens and AX snapshots either side of it, compared
+//! with the engines `stepreplay diff` uses, so a report's step and a hand-run diff of the same
+//! two frames agree. The main type is [`StepDiff`].
+
+use std::sync::Arc;
+
+use image::RgbaImage;
+use serde::{Deserialize, Serialize};
+
+use super::regions::DEFAULT_MERGE_GAP;
+use super::summary::{DEFAULT_DENSITY_WINDOW, PixelSummary};
+use super::verdict::Tolerance;
+use super::{AxSummary, ax, pixel};
+use crate::recording::Frame;
+
+/// The before/after comparison of one step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepDiff {
+    /// The pixel diff under pixelmatch's defaults (threshold 0.1, anti-aliasing ignored).
+    /// Absent when a screenshot could not be read or the two differ in size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixel: Option<PixelSummary>,
+    /// Why there is no pixel diff.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixel_note: Option<String>,
+    /// What changed in the accessibility tree.
+    pub ax: AxSummary,
+}
+
+/// Compares two frames. The screenshots are decoded once per frame (the recording caches them).
+pub fn compare_frames(before: &Frame, after: &Frame) -> StepDiff {
+    let ax = ax::diff(&before.ax, &after.ax).summary;
+    let (pixel, pixel_note) = match pixel_summary(before, after) {
+        Ok(s) => (Some(s), None),
+        Err(why) => (None, Some(why)),
+    };
+    StepDiff {
+        pixel,
+        pixel_note,
+        ax,
+    }
+}
+
+/// The diff image of a step (pixelmatch's rendering: a faded copy of `before`, changed pixels
+/// red, anti-aliasing yellow), for `run --captures`.
+pub fn diff_image(before: &Frame, after: &Frame) -> Result<RgbaImage, String> {
+    let (a, b) = pair(before, after)?;
+    let mut out = RgbaImage::new(a.width(), a.height());
+    pixel::diff_images(&a, &b, &Tolerance::default().options(), Some(&mut out))
+        .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn pair(before: &Frame, after: &Frame) -> Result<(Arc<RgbaImage>, Arc<RgbaImage>), String> {
+    let read = |f: &Frame| {
+        f.pixels()
+            .map_err(|e| format!("frame `{}`: {}", f.id, e.message))
+    };
+    Ok((read(before)?, read(after)?))
+}
+
+fn pixel_summary(before: &Frame, after: &Frame) -> Result<PixelSummary, String> {
+    let (a, b) = pair(before, after)?;
+    let tol = Tolerance::default();
+    let diff = pixel::diff_images(&a, &b, &tol.options(), None).map_err(|e| e.to_string())?;
+    Ok(PixelSummary::new(
+        &diff,
+        None,
+        &tol,
+        DEFAULT_MERGE_GAP,
+        DEFAULT_DENSITY_WINDOW,
+    ))
+}
