@@ -6,6 +6,7 @@ mod bridge;
 mod check;
 mod diff;
 mod fmt;
+mod import;
 mod merge;
 mod run;
 mod serve;
@@ -39,6 +40,8 @@ enum Command {
     Serve(serve::Args),
     /// Write a synthetic recording (and its plan, crops and scenarios) from a desktop script.
     Synth(synth::Args),
+    /// Import a real recording (`realrec`: screenshots, AX trees, steps) for replay.
+    Import(import::Args),
     /// Print a recording's frames, transitions and AX trees as text.
     Show(show::Args),
     /// Join the reports of `run --shard k/n` into the whole run's report.
@@ -58,6 +61,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Serve(a) => serve::run(a),
         Command::Synth(a) => synth::run(a),
         Command::Show(a) => show::run(a),
+        Command::Import(a) => import::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Baseline(a) => baseline::run(a),
     }

@@ -1,7 +1,9 @@
-//! Recordings: the `stepreplay-recording/1` format, AX snapshots, and safe loading.
+//! Recordings: the `stepreplay-recording/1` format, AX snapshots, safe loading, and importing
+//! real recordings.
 
 pub mod ax;
 pub mod format;
+pub mod import;
 mod load;
 mod safe_path;
 pub mod synth;

@@ -327,6 +327,27 @@ fn two_controls_with_one_label_in_one_window_are_ambiguous() {
 }
 
 #[test]
+fn one_control_exposed_twice_in_the_tree_is_not_ambiguous() {
+    // Same role, name and box (GTK's open combo menu is listed twice): one place to click.
+    let f = ax(
+        json!([
+            field("a1", "Name", 10, "", false),
+            field("a2", "Name", 10, "", false)
+        ]),
+        "Compose",
+    );
+    let rec = recording(vec![("a", f.clone()), ("b", f)], &[("a", "a1", "b", "s1")]);
+    let p = plan(json!([type_step(1, "s1", "Name", "x", &[])]), json!([]));
+    let t = replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    );
+    assert_eq!(t.outcome(), (Outcome::Completed, None, None));
+}
+
+#[test]
 fn a_step_that_acts_gets_its_before_after_diff_only_when_asked() {
     let f = |v: &str| ax(json!([field("subj", "Subject", 10, v, false)]), "Compose");
     let mut rec = recording(

@@ -355,6 +355,17 @@ fn rank(
 ) -> Resolution {
     // Stable order: score, then tree order, so equal scores never depend on hashing.
     cands.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    // One control exposed twice (GTK lists an open combo's menu under the combo and again as
+    // its own window) is one place to click, not a tie: among the leaders, a candidate with
+    // the role, name and box of an earlier one is dropped.
+    if let Some(&(_, best, _)) = cands.first() {
+        let mut seen = std::collections::HashSet::new();
+        cands.retain(|&(i, s, _)| {
+            let n = &ix.nodes[i as usize];
+            best - s >= AMBIGUITY_MARGIN
+                || seen.insert((n.ax_role.as_str(), n.norm.as_str(), n.frame))
+        });
+    }
     let count = cands.len();
     let top = cands.first().copied();
     let second = cands.get(1).map(|c| c.1);

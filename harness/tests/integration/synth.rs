@@ -306,3 +306,50 @@ fn every_1x_script_regenerates_its_checked_in_files_exactly() {
     }
     assert!(checked >= 3, "only {checked} 1x scripts");
 }
+
+/// The real zenity recording in `../shared/corpora` imports to exactly the checked-in
+/// `recordings/zenity-add-contact` (regenerate it with `stepreplay import` when this fails).
+#[test]
+fn importing_the_real_zenity_recording_reproduces_the_checked_in_one() {
+    let src = repo().join("../shared/corpora/real-gtk-zenity-forms");
+    if !src.join("steps.json").is_file() {
+        eprintln!("skipped: {} is not here", src.display());
+        return;
+    }
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-zenity");
+    let _ = std::fs::remove_dir_all(&out);
+    let o = stepreplay::recording::import::import_realrec(&src, &out, "zenity-add-contact")
+        .expect("imports");
+    assert_eq!((o.frames, o.transitions), (9, 8));
+    assert!(o.unmatched.is_empty(), "{:?}", o.unmatched);
+    assert_eq!(
+        files(&out),
+        files(&repo().join("recordings/zenity-add-contact"))
+    );
+    let rec = load_recording(&out).unwrap();
+    // The menu item the source addressed under the combo has its look-alike in the menu's own
+    // window as an equivalent.
+    let pick = &rec.file.transitions[6];
+    assert_eq!(pick.element.as_deref(), Some("e0-0-0-0-0-2-0-2"));
+    assert_eq!(pick.equivalent, ["e0-1-0-2"]);
+}
+
+#[test]
+fn import_refuses_a_frame_name_that_leaves_the_folder() {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-bad");
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    std::fs::write(
+        base.join("steps.json"),
+        r#"[{"index": 0, "before": "../x", "after": "f1", "action": {"op": "click"}}]"#,
+    )
+    .unwrap();
+    let err =
+        stepreplay::recording::import::import_realrec(&base, &base.join("out"), "x").unwrap_err();
+    let stepreplay::Error::Input(e) = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(e.reason, Reason::PathEscape);
+    assert_eq!(e.path.to_string(), "[0]");
+    assert!(!base.join("out").exists(), "nothing written");
+}
