@@ -10,8 +10,11 @@ use std::path::Path;
 use image::RgbaImage;
 
 use super::load::{MAX_DECODE_BYTES, MAX_PNG_SIDE};
-use super::unfilter::{BadFilter, unfilter_row};
+use super::unfilter::{BadFilter, paeth_pair, unfilter_row};
 use crate::errors::{InputError, Reason};
+
+/// Inflated bytes offered to the inflater per call (see [`parse`]).
+const INFLATE_STEP: usize = 1 << 20;
 
 /// What [`parse`] made of a PNG file.
 pub(crate) enum Parsed {
@@ -152,12 +155,36 @@ impl Rows<'_> {
         tail: Option<&[u8]>,
     ) -> Result<(), (BadFilter, usize)> {
         let s = self.s;
-        for y in rows.clone() {
+        let copied = |y: usize| self.copy.is_some_and(|(_, take)| take[y]);
+        let mut y = rows.start;
+        while y < rows.end {
             let out = y * s - base;
-            if let Some((src, take)) = self.copy
-                && take[y]
+            if let Some((src, _)) = self.copy
+                && copied(y)
             {
                 seg[out..out + s].copy_from_slice(&src[y * s..(y + 1) * s]);
+                y += 1;
+                continue;
+            }
+            // Two Paeth rows in a row (the common case) are reconstructed together.
+            let last = if tail.is_some() {
+                rows.end - 1
+            } else {
+                rows.end
+            };
+            let at = y * (s + 1) - base;
+            if y + 1 < last && !copied(y + 1) && seg[at] == 4 && seg[at + s + 1] == 4 {
+                seg.copy_within(at + 1..at + 1 + s, out);
+                seg.copy_within(at + s + 2..at + 2 * s + 2, out + s);
+                let (head, rest) = seg.split_at_mut(out);
+                let prev = if out == 0 {
+                    self.zeros
+                } else {
+                    &head[out - s..]
+                };
+                let (r0, r1) = rest[..2 * s].split_at_mut(s);
+                paeth_pair(self.bpp, prev, r0, r1);
+                y += 2;
                 continue;
             }
             let done = match tail {
@@ -168,6 +195,7 @@ impl Rows<'_> {
                 _ => reconstruct_row(seg, base, y, s, self.bpp, self.zeros),
             };
             done.map_err(|e| (e, y))?;
+            y += 1;
         }
         Ok(())
     }
@@ -309,28 +337,32 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
     // of the whole inflated image costs as much as a tenth of decoding it.
     inflater.ignore_adler32();
     let mut made = 0;
-    'chunks: for (i, chunk) in idat.iter().enumerate() {
-        let last = i + 1 == idat.len();
-        let mut input = *chunk;
-        loop {
-            let (used, n) = inflater
-                .read(input, &mut buf[..filtered], made, last)
-                .map_err(|e| match e {
-                    fdeflate::DecompressionError::InsufficientInput => truncated(),
-                    e => InputError::new(
-                        path,
-                        Reason::InvalidImage,
-                        format!("cannot decode: corrupt image data ({e:?})"),
-                    ),
-                })?;
-            made += n;
-            input = &input[used..];
-            if made == filtered || inflater.is_done() {
-                break 'chunks;
+    let mut chunks = idat.iter().peekable();
+    let mut input: &[u8] = &[];
+    loop {
+        if input.is_empty() {
+            match chunks.next() {
+                Some(chunk) => input = chunk,
+                None => break,
             }
-            if input.is_empty() {
-                break;
-            }
+        }
+        // fdeflate checksums the output of the call that reaches the end of the stream even
+        // when told not to; offering the output a step at a time keeps that to the last step.
+        let limit = (made + INFLATE_STEP).min(filtered);
+        let (used, n) = inflater
+            .read(input, &mut buf[..limit], made, chunks.peek().is_none())
+            .map_err(|e| match e {
+                fdeflate::DecompressionError::InsufficientInput => truncated(),
+                e => InputError::new(
+                    path,
+                    Reason::InvalidImage,
+                    format!("cannot decode: corrupt image data ({e:?})"),
+                ),
+            })?;
+        made += n;
+        input = &input[used..];
+        if made == filtered || inflater.is_done() {
+            break;
         }
     }
     if made < filtered {
