@@ -400,3 +400,65 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
         buf,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A PNG file with a header, one empty IDAT chunk and IEND: enough for the checks made
+    /// before anything is allocated.
+    fn header_only(w: u32, h: u32, depth: u8, colour: u8) -> Vec<u8> {
+        let mut ihdr = w.to_be_bytes().to_vec();
+        ihdr.extend_from_slice(&h.to_be_bytes());
+        ihdr.extend_from_slice(&[depth, colour, 0, 0, 0]);
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        for (kind, data) in [(b"IHDR", &ihdr[..]), (b"IDAT", &[][..]), (b"IEND", &[][..])] {
+            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            out.extend_from_slice(kind);
+            out.extend_from_slice(data);
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(kind);
+            crc.update(data);
+            out.extend_from_slice(&crc.finalize().to_be_bytes());
+        }
+        out
+    }
+
+    fn reason(bytes: &[u8]) -> Option<Reason> {
+        parse(Path::new("x.png"), bytes).err().map(|e| e.reason)
+    }
+
+    #[test]
+    fn limits_are_checked_before_allocating() {
+        // Within the side limit, but 16000 × 16000 RGBA needs ~1 GB, over the memory limit.
+        let e = parse(Path::new("x.png"), &header_only(16_000, 16_000, 8, 6))
+            .err()
+            .expect("over the memory limit");
+        assert_eq!(e.reason, Reason::LimitExceeded);
+        assert!(e.message.contains("over the limit of"), "{}", e.message);
+        assert_eq!(
+            reason(&header_only(MAX_PNG_SIDE + 1, 10, 8, 6)),
+            Some(Reason::LimitExceeded)
+        );
+    }
+
+    #[test]
+    fn other_kinds_go_to_the_general_decoder() {
+        // 16-bit RGBA, grey, palette: not the fast path (and no image data is needed to say so).
+        for (depth, colour) in [(16, 6), (8, 0), (8, 3)] {
+            let parsed = parse(Path::new("x.png"), &header_only(4, 4, depth, colour)).unwrap();
+            assert!(
+                matches!(parsed, Parsed::Other),
+                "depth {depth} colour {colour}"
+            );
+        }
+        // A bad CRC is left to the general decoder, which reports it.
+        let mut bytes = header_only(4, 4, 8, 6);
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        assert!(matches!(
+            parse(Path::new("x.png"), &bytes).unwrap(),
+            Parsed::Other
+        ));
+    }
+}
