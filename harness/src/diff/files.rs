@@ -7,8 +7,9 @@ use std::path::Path;
 use image::RgbaImage;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
+use super::shared_rows::decode_together;
 use crate::errors::{Error, InputError, Reason};
-use crate::recording::decode_png;
+use crate::recording::{PngSource, decode_general, read_png};
 
 /// What a file to diff holds, judged by its first bytes (not its name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,22 +55,41 @@ pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
     .hint("diff two screenshots (.png) or two AX snapshots (.json)"))
 }
 
-/// Decodes two PNGs in parallel (decoding dominates an end-to-end diff, and the two files are
-/// independent). Errors name the file; if both fail, `a`'s error is returned.
+/// Decodes two PNGs at once: both files are read and inflated in parallel; two screenshots of
+/// the same size and kind are then reconstructed together, rows they store identically only
+/// once (see `shared_rows`), other pairs each on its own thread. Errors name the file; if both
+/// fail, `a`'s error is returned.
 pub fn decode_pair(a: &Path, b: &Path) -> Result<(RgbaImage, RgbaImage), InputError> {
+    let crashed = |p: &Path| InputError::new(p, Reason::InvalidImage, "the decoder crashed");
     let (ra, rb) = std::thread::scope(|s| {
-        let hb = s.spawn(|| decode_png(b));
-        let ra = decode_png(a);
-        let rb = hb.join().unwrap_or_else(|_| {
-            Err(InputError::new(
-                b,
-                Reason::InvalidImage,
-                "the decoder crashed",
-            ))
-        });
-        (ra, rb)
+        let hb = s.spawn(|| read_png(b));
+        let ra = read_png(a);
+        (ra, hb.join().unwrap_or_else(|_| Err(crashed(b))))
     });
-    Ok((ra?, rb?))
+    let (sa, sb) = (ra?, rb?);
+    match (sa, sb) {
+        (PngSource::Fast(x), PngSource::Fast(y))
+            if (x.width, x.height, x.channels) == (y.width, y.height, y.channels) =>
+        {
+            decode_together((a, x), (b, y))
+        }
+        (sa, sb) => {
+            let (ra, rb) = std::thread::scope(|s| {
+                let hb = s.spawn(|| finish(b, sb));
+                let ra = finish(a, sa);
+                (ra, hb.join().unwrap_or_else(|_| Err(crashed(b))))
+            });
+            Ok((ra?, rb?))
+        }
+    }
+}
+
+/// Decodes one read PNG on its own.
+fn finish(path: &Path, source: PngSource) -> Result<RgbaImage, InputError> {
+    match source {
+        PngSource::Fast(lines) => lines.into_rgba(path),
+        PngSource::Other(bytes) => decode_general(path, &bytes),
+    }
 }
 
 /// Checks two decoded images have the same size; the error names both files and sizes.

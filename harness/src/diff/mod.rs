@@ -10,6 +10,7 @@ pub mod pixel;
 #[cfg(test)]
 mod reference;
 pub mod regions;
+mod shared_rows;
 pub mod step;
 pub mod summary;
 pub mod verdict;

@@ -10,6 +10,7 @@ use image::RgbaImage;
 
 use super::ax::{AX_SCHEMA, AxSnapshot};
 use super::format::{RECORDING_SCHEMA, RecordingFile};
+use super::png_decode::{Parsed, Scanlines, parse};
 use super::safe_path::safe_join;
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
@@ -90,6 +91,22 @@ impl Recording {
 
 /// Decodes a PNG within the size, dimension and memory limits.
 pub fn decode_png(path: &Path) -> Result<RgbaImage, InputError> {
+    match read_png(path)? {
+        PngSource::Fast(lines) => lines.into_rgba(path),
+        PngSource::Other(bytes) => decode_general(path, &bytes),
+    }
+}
+
+/// A PNG file read and, for the common screenshot kinds, inflated (see [`read_png`]).
+pub(crate) enum PngSource {
+    /// 8-bit RGB or RGBA, inflated, rows still filtered: for the direct decoder.
+    Fast(Scanlines),
+    /// Any other PNG, as read: for the image crate ([`decode_general`]).
+    Other(Vec<u8>),
+}
+
+/// Reads a PNG (bounded) and inflates it when the direct decoder handles its kind.
+pub(crate) fn read_png(path: &Path) -> Result<PngSource, InputError> {
     let bytes = crate::json::read_bounded(path, MAX_PNG_BYTES)?;
     if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         return Err(
@@ -97,6 +114,14 @@ pub fn decode_png(path: &Path) -> Result<RgbaImage, InputError> {
                 .hint("screenshots must be PNG"),
         );
     }
+    Ok(match parse(path, &bytes)? {
+        Parsed::Fast(lines) => PngSource::Fast(lines),
+        Parsed::Other => PngSource::Other(bytes),
+    })
+}
+
+/// Decodes any PNG with the image crate, within the same limits.
+pub(crate) fn decode_general(path: &Path, bytes: &[u8]) -> Result<RgbaImage, InputError> {
     let bad = |e: image::ImageError| {
         let reason = match e {
             image::ImageError::Limits(_) => Reason::LimitExceeded,
@@ -105,7 +130,7 @@ pub fn decode_png(path: &Path) -> Result<RgbaImage, InputError> {
         InputError::new(path, reason, format!("cannot decode: {e}"))
     };
     let mut reader =
-        image::ImageReader::with_format(std::io::Cursor::new(&bytes), image::ImageFormat::Png);
+        image::ImageReader::with_format(std::io::Cursor::new(bytes), image::ImageFormat::Png);
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_PNG_SIDE);
     limits.max_image_height = Some(MAX_PNG_SIDE);

@@ -5,8 +5,10 @@ pub mod ax;
 pub mod format;
 pub mod import;
 mod load;
+pub(crate) mod png_decode;
 mod safe_path;
 pub mod synth;
+pub(crate) mod unfilter;
 
 pub use ax::{AxSnapshot, Element, Rect};
 pub use format::{RecordingFile, Transition};

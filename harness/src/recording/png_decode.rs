@@ -1,0 +1,464 @@
+//! A direct PNG decoder for what screenshots are — 8-bit RGB or RGBA, not interlaced — so an
+//! end-to-end diff is not dominated by decoding. The main type is [`Scanlines`]: the image
+//! inflated into one buffer already sized for the final RGBA pixels, then reconstructed in
+//! place row by row (no second buffer, no per-row copies through a reader, no zeroing pass).
+//! Everything else (palettes, grey, 16-bit, interlacing, `tRNS` colour keys, APNG, unknown
+//! critical chunks) is [`Parsed::Other`], which the caller hands to the image crate.
+
+use std::path::Path;
+
+use image::RgbaImage;
+
+use super::load::{MAX_DECODE_BYTES, MAX_PNG_SIDE};
+use super::unfilter::{BadFilter, paeth_pair, unfilter_row};
+use crate::errors::{InputError, Reason};
+
+/// Inflated bytes offered to the inflater per call (see [`parse`]).
+const INFLATE_STEP: usize = 1 << 20;
+
+/// What [`parse`] made of a PNG file.
+pub(crate) enum Parsed {
+    /// An 8-bit RGB or RGBA image, inflated, rows still filtered.
+    Fast(Scanlines),
+    /// A PNG of another kind, or an unusual structure, for the general decoder.
+    Other,
+}
+
+/// An inflated, still filtered image: `height` rows of one filter byte and `stride()` bytes,
+/// at the start of a buffer large enough for the RGBA result.
+pub(crate) struct Scanlines {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// 3 (RGB) or 4 (RGBA).
+    pub channels: usize,
+    /// The buffer (see the type's doc).
+    pub buf: Vec<u8>,
+}
+
+impl Scanlines {
+    /// Bytes in one reconstructed row.
+    pub fn stride(&self) -> usize {
+        self.width as usize * self.channels
+    }
+
+    /// Row `y` as stored in the file: the filter byte, then the filtered bytes.
+    pub fn filtered_row(&self, y: usize) -> &[u8] {
+        let s = self.stride() + 1;
+        &self.buf[y * s..(y + 1) * s]
+    }
+
+    /// Reconstructs every row and widens RGB to RGBA, in place.
+    pub fn into_rgba(mut self, path: &Path) -> Result<RgbaImage, InputError> {
+        let (h, s, bpp) = (self.height as usize, self.stride(), self.channels);
+        let zeros = vec![0u8; s];
+        let rows = Rows {
+            s,
+            bpp,
+            zeros: &zeros,
+            copy: None,
+        };
+        rows.run(&mut self.buf, 0, 0..h, None)
+            .map_err(|(e, y)| bad_filter(path, e, y))?;
+        Ok(self.finish())
+    }
+
+    /// For each row: whether its filter (None or Sub) ignores the row above, so reconstruction
+    /// can start there without the rows before it.
+    pub fn independent_rows(&self) -> Vec<bool> {
+        (0..self.height as usize)
+            .map(|y| self.filtered_row(y)[0] <= 1)
+            .collect()
+    }
+
+    /// Turns reconstructed rows (at the start of the buffer) into the RGBA image.
+    pub fn finish(mut self) -> RgbaImage {
+        let pixels = self.width as usize * self.height as usize;
+        if self.channels == 3 {
+            // Backwards, so every RGB triple is read before a wider RGBA pixel covers it.
+            for i in (0..pixels).rev() {
+                let (r, g, b) = (self.buf[3 * i], self.buf[3 * i + 1], self.buf[3 * i + 2]);
+                self.buf[4 * i..4 * i + 4].copy_from_slice(&[r, g, b, 255]);
+            }
+        }
+        self.buf.truncate(pixels * 4);
+        RgbaImage::from_raw(self.width, self.height, self.buf)
+            .expect("the buffer holds width × height RGBA pixels")
+    }
+}
+
+/// The error for a row with an unknown filter type.
+pub(crate) fn bad_filter(path: &Path, e: BadFilter, y: usize) -> InputError {
+    InputError::new(
+        path,
+        Reason::InvalidImage,
+        format!("cannot decode: unknown filter type {} in row {y}", e.0),
+    )
+}
+
+/// Reconstructs row `y` in place: moves its filtered bytes down to where the reconstructed row
+/// belongs (`y × s`, just before them) and unfilters them against row `y - 1`. `buf` starts at
+/// byte `base` of the image buffer: at row `y - 1`'s place or before, or at row `y`'s own when
+/// `y` is the first row or one whose filter ignores the row above (then `zeros` stands in).
+fn reconstruct_row(
+    buf: &mut [u8],
+    base: usize,
+    y: usize,
+    s: usize,
+    bpp: usize,
+    zeros: &[u8],
+) -> Result<(), BadFilter> {
+    let at = y * (s + 1) - base;
+    let filter = buf[at];
+    let out = y * s - base;
+    buf.copy_within(at + 1..at + 1 + s, out);
+    unfilter_at(buf, out, filter, s, bpp, zeros)
+}
+
+/// Unfilters the row at `buf[out..out + s]` against the `s` bytes before it (or `zeros`).
+fn unfilter_at(
+    buf: &mut [u8],
+    out: usize,
+    filter: u8,
+    s: usize,
+    bpp: usize,
+    zeros: &[u8],
+) -> Result<(), BadFilter> {
+    let (head, tail) = buf.split_at_mut(out);
+    let prev = if out == 0 { zeros } else { &head[out - s..] };
+    unfilter_row(filter, bpp, prev, &mut tail[..s])
+}
+
+/// How to reconstruct rows: row size, bytes per pixel, the zero row, and optionally another
+/// image's reconstructed rows with the rows to copy from it instead of reconstructing.
+pub(crate) struct Rows<'a> {
+    /// Bytes in one reconstructed row.
+    pub s: usize,
+    /// Bytes per pixel (3 or 4).
+    pub bpp: usize,
+    /// `s` zero bytes: the row above the first.
+    pub zeros: &'a [u8],
+    /// Reconstructed rows of an identical-size image, and which rows to take from it.
+    pub copy: Option<(&'a [u8], &'a [bool])>,
+}
+
+impl Rows<'_> {
+    /// Reconstructs `rows` in place in `seg`, the part of the image buffer from byte `base`
+    /// (`rows.start × s`). When the filtered bytes of the last row run past the part (the
+    /// buffer was split after it), `tail` holds a copy of them, filter byte first.
+    pub fn run(
+        &self,
+        seg: &mut [u8],
+        base: usize,
+        rows: std::ops::Range<usize>,
+        tail: Option<&[u8]>,
+    ) -> Result<(), (BadFilter, usize)> {
+        let s = self.s;
+        let copied = |y: usize| self.copy.is_some_and(|(_, take)| take[y]);
+        let mut y = rows.start;
+        while y < rows.end {
+            let out = y * s - base;
+            if let Some((src, _)) = self.copy
+                && copied(y)
+            {
+                seg[out..out + s].copy_from_slice(&src[y * s..(y + 1) * s]);
+                y += 1;
+                continue;
+            }
+            // Two Paeth rows in a row (the common case) are reconstructed together.
+            let last = if tail.is_some() {
+                rows.end - 1
+            } else {
+                rows.end
+            };
+            let at = y * (s + 1) - base;
+            if y + 1 < last && !copied(y + 1) && seg[at] == 4 && seg[at + s + 1] == 4 {
+                seg.copy_within(at + 1..at + 1 + s, out);
+                seg.copy_within(at + s + 2..at + 2 * s + 2, out + s);
+                let (head, rest) = seg.split_at_mut(out);
+                let prev = if out == 0 {
+                    self.zeros
+                } else {
+                    &head[out - s..]
+                };
+                let (r0, r1) = rest[..2 * s].split_at_mut(s);
+                paeth_pair(self.bpp, prev, r0, r1);
+                y += 2;
+                continue;
+            }
+            let done = match tail {
+                Some(t) if y + 1 == rows.end => {
+                    seg[out..out + s].copy_from_slice(&t[1..]);
+                    unfilter_at(seg, out, t[0], s, self.bpp, self.zeros)
+                }
+                _ => reconstruct_row(seg, base, y, s, self.bpp, self.zeros),
+            };
+            done.map_err(|e| (e, y))?;
+            y += 1;
+        }
+        Ok(())
+    }
+
+    /// Reconstructs all `h` rows of `buf` in place on two threads: the second starts at the
+    /// row nearest the middle that needs nothing above it (`starts[y]`), if there is one.
+    /// Returns the error of the first bad row.
+    pub fn run_split(
+        &self,
+        buf: &mut [u8],
+        h: usize,
+        starts: &[bool],
+    ) -> Result<(), (BadFilter, usize)> {
+        let s = self.s;
+        // The second part's rows are written from `m × s` on, over the end of the first part's
+        // filtered bytes: only its last row's may reach that far (`m < s`), and it is copied.
+        let fits = |m: usize| m > 0 && m < h && m < s && starts[m];
+        let mid = h / 2;
+        let Some(m) = (0..=mid)
+            .flat_map(|d| [mid - d, mid + d])
+            .find(|&m| fits(m))
+        else {
+            return self.run(buf, 0, 0..h, None);
+        };
+        let tail = buf[(m - 1) * (s + 1)..m * (s + 1)].to_vec();
+        let (top, bottom) = buf.split_at_mut(m * s);
+        let (rt, rb) = std::thread::scope(|scope| {
+            let hb = scope.spawn(|| self.run(bottom, m * s, m..h, None));
+            let rt = self.run(top, 0, 0..m, Some(&tail));
+            (rt, hb.join())
+        });
+        rt?;
+        match rb {
+            Ok(r) => r,
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+/// Asks Linux to back a large fresh buffer with 2 MiB pages where transparent huge pages are
+/// on request (`madvise` mode): a screenshot buffer is tens of MB, and faulting it in 4 KiB at a
+/// time cost more than inflating into it. Elsewhere, or if refused, nothing changes.
+fn advise_huge_pages(buf: &mut [u8]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = buf.as_mut_ptr() as usize;
+        let (from, to) = (
+            start.next_multiple_of(HUGE),
+            (start + buf.len()) / HUGE * HUGE,
+        );
+        if to > from {
+            // SAFETY: the range lies inside `buf`, which is ours; MADV_HUGEPAGE only changes how
+            // the kernel backs those pages, never what they hold.
+            unsafe {
+                libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = buf;
+}
+
+/// Reads the chunks of a PNG file (the signature already checked) and inflates its image data
+/// when it is 8-bit RGB or RGBA and not interlaced. Size and memory limits are checked before
+/// anything is allocated; chunk CRCs are checked like the general decoder does.
+pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
+    let mut p = 8;
+    let mut header: Option<(u32, u32, usize)> = None;
+    let mut idat: Vec<&[u8]> = Vec::new();
+    let mut idat_ended = false;
+    loop {
+        let Some(head) = bytes.get(p..p + 8) else {
+            return Ok(Parsed::Other);
+        };
+        let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        let kind: [u8; 4] = [head[4], head[5], head[6], head[7]];
+        let Some(data) = bytes.get(p + 8..p + 8 + len) else {
+            return Ok(Parsed::Other);
+        };
+        let Some(crc) = bytes.get(p + 8 + len..p + 12 + len) else {
+            return Ok(Parsed::Other);
+        };
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&kind);
+        hasher.update(data);
+        if hasher.finalize() != u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]) {
+            return Ok(Parsed::Other);
+        }
+        p += 12 + len;
+        match &kind {
+            b"IHDR" => {
+                if header.is_some() || len != 13 {
+                    return Ok(Parsed::Other);
+                }
+                let w = u32::from_be_bytes([data[0], data[1], data[2], data[3]]);
+                let h = u32::from_be_bytes([data[4], data[5], data[6], data[7]]);
+                let [depth, colour, compression, filter, interlace] =
+                    [data[8], data[9], data[10], data[11], data[12]];
+                if w == 0 || h == 0 {
+                    return Ok(Parsed::Other);
+                }
+                if w > MAX_PNG_SIDE || h > MAX_PNG_SIDE {
+                    return Err(InputError::new(
+                        path,
+                        Reason::LimitExceeded,
+                        format!(
+                            "cannot decode: {w}×{h} is over the limit of {MAX_PNG_SIDE} pixels a side"
+                        ),
+                    ));
+                }
+                let channels = match colour {
+                    2 => 3,
+                    6 => 4,
+                    _ => return Ok(Parsed::Other),
+                };
+                if depth != 8 || compression != 0 || filter != 0 || interlace != 0 {
+                    return Ok(Parsed::Other);
+                }
+                header = Some((w, h, channels));
+            }
+            b"IDAT" => {
+                if header.is_none() || idat_ended {
+                    return Ok(Parsed::Other);
+                }
+                idat.push(data);
+            }
+            b"IEND" => break,
+            // Colour keys, animation: the general decoder knows what they mean.
+            b"tRNS" | b"acTL" | b"fcTL" | b"fdAT" => return Ok(Parsed::Other),
+            // A suggested palette for an RGB image changes nothing.
+            b"PLTE" => {}
+            _ if kind[0].is_ascii_uppercase() => return Ok(Parsed::Other),
+            _ => idat_ended |= !idat.is_empty(),
+        }
+    }
+    let (Some((width, height, channels)), false) = (header, idat.is_empty()) else {
+        return Ok(Parsed::Other);
+    };
+    let (w, h) = (width as u64, height as u64);
+    let filtered = h * (w * channels as u64 + 1);
+    let size = filtered.max(w * h * 4);
+    if size > MAX_DECODE_BYTES {
+        return Err(InputError::new(
+            path,
+            Reason::LimitExceeded,
+            format!(
+                "cannot decode: {width}×{height} needs {size} bytes, over the limit of {MAX_DECODE_BYTES}"
+            ),
+        ));
+    }
+    let mut buf = vec![0u8; size as usize];
+    advise_huge_pages(&mut buf);
+    let filtered = filtered as usize;
+    let truncated = || {
+        InputError::new(
+            path,
+            Reason::InvalidImage,
+            "cannot decode: the image data ends early",
+        )
+    };
+    let mut inflater = fdeflate::Decompressor::new();
+    // Like the png crate by default: the chunk CRCs already guard the data, and the Adler-32
+    // of the whole inflated image costs as much as a tenth of decoding it.
+    inflater.ignore_adler32();
+    let mut made = 0;
+    let mut chunks = idat.iter().peekable();
+    let mut input: &[u8] = &[];
+    loop {
+        if input.is_empty() {
+            match chunks.next() {
+                Some(chunk) => input = chunk,
+                None => break,
+            }
+        }
+        // fdeflate checksums the output of the call that reaches the end of the stream even
+        // when told not to; offering the output a step at a time keeps that to the last step.
+        let limit = (made + INFLATE_STEP).min(filtered);
+        let (used, n) = inflater
+            .read(input, &mut buf[..limit], made, chunks.peek().is_none())
+            .map_err(|e| match e {
+                fdeflate::DecompressionError::InsufficientInput => truncated(),
+                e => InputError::new(
+                    path,
+                    Reason::InvalidImage,
+                    format!("cannot decode: corrupt image data ({e:?})"),
+                ),
+            })?;
+        made += n;
+        input = &input[used..];
+        if made == filtered || inflater.is_done() {
+            break;
+        }
+    }
+    if made < filtered {
+        return Err(truncated());
+    }
+    Ok(Parsed::Fast(Scanlines {
+        width,
+        height,
+        channels,
+        buf,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A PNG file with a header, one empty IDAT chunk and IEND: enough for the checks made
+    /// before anything is allocated.
+    fn header_only(w: u32, h: u32, depth: u8, colour: u8) -> Vec<u8> {
+        let mut ihdr = w.to_be_bytes().to_vec();
+        ihdr.extend_from_slice(&h.to_be_bytes());
+        ihdr.extend_from_slice(&[depth, colour, 0, 0, 0]);
+        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+        for (kind, data) in [(b"IHDR", &ihdr[..]), (b"IDAT", &[][..]), (b"IEND", &[][..])] {
+            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+            out.extend_from_slice(kind);
+            out.extend_from_slice(data);
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(kind);
+            crc.update(data);
+            out.extend_from_slice(&crc.finalize().to_be_bytes());
+        }
+        out
+    }
+
+    fn reason(bytes: &[u8]) -> Option<Reason> {
+        parse(Path::new("x.png"), bytes).err().map(|e| e.reason)
+    }
+
+    #[test]
+    fn limits_are_checked_before_allocating() {
+        // Within the side limit, but 16000 × 16000 RGBA needs ~1 GB, over the memory limit.
+        let e = parse(Path::new("x.png"), &header_only(16_000, 16_000, 8, 6))
+            .err()
+            .expect("over the memory limit");
+        assert_eq!(e.reason, Reason::LimitExceeded);
+        assert!(e.message.contains("over the limit of"), "{}", e.message);
+        assert_eq!(
+            reason(&header_only(MAX_PNG_SIDE + 1, 10, 8, 6)),
+            Some(Reason::LimitExceeded)
+        );
+    }
+
+    #[test]
+    fn other_kinds_go_to_the_general_decoder() {
+        // 16-bit RGBA, grey, palette: not the fast path (and no image data is needed to say so).
+        for (depth, colour) in [(16, 6), (8, 0), (8, 3)] {
+            let parsed = parse(Path::new("x.png"), &header_only(4, 4, depth, colour)).unwrap();
+            assert!(
+                matches!(parsed, Parsed::Other),
+                "depth {depth} colour {colour}"
+            );
+        }
+        // A bad CRC is left to the general decoder, which reports it.
+        let mut bytes = header_only(4, 4, 8, 6);
+        let last = bytes.len() - 1;
+        bytes[last] ^= 1;
+        assert!(matches!(
+            parse(Path::new("x.png"), &bytes).unwrap(),
+            Parsed::Other
+        ));
+    }
+}

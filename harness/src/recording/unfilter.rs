@@ -1,0 +1,236 @@
+//! PNG scanline reconstruction ("unfiltering") for 8-bit RGB and RGBA rows, the main cost of
+//! decoding a screenshot. [`unfilter_row`] is the entry point; Paeth, the filter encoders pick
+//! for most rows of a screenshot, gets a branch-free form that keeps only the left pixel on
+//! the serial dependency chain.
+
+/// A filter type byte that is not one of PNG's five.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BadFilter(pub u8);
+
+/// Reconstructs `cur` (the filtered bytes of one row, without the filter byte) in place from
+/// `prev` (the reconstructed row above, all zeros for the first row). `bpp` is 3 or 4.
+pub(crate) fn unfilter_row(
+    filter: u8,
+    bpp: usize,
+    prev: &[u8],
+    cur: &mut [u8],
+) -> Result<(), BadFilter> {
+    debug_assert_eq!(prev.len(), cur.len());
+    match filter {
+        0 => {}
+        1 => match bpp {
+            3 => sub::<3>(cur),
+            _ => sub::<4>(cur),
+        },
+        2 => {
+            for (c, p) in cur.iter_mut().zip(prev) {
+                *c = c.wrapping_add(*p);
+            }
+        }
+        3 => match bpp {
+            3 => avg::<3>(prev, cur),
+            _ => avg::<4>(prev, cur),
+        },
+        4 => match bpp {
+            3 => paeth::<3>(prev, cur),
+            _ => paeth::<4>(prev, cur),
+        },
+        other => return Err(BadFilter(other)),
+    }
+    Ok(())
+}
+
+fn sub<const N: usize>(cur: &mut [u8]) {
+    let mut a = [0u8; N];
+    for px in cur.chunks_exact_mut(N) {
+        for i in 0..N {
+            px[i] = px[i].wrapping_add(a[i]);
+        }
+        a.copy_from_slice(px);
+    }
+}
+
+fn avg<const N: usize>(prev: &[u8], cur: &mut [u8]) {
+    let mut a = [0u8; N];
+    for (px, up) in cur.chunks_exact_mut(N).zip(prev.chunks_exact(N)) {
+        for i in 0..N {
+            let mean = ((u16::from(a[i]) + u16::from(up[i])) >> 1) as u8;
+            px[i] = px[i].wrapping_add(mean);
+        }
+        a.copy_from_slice(px);
+    }
+}
+
+/// Paeth in the form used by stb_image: `thresh = 3c - (a + b)` decides between the smaller
+/// and larger of `a` and `b`, or `c`. The result equals the PNG specification's predictor for
+/// all inputs (tested exhaustively below); it compiles to selects, not branches.
+#[inline(always)]
+fn predict(a: i16, b: i16, c: i16) -> u8 {
+    let thresh = c * 3 - (a + b);
+    let lo = a.min(b);
+    let hi = a.max(b);
+    let t0 = if hi <= thresh { lo } else { c };
+    let t1 = if thresh <= lo { hi } else { t0 };
+    t1 as u8
+}
+
+/// One Paeth pixel: `a` and `c` carry the left and upper-left bytes between pixels.
+#[inline(always)]
+fn paeth_pixel<const N: usize>(a: &mut [i16; N], c: &mut [i16; N], up: &[u8], px: &mut [u8]) {
+    for i in 0..N {
+        let b = i16::from(up[i]);
+        px[i] = px[i].wrapping_add(predict(a[i], b, c[i]));
+        a[i] = i16::from(px[i]);
+        c[i] = b;
+    }
+}
+
+fn paeth<const N: usize>(prev: &[u8], cur: &mut [u8]) {
+    let (mut a, mut c) = ([0i16; N], [0i16; N]);
+    for (px, up) in cur.chunks_exact_mut(N).zip(prev.chunks_exact(N)) {
+        paeth_pixel(&mut a, &mut c, up, px);
+    }
+}
+
+/// Reconstructs two consecutive Paeth rows at once (`r0` under `prev`, `r1` under `r0`). Each
+/// pixel waits on the one to its left, so one row is a serial chain; working on `r1` one pixel
+/// behind `r0` runs two independent chains side by side, which the CPU overlaps (about a
+/// quarter faster over a whole screenshot, measured).
+pub(crate) fn paeth_pair(bpp: usize, prev: &[u8], r0: &mut [u8], r1: &mut [u8]) {
+    match bpp {
+        3 => pair::<3>(prev, r0, r1),
+        _ => pair::<4>(prev, r0, r1),
+    }
+}
+
+fn pair<const N: usize>(prev: &[u8], r0: &mut [u8], r1: &mut [u8]) {
+    let n = r0.len() / N;
+    if n == 0 {
+        return;
+    }
+    let (mut a0, mut c0, mut a1, mut c1) = ([0i16; N], [0i16; N], [0i16; N], [0i16; N]);
+    paeth_pixel(&mut a0, &mut c0, &prev[..N], &mut r0[..N]);
+    for x in 1..n {
+        let (done, rest) = r0.split_at_mut(N * x);
+        paeth_pixel(&mut a0, &mut c0, &prev[N * x..N * x + N], &mut rest[..N]);
+        paeth_pixel(
+            &mut a1,
+            &mut c1,
+            &done[N * x - N..],
+            &mut r1[N * x - N..N * x],
+        );
+    }
+    paeth_pixel(
+        &mut a1,
+        &mut c1,
+        &r0[N * n - N..],
+        &mut r1[N * n - N..N * n],
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The PNG specification's Paeth predictor, written as the specification gives it.
+    fn spec_paeth(a: u8, b: u8, c: u8) -> u8 {
+        let p = i16::from(a) + i16::from(b) - i16::from(c);
+        let (pa, pb, pc) = (
+            (p - i16::from(a)).abs(),
+            (p - i16::from(b)).abs(),
+            (p - i16::from(c)).abs(),
+        );
+        if pa <= pb && pa <= pc {
+            a
+        } else if pb <= pc {
+            b
+        } else {
+            c
+        }
+    }
+
+    #[test]
+    fn predictor_matches_the_specification_for_every_input() {
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                for c in 0..=255u8 {
+                    let got = predict(i16::from(a), i16::from(b), i16::from(c));
+                    assert_eq!(got, spec_paeth(a, b, c), "a={a} b={b} c={c}");
+                }
+            }
+        }
+    }
+
+    /// Reconstructs with the specification's formulas, byte by byte.
+    fn reference(filter: u8, bpp: usize, prev: &[u8], cur: &[u8]) -> Vec<u8> {
+        let mut out = cur.to_vec();
+        for i in 0..out.len() {
+            let a = if i >= bpp { out[i - bpp] } else { 0 };
+            let b = prev[i];
+            let c = if i >= bpp { prev[i - bpp] } else { 0 };
+            let pred = match filter {
+                0 => 0,
+                1 => a,
+                2 => b,
+                3 => ((u16::from(a) + u16::from(b)) / 2) as u8,
+                _ => spec_paeth(a, b, c),
+            };
+            out[i] = out[i].wrapping_add(pred);
+        }
+        out
+    }
+
+    #[test]
+    fn every_filter_matches_the_specification() {
+        // A small deterministic generator: the bytes only need to cover many combinations.
+        let mut state = 0x2545_f491_u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state >> 8) as u8
+        };
+        for bpp in [3, 4] {
+            for filter in 0..=4u8 {
+                for _ in 0..50 {
+                    let len = bpp * 37;
+                    let prev: Vec<u8> = (0..len).map(|_| next()).collect();
+                    let cur: Vec<u8> = (0..len).map(|_| next()).collect();
+                    let mut got = cur.clone();
+                    unfilter_row(filter, bpp, &prev, &mut got).unwrap();
+                    assert_eq!(got, reference(filter, bpp, &prev, &cur), "filter {filter}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_paeth_pair_equals_two_single_rows() {
+        let mut state = 0x1234_5678_u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state >> 8) as u8
+        };
+        for bpp in [3, 4] {
+            for pixels in [1, 2, 5, 64] {
+                let len = bpp * pixels;
+                let prev: Vec<u8> = (0..len).map(|_| next()).collect();
+                let r0: Vec<u8> = (0..len).map(|_| next()).collect();
+                let r1: Vec<u8> = (0..len).map(|_| next()).collect();
+                let (mut p0, mut p1) = (r0.clone(), r1.clone());
+                paeth_pair(bpp, &prev, &mut p0, &mut p1);
+                let want0 = reference(4, bpp, &prev, &r0);
+                assert_eq!(p0, want0);
+                assert_eq!(p1, reference(4, bpp, &want0, &r1));
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_filter_type_is_an_error() {
+        let mut row = [0u8; 8];
+        assert_eq!(unfilter_row(5, 4, &[0; 8], &mut row), Err(BadFilter(5)));
+    }
+}
