@@ -218,7 +218,7 @@ impl Prepared {
 /// Coarse candidates scoring more than this below the best coarse score are dropped: a place
 /// that matches at full resolution matches about as well when both sides are blurred, so it
 /// cannot trail the best coarse peak by much.
-const COARSE_MARGIN: f64 = 0.2;
+const COARSE_MARGIN: f64 = 0.3;
 
 /// The same at half resolution, where scores are sharper.
 const HALF_MARGIN: f64 = 0.1;
@@ -251,59 +251,35 @@ fn search(
         let map = score_map(plane, t, region.x0, region.y0, nx, ny);
         return flat_choice(&map, region, w, h, expected);
     }
-    let Some(coarse) = crop.coarse.first() else {
+    // The coarsest level that leaves few enough candidates: a crop with little structure
+    // downscales to a template that matches almost anywhere, and a finer level (more pixels
+    // in the template) tells the places apart again.
+    let mut picked = None;
+    for (i, coarse) in crop.coarse.iter().enumerate() {
+        let finer = i + 1 < crop.coarse.len();
+        let Some(mut starts) = coarse_starts(screen, crop, coarse, region, whole_screen, cut, opts)
+        else {
+            return choose(dense(), w, h, expected, opts.hair);
+        };
+        if starts.len() > opts.max_candidates && finer {
+            continue;
+        }
+        starts.truncate(opts.max_candidates);
+        picked = Some((coarse.s, starts));
+        break;
+    }
+    let Some((s, mut starts)) = picked else {
         return choose(dense(), w, h, expected, opts.hair);
     };
-    let s = coarse.s;
-    let local;
-    let (screen_coarse, ox, oy) = if whole_screen {
-        (screen.coarse(s), 0, 0)
-    } else {
-        local = downscale(plane, region.x0, region.y0, nx + w - 1, ny + h - 1, s);
-        (&local, region.x0, region.y0)
-    };
-    let mut candidates = Vec::new();
-    for (px, py, ct) in &coarse.phases {
-        if screen_coarse.width < ct.width() || screen_coarse.height < ct.height() {
-            return choose(dense(), w, h, expected, opts.hair);
-        }
-        let cnx = screen_coarse.width - ct.width() + 1;
-        let cny = screen_coarse.height - ct.height() + 1;
-        let map = coarse_map(screen_coarse, ct);
-        for c in local_maxima(&map, cnx, cny, cut, opts.max_candidates) {
-            // Phase (px, py) lines up when the crop starts px, py before a block.
-            let x = (ox + s * c.x).saturating_sub(*px);
-            let y = (oy + s * c.y).saturating_sub(*py);
-            candidates.push(Peak {
-                x,
-                y,
-                score: c.score,
-            });
-        }
-    }
-    best_first(&mut candidates);
-    let coarse_cut = cut.max(candidates.first().map_or(cut, |c| c.score) - COARSE_MARGIN);
-    // Phase offsets are `step` apart, so the candidates one place produces in the different
-    // phase maps start within `step` of each other; the first box covers them all.
-    let step = phase_step(s);
-    let mut starts: Vec<Peak> = Vec::new();
-    for c in candidates.into_iter().take_while(|c| c.score >= coarse_cut) {
-        if starts.len() >= opts.max_candidates {
-            break;
-        }
-        let covered = |p: &Peak| p.x.abs_diff(c.x) <= step && p.y.abs_diff(c.y) <= step;
-        if !starts.iter().any(covered) {
-            starts.push(c);
-        }
-    }
     // A coarse candidate is only known to within `step` pixels; at half resolution every
     // place of that box is scored exactly aligned (one phase per parity), which is four times
     // cheaper than full resolution and sharp enough to drop most of the candidates.
+    let step = phase_step(s);
     let mut radius = step;
     if let (true, Some(half)) = (s > 2, &crop.half) {
         starts = starts
             .into_iter()
-            .map(|c| check_half(plane, half, region, (c.x, c.y), step).unwrap_or(c))
+            .map(|c| climb_half(plane, half, region, (c.x, c.y), step).unwrap_or(c))
             .collect();
         best_first(&mut starts);
         let half_cut = cut.max(starts.first().map_or(cut, |c| c.score) - HALF_MARGIN);
@@ -324,6 +300,75 @@ fn search(
     choose(peaks, w, h, expected, opts.hair)
 }
 
+/// The coarse pass at one level: the local maxima of every phase's map that come within
+/// `COARSE_MARGIN` of the best one (and above `cut`), as full-resolution places, best first,
+/// near-duplicates merged; at most `max_candidates + 1` of them (one more says "too many").
+/// `None` when the downscaled screen is smaller than the downscaled crop.
+fn coarse_starts(
+    screen: &GrayScreen,
+    crop: &Prepared,
+    coarse: &Coarse,
+    region: Region,
+    whole_screen: bool,
+    cut: f64,
+    opts: &CropOptions,
+) -> Option<Vec<Peak>> {
+    let plane = &screen.plane;
+    let (w, h) = (crop.full.width(), crop.full.height());
+    let (nx, ny) = (region.x1 - region.x0 + 1, region.y1 - region.y0 + 1);
+    let s = coarse.s;
+    let local;
+    let (screen_coarse, ox, oy) = if whole_screen {
+        (screen.coarse(s), 0, 0)
+    } else {
+        local = downscale(plane, region.x0, region.y0, nx + w - 1, ny + h - 1, s);
+        (&local, region.x0, region.y0)
+    };
+    let mut candidates = Vec::new();
+    for (px, py, ct) in &coarse.phases {
+        if screen_coarse.width < ct.width() || screen_coarse.height < ct.height() {
+            return None;
+        }
+        let cnx = screen_coarse.width - ct.width() + 1;
+        let cny = screen_coarse.height - ct.height() + 1;
+        let map = coarse_map(screen_coarse, ct);
+        for c in local_maxima(&map, cnx, cny, cut, usize::MAX) {
+            // Phase (px, py) lines up when the crop starts px, py before a block.
+            let x = (ox + s * c.x).saturating_sub(*px);
+            let y = (oy + s * c.y).saturating_sub(*py);
+            candidates.push(Peak {
+                x,
+                y,
+                score: c.score,
+            });
+        }
+    }
+    best_first(&mut candidates);
+    let coarse_cut = cut.max(candidates.first().map_or(cut, |c| c.score) - COARSE_MARGIN);
+    // Phase offsets are `step` apart, so the candidates one place produces in the different
+    // phase maps start within `step` of each other. With a half-resolution check to follow,
+    // only candidates within half the step are merged: a misaligned phase may outscore the
+    // aligned one a few pixels away, and the aligned one must still get its own box. Without
+    // it, the climb's first box covers all the phases of a place.
+    let step = phase_step(s);
+    let merge = if s > 2 && crop.half.is_some() {
+        step / 2
+    } else {
+        step
+    };
+    let mut starts: Vec<Peak> = Vec::new();
+    for c in candidates.into_iter().take_while(|c| c.score >= coarse_cut) {
+        if starts.len() > opts.max_candidates {
+            break;
+        }
+        let covered = |p: &Peak| p.x.abs_diff(c.x) <= merge && p.y.abs_diff(c.y) <= merge;
+        if !starts.iter().any(covered) {
+            starts.push(c);
+        }
+    }
+    Some(starts)
+}
+
 /// Sorts best score first, ties in raster order.
 fn best_first(peaks: &mut [Peak]) {
     peaks.sort_by(|a, b| {
@@ -331,6 +376,37 @@ fn best_first(peaks: &mut [Peak]) {
             .total_cmp(&a.score)
             .then((a.y, a.x).cmp(&(b.y, b.x)))
     });
+}
+
+/// Climbs the half-resolution score from a coarse candidate: the best phase of a place is
+/// within `step / 2` of it, so the box of ±(`step / 2 + 1`) usually holds the best place;
+/// when the best is on the box's edge (the blur moved the coarse peak), boxes of ±2 around
+/// it follow until the best is inside one.
+fn climb_half(
+    plane: &Plane,
+    half: &[(usize, usize, Template)],
+    region: Region,
+    start: (usize, usize),
+    step: usize,
+) -> Option<Peak> {
+    let mut r = step / 2 + 1;
+    let mut at = start;
+    let mut best = check_half(plane, half, region, at, r)?;
+    for _ in 0..8 {
+        let on_edge =
+            |v: usize, c: usize, lo: usize, hi: usize| v.abs_diff(c) >= r && v > lo && v < hi;
+        if !on_edge(best.x, at.0, region.x0, region.x1)
+            && !on_edge(best.y, at.1, region.y0, region.y1)
+        {
+            break;
+        }
+        (at, r) = ((best.x, best.y), 2);
+        match check_half(plane, half, region, at, r) {
+            Some(next) if next.score > best.score => best = next,
+            _ => break,
+        }
+    }
+    Some(best)
 }
 
 /// The best half-resolution score over the places within `r` of `start` (inside `region`),
