@@ -218,7 +218,7 @@ impl Prepared {
 /// Coarse candidates scoring more than this below the best coarse score are dropped: a place
 /// that matches at full resolution matches about as well when both sides are blurred, so it
 /// cannot trail the best coarse peak by much.
-const COARSE_MARGIN: f64 = 0.3;
+const COARSE_MARGIN: f64 = 0.2;
 
 /// The same at half resolution, where scores are sharper.
 const HALF_MARGIN: f64 = 0.1;
