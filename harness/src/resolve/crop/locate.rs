@@ -1,14 +1,19 @@
 //! The search ([`locate`]): near the expected place first, then the whole screen, each pass
 //! coarse-to-fine.
 //!
-//! A pass scores a downscaled crop (several phases of it, see `Coarse`) against a downscaled
-//! screen (`pyramid`), keeps the coarse local maxima that come within `coarse_slack` of the
-//! floor, and climbs the full-resolution score from each one to its local maximum. The final
-//! scores are always exact full-resolution NCC (`ncc`); the coarse pass only decides where to
-//! look. The factor is 8 for crops at least 40 pixels on each side (HiDPI controls), 4 from 20
-//! pixels and 2 from 8 pixels (the near pass uses at most 4: its window is small enough to
-//! afford a more selective coarse pass); smaller crops, and crops that turn flat when
-//! downscaled, are scored densely at full resolution, which is cheap at that size.
+//! A pass scores a downscaled crop (four phases of it, see `Coarse`) against a downscaled
+//! screen (`pyramid`) with approximate `f32` scores (`coarse`), and keeps the coarse local
+//! maxima above `floor − coarse_slack` that trail the best one by at most `COARSE_MARGIN`.
+//! Each of those is then scored exactly at half resolution over the box of places it may
+//! stand for (`climb_half`); those within `HALF_MARGIN` of the best half-resolution score
+//! climb the full-resolution score to its local maximum. The final scores are always exact
+//! full-resolution NCC (`ncc`); the coarser levels only decide where to look.
+//!
+//! The factor is 8 for crops at least 40 pixels on each side (HiDPI controls), 4 from 20
+//! pixels and 2 from 8 pixels; when the coarsest level leaves more than `max_candidates`
+//! candidates (a crop with little structure matches almost anywhere when downscaled), the
+//! next finer one is used. Smaller crops, and crops that turn flat when downscaled, are
+//! scored densely at full resolution, which is cheap at that size.
 
 use image::RgbaImage;
 
@@ -42,10 +47,11 @@ pub struct CropOptions {
     /// Half-size of the near window around the expected place, as a fraction of the screen's
     /// width and height. Default `0.1` (±10% each way).
     pub near: f64,
-    /// How far below the floor a coarse score may be and still be refined. Downscaling blurs
-    /// a match, so it scores a little lower there. Default `0.1`.
+    /// How far below the floor a coarse (or half-resolution) score may be and still be
+    /// refined. Downscaling blurs a match, so it scores a little lower there. Default `0.3`.
     pub coarse_slack: f64,
-    /// Most coarse candidates refined per pass, best first. Default `1024`.
+    /// Most coarse candidates checked per pass, best first; a level with more moves the pass
+    /// to the next finer level, and the finest keeps the best this many. Default `1024`.
     pub max_candidates: usize,
 }
 
@@ -83,7 +89,8 @@ pub struct CropMatch {
     /// Which pass found it.
     pub searched: Searched,
     /// Best score of another distinct peak (one offset by more than half the crop) among the
-    /// places this pass examined, or `None` if none came within `coarse_slack` of the floor.
+    /// places this pass climbed at full resolution, or `None` if no other candidate survived
+    /// the coarse and half-resolution checks.
     /// Close to `score`, it means the crop is ambiguous (identical copies of a control) and
     /// the expected place decided.
     pub runner_up: Option<f64>,
@@ -433,8 +440,8 @@ fn check_half(
     let (ax, ay) = (bx0 & !1, by0 & !1);
     let max_w = half.iter().map(|(_, _, t)| t.width()).max()?;
     let max_h = half.iter().map(|(_, _, t)| t.height()).max()?;
-    let pw = (2 * ((bx1 + 1) / 2 - ax / 2 + max_w + 1)).min(plane.width - ax);
-    let ph = (2 * ((by1 + 1) / 2 - ay / 2 + max_h + 1)).min(plane.height - ay);
+    let pw = (2 * (bx1.div_ceil(2) - ax / 2 + max_w + 1)).min(plane.width - ax);
+    let ph = (2 * (by1.div_ceil(2) - ay / 2 + max_h + 1)).min(plane.height - ay);
     let patch = downscale(plane, ax, ay, pw, ph, 2);
     let mut best: Option<Peak> = None;
     for (px, py, t2) in half {
