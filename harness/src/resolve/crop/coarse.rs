@@ -63,25 +63,54 @@ impl CoarseTemplate {
     }
 }
 
+/// A downscaled screen prepared once for the `coarse_map`s of all phases of a crop.
+pub(crate) struct CoarseScreen {
+    width: usize,
+    height: usize,
+    /// The pixels as `f32` rows of `stride`, padded so that a block of positions past the
+    /// row's end reads zeros instead of leaving the slice (those positions are discarded).
+    rows: Vec<f32>,
+    stride: usize,
+    integral: Integral,
+}
+
+impl CoarseScreen {
+    pub fn new(src: &Plane) -> CoarseScreen {
+        let stride = src.width + LANES;
+        let mut rows = vec![0f32; stride * src.height];
+        for (dst, line) in rows
+            .chunks_exact_mut(stride)
+            .zip(src.data.chunks_exact(src.width.max(1)))
+        {
+            for (d, &v) in dst.iter_mut().zip(line) {
+                *d = f32::from(v);
+            }
+        }
+        CoarseScreen {
+            width: src.width,
+            height: src.height,
+            rows,
+            stride,
+            integral: Integral::new(src, 0, 0, src.width, src.height),
+        }
+    }
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn height(&self) -> usize {
+        self.height
+    }
+}
+
 /// Approximate scores of `t` at every position of `src` where it fits, row by row
 /// (`(src.width − t.width + 1)` per row). Flat windows score 0. `src` must be at least as
 /// large as `t`, and `t` not flat.
-pub(crate) fn coarse_map(src: &Plane, t: &CoarseTemplate) -> Vec<f64> {
+pub(crate) fn coarse_map(src: &CoarseScreen, t: &CoarseTemplate) -> Vec<f64> {
     let (w, h) = (t.width, t.height);
     let (nx, ny) = (src.width + 1 - w, src.height + 1 - h);
-    // The screen as f32 rows, padded so that a block of positions past the row's end reads
-    // zeros instead of leaving the slice (those positions are discarded).
-    let stride = src.width + LANES;
-    let mut rows = vec![0f32; stride * src.height];
-    for (dst, line) in rows
-        .chunks_exact_mut(stride)
-        .zip(src.data.chunks_exact(src.width))
-    {
-        for (d, &v) in dst.iter_mut().zip(line) {
-            *d = f32::from(v);
-        }
-    }
-    let integral = Integral::new(src, 0, 0, src.width, src.height);
+    let (rows, stride, integral) = (&src.rows, src.stride, &src.integral);
     let n = (w * h) as f64;
     let mut out = vec![0.0; nx * ny];
     for y in 0..ny {
@@ -133,7 +162,7 @@ mod tests {
                 height: th,
                 data: (0..tw * th).map(|_| rng.below(256) as u8).collect(),
             };
-            let approx = coarse_map(&src, &CoarseTemplate::new(&tpl));
+            let approx = coarse_map(&CoarseScreen::new(&src), &CoarseTemplate::new(&tpl));
             let exact = score_map(&src, &Template::new(tpl), 0, 0, sw - tw + 1, sh - th + 1);
             assert_eq!(approx.len(), exact.len());
             for (i, (a, e)) in approx.iter().zip(&exact).enumerate() {
@@ -154,7 +183,7 @@ mod tests {
             height: 1,
             data: vec![0, 200],
         };
-        let map = coarse_map(&src, &CoarseTemplate::new(&tpl));
+        let map = coarse_map(&CoarseScreen::new(&src), &CoarseTemplate::new(&tpl));
         assert_eq!(map[..2], [0.0, 0.0]);
         assert!(map[2] < 0.0 && (map[3] - 1.0).abs() < 1e-6);
     }

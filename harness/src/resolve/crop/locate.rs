@@ -17,7 +17,7 @@
 
 use image::RgbaImage;
 
-use super::coarse::{CoarseTemplate, coarse_map};
+use super::coarse::{CoarseScreen, CoarseTemplate, coarse_map};
 use super::gray::{GrayScreen, Plane};
 use super::ncc::{Template, score_map};
 use super::peaks::{Choice, Peak, choose, local_maxima};
@@ -332,13 +332,18 @@ fn coarse_starts(
         (&local, region.x0, region.y0)
     };
     let mut candidates = Vec::new();
+    if coarse
+        .phases
+        .iter()
+        .any(|(_, _, ct)| screen_coarse.width < ct.width() || screen_coarse.height < ct.height())
+    {
+        return None;
+    }
+    let prepared = CoarseScreen::new(screen_coarse);
     for (px, py, ct) in &coarse.phases {
-        if screen_coarse.width < ct.width() || screen_coarse.height < ct.height() {
-            return None;
-        }
-        let cnx = screen_coarse.width - ct.width() + 1;
-        let cny = screen_coarse.height - ct.height() + 1;
-        let map = coarse_map(screen_coarse, ct);
+        let cnx = prepared.width() - ct.width() + 1;
+        let cny = prepared.height() - ct.height() + 1;
+        let map = coarse_map(&prepared, ct);
         for c in local_maxima(&map, cnx, cny, cut, usize::MAX) {
             // Phase (px, py) lines up when the crop starts px, py before a block.
             let x = (ox + s * c.x).saturating_sub(*px);
