@@ -435,6 +435,12 @@ fn check_half(
     start: (usize, usize),
     r: usize,
 ) -> Option<Peak> {
+    // A coarse candidate may stand just outside the region (a phase's offset, or the coarse
+    // grid past the window's edge); its box starts at the nearest place inside.
+    let start = (
+        start.0.clamp(region.x0, region.x1),
+        start.1.clamp(region.y0, region.y1),
+    );
     let bx0 = start.0.saturating_sub(r).max(region.x0);
     let by0 = start.1.saturating_sub(r).max(region.y0);
     let bx1 = (start.0 + r).min(region.x1);
