@@ -1,17 +1,23 @@
 //! The search ([`locate`]): near the expected place first, then the whole screen, each pass
 //! coarse-to-fine.
 //!
-//! A pass scores a downscaled crop (several phases of it, see `Coarse`) against a downscaled
-//! screen (`pyramid`), keeps the coarse local maxima that come within `coarse_slack` of the
-//! floor, and climbs the full-resolution score from each one to its local maximum. The final
-//! scores are always exact full-resolution NCC (`ncc`); the coarse pass only decides where to
-//! look. The factor is 8 for crops at least 40 pixels on each side (HiDPI controls), 4 from 20
-//! pixels and 2 from 8 pixels (the near pass uses at most 4: its window is small enough to
-//! afford a more selective coarse pass); smaller crops, and crops that turn flat when
-//! downscaled, are scored densely at full resolution, which is cheap at that size.
+//! A pass scores a downscaled crop (four phases of it, see `Coarse`) against a downscaled
+//! screen (`pyramid`) with approximate `f32` scores (`coarse`), and keeps the coarse local
+//! maxima above `floor − coarse_slack` that trail the best one by at most `COARSE_MARGIN`.
+//! Each of those is then scored exactly at half resolution over the box of places it may
+//! stand for (`climb_half`); those within `HALF_MARGIN` of the best half-resolution score
+//! climb the full-resolution score to its local maximum. The final scores are always exact
+//! full-resolution NCC (`ncc`); the coarser levels only decide where to look.
+//!
+//! The factor is 8 for crops at least 40 pixels on each side (HiDPI controls), 4 from 20
+//! pixels and 2 from 8 pixels; when the coarsest level leaves more than `max_candidates`
+//! candidates (a crop with little structure matches almost anywhere when downscaled), the
+//! next finer one is used. Smaller crops, and crops that turn flat when downscaled, are
+//! scored densely at full resolution, which is cheap at that size.
 
 use image::RgbaImage;
 
+use super::coarse::{CoarseScreen, CoarseTemplate, coarse_map};
 use super::gray::{GrayScreen, Plane};
 use super::ncc::{Template, score_map};
 use super::peaks::{Choice, Peak, choose, local_maxima};
@@ -41,10 +47,11 @@ pub struct CropOptions {
     /// Half-size of the near window around the expected place, as a fraction of the screen's
     /// width and height. Default `0.1` (±10% each way).
     pub near: f64,
-    /// How far below the floor a coarse score may be and still be refined. Downscaling blurs
-    /// a match, so it scores a little lower there. Default `0.1`.
+    /// How far below the floor a coarse (or half-resolution) score may be and still be
+    /// refined. Downscaling blurs a match, so it scores a little lower there. Default `0.3`.
     pub coarse_slack: f64,
-    /// Most coarse candidates refined per pass, best first. Default `1024`.
+    /// Most coarse candidates checked per pass, best first; a level with more moves the pass
+    /// to the next finer level, and the finest keeps the best this many. Default `1024`.
     pub max_candidates: usize,
 }
 
@@ -82,7 +89,8 @@ pub struct CropMatch {
     /// Which pass found it.
     pub searched: Searched,
     /// Best score of another distinct peak (one offset by more than half the crop) among the
-    /// places this pass examined, or `None` if none came within `coarse_slack` of the floor.
+    /// places this pass climbed at full resolution, or `None` if no other candidate survived
+    /// the coarse and half-resolution checks.
     /// Close to `score`, it means the crop is ambiguous (identical copies of a control) and
     /// the expected place decided.
     pub runner_up: Option<f64>,
@@ -144,20 +152,45 @@ struct Region {
     y1: usize,
 }
 
-/// The crop at full resolution and, when it is big enough, downscaled for the coarse pass.
+/// The crop at full resolution and, when it is big enough, downscaled for the coarse pass and
+/// the half-resolution check.
 struct Prepared {
     full: Template,
-    /// Usable downscalings, coarsest first.
+    /// Usable downscalings for the coarse pass, coarsest first.
     coarse: Vec<Coarse>,
+    /// The crop downscaled by 2 at its four phases (exact templates), for checking coarse
+    /// candidates at half resolution before climbing at full resolution; `None` when the crop
+    /// is too small or turns flat.
+    half: Option<Vec<(usize, usize, Template)>>,
 }
 
 /// The crop downscaled by `s`, once per phase: a match can start anywhere inside a screen
-/// block, and the copy downscaled from the same offset lines up with the screen's blocks
-/// (exactly for `s = 2`, within a pixel otherwise), so some phase always sees the match
-/// sharply.
+/// block, and the copy downscaled from the same offset lines up with the screen's blocks, so
+/// some phase always sees the match within `s / 4` pixels (exactly for `s = 2`).
 struct Coarse {
     s: usize,
-    phases: Vec<(usize, usize, Template)>,
+    phases: Vec<(usize, usize, CoarseTemplate)>,
+}
+
+/// Phase offsets of a factor: `s / 2` apart, four phases per factor.
+fn phase_step(s: usize) -> usize {
+    (s / 2).max(1)
+}
+
+/// The crop downscaled by `s` from each phase offset.
+fn phases(full: &Plane, s: usize) -> Vec<(usize, usize, Plane)> {
+    let (w, h) = (full.width, full.height);
+    let offsets = (0..s).step_by(phase_step(s));
+    offsets
+        .clone()
+        .flat_map(|py| offsets.clone().map(move |px| (px, py)))
+        .map(|(px, py)| (px, py, downscale(full, px, py, w - px, h - py, s)))
+        .collect()
+}
+
+/// A downscaled crop is usable when it keeps some size and some structure.
+fn usable(p: &Plane) -> bool {
+    p.width >= 3 && p.height >= 3 && p.data.iter().any(|&v| v != p.data[0])
 }
 
 impl Prepared {
@@ -167,33 +200,35 @@ impl Prepared {
         let coarse = [(8, 40), (4, 20), (2, 8)]
             .into_iter()
             .filter(|&(_, min_side)| w.min(h) >= min_side)
-            .map(|(s, _)| {
-                // Offsets two pixels apart (one for s = 2) leave at most one pixel of
-                // misalignment: 4 phases for s = 2 and 4, 16 for s = 8.
-                let step = if s == 2 { 1 } else { 2 };
-                let offsets = (0..s).step_by(step);
-                let phases = offsets
-                    .clone()
-                    .flat_map(|py| offsets.clone().map(move |px| (px, py)))
-                    .map(|(px, py)| {
-                        (
-                            px,
-                            py,
-                            Template::new(downscale(&full.plane, px, py, w - px, h - py, s)),
-                        )
-                    })
-                    .collect::<Vec<_>>();
-                Coarse { s, phases }
-            })
-            .filter(|c| {
-                c.phases
+            .map(|(s, _)| (s, phases(&full.plane, s)))
+            .filter(|(_, ph)| ph.iter().all(|(_, _, p)| usable(p)))
+            .map(|(s, ph)| Coarse {
+                s,
+                phases: ph
                     .iter()
-                    .all(|(_, _, t)| t.width() >= 3 && t.height() >= 3 && !t.is_flat())
+                    .map(|(px, py, p)| (*px, *py, CoarseTemplate::new(p)))
+                    .collect(),
             })
             .collect();
-        Prepared { full, coarse }
+        let half = (w.min(h) >= 8)
+            .then(|| phases(&full.plane, 2))
+            .filter(|ph| ph.iter().all(|(_, _, p)| usable(p)))
+            .map(|ph| {
+                ph.into_iter()
+                    .map(|(px, py, p)| (px, py, Template::new(p)))
+                    .collect()
+            });
+        Prepared { full, coarse, half }
     }
 }
+
+/// Coarse candidates scoring more than this below the best coarse score are dropped: a place
+/// that matches at full resolution matches about as well when both sides are blurred, so it
+/// cannot trail the best coarse peak by much.
+const COARSE_MARGIN: f64 = 0.2;
+
+/// The same at half resolution, where scores are sharper.
+const HALF_MARGIN: f64 = 0.1;
 
 /// One pass over `region`; `whole_screen` lets it use the screen's cached coarse copy.
 fn search(
@@ -223,19 +258,71 @@ fn search(
         let map = score_map(plane, t, region.x0, region.y0, nx, ny);
         return flat_choice(&map, region, w, h, expected);
     }
-    // The near window is small enough to afford a finer, more selective coarse pass, which
-    // leaves fewer candidates to climb; the whole screen takes the coarsest.
-    let pick = if whole_screen {
-        crop.coarse.first()
-    } else {
-        crop.coarse
-            .iter()
-            .find(|c| c.s <= 4)
-            .or(crop.coarse.first())
-    };
-    let Some(coarse) = pick else {
+    // The coarsest level that leaves few enough candidates: a crop with little structure
+    // downscales to a template that matches almost anywhere, and a finer level (more pixels
+    // in the template) tells the places apart again.
+    let mut picked = None;
+    for (i, coarse) in crop.coarse.iter().enumerate() {
+        let finer = i + 1 < crop.coarse.len();
+        let Some(mut starts) = coarse_starts(screen, crop, coarse, region, whole_screen, cut, opts)
+        else {
+            return choose(dense(), w, h, expected, opts.hair);
+        };
+        if starts.len() > opts.max_candidates && finer {
+            continue;
+        }
+        starts.truncate(opts.max_candidates);
+        picked = Some((coarse.s, starts));
+        break;
+    }
+    let Some((s, mut starts)) = picked else {
         return choose(dense(), w, h, expected, opts.hair);
     };
+    // A coarse candidate is only known to within `step` pixels; at half resolution every
+    // place of that box is scored exactly aligned (one phase per parity), which is four times
+    // cheaper than full resolution and sharp enough to drop most of the candidates.
+    let step = phase_step(s);
+    let mut radius = step;
+    if let (true, Some(half)) = (s > 2, &crop.half) {
+        starts = starts
+            .into_iter()
+            .map(|c| climb_half(plane, half, region, (c.x, c.y), step).unwrap_or(c))
+            .collect();
+        best_first(&mut starts);
+        let half_cut = cut.max(starts.first().map_or(cut, |c| c.score) - HALF_MARGIN);
+        starts.retain(|c| c.score >= half_cut);
+        radius = 1;
+    }
+    let mut peaks: Vec<Peak> = Vec::new();
+    let mut climbed: Vec<(usize, usize)> = Vec::new();
+    for c in starts {
+        let covered =
+            |(x, y): (usize, usize)| x.abs_diff(c.x) <= radius && y.abs_diff(c.y) <= radius;
+        if climbed.iter().any(|&p| covered(p)) || peaks.iter().any(|p| covered((p.x, p.y))) {
+            continue;
+        }
+        climbed.push((c.x, c.y));
+        peaks.push(refine(plane, t, region, (c.x, c.y), radius, cut));
+    }
+    choose(peaks, w, h, expected, opts.hair)
+}
+
+/// The coarse pass at one level: the local maxima of every phase's map that come within
+/// `COARSE_MARGIN` of the best one (and above `cut`), as full-resolution places, best first,
+/// near-duplicates merged; at most `max_candidates + 1` of them (one more says "too many").
+/// `None` when the downscaled screen is smaller than the downscaled crop.
+fn coarse_starts(
+    screen: &GrayScreen,
+    crop: &Prepared,
+    coarse: &Coarse,
+    region: Region,
+    whole_screen: bool,
+    cut: f64,
+    opts: &CropOptions,
+) -> Option<Vec<Peak>> {
+    let plane = &screen.plane;
+    let (w, h) = (crop.full.width(), crop.full.height());
+    let (nx, ny) = (region.x1 - region.x0 + 1, region.y1 - region.y0 + 1);
     let s = coarse.s;
     let local;
     let (screen_coarse, ox, oy) = if whole_screen {
@@ -245,16 +332,19 @@ fn search(
         (&local, region.x0, region.y0)
     };
     let mut candidates = Vec::new();
+    if coarse
+        .phases
+        .iter()
+        .any(|(_, _, ct)| screen_coarse.width < ct.width() || screen_coarse.height < ct.height())
+    {
+        return None;
+    }
+    let prepared = CoarseScreen::new(screen_coarse);
     for (px, py, ct) in &coarse.phases {
-        if screen_coarse.width < ct.width() || screen_coarse.height < ct.height() {
-            return choose(dense(), w, h, expected, opts.hair);
-        }
-        let (cnx, cny) = (
-            screen_coarse.width - ct.width() + 1,
-            screen_coarse.height - ct.height() + 1,
-        );
-        let map = score_map(screen_coarse, ct, 0, 0, cnx, cny);
-        for c in local_maxima(&map, cnx, cny, cut, opts.max_candidates) {
+        let cnx = prepared.width() - ct.width() + 1;
+        let cny = prepared.height() - ct.height() + 1;
+        let map = coarse_map(&prepared, ct);
+        for c in local_maxima(&map, cnx, cny, cut, usize::MAX) {
             // Phase (px, py) lines up when the crop starts px, py before a block.
             let x = (ox + s * c.x).saturating_sub(*px);
             let y = (oy + s * c.y).saturating_sub(*py);
@@ -265,28 +355,134 @@ fn search(
             });
         }
     }
-    candidates.sort_by(|a, b| {
+    best_first(&mut candidates);
+    let coarse_cut = cut.max(candidates.first().map_or(cut, |c| c.score) - COARSE_MARGIN);
+    // Phase offsets are `step` apart, so the candidates one place produces in the different
+    // phase maps start within `step` of each other. With a half-resolution check to follow,
+    // only candidates within half the step are merged: a misaligned phase may outscore the
+    // aligned one a few pixels away, and the aligned one must still get its own box. Without
+    // it, the climb's first box covers all the phases of a place.
+    let step = phase_step(s);
+    let merge = if s > 2 && crop.half.is_some() {
+        step / 2
+    } else {
+        step
+    };
+    let mut starts: Vec<Peak> = Vec::new();
+    for c in candidates.into_iter().take_while(|c| c.score >= coarse_cut) {
+        if starts.len() > opts.max_candidates {
+            break;
+        }
+        let covered = |p: &Peak| p.x.abs_diff(c.x) <= merge && p.y.abs_diff(c.y) <= merge;
+        if !starts.iter().any(covered) {
+            starts.push(c);
+        }
+    }
+    Some(starts)
+}
+
+/// Sorts best score first, ties in raster order.
+fn best_first(peaks: &mut [Peak]) {
+    peaks.sort_by(|a, b| {
         b.score
             .total_cmp(&a.score)
             .then((a.y, a.x).cmp(&(b.y, b.x)))
     });
-    // Phase offsets are `step` apart, so the candidates one place produces in the different
-    // phase maps start within `step` of each other; the first box covers them all.
-    let step = if s == 2 { 1 } else { 2 };
-    let mut peaks: Vec<Peak> = Vec::new();
-    let mut starts: Vec<(usize, usize)> = Vec::new();
-    for c in candidates {
-        if starts.len() >= opts.max_candidates {
+}
+
+/// Climbs the half-resolution score from a coarse candidate: the best phase of a place is
+/// within `step / 2` of it, so the box of ±(`step / 2 + 1`) usually holds the best place;
+/// when the best is on the box's edge (the blur moved the coarse peak), boxes of ±2 around
+/// it follow until the best is inside one.
+fn climb_half(
+    plane: &Plane,
+    half: &[(usize, usize, Template)],
+    region: Region,
+    start: (usize, usize),
+    step: usize,
+) -> Option<Peak> {
+    let mut r = step / 2 + 1;
+    let mut at = start;
+    let mut best = check_half(plane, half, region, at, r)?;
+    for _ in 0..8 {
+        let on_edge =
+            |v: usize, c: usize, lo: usize, hi: usize| v.abs_diff(c) >= r && v > lo && v < hi;
+        if !on_edge(best.x, at.0, region.x0, region.x1)
+            && !on_edge(best.y, at.1, region.y0, region.y1)
+        {
             break;
         }
-        let covered = |(x, y): (usize, usize)| x.abs_diff(c.x) <= step && y.abs_diff(c.y) <= step;
-        if starts.iter().any(|&p| covered(p)) || peaks.iter().any(|p| covered((p.x, p.y))) {
+        (at, r) = ((best.x, best.y), 2);
+        match check_half(plane, half, region, at, r) {
+            Some(next) if next.score > best.score => best = next,
+            _ => break,
+        }
+    }
+    Some(best)
+}
+
+/// The best half-resolution score over the places within `r` of `start` (inside `region`),
+/// with the full-resolution place it stands for, or `None` when none of them fits.
+///
+/// Full-resolution place `X` lines up with the phase `X mod 2` copy of the crop at half
+/// resolution pixel `(X + X mod 2) / 2`, so each place is scored by exactly one phase. The
+/// screen is downscaled around the box only, from an even corner so its blocks are the
+/// screen's.
+fn check_half(
+    plane: &Plane,
+    half: &[(usize, usize, Template)],
+    region: Region,
+    start: (usize, usize),
+    r: usize,
+) -> Option<Peak> {
+    // A coarse candidate may stand just outside the region (a phase's offset, or the coarse
+    // grid past the window's edge); its box starts at the nearest place inside.
+    let start = (
+        start.0.clamp(region.x0, region.x1),
+        start.1.clamp(region.y0, region.y1),
+    );
+    let bx0 = start.0.saturating_sub(r).max(region.x0);
+    let by0 = start.1.saturating_sub(r).max(region.y0);
+    let bx1 = (start.0 + r).min(region.x1);
+    let by1 = (start.1 + r).min(region.y1);
+    if bx0 > bx1 || by0 > by1 {
+        return None;
+    }
+    let (ax, ay) = (bx0 & !1, by0 & !1);
+    let max_w = half.iter().map(|(_, _, t)| t.width()).max()?;
+    let max_h = half.iter().map(|(_, _, t)| t.height()).max()?;
+    let pw = (2 * (bx1.div_ceil(2) - ax / 2 + max_w + 1)).min(plane.width - ax);
+    let ph = (2 * (by1.div_ceil(2) - ay / 2 + max_h + 1)).min(plane.height - ay);
+    let patch = downscale(plane, ax, ay, pw, ph, 2);
+    let mut best: Option<Peak> = None;
+    for (px, py, t2) in half {
+        // First place of the box with this parity, and how many there are.
+        let fx = bx0 + (bx0 + px) % 2;
+        let fy = by0 + (by0 + py) % 2;
+        if fx > bx1 || fy > by1 {
             continue;
         }
-        starts.push((c.x, c.y));
-        peaks.push(refine(plane, t, region, (c.x, c.y), step, cut));
+        let (cx0, cy0) = ((fx + px) / 2 - ax / 2, (fy + py) / 2 - ay / 2);
+        let ncx = ((bx1 - fx) / 2 + 1).min((patch.width + 1).saturating_sub(cx0 + t2.width()));
+        let ncy = ((by1 - fy) / 2 + 1).min((patch.height + 1).saturating_sub(cy0 + t2.height()));
+        if ncx == 0 || ncy == 0 {
+            continue;
+        }
+        let map = score_map(&patch, t2, cx0, cy0, ncx, ncy);
+        for (i, &score) in map.iter().enumerate() {
+            let (x, y) = (fx + 2 * (i % ncx), fy + 2 * (i / ncx));
+            let better = best.is_none_or(|b| {
+                score
+                    .total_cmp(&b.score)
+                    .then((b.y, b.x).cmp(&(y, x)))
+                    .is_gt()
+            });
+            if better {
+                best = Some(Peak { x, y, score });
+            }
+        }
     }
-    choose(peaks, w, h, expected, opts.hair)
+    best
 }
 
 /// The choice for a flat crop: every position scores 0 or 1 (see `ncc`), so the winner is the

@@ -5,6 +5,7 @@
 //! A screen is prepared once ([`GrayScreen`]) and queried many times, because replay looks up
 //! several crops per frame.
 
+mod coarse;
 mod gray;
 mod integral;
 mod locate;

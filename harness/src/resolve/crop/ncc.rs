@@ -26,6 +26,72 @@ pub(crate) struct Template {
     sum: u64,
     /// `N·ΣT² − (ΣT)²`, zero exactly when the crop is flat.
     var_n: i128,
+    /// The rows as whole blocks, for crops at least one block wide.
+    blocks: Option<Blocks>,
+}
+
+/// Bytes per block of `Blocks`.
+const BLOCK: usize = 16;
+
+/// A crop's rows cut into `BLOCK`-byte blocks for `Blocks::dot`: blocks at 0, 16, 32, … and,
+/// when the width is not a multiple of 16, one more that ends at the row's end, with the bytes
+/// the previous block already covers zeroed. Every product then runs on whole blocks, which
+/// the compiler vectorises with no scalar tail, and the zeroed bytes add nothing.
+struct Blocks {
+    /// Where each block starts in a row (the same for every row).
+    offsets: Vec<usize>,
+    /// `offsets.len()` blocks per row, row after row.
+    data: Vec<[u8; BLOCK]>,
+}
+
+impl Blocks {
+    fn new(plane: &Plane) -> Option<Blocks> {
+        let w = plane.width;
+        if w < BLOCK {
+            return None;
+        }
+        let mut offsets: Vec<usize> = (0..w / BLOCK).map(|b| b * BLOCK).collect();
+        let tail = w % BLOCK;
+        if tail != 0 {
+            offsets.push(w - BLOCK);
+        }
+        let mut data = Vec::with_capacity(offsets.len() * plane.height);
+        for row in plane.data.chunks_exact(w) {
+            for &off in &offsets {
+                let mut block: [u8; BLOCK] = row[off..off + BLOCK].try_into().expect("block");
+                if tail != 0 && off == w - BLOCK {
+                    block[..BLOCK - tail].fill(0);
+                }
+                data.push(block);
+            }
+        }
+        Some(Blocks { offsets, data })
+    }
+
+    /// `ΣTI` for the window of `src` at (`x`, `y`), `w` wide.
+    #[inline]
+    fn dot(&self, src: &Plane, x: usize, y: usize, w: usize) -> u64 {
+        let nb = self.offsets.len();
+        // Each lane takes one product per block; move the lanes into the total before they
+        // could overflow.
+        let rows_per_flush = (MAX_PRODUCTS / nb).max(1);
+        let mut lanes = [0u32; BLOCK];
+        let mut total = 0u64;
+        for (r, blocks) in self.data.chunks_exact(nb).enumerate() {
+            if r > 0 && r % rows_per_flush == 0 {
+                total += lanes.iter().map(|&v| u64::from(v)).sum::<u64>();
+                lanes = [0; BLOCK];
+            }
+            let srow = src.row(x, y + r, w);
+            for (b, &off) in blocks.iter().zip(&self.offsets) {
+                let s: &[u8; BLOCK] = srow[off..off + BLOCK].try_into().expect("block");
+                for k in 0..BLOCK {
+                    lanes[k] += u32::from(b[k]) * u32::from(s[k]);
+                }
+            }
+        }
+        total + lanes.iter().map(|&v| u64::from(v)).sum::<u64>()
+    }
 }
 
 impl Template {
@@ -38,7 +104,13 @@ impl Template {
             .sum();
         let n = plane.data.len() as i128;
         let var_n = n * sq as i128 - (sum as i128) * (sum as i128);
-        Template { plane, sum, var_n }
+        let blocks = Blocks::new(&plane);
+        Template {
+            plane,
+            sum,
+            var_n,
+            blocks,
+        }
     }
 
     pub fn width(&self) -> usize {
@@ -114,14 +186,24 @@ pub(crate) fn score_map(
     out
 }
 
-/// Maps this small (the 5×5 and 3×3 boxes of the refine step) are cheaper window by window: a
-/// summed-area table would cost as much as the windows themselves, and a row of three
-/// positions is too short for the row-of-positions loop.
-const SMALL_MAP: usize = 25;
+/// Maps this small (the boxes of the half-resolution check and of the refine step) are cheaper
+/// window by window: a row of a few positions is too short for the row-of-positions loop.
+const SMALL_MAP: usize = 64;
 
 fn small_map(src: &Plane, t: &Template, x0: usize, y0: usize, nx: usize, ny: usize) -> Vec<f64> {
-    let w = t.width();
+    let (w, h) = (t.width(), t.height());
     let mut out = Vec::with_capacity(nx * ny);
+    if let Some(blocks) = &t.blocks {
+        // Window sums from one small table; the products on whole blocks.
+        let integral = Integral::new(src, x0, y0, nx + w - 1, ny + h - 1);
+        for y in 0..ny {
+            for x in 0..nx {
+                let (ws, wq) = integral.window(x, y, w, h);
+                out.push(t.score(blocks.dot(src, x0 + x, y0 + y, w), ws, wq));
+            }
+        }
+        return out;
+    }
     for y in y0..y0 + ny {
         for x in x0..x0 + nx {
             let (mut dot, mut ws, mut wq) = (0u64, 0u64, 0u64);
@@ -290,6 +372,51 @@ mod tests {
             data: vec![0, 255],
         });
         assert_eq!(score_map(&src, &textured, 0, 0, 3, 1), vec![0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn whole_blocks_agree_with_the_formula() {
+        // Widths around the block size: exact multiples, one short tail, a long one.
+        let mut rng = Rng::new(19);
+        for (case, tw) in [16, 17, 31, 32, 33, 47, 64, 70].into_iter().enumerate() {
+            let (sw, sh, th) = (tw + 3, 9, 1 + case % 6);
+            let src = plane(sw, sh, &mut rng, 256);
+            let t = Template::new(plane(tw, th, &mut rng, 256));
+            assert!(t.blocks.is_some());
+            let (nx, ny) = (sw - tw + 1, sh - th + 1);
+            let got = score_map(&src, &t, 0, 0, nx, ny);
+            for y in 0..ny {
+                for x in 0..nx {
+                    let want = ncc_reference(&src, &t.plane, x, y);
+                    assert!(
+                        (got[y * nx + x] - want).abs() < 1e-9,
+                        "{tw}x{th} at {x},{y}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tall_crops_do_not_overflow_the_block_lanes() {
+        // 3 blocks a row and 30000 rows: each lane takes 90000 products near 255², more than
+        // a u32 holds, so the lanes must be flushed on the way.
+        let (w, h) = (40, 30_000);
+        let src = Plane {
+            width: w,
+            height: h,
+            data: (0..w * h).map(|i| 250 + (i % 7 == 0) as u8 * 5).collect(),
+        };
+        let t = Template::new(src.clone());
+        assert!((score_at(&src, &t, 0, 0) - 1.0).abs() < 1e-12);
+        let shifted = Plane {
+            width: w,
+            height: h - 1,
+            data: src.data[w..].to_vec(),
+        };
+        let t = Template::new(shifted.clone());
+        let want = ncc_reference(&src, &shifted, 0, 0);
+        assert!((score_at(&src, &t, 0, 0) - want).abs() < 1e-9);
     }
 
     #[test]
