@@ -6,16 +6,15 @@
 //!
 //! Indexing itself must stay cheap at 100k elements, so it borrows every string from the
 //! snapshot (`FrameIndex<'a>`) instead of copying it, writes the normalized names into one
-//! buffer ([`LabelTable`]), lays the groups and the grid out flat ([`PointGrid`]) and hashes
-//! with [`FastState`]: a handful of allocations per frame rather than several per element.
-
-use std::collections::HashMap;
+//! buffer ([`LabelTable`]), lays the groups and the grid out flat ([`PointGrid`]) and keeps
+//! ids in a compact open-addressing table ([`IdTable`]): a handful of allocations per frame
+//! rather than several per element.
 
 use crate::recording::ax::{AxSnapshot, Element, Rect};
 use crate::text::normalize_label;
 
 use super::grid::PointGrid;
-use super::hash::FastState;
+use super::ids::IdTable;
 use super::labels::LabelTable;
 use super::name::derive_names;
 
@@ -75,7 +74,7 @@ pub struct FrameIndex<'a> {
     /// All windows.
     pub windows: Vec<WindowInfo>,
     labels: LabelTable,
-    by_id: HashMap<&'a str, u32, FastState>,
+    by_id: IdTable,
     grid: PointGrid,
 }
 
@@ -128,11 +127,8 @@ impl<'a> FrameIndex<'a> {
             }
         }
         ix.labels = LabelTable::build(ix.nodes.iter().map(|n| n.name));
-        ix.by_id = HashMap::with_capacity_and_hasher(ix.nodes.len(), FastState::default());
-        for (i, n) in ix.nodes.iter().enumerate() {
-            // A repeated id: the last one wins, as it always has.
-            ix.by_id.insert(n.id, i as u32);
-        }
+        // A repeated id: the last one wins, as it always has.
+        ix.by_id = IdTable::build(&ix.nodes);
         ix.grid = PointGrid::build(ix.nodes.iter().map(|n| n.frame));
         ix
     }
@@ -149,12 +145,12 @@ impl<'a> FrameIndex<'a> {
 
     /// The element with this id.
     pub fn by_id(&self, id: &str) -> Option<&Node<'a>> {
-        self.by_id.get(id).map(|&i| &self.nodes[i as usize])
+        self.index_of(id).map(|i| &self.nodes[i as usize])
     }
 
     /// Index of the element with this id.
     pub fn index_of(&self, id: &str) -> Option<u32> {
-        self.by_id.get(id).copied()
+        self.by_id.get(&self.nodes, id)
     }
 
     /// Elements whose frame contains the pixel `(x, y)`, in tree order.

@@ -4,6 +4,7 @@ pub mod crop;
 mod grid;
 mod groups;
 mod hash;
+mod ids;
 mod index;
 mod labels;
 mod name;

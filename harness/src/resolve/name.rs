@@ -87,9 +87,10 @@ impl TextGrids {
         }
     }
 
-    /// Texts (positions in `texts`) that may label `f`, in order, once each; None when the
-    /// field is too odd (empty, or so big that asking would cost more than trying them all).
-    fn candidates(&self, f: &Rect, texts: usize) -> Option<Vec<u32>> {
+    /// Texts (positions in `texts`) that may label `f`, in any order, perhaps repeated;
+    /// None when the field is too odd (empty, or so big that asking would cost more than
+    /// trying every text).
+    fn candidates(&self, f: &Rect, texts: usize, out: &mut Vec<u32>) -> bool {
         let (x, y, w, h) = (
             i64::from(f.x),
             i64::from(f.y),
@@ -97,14 +98,15 @@ impl TextGrids {
             i64::from(f.height),
         );
         if w <= 0 || h <= 0 || (w / 64 + 2) * (h / 64 + 2) > texts as i64 {
-            return None;
+            return false;
         }
-        let mut c = self.right_edges.touching(x - 200, x + 2, y, y + h - 1);
-        c.extend(self.bottom_edges.touching(x, x + w - 1, y - 96, y + 2));
-        c.extend_from_slice(&self.always);
-        c.sort_unstable();
-        c.dedup();
-        Some(c)
+        out.clear();
+        out.extend_from_slice(&self.always);
+        self.right_edges
+            .touching(x - 200, x + 2, y, y + h - 1, |t| out.push(t));
+        self.bottom_edges
+            .touching(x, x + w - 1, y - 96, y + 2, |t| out.push(t));
+        true
     }
 }
 
@@ -119,6 +121,7 @@ pub(crate) fn derive_names<'a>(nodes: &mut [Node<'a>], elements: &[&'a Element])
     let fields = nodes.iter().filter(|n| needs(n)).count();
     let text_frames: Vec<Rect> = texts.iter().map(|&t| nodes[t].frame).collect();
     let grids = (fields * texts.len() > SCAN_PAIRS).then(|| TextGrids::new(&text_frames));
+    let mut nearby = Vec::new();
     for i in 0..nodes.len() {
         if !needs(&nodes[i]) {
             continue;
@@ -140,20 +143,23 @@ pub(crate) fn derive_names<'a>(nodes: &mut [Node<'a>], elements: &[&'a Element])
             continue;
         }
         let f = nodes[i].frame;
-        let nearby = grids.as_ref().and_then(|g| g.candidates(&f, texts.len()));
-        if let Some(t) = best_label(&text_frames, &f, nearby.as_deref()) {
+        let asked = grids
+            .as_ref()
+            .is_some_and(|g| g.candidates(&f, texts.len(), &mut nearby));
+        if let Some(t) = best_label(&text_frames, &f, asked.then_some(&nearby[..])) {
             nodes[i].name = nodes[texts[t]].name;
         }
     }
 }
 
 /// The text (position in `texts`) that labels `f`: the nearest, the first of equals. Tries
-/// `only` when given (which must hold every text that can qualify), else all.
+/// `only` when given (in any order, repeats allowed; it must hold every text that can
+/// qualify), else all.
 fn best_label(texts: &[Rect], f: &Rect, only: Option<&[u32]>) -> Option<usize> {
     let mut best: Option<(i64, usize)> = None;
     let mut try_one = |t: usize| {
         if let Some(d) = label_distance(&texts[t], f)
-            && best.is_none_or(|(b, _)| d < b)
+            && best.is_none_or(|b| (d, t) < b)
         {
             best = Some((d, t));
         }
@@ -229,14 +235,12 @@ mod tests {
                     ),
                 };
                 let all = best_label(&texts, &f, None);
-                let nearby = grids.candidates(&f, texts.len());
-                asked += usize::from(nearby.is_some());
+                let mut nearby = Vec::new();
+                let asked_grids = grids.candidates(&f, texts.len(), &mut nearby);
+                asked += usize::from(asked_grids);
                 named += usize::from(all.is_some());
-                assert_eq!(
-                    best_label(&texts, &f, nearby.as_deref()),
-                    all,
-                    "round {round} {f:?}"
-                );
+                let picked = best_label(&texts, &f, asked_grids.then_some(&nearby[..]));
+                assert_eq!(picked, all, "round {round} {f:?}");
             }
             assert!(asked > 100, "the grids were asked for most fields");
             assert!(named > 10, "many fields have a label");
