@@ -29,6 +29,8 @@ fn bench(c: &mut Criterion) {
         let _ = frame.pixels();
     }
     let mut group = c.benchmark_group("replay");
+    // Tens of milliseconds an iteration: fewer samples keep a run under a minute.
+    group.sample_size(20);
     for (name, mode) in [("chained", Mode::Chained), ("per-step", Mode::PerStep)] {
         let first = replay(&plan, &Prepared::new(&rec), &scenario.file, mode);
         assert!(!first.events.is_empty(), "the bench scenario replays steps");
