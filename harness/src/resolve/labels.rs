@@ -154,7 +154,11 @@ mod tests {
             for k in 0..len {
                 let r = seed.rotate_left(k as u32 * 5) >> 3;
                 // Mostly ASCII, so the fast path is exercised as much as the fallback.
-                let pool = if r % 4 == 0 { alphabet.len() } else { 13 };
+                let pool = if r.is_multiple_of(4) {
+                    alphabet.len()
+                } else {
+                    13
+                };
                 s.push(alphabet[(r as usize / 4) % pool]);
             }
             assert_eq!(fast(&s), normalize_label(&s), "{s:?}");
