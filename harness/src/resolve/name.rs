@@ -87,9 +87,9 @@ impl TextGrids {
         }
     }
 
-    /// Texts (positions in `texts`) that may label `f`, in any order, perhaps repeated;
-    /// None when the field is too odd (empty, or so big that asking would cost more than
-    /// trying every text).
+    /// Puts into `out` the texts (positions in `texts`) that may label `f`, in any order,
+    /// perhaps repeated. False (and `out` untouched) when the field is too odd to ask about
+    /// (empty, or so big that asking would cost more than trying every text).
     fn candidates(&self, f: &Rect, texts: usize, out: &mut Vec<u32>) -> bool {
         let (x, y, w, h) = (
             i64::from(f.x),
