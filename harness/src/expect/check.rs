@@ -31,7 +31,7 @@ impl Check {
 /// What the checks look at.
 pub struct ExpectCtx<'a, 'r> {
     /// The frame now showing, indexed.
-    pub index: &'a FrameIndex,
+    pub index: &'a FrameIndex<'a>,
     /// The desktop (typed values, frame).
     pub desktop: &'a Desktop<'r>,
     /// The element the step acted on.

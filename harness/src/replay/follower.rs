@@ -31,7 +31,7 @@ use crate::text::normalize_label;
 pub struct Prepared<'r> {
     /// The recording.
     pub rec: &'r Recording,
-    indexes: Vec<OnceLock<FrameIndex>>,
+    indexes: Vec<OnceLock<FrameIndex<'r>>>,
     grays: Vec<OnceLock<Option<GrayScreen>>>,
     crops: Mutex<BTreeMap<PathBuf, Option<Arc<RgbaImage>>>>,
     /// Step diffs by (before, after) frame; `None` when diffs are off.
@@ -100,7 +100,7 @@ impl<'r> Prepared<'r> {
     }
 
     /// The index of frame `i`.
-    pub fn frame_index(&self, i: usize) -> &FrameIndex {
+    pub fn frame_index(&self, i: usize) -> &FrameIndex<'r> {
         self.indexes[i].get_or_init(|| FrameIndex::new(&self.rec.frames[i].ax))
     }
 

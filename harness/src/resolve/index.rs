@@ -1,34 +1,38 @@
 //! [`FrameIndex`]: one AX snapshot, indexed once for every lookup a replay makes on it.
 //!
 //! Resolution is the hot path: a frame is indexed once (accessible names derived, labels
-//! normalized, elements hashed by normalized label and laid on a coarse grid for point
-//! lookups), then every target lookup is a hash probe plus a filter over the few elements
-//! that share the label.
-
-use std::collections::HashMap;
+//! normalized and grouped, elements laid on a coarse grid for point lookups), then every
+//! target lookup is a hash probe plus a filter over the few elements that share the label.
+//!
+//! Indexing itself must stay cheap at 100k elements, so it borrows every string from the
+//! snapshot (`FrameIndex<'a>`) instead of copying it, writes the normalized names into one
+//! buffer ([`LabelTable`]), lays the groups and the grid out flat ([`PointGrid`]) and keeps
+//! ids in a compact open-addressing table ([`IdTable`]): a handful of allocations per frame
+//! rather than several per element.
 
 use crate::recording::ax::{AxSnapshot, Element, Rect};
 use crate::text::normalize_label;
 
+use super::grid::PointGrid;
+use super::ids::IdTable;
+use super::labels::LabelTable;
 use super::name::derive_names;
 
-/// An element as the resolver sees it.
-#[derive(Clone, Debug)]
-pub struct Node {
+/// An element as the resolver sees it, borrowing its strings from the snapshot.
+#[derive(Clone, Copy, Debug)]
+pub struct Node<'a> {
     /// Stable element id.
-    pub id: String,
+    pub id: &'a str,
     /// Index into [`FrameIndex::windows`].
     pub window: u32,
     /// `AXButton`, …
-    pub ax_role: String,
+    pub ax_role: &'a str,
     /// The accessible name (own, labelled-by, or the label beside it).
-    pub name: Option<String>,
-    /// `name`, normalized.
-    pub norm: String,
+    pub name: Option<&'a str>,
     /// Where it is, in pixels.
     pub frame: Rect,
     /// Its AX value.
-    pub value: Option<String>,
+    pub value: Option<&'a str>,
     /// Whether it can be used.
     pub enabled: bool,
     /// Whether it has keyboard focus.
@@ -62,27 +66,34 @@ pub struct WindowInfo {
     pub z: u32,
 }
 
-const CELL: i32 = 64;
-
 /// One frame's AX snapshot, indexed.
 #[derive(Debug, Default)]
-pub struct FrameIndex {
+pub struct FrameIndex<'a> {
     /// All elements, in tree order.
-    pub nodes: Vec<Node>,
+    pub nodes: Vec<Node<'a>>,
     /// All windows.
     pub windows: Vec<WindowInfo>,
-    by_label: HashMap<String, Vec<u32>>,
-    by_id: HashMap<String, u32>,
-    grid: HashMap<(i32, i32), Vec<u32>>,
+    labels: LabelTable,
+    by_id: IdTable,
+    grid: PointGrid,
 }
 
-impl FrameIndex {
+impl<'a> FrameIndex<'a> {
     /// Indexes a snapshot.
-    pub fn new(ax: &AxSnapshot) -> Self {
+    pub fn new(ax: &'a AxSnapshot) -> Self {
         let mut ix = FrameIndex::default();
+        let mut total = 0;
+        for app in &ax.apps {
+            for win in &app.windows {
+                win.walk(&mut |_| total += 1);
+            }
+        }
+        ix.nodes.reserve_exact(total);
         // Front app first, then file order: that is the stacking order a person sees.
         let mut apps: Vec<_> = ax.apps.iter().collect();
         apps.sort_by_key(|a| !a.frontmost);
+        // One window's elements, parallel to its nodes (reused from window to window).
+        let mut flat: Vec<&'a Element> = Vec::new();
         for app in apps {
             for win in &app.windows {
                 let w = ix.windows.len() as u32;
@@ -99,71 +110,54 @@ impl FrameIndex {
                     z: w,
                 });
                 let start = ix.nodes.len();
-                let mut flat: Vec<&Element> = Vec::new();
+                flat.clear();
                 win.walk(&mut |e| flat.push(e));
-                for e in &flat {
-                    ix.nodes.push(Node {
-                        id: e.id.clone(),
-                        window: w,
-                        ax_role: e.ax_role.clone(),
-                        name: e.own_name().map(str::to_string),
-                        norm: String::new(),
-                        frame: e.frame,
-                        value: e.value.clone(),
-                        enabled: e.enabled,
-                        focused: e.focused,
-                        secure: e.subrole.as_deref() == Some("AXSecureTextField"),
-                    });
-                }
+                ix.nodes.extend(flat.iter().map(|e| Node {
+                    id: &e.id,
+                    window: w,
+                    ax_role: &e.ax_role,
+                    name: e.own_name(),
+                    frame: e.frame,
+                    value: e.value.as_deref(),
+                    enabled: e.enabled,
+                    focused: e.focused,
+                    secure: e.subrole.as_deref() == Some("AXSecureTextField"),
+                }));
                 derive_names(&mut ix.nodes[start..], &flat);
             }
         }
-        for (i, n) in ix.nodes.iter_mut().enumerate() {
-            n.norm = n.name.as_deref().map(normalize_label).unwrap_or_default();
-            let i = i as u32;
-            if !n.norm.is_empty() {
-                ix.by_label.entry(n.norm.clone()).or_default().push(i);
-            }
-            ix.by_id.insert(n.id.clone(), i);
-            let f = n.frame;
-            if f.width > 0 && f.height > 0 {
-                for cy in f.y.div_euclid(CELL)..=(f.y + f.height - 1).div_euclid(CELL) {
-                    for cx in f.x.div_euclid(CELL)..=(f.x + f.width - 1).div_euclid(CELL) {
-                        ix.grid.entry((cx, cy)).or_default().push(i);
-                    }
-                }
-            }
-        }
+        ix.labels = LabelTable::build(ix.nodes.iter().map(|n| n.name));
+        // A repeated id: the last one wins, as it always has.
+        ix.by_id = IdTable::build(&ix.nodes);
+        ix.grid = PointGrid::build(ix.nodes.iter().map(|n| n.frame));
         ix
     }
 
-    /// Elements whose normalized name is `norm`.
-    pub fn with_label(&self, norm: &str) -> &[u32] {
-        self.by_label.get(norm).map_or(&[], Vec::as_slice)
+    /// Elements whose normalized name is `norm`, in tree order.
+    pub fn with_label<'s>(&'s self, norm: &'s str) -> impl Iterator<Item = u32> + 's {
+        self.labels.with(norm)
+    }
+
+    /// Element `i`'s normalized name ("" when it has none).
+    pub fn norm(&self, i: u32) -> &str {
+        self.labels.norm(i)
     }
 
     /// The element with this id.
-    pub fn by_id(&self, id: &str) -> Option<&Node> {
-        self.by_id.get(id).map(|&i| &self.nodes[i as usize])
+    pub fn by_id(&self, id: &str) -> Option<&Node<'a>> {
+        self.index_of(id).map(|i| &self.nodes[i as usize])
     }
 
     /// Index of the element with this id.
     pub fn index_of(&self, id: &str) -> Option<u32> {
-        self.by_id.get(id).copied()
+        self.by_id.get(&self.nodes, id)
     }
 
-    /// Elements whose frame contains the pixel `(x, y)`.
+    /// Elements whose frame contains the pixel `(x, y)`, in tree order.
     pub fn at_point(&self, x: f64, y: f64) -> Vec<u32> {
-        let cell = ((x as i32).div_euclid(CELL), (y as i32).div_euclid(CELL));
-        self.grid
-            .get(&cell)
-            .map(|v| {
-                v.iter()
-                    .copied()
-                    .filter(|&i| self.nodes[i as usize].frame.contains(x, y))
-                    .collect()
-            })
-            .unwrap_or_default()
+        let mut hits = self.grid.near(x, y);
+        hits.retain(|&i| self.nodes[i as usize].frame.contains(x, y));
+        hits
     }
 
     /// The window of an element.
@@ -217,8 +211,9 @@ mod tests {
             }],
         };
         let ix = FrameIndex::new(&ax);
-        assert_eq!(ix.with_label("new message").len(), 1);
-        assert_eq!(ix.by_id("b2").unwrap().name.as_deref(), Some("Send"));
+        assert_eq!(ix.with_label("new message").collect::<Vec<_>>(), vec![0]);
+        assert_eq!(ix.norm(0), "new message");
+        assert_eq!(ix.by_id("b2").unwrap().name, Some("Send"));
         assert_eq!(ix.at_point(120.0, 15.0), vec![1]);
         assert!(ix.at_point(5.0, 5.0).is_empty());
     }

@@ -1,7 +1,12 @@
 //! Target resolution — the hot path: index a frame once, then find each step's control.
 
 pub mod crop;
+mod grid;
+mod groups;
+mod hash;
+mod ids;
 mod index;
+mod labels;
 mod name;
 mod target;
 

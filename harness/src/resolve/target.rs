@@ -75,7 +75,7 @@ pub struct ResolveContext<'a> {
     /// Screenshot size in pixels, for points given as shares.
     pub screen: (u32, u32),
     /// The frame as recorded when the plan was made, to tell how far windows moved.
-    pub reference: Option<&'a FrameIndex>,
+    pub reference: Option<&'a FrameIndex<'a>>,
     /// The step's crop and the screen to find it on, when the plan has a picture.
     pub crop: Option<(&'a GrayScreen, &'a RgbaImage)>,
 }
@@ -199,7 +199,7 @@ fn crop_candidates(
     let Some(i) = hit else { return false };
     // A picture never overrules a name: when the plan names the control and the control under
     // the picture carries another name, the guide is wrong, and guessing would hide it.
-    if t.label.is_some() && !ix.nodes[i as usize].norm.is_empty() {
+    if t.label.is_some() && !ix.norm(i).is_empty() {
         return false;
     }
     out.push((i, 0.6 + 0.3 * m.score.clamp(0.0, 1.0), Strategy::Crop));
@@ -236,10 +236,10 @@ fn label_candidates(
         out.push((i, s, strategy));
     };
     let mut found = false;
-    for &i in ix.with_label(norm) {
+    for i in ix.with_label(norm) {
         let n = &ix.nodes[i as usize];
         found = true;
-        if n.name.as_deref() == Some(exact) {
+        if n.name == Some(exact) {
             push(i, 1.0, Strategy::AxExact);
         } else {
             push(i, 0.98, Strategy::AxNormalized);
@@ -249,21 +249,24 @@ fn label_candidates(
         return;
     }
     // A label shortened with an ellipsis on either side ("Send remi…" for "Send reminder").
-    let stem = |s: &str| s.trim_end_matches("...").trim_end().to_string();
+    fn stem(s: &str) -> &str {
+        s.trim_end_matches("...").trim_end()
+    }
     let want = stem(norm);
     if want.chars().count() < 3 {
         return;
     }
-    for (i, n) in ix.nodes.iter().enumerate() {
-        if n.norm.is_empty() {
+    for i in 0..ix.nodes.len() as u32 {
+        let have_norm = ix.norm(i);
+        if have_norm.is_empty() {
             continue;
         }
-        let have = stem(&n.norm);
+        let have = stem(have_norm);
         let shortened =
-            (n.norm.ends_with("...") && have.chars().count() >= 3 && want.starts_with(&have))
-                || (norm.ends_with("...") && n.norm.starts_with(&want));
+            (have_norm.ends_with("...") && have.chars().count() >= 3 && want.starts_with(have))
+                || (norm.ends_with("...") && have_norm.starts_with(want));
         if shortened {
-            push(i as u32, 0.85, Strategy::AxNormalized);
+            push(i, 0.85, Strategy::AxNormalized);
         }
     }
 }
@@ -373,7 +376,7 @@ fn rank(
         .iter()
         .take(5)
         .map(|&(i, s, strategy)| Candidate {
-            element: ix.nodes[i as usize].id.clone(),
+            element: ix.nodes[i as usize].id.to_string(),
             score: round(s),
             strategy,
         })
@@ -399,7 +402,7 @@ fn rank(
                 _ => n.frame.center(),
             };
             Resolution {
-                element: Some(n.id.clone()),
+                element: Some(n.id.to_string()),
                 strategy,
                 confidence: round(s.clamp(0.0, 1.0)),
                 margin: round(margin),

@@ -1,0 +1,186 @@
+//! [`LabelTable`]: every element's normalized name, and the elements grouped by it.
+//!
+//! Built for speed on large snapshots: the normalized names are written back to back into
+//! one string (no allocation per element), and the groups are laid out flat ([`Groups`]),
+//! keyed by the name's hash, so a lookup is one probe and a slice. A hash
+//! collision merges two groups; lookups compare the names, so it can only cost time.
+
+use std::collections::HashMap;
+
+use super::groups::Groups;
+use super::hash::{FastState, hash_str};
+use crate::text::normalize_label;
+
+/// Normalized names of a frame's elements (by element index), grouped by name.
+#[derive(Debug, Default)]
+pub(crate) struct LabelTable {
+    /// All normalized names, back to back.
+    text: String,
+    /// Element `i`'s name is `text[spans[i].0..spans[i].1]`.
+    spans: Vec<(u32, u32)>,
+    /// Name hash → group.
+    by_hash: HashMap<u64, u32, FastState>,
+    /// Group `g`'s elements, in tree order.
+    groups: Groups,
+}
+
+impl LabelTable {
+    /// Normalizes and groups the names of elements `0..`, in order.
+    pub(crate) fn build<'n>(names: impl ExactSizeIterator<Item = Option<&'n str>>) -> Self {
+        let n = names.len();
+        let mut t = LabelTable {
+            text: String::with_capacity(n * 12),
+            spans: Vec::with_capacity(n),
+            by_hash: HashMap::with_capacity_and_hasher(n / 2, FastState::default()),
+            ..LabelTable::default()
+        };
+        // Group of each element (u32::MAX: no name), and each group's size.
+        let mut group_of: Vec<u32> = Vec::with_capacity(n);
+        let mut sizes: Vec<u32> = Vec::new();
+        for name in names {
+            let start = t.text.len();
+            if let Some(name) = name {
+                push_normalized(name, &mut t.text);
+            }
+            t.spans.push((start as u32, t.text.len() as u32));
+            let norm = &t.text[start..];
+            if norm.is_empty() {
+                group_of.push(u32::MAX);
+                continue;
+            }
+            let next = sizes.len() as u32;
+            let g = *t.by_hash.entry(hash_str(norm)).or_insert(next);
+            if g == next {
+                sizes.push(0);
+            }
+            sizes[g as usize] += 1;
+            group_of.push(g);
+        }
+        t.groups = Groups::build(
+            sizes,
+            group_of
+                .iter()
+                .enumerate()
+                .filter(|&(_, &g)| g != u32::MAX)
+                .map(|(i, &g)| (g, i as u32)),
+        );
+        t
+    }
+
+    /// Element `i`'s normalized name ("" when it has none).
+    pub(crate) fn norm(&self, i: u32) -> &str {
+        let (a, b) = self.spans[i as usize];
+        &self.text[a as usize..b as usize]
+    }
+
+    /// Elements whose normalized name is `norm`, in tree order.
+    pub(crate) fn with<'t>(&'t self, norm: &'t str) -> impl Iterator<Item = u32> + 't {
+        let slice = match self.by_hash.get(&hash_str(norm)) {
+            Some(&g) => self.groups.get(g),
+            None => &[],
+        };
+        slice.iter().copied().filter(move |&i| self.norm(i) == norm)
+    }
+}
+
+/// Appends `normalize_label(s)` to `out`. Most labels are ASCII; for them the folding is done
+/// here byte by byte, without the intermediate string (the result is the same: no ASCII
+/// character is a curly quote or an ellipsis, ASCII lowercasing is Unicode lowercasing there,
+/// and leading or trailing whitespace never emits a space). Anything else goes through
+/// [`normalize_label`] itself.
+pub(crate) fn push_normalized(s: &str, out: &mut String) {
+    if !s.is_ascii() {
+        out.push_str(&normalize_label(s));
+        return;
+    }
+    let start = out.len();
+    let mut space = false;
+    for &b in s.as_bytes() {
+        // `char::is_whitespace` on ASCII: tab … carriage return (including vertical tab), space.
+        if matches!(b, b'\t'..=b'\r' | b' ') {
+            space = true;
+            continue;
+        }
+        if space && out.len() > start {
+            out.push(' ');
+        }
+        space = false;
+        out.push(b.to_ascii_lowercase() as char);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fast(s: &str) -> String {
+        let mut out = "prefix ".to_string();
+        push_normalized(s, &mut out);
+        out["prefix ".len()..].to_string()
+    }
+
+    #[test]
+    fn fast_normalization_equals_normalize_label() {
+        let fixed = [
+            "",
+            " ",
+            "  Save  As…",
+            "Save As...",
+            "Don’t\tSave",
+            "“Send”",
+            "\x0bA\x0cB\x1cC ",
+            "\r\nOK\r\n",
+            "ÄBC  déf",
+            "A\u{00A0}B",
+            "İstanbul",
+            "a\u{2007}\u{2007}b",
+            "MiXeD 12",
+        ];
+        for s in fixed {
+            assert_eq!(fast(s), normalize_label(s), "{s:?}");
+        }
+        // Pseudo-random strings over an alphabet with every kind of character the folding
+        // treats specially (fixed seed: the same cases every run).
+        let alphabet: Vec<char> = " \t\x0b\x0c\r\n\x1c\x1faAzZ09.…‘’“”\u{00A0}\u{202F}ÉßİΣ"
+            .chars()
+            .collect();
+        let mut seed = 0x9e37_79b9_u64;
+        for _ in 0..5000 {
+            let mut s = String::new();
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 12) as usize;
+            for k in 0..len {
+                let r = seed.rotate_left(k as u32 * 5) >> 3;
+                // Mostly ASCII, so the fast path is exercised as much as the fallback.
+                let pool = if r.is_multiple_of(4) {
+                    alphabet.len()
+                } else {
+                    13
+                };
+                s.push(alphabet[(r as usize / 4) % pool]);
+            }
+            assert_eq!(fast(&s), normalize_label(&s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn groups_names_in_tree_order_and_keeps_spans() {
+        let names = [
+            Some("Delete"),
+            None,
+            Some("  delete "),
+            Some("Open"),
+            Some("   "),
+        ];
+        let t = LabelTable::build(names.into_iter());
+        assert_eq!(t.with("delete").collect::<Vec<_>>(), vec![0, 2]);
+        assert_eq!(t.with("open").collect::<Vec<_>>(), vec![3]);
+        assert_eq!(t.with("Open").count(), 0);
+        assert_eq!(t.with("").count(), 0);
+        assert_eq!(t.norm(1), "");
+        assert_eq!(t.norm(2), "delete");
+        assert_eq!(t.norm(4), "");
+    }
+}
