@@ -365,8 +365,7 @@ fn rank(
         let mut seen = std::collections::HashSet::new();
         cands.retain(|&(i, s, _)| {
             let n = &ix.nodes[i as usize];
-            best - s >= AMBIGUITY_MARGIN
-                || seen.insert((n.ax_role.as_str(), n.norm.as_str(), n.frame))
+            best - s >= AMBIGUITY_MARGIN || seen.insert((n.ax_role, ix.norm(i), n.frame))
         });
     }
     let count = cands.len();
