@@ -5,6 +5,7 @@ mod cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let args = <cli::Cli as clap::Parser>::parse();
     match cli::run(args) {
         Ok(code) => ExitCode::from(code),
@@ -12,5 +13,16 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// `stepreplay show REC | head` must end quietly when `head` stops reading, as other Unix
+/// tools do, not panic in `println!`: Rust ignores SIGPIPE, so restore its default.
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any thread exists; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

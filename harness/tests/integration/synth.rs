@@ -353,3 +353,22 @@ fn import_refuses_a_frame_name_that_leaves_the_folder() {
     assert_eq!(e.path.to_string(), "[0]");
     assert!(!base.join("out").exists(), "nothing written");
 }
+
+/// `stepreplay show REC | head`: when the reader goes away, the command ends quietly (killed
+/// by SIGPIPE like other Unix tools), never with a panic about a broken pipe.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_show_quietly() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+        .current_dir(repo())
+        .args(["show", "recordings/calendar-reschedule"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
