@@ -22,14 +22,14 @@ impl FastHasher {
     fn add(&mut self, word: u64) {
         self.0 = (self.0.rotate_left(23) ^ word).wrapping_mul(K);
     }
-}
 
-impl Hasher for FastHasher {
+    /// Hashes `bytes` with every byte passed through `map` first (`map` must work byte by
+    /// byte on a word and keep zero bytes zero), without writing the mapped bytes anywhere.
     #[inline]
-    fn write(&mut self, bytes: &[u8]) {
+    fn write_mapped(&mut self, bytes: &[u8], map: impl Fn(u64) -> u64) {
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+            self.add(map(u64::from_le_bytes(c.try_into().expect("8 bytes"))));
         }
         let rest = chunks.remainder();
         // The last 0–7 bytes, read without a copy through the stack. With the length (mixed
@@ -47,7 +47,24 @@ impl Hasher for FastHasher {
             }
             0 => 0,
         };
-        self.add(word ^ ((bytes.len() as u64) << 56));
+        self.add(map(word) ^ ((bytes.len() as u64) << 56));
+    }
+}
+
+/// ASCII lowercase of the eight bytes of `w`, all of which must be ASCII: bit 7 of a byte
+/// ends up set in `w + 0x3f` when it is `'A'` or more and in `w + 0x25` when it is more than
+/// `'Z'` (no carry crosses bytes below 0x80), and 0x80 >> 2 is the 0x20 that lowercases.
+#[inline]
+fn ascii_lower_word(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let upper = (w + 0x3f * ONES) & !(w + 0x25 * ONES) & (0x80 * ONES);
+    w | (upper >> 2)
+}
+
+impl Hasher for FastHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        self.write_mapped(bytes, |w| w);
     }
 
     #[inline]
@@ -92,9 +109,38 @@ pub(crate) fn hash_str(s: &str) -> u64 {
     h.finish()
 }
 
+/// `hash_str(&s.to_ascii_lowercase())` for an ASCII `s`, without making the lowercase
+/// string: the label table hashes each name it has just written, and reading back bytes
+/// stored one at a time a moment before stalls on store forwarding.
+pub(crate) fn hash_ascii_lowercase(s: &str) -> u64 {
+    debug_assert!(s.is_ascii());
+    let mut h = FastHasher::default();
+    h.write_mapped(s.as_bytes(), ascii_lower_word);
+    h.finish()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lowercase_hash_equals_hash_of_lowercased() {
+        let all: String = (0u8..128).map(char::from).collect();
+        for a in 0..all.len() {
+            for len in [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 40] {
+                let s = &all[a..(a + len).min(all.len())];
+                assert_eq!(
+                    hash_ascii_lowercase(s),
+                    hash_str(&s.to_ascii_lowercase()),
+                    "{s:?}"
+                );
+            }
+        }
+        assert_eq!(
+            ascii_lower_word(u64::from_le_bytes(*b"@AZ[`az{")),
+            u64::from_le_bytes(*b"@az[`az{")
+        );
+    }
 
     #[test]
     fn different_short_strings_hash_apart() {

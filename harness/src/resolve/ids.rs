@@ -17,14 +17,23 @@ pub(crate) struct IdTable {
 
 impl IdTable {
     /// Indexes `nodes` by id.
+    #[cfg(test)]
     pub(crate) fn build(nodes: &[Node]) -> Self {
+        let hashes: Vec<u64> = nodes.iter().map(|n| hash_str(n.id)).collect();
+        Self::build_hashed(nodes, &hashes)
+    }
+
+    /// Indexes `nodes` by id, given `hashes[i] == hash_str(nodes[i].id)`. The index hashes
+    /// each window's ids as it walks the window, while their strings are in cache; this pass
+    /// then reads only the hashes (and an id only when two hashes agree).
+    pub(crate) fn build_hashed(nodes: &[Node], hashes: &[u64]) -> Self {
+        debug_assert_eq!(nodes.len(), hashes.len());
         let cap = (nodes.len() * 2).next_power_of_two().max(8);
         let mut t = IdTable {
             slots: vec![(0, 0); cap],
         };
         let mask = cap - 1;
-        for (i, n) in nodes.iter().enumerate() {
-            let h = hash_str(n.id);
+        for (i, (n, &h)) in nodes.iter().zip(hashes).enumerate() {
             let mut at = h as usize & mask;
             loop {
                 let (bits, slot) = t.slots[at];

@@ -14,8 +14,9 @@ use crate::recording::ax::{AxSnapshot, Element, Rect};
 use crate::text::normalize_label;
 
 use super::grid::PointGrid;
+use super::hash::hash_str;
 use super::ids::IdTable;
-use super::labels::LabelTable;
+use super::labels::{LabelBuilder, LabelTable};
 use super::name::derive_names;
 
 /// An element as the resolver sees it, borrowing its strings from the snapshot.
@@ -82,13 +83,17 @@ impl<'a> FrameIndex<'a> {
     /// Indexes a snapshot.
     pub fn new(ax: &'a AxSnapshot) -> Self {
         let mut ix = FrameIndex::default();
-        let mut total = 0;
-        for app in &ax.apps {
-            for win in &app.windows {
-                win.walk(&mut |_| total += 1);
-            }
-        }
-        ix.nodes.reserve_exact(total);
+        // Top-level elements only: counting every descendant would walk the whole tree (and
+        // miss the cache on it) once more; nested trees just grow the vectors.
+        let total: usize = ax
+            .apps
+            .iter()
+            .flat_map(|a| &a.windows)
+            .map(|w| w.elements.len())
+            .sum();
+        ix.nodes.reserve(total);
+        let mut labels = LabelBuilder::with_capacity(total);
+        let mut id_hashes: Vec<u64> = Vec::with_capacity(total);
         // Front app first, then file order: that is the stacking order a person sees.
         let mut apps: Vec<_> = ax.apps.iter().collect();
         apps.sort_by_key(|a| !a.frontmost);
@@ -124,11 +129,16 @@ impl<'a> FrameIndex<'a> {
                     secure: e.subrole.as_deref() == Some("AXSecureTextField"),
                 }));
                 derive_names(&mut ix.nodes[start..], &flat);
+                // Names and ids now, while this window's strings are still in cache.
+                for n in &ix.nodes[start..] {
+                    labels.push(n.name);
+                    id_hashes.push(hash_str(n.id));
+                }
             }
         }
-        ix.labels = LabelTable::build(ix.nodes.iter().map(|n| n.name));
+        ix.labels = labels.finish();
         // A repeated id: the last one wins, as it always has.
-        ix.by_id = IdTable::build(&ix.nodes);
+        ix.by_id = IdTable::build_hashed(&ix.nodes, &id_hashes);
         ix.grid = PointGrid::build(ix.nodes.iter().map(|n| n.frame));
         ix
     }

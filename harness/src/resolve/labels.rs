@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use super::groups::Groups;
-use super::hash::{FastState, hash_str};
+use super::hash::{FastState, hash_ascii_lowercase, hash_str};
 use crate::text::normalize_label;
 
 /// Normalized names of a frame's elements (by element index), grouped by name.
@@ -24,39 +24,63 @@ pub(crate) struct LabelTable {
     groups: Groups,
 }
 
-impl LabelTable {
-    /// Normalizes and groups the names of elements `0..`, in order.
-    pub(crate) fn build<'n>(names: impl ExactSizeIterator<Item = Option<&'n str>>) -> Self {
-        let n = names.len();
-        let mut t = LabelTable {
-            text: String::with_capacity(n * 12),
-            spans: Vec::with_capacity(n),
-            by_hash: HashMap::with_capacity_and_hasher(n / 2, FastState::default()),
-            ..LabelTable::default()
-        };
-        // Group of each element (u32::MAX: no name), and each group's size.
-        let mut group_of: Vec<u32> = Vec::with_capacity(n);
-        let mut sizes: Vec<u32> = Vec::new();
-        for name in names {
-            let start = t.text.len();
-            if let Some(name) = name {
-                push_normalized(name, &mut t.text);
-            }
-            t.spans.push((start as u32, t.text.len() as u32));
-            let norm = &t.text[start..];
-            if norm.is_empty() {
-                group_of.push(u32::MAX);
-                continue;
-            }
-            let next = sizes.len() as u32;
-            let g = *t.by_hash.entry(hash_str(norm)).or_insert(next);
-            if g == next {
-                sizes.push(0);
-            }
-            sizes[g as usize] += 1;
-            group_of.push(g);
+/// A [`LabelTable`] being filled, element by element. The index pushes each window's names
+/// right after deriving them, while the snapshot's strings are still in cache: a second pass
+/// over 10k elements' strings once the tree walk is done misses the cache on nearly every
+/// name.
+#[derive(Debug)]
+pub(crate) struct LabelBuilder {
+    table: LabelTable,
+    /// Group of each element (u32::MAX: no name).
+    group_of: Vec<u32>,
+    /// Each group's size.
+    sizes: Vec<u32>,
+}
+
+impl LabelBuilder {
+    /// An empty table with room for about `n` elements.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        LabelBuilder {
+            table: LabelTable {
+                text: String::with_capacity(n * 12),
+                spans: Vec::with_capacity(n),
+                by_hash: HashMap::with_capacity_and_hasher(n / 2, FastState::default()),
+                ..LabelTable::default()
+            },
+            group_of: Vec::with_capacity(n),
+            sizes: Vec::new(),
         }
-        t.groups = Groups::build(
+    }
+
+    /// Normalizes the name of the next element (numbered from 0, in order).
+    pub(crate) fn push(&mut self, name: Option<&str>) {
+        let t = &mut self.table;
+        let start = t.text.len();
+        let hash = name.and_then(|name| push_normalized(name, &mut t.text));
+        t.spans.push((start as u32, t.text.len() as u32));
+        let norm = &t.text[start..];
+        if norm.is_empty() {
+            self.group_of.push(u32::MAX);
+            return;
+        }
+        let next = self.sizes.len() as u32;
+        let hash = hash.unwrap_or_else(|| hash_str(norm));
+        let g = *t.by_hash.entry(hash).or_insert(next);
+        if g == next {
+            self.sizes.push(0);
+        }
+        self.sizes[g as usize] += 1;
+        self.group_of.push(g);
+    }
+
+    /// Groups the names pushed so far.
+    pub(crate) fn finish(self) -> LabelTable {
+        let LabelBuilder {
+            mut table,
+            group_of,
+            sizes,
+        } = self;
+        table.groups = Groups::build(
             sizes,
             group_of
                 .iter()
@@ -64,7 +88,17 @@ impl LabelTable {
                 .filter(|&(_, &g)| g != u32::MAX)
                 .map(|(i, &g)| (g, i as u32)),
         );
-        t
+        table
+    }
+}
+
+impl LabelTable {
+    /// Normalizes and groups the names of elements `0..`, in order.
+    #[cfg(test)]
+    pub(crate) fn build<'n>(names: impl ExactSizeIterator<Item = Option<&'n str>>) -> Self {
+        let mut b = LabelBuilder::with_capacity(names.len());
+        names.for_each(|name| b.push(name));
+        b.finish()
     }
 
     /// Element `i`'s normalized name ("" when it has none).
@@ -83,20 +117,41 @@ impl LabelTable {
     }
 }
 
-/// Appends `normalize_label(s)` to `out`. Most labels are ASCII; for them the folding is done
-/// here byte by byte, without the intermediate string (the result is the same: no ASCII
-/// character is a curly quote or an ellipsis, ASCII lowercasing is Unicode lowercasing there,
-/// and leading or trailing whitespace never emits a space). Anything else goes through
+/// Appends `normalize_label(s)` to `out`, and returns the hash of what it appended
+/// ([`hash_str`]) when it could compute it on the way.
+///
+/// Most labels are ASCII; for them the folding is done here, without the intermediate
+/// string (the result is the same: no ASCII character is a curly quote or an ellipsis, ASCII
+/// lowercasing is Unicode lowercasing there, and leading or trailing whitespace never emits
+/// a space). Most of those have nothing but single spaces between words, so normalizing is
+/// lowercasing: a copy, lowercased in place, and hashed from the source (hashing the copy
+/// just written byte by byte would stall on store forwarding). Anything else goes through
 /// [`normalize_label`] itself.
-pub(crate) fn push_normalized(s: &str, out: &mut String) {
+pub(crate) fn push_normalized(s: &str, out: &mut String) -> Option<u64> {
     if !s.is_ascii() {
         out.push_str(&normalize_label(s));
-        return;
+        return None;
+    }
+    let b = s.as_bytes();
+    let plain = b.first().is_some_and(|&c| c != b' ') && b.last() != Some(&b' ') && {
+        let mut after_space = false;
+        b.iter().all(|&c| {
+            // `char::is_whitespace` on ASCII: tab … carriage return (including vertical
+            // tab), space.
+            let odd = matches!(c, b'\t'..=b'\r') || (c == b' ' && after_space);
+            after_space = c == b' ';
+            !odd
+        })
+    };
+    if plain {
+        let start = out.len();
+        out.push_str(s);
+        out[start..].make_ascii_lowercase();
+        return Some(hash_ascii_lowercase(s));
     }
     let start = out.len();
     let mut space = false;
-    for &b in s.as_bytes() {
-        // `char::is_whitespace` on ASCII: tab … carriage return (including vertical tab), space.
+    for &b in b {
         if matches!(b, b'\t'..=b'\r' | b' ') {
             space = true;
             continue;
@@ -107,6 +162,7 @@ pub(crate) fn push_normalized(s: &str, out: &mut String) {
         space = false;
         out.push(b.to_ascii_lowercase() as char);
     }
+    None
 }
 
 #[cfg(test)]
@@ -115,8 +171,12 @@ mod tests {
 
     fn fast(s: &str) -> String {
         let mut out = "prefix ".to_string();
-        push_normalized(s, &mut out);
-        out["prefix ".len()..].to_string()
+        let hash = push_normalized(s, &mut out);
+        let norm = out["prefix ".len()..].to_string();
+        if let Some(h) = hash {
+            assert_eq!(h, hash_str(&norm), "{s:?}");
+        }
+        norm
     }
 
     #[test]
