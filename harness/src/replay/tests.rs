@@ -286,64 +286,42 @@ fn stop_if_that_holds_stops_the_run() {
     assert_eq!(t.outcome().0, Outcome::Completed);
 }
 
-#[test]
-fn acting_on_another_element_than_recorded_diverges() {
+/// Two fields of one window (label, row), the recording typing into the first; the plan types
+/// into the field labelled `target`.
+fn two_fields(first: (&str, i32), second: (&str, i32), target: &str) -> Trace {
     let f = ax(
         json!([
-            field("a1", "First", 10, "", false),
-            field("a2", "Second", 30, "", false)
+            field("a1", first.0, first.1, "", false),
+            field("a2", second.0, second.1, "", false)
         ]),
         "Compose",
     );
     let rec = recording(vec![("a", f.clone()), ("b", f)], &[("a", "a1", "b", "s1")]);
-    let p = plan(json!([type_step(1, "s1", "Second", "x", &[])]), json!([]));
-    let t = replay(
+    let p = plan(json!([type_step(1, "s1", target, "x", &[])]), json!([]));
+    replay(
         &p,
         &Prepared::new(&rec),
         &scenario(json!({})),
         Mode::Chained,
-    );
+    )
+}
+
+#[test]
+fn acting_on_another_element_than_recorded_diverges() {
+    let t = two_fields(("First", 10), ("Second", 30), "Second");
     assert_eq!(t.outcome().1, Some(FailReason::Diverged));
 }
 
 #[test]
 fn two_controls_with_one_label_in_one_window_are_ambiguous() {
-    let f = ax(
-        json!([
-            field("a1", "Name", 10, "", false),
-            field("a2", "Name", 30, "", false)
-        ]),
-        "Compose",
-    );
-    let rec = recording(vec![("a", f.clone()), ("b", f)], &[("a", "a1", "b", "s1")]);
-    let p = plan(json!([type_step(1, "s1", "Name", "x", &[])]), json!([]));
-    let t = replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::Chained,
-    );
+    let t = two_fields(("Name", 10), ("Name", 30), "Name");
     assert_eq!(t.outcome().1, Some(FailReason::TargetAmbiguous));
 }
 
 #[test]
 fn one_control_exposed_twice_in_the_tree_is_not_ambiguous() {
     // Same role, name and box (GTK's open combo menu is listed twice): one place to click.
-    let f = ax(
-        json!([
-            field("a1", "Name", 10, "", false),
-            field("a2", "Name", 10, "", false)
-        ]),
-        "Compose",
-    );
-    let rec = recording(vec![("a", f.clone()), ("b", f)], &[("a", "a1", "b", "s1")]);
-    let p = plan(json!([type_step(1, "s1", "Name", "x", &[])]), json!([]));
-    let t = replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::Chained,
-    );
+    let t = two_fields(("Name", 10), ("Name", 10), "Name");
     assert_eq!(t.outcome(), (Outcome::Completed, None, None));
 }
 
