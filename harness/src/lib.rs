@@ -14,6 +14,7 @@ pub mod diff;
 pub mod errors;
 pub mod expect;
 pub mod json;
+pub mod output;
 pub mod perturb;
 pub mod plan;
 pub mod recording;

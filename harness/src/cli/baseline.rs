@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use stepreplay::Error;
+use stepreplay::output::write_file;
 use stepreplay::report::{Baseline, load_report};
 
 #[derive(Debug, clap::Args)]
@@ -61,16 +62,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
         }
         None => println!("new baseline: {} scenarios", report.scenarios.len()),
     }
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| Error::Write {
-            path: parent.to_path_buf(),
-            source,
-        })?;
-    }
-    std::fs::write(&out, new).map_err(|source| Error::Write {
-        path: out.clone(),
-        source,
-    })?;
+    write_file(&out, new)?;
     println!("wrote {}", out.display());
     Ok(0)
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use stepreplay::output::write_file;
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::Mode;
 use stepreplay::report::{
@@ -175,19 +176,6 @@ impl Progress {
     }
 }
 
-fn write(path: &Path, text: &str) -> Result<(), Error> {
-    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| Error::Write {
-            path: parent.to_path_buf(),
-            source,
-        })?;
-    }
-    std::fs::write(path, text).map_err(|source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 /// Writes the chosen formats of `report` into `dir`, compares with the baseline, prints the
 /// regressions; returns the exit code (1 when a scenario missed its expectation or regressed).
 pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8, Error> {
@@ -205,14 +193,14 @@ pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8
     };
     let has = |f: Format| out.format.contains(&f);
     if has(Format::Json) {
-        write(&dir.join("report.json"), &to_json(report))?;
+        write_file(&dir.join("report.json"), &to_json(report))?;
     }
     if has(Format::Junit) {
-        write(&dir.join("junit.xml"), &to_junit(report))?;
+        write_file(&dir.join("junit.xml"), &to_junit(report))?;
     }
     let md = to_markdown(report, regressions.as_ref());
     if has(Format::Markdown) {
-        write(&dir.join("summary.md"), &md)?;
+        write_file(&dir.join("summary.md"), &md)?;
     }
     if let Some(path) = &out.summary {
         // Appended, so several summaries can share `$GITHUB_STEP_SUMMARY`.
@@ -238,7 +226,7 @@ pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8
     }
     let mut code = u8::from(!report.all_met());
     if let Some(r) = &regressions {
-        write(&dir.join("regressions.json"), &r.to_json())?;
+        write_file(&dir.join("regressions.json"), &r.to_json())?;
         if r.regressions.is_empty() {
             println!("no regressions against the baseline");
         } else {

@@ -20,6 +20,7 @@ use super::format::{
 use super::{decode_png, load_recording};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{expect_schema, parse_typed, parse_value, read_text, to_canonical_value};
+use crate::output::write_file;
 
 /// The schema of the per-frame trees this importer reads.
 pub const REALREC_MAC_SCHEMA: &str = "realrec.macax/1";
@@ -435,16 +436,7 @@ pub fn import_realrec(src: &Path, out: &Path, name: &str) -> Result<ImportOutput
         to_canonical_value(&file).into_bytes(),
     ));
     for (path, bytes) in &files {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| Error::Write {
-                path: parent.to_path_buf(),
-                source,
-            })?;
-        }
-        std::fs::write(path, bytes).map_err(|source| Error::Write {
-            path: path.clone(),
-            source,
-        })?;
+        write_file(path, bytes)?;
     }
     load_recording(out)?;
     Ok(output)

@@ -12,6 +12,7 @@ use super::model::{CaptureFiles, Report};
 use crate::diff::files::write_png;
 use crate::diff::step::diff_image;
 use crate::errors::Error;
+use crate::output::{copy_file, create_dir};
 use crate::recording::{Recording, load_recording};
 use crate::suite::word;
 use crate::text::slug;
@@ -66,7 +67,7 @@ pub fn write_captures(report: &mut Report, dir: &Path) -> Result<CapturesOutput,
                 let key = (sc.recording.clone(), before.to_string(), after.to_string());
                 let diff_to = path("diff");
                 let made = match rendered.get(&key) {
-                    Some(first) => copy(first, &diff_to).map(|()| true),
+                    Some(first) => copy_file(first, &diff_to).map(|()| true),
                     None => match diff_image(fb, fa) {
                         Ok(img) => {
                             create_dir(&folder)?;
@@ -84,30 +85,12 @@ pub fn write_captures(report: &mut Report, dir: &Path) -> Result<CapturesOutput,
                 if !made {
                     continue;
                 }
-                copy(&fb.screenshot_path, &path("before"))?;
-                copy(&fa.screenshot_path, &path("after"))?;
+                copy_file(&fb.screenshot_path, &path("before"))?;
+                copy_file(&fa.screenshot_path, &path("after"))?;
                 out.files += 3;
                 st.captures = Some(files);
             }
         }
     }
     Ok(out)
-}
-
-fn create_dir(dir: &Path) -> Result<(), Error> {
-    std::fs::create_dir_all(dir).map_err(|source| Error::Write {
-        path: dir.to_path_buf(),
-        source,
-    })
-}
-
-fn copy(from: &Path, to: &Path) -> Result<(), Error> {
-    if let Some(parent) = to.parent() {
-        create_dir(parent)?;
-    }
-    std::fs::copy(from, to).map_err(|source| Error::Write {
-        path: to.to_path_buf(),
-        source,
-    })?;
-    Ok(())
 }

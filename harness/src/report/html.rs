@@ -15,6 +15,7 @@ use super::baseline::RegressionReport;
 use super::model::{Report, ResolutionReport, RunReport, ScenarioReport, StepReport};
 use crate::diff::StepDiff;
 use crate::errors::Error;
+use crate::output::copy_file;
 use crate::recording::ax::Rect;
 use crate::recording::load_recording;
 use crate::suite::word;
@@ -131,12 +132,7 @@ fn place(
         name = format!("{base}-{n}.png");
         n += 1;
     }
-    std::fs::create_dir_all(img_dir).map_err(|source| Error::Write {
-        path: img_dir.to_path_buf(),
-        source,
-    })?;
-    let to = img_dir.join(&name);
-    std::fs::copy(src, &to).map_err(|source| Error::Write { path: to, source })?;
+    copy_file(src, &img_dir.join(&name))?;
     Ok(Some(PageImage {
         href: format!("img/{name}"),
         width,

@@ -18,6 +18,7 @@ use super::script::{MAX_SCRIPT_BYTES, Script, parse_script};
 use super::{SCENARIO_SCHEMA, ScenarioFile};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{read_text, to_canonical, to_canonical_value};
+use crate::output::write_file;
 use crate::recording::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
 };
@@ -51,16 +52,7 @@ struct Writer {
 
 impl Writer {
     fn write(&mut self, path: &Path, bytes: &[u8]) -> Result<(), Error> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| Error::Write {
-                path: parent.to_path_buf(),
-                source,
-            })?;
-        }
-        std::fs::write(path, bytes).map_err(|source| Error::Write {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        write_file(path, bytes)?;
         self.out.files.push(path.to_path_buf());
         Ok(())
     }
