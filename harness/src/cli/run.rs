@@ -193,10 +193,10 @@ pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8
     };
     let has = |f: Format| out.format.contains(&f);
     if has(Format::Json) {
-        write_file(&dir.join("report.json"), &to_json(report))?;
+        write_file(&dir.join("report.json"), to_json(report))?;
     }
     if has(Format::Junit) {
-        write_file(&dir.join("junit.xml"), &to_junit(report))?;
+        write_file(&dir.join("junit.xml"), to_junit(report))?;
     }
     let md = to_markdown(report, regressions.as_ref());
     if has(Format::Markdown) {
@@ -226,7 +226,7 @@ pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8
     }
     let mut code = u8::from(!report.all_met());
     if let Some(r) = &regressions {
-        write_file(&dir.join("regressions.json"), &r.to_json())?;
+        write_file(&dir.join("regressions.json"), r.to_json())?;
         if r.regressions.is_empty() {
             println!("no regressions against the baseline");
         } else {
