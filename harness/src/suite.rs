@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use serde::{Deserialize, Serialize};
 
 use crate::bridge::scenario::SCHEMA as BRIDGE_SCHEMA;
+use crate::diff::step::StepDiffs;
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::perturb::Perturbation;
 use crate::plan::{Plan, load_plan};
@@ -134,6 +135,7 @@ type Cached<T> = Arc<OnceLock<Result<Arc<T>, InputError>>>;
 struct Cache {
     recordings: Mutex<HashMap<PathBuf, Cached<Recording>>>,
     plans: Mutex<HashMap<PathBuf, Cached<Plan>>>,
+    diffs: Mutex<HashMap<PathBuf, Arc<StepDiffs>>>,
 }
 
 fn cached<T>(
@@ -157,7 +159,14 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
     })?;
     check_inputs(s, &plan)?;
     let perturbations = perturbations_of(s, opts)?;
-    let prep = Prepared::new(&rec).with_diffs();
+    let diffs = cache
+        .diffs
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .entry(s.recording_dir.clone())
+        .or_default()
+        .clone();
+    let prep = Prepared::new(&rec).with_diffs(diffs);
     let traces: Vec<Trace> = modes
         .iter()
         .map(|&m| replay(&plan, &prep, &s.file, m))

@@ -2,7 +2,8 @@
 //! with the engines `stepreplay diff` uses, so a report's step and a hand-run diff of the same
 //! two frames agree. The main type is [`StepDiff`].
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use image::RgbaImage;
 use serde::{Deserialize, Serialize};
@@ -25,6 +26,29 @@ pub struct StepDiff {
     pub pixel_note: Option<String>,
     /// What changed in the accessibility tree.
     pub ax: AxSummary,
+}
+
+/// One frame pair's diff, filled by whichever replay asks first.
+type Pair = Arc<OnceLock<StepDiff>>;
+
+/// The step diffs of one recording, each frame pair computed once however many scenarios and
+/// modes replay it. The lock is held only to find a pair's cell, so different pairs are
+/// computed in parallel.
+#[derive(Debug, Default)]
+pub struct StepDiffs {
+    pairs: Mutex<BTreeMap<(usize, usize), Pair>>,
+}
+
+impl StepDiffs {
+    /// The diff of going from `frames[before]` to `frames[after]`.
+    pub fn get(&self, frames: &[Frame], before: usize, after: usize) -> StepDiff {
+        let cell = {
+            let mut pairs = self.pairs.lock().unwrap_or_else(|p| p.into_inner());
+            pairs.entry((before, after)).or_default().clone()
+        };
+        cell.get_or_init(|| compare_frames(&frames[before], &frames[after]))
+            .clone()
+    }
 }
 
 /// Compares two frames. The screenshots are decoded once per frame (the recording caches them).

@@ -17,7 +17,7 @@ use super::scenario::{Answer, FailReason, Outcome, ScenarioFile};
 use super::trace::{AskKind, Event, Mode, StepStatus, Trace};
 use crate::desktop::{Acted, Desktop};
 use crate::diff::StepDiff;
-use crate::diff::step::compare_frames;
+use crate::diff::step::StepDiffs;
 use crate::errors::FieldPath;
 use crate::expect::{Check, ExpectCtx, check_expect, check_next_control};
 use crate::plan::{Action, Part, Plan, Step, Text};
@@ -34,8 +34,8 @@ pub struct Prepared<'r> {
     indexes: Vec<OnceLock<FrameIndex<'r>>>,
     grays: Vec<OnceLock<Option<GrayScreen>>>,
     crops: Mutex<BTreeMap<PathBuf, Option<Arc<RgbaImage>>>>,
-    /// Step diffs by (before, after) frame; `None` when diffs are off.
-    diffs: Option<Mutex<BTreeMap<(usize, usize), StepDiff>>>,
+    /// Step diffs of this recording; `None` when diffs are off.
+    diffs: Option<Arc<StepDiffs>>,
 }
 
 impl<'r> Prepared<'r> {
@@ -50,28 +50,16 @@ impl<'r> Prepared<'r> {
         }
     }
 
-    /// Turns on the before/after diff of every step that acts. `run` reports carry them; the
+    /// Turns on the before/after diff of every step that acts, computed through `diffs` (one
+    /// per recording, shared by every scenario on it). `run` reports carry them; the
     /// perturbation and approval replays leave them off, as they only judge resolutions.
-    pub fn with_diffs(mut self) -> Self {
-        self.diffs = Some(Mutex::new(BTreeMap::new()));
+    pub fn with_diffs(mut self, diffs: Arc<StepDiffs>) -> Self {
+        self.diffs = Some(diffs);
         self
     }
 
-    /// The diff of going from frame `before` to `after`, computed once per pair (chained and
-    /// per-step replays, and plans that revisit a screen, share it).
     fn step_diff(&self, before: usize, after: usize) -> Option<StepDiff> {
-        let mut diffs = self
-            .diffs
-            .as_ref()?
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let frames = &self.rec.frames;
-        Some(
-            diffs
-                .entry((before, after))
-                .or_insert_with(|| compare_frames(&frames[before], &frames[after]))
-                .clone(),
-        )
+        Some(self.diffs.as_ref()?.get(&self.rec.frames, before, after))
     }
 
     /// Frame `i` in grey, for crop matching (None when its screenshot cannot be read).

@@ -351,7 +351,7 @@ fn a_step_that_acts_gets_its_before_after_diff_only_when_asked() {
             .collect()
     };
     assert!(captured(&Prepared::new(&rec)).is_empty(), "off by default");
-    let on = captured(&Prepared::new(&rec).with_diffs());
+    let on = captured(&Prepared::new(&rec).with_diffs(Default::default()));
     assert_eq!(on.len(), 1);
     let px = on[0].pixel.as_ref().expect("both frames have pixels");
     assert_eq!(px.mismatched, 100);
