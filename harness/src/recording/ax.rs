@@ -208,7 +208,8 @@ impl Element {
     /// resolver's job, since they need the whole window.
     pub fn own_name(&self) -> Option<&str> {
         fn nonempty(s: &Option<String>) -> Option<&str> {
-            s.as_deref().filter(|s| !s.trim().is_empty())
+            // Stops at the first letter, where `trim` would also scan from the end.
+            s.as_deref().filter(|s| !s.chars().all(char::is_whitespace))
         }
         nonempty(&self.title)
             .or_else(|| nonempty(&self.description))

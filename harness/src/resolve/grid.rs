@@ -1,7 +1,6 @@
-//! [`PointGrid`]: which elements cover a pixel (or touch an area), by 64-pixel cells.
+//! [`PointGrid`]: which elements cover a pixel, by 64-pixel cells.
 //!
-//! The frame index keeps one for point lookups; name derivation builds one per large window
-//! to find the static texts beside a field without scanning them all.
+//! The frame index keeps one for point lookups.
 //!
 //! Built for speed: the cells' lists are laid out flat ([`Groups`]), so building makes a
 //! handful of allocations however many elements there are, and when the elements' cells
@@ -56,6 +55,30 @@ impl Cells {
             Cells::Sparse(map) => map.get(&(cx, cy)).copied(),
         }
     }
+
+    /// Calls `f` with the number of each cell of `[x0, x1, y0, y1]`, row by row; every one
+    /// of them must be numbered. In a block that is arithmetic, with no lookups or checks.
+    #[inline]
+    fn each(&self, [x0, x1, y0, y1]: [i64; 4], mut f: impl FnMut(u32)) {
+        match self {
+            Cells::Block {
+                x0: bx,
+                y0: by,
+                cols,
+                ..
+            } => {
+                for cy in y0..=y1 {
+                    let row = (cy - by) * cols - bx;
+                    (x0..=x1).for_each(|cx| f((row + cx) as u32));
+                }
+            }
+            Cells::Sparse(map) => {
+                for cy in y0..=y1 {
+                    (x0..=x1).for_each(|cx| f(map[&(cx, cy)]));
+                }
+            }
+        }
+    }
 }
 
 /// Elements by the cells they cover.
@@ -80,18 +103,6 @@ fn span(f: &Rect) -> Option<[i64; 4]> {
         y.div_euclid(CELL),
         (y + i64::from(f.height) - 1).div_euclid(CELL),
     ])
-}
-
-/// Each `(cell, element)` of `spans`, in element order, cells row by row.
-fn pairs<'s>(
-    spans: &'s [(u32, [i64; 4])],
-    cells: &'s Cells,
-) -> impl Iterator<Item = (u32, u32)> + 's {
-    spans.iter().flat_map(move |&(i, [x0, x1, y0, y1])| {
-        (y0..=y1).flat_map(move |cy| {
-            (x0..=x1).map(move |cx| (cells.get(cx, cy).expect("cell numbered"), i))
-        })
-    })
 }
 
 impl PointGrid {
@@ -142,26 +153,16 @@ impl PointGrid {
                 sizes = vec![0; map.len()];
                 g.cells = Cells::Sparse(map);
             }
-            for (c, _) in pairs(&spans, &g.cells) {
-                sizes[c as usize] += 1;
+            for &(_, s) in &spans {
+                g.cells.each(s, |c| sizes[c as usize] += 1);
             }
         }
-        g.lists = Groups::build(sizes, pairs(&spans, &g.cells));
+        let mut lists = Groups::filling(sizes);
+        for &(i, s) in &spans {
+            g.cells.each(s, |c| lists.put(c, i));
+        }
+        g.lists = lists.finish();
         g
-    }
-
-    /// Calls `f` on every rectangle that may touch the pixels `x0..=x1` × `y0..=y1` (those in
-    /// the cells the area covers, and the big ones), possibly more than once; the caller
-    /// checks them.
-    pub(crate) fn touching(&self, x0: i64, x1: i64, y0: i64, y1: i64, mut f: impl FnMut(u32)) {
-        self.big.iter().for_each(|&i| f(i));
-        for cy in y0.div_euclid(CELL)..=y1.div_euclid(CELL) {
-            for cx in x0.div_euclid(CELL)..=x1.div_euclid(CELL) {
-                if let Some(c) = self.cells.get(cx, cy) {
-                    self.lists.get(c).iter().for_each(|&i| f(i));
-                }
-            }
-        }
     }
 
     /// Elements that may cover pixel `(x, y)` (those whose cells hold it), in tree order;
@@ -197,14 +198,6 @@ mod tests {
         }
     }
 
-    fn touching(g: &PointGrid, x0: i64, x1: i64, y0: i64, y1: i64) -> Vec<u32> {
-        let mut out = Vec::new();
-        g.touching(x0, x1, y0, y1, |i| out.push(i));
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
-
     #[test]
     fn finds_elements_by_cell_in_tree_order_including_big_ones() {
         let frames = [
@@ -219,9 +212,6 @@ mod tests {
         assert_eq!(g.near(65.0, 15.0), vec![0, 3]);
         assert_eq!(g.near(-65.0, -1.0), vec![0, 4]);
         assert!(g.big.len() == 1 && g.near(5000.0, 5000.0) == vec![0]);
-        assert_eq!(touching(&g, 60, 200, 0, 5), vec![0, 1, 3]);
-        assert_eq!(touching(&g, -300, -200, -300, -200), vec![0]);
-        assert_eq!(touching(&g, -64, -64, -1, -1), vec![0, 4]);
     }
 
     #[test]
@@ -236,7 +226,6 @@ mod tests {
         assert_eq!(g.near(35.0, 20.0), vec![0, 2]);
         assert_eq!(g.near(100_000_001.0, 6.0), vec![1]);
         assert!(g.near(5000.0, 6.0).is_empty());
-        assert_eq!(touching(&g, 0, 100_000_000, 0, 0), vec![0, 1, 2]);
         let block = PointGrid::build(frames[..1].iter().copied());
         assert!(matches!(block.cells, Cells::Block { .. }));
         assert!(

@@ -102,10 +102,10 @@ impl Hasher for FastHasher {
 /// `BuildHasher` for the resolver's maps.
 pub(crate) type FastState = BuildHasherDefault<FastHasher>;
 
-/// The hash of a string, as the label table keys it.
-pub(crate) fn hash_str(s: &str) -> u64 {
+/// The hash of a string (or of its bytes), as the label table keys it.
+pub(crate) fn hash_str(s: impl AsRef<[u8]>) -> u64 {
     let mut h = FastHasher::default();
-    h.write(s.as_bytes());
+    h.write(s.as_ref());
     h.finish()
 }
 

@@ -17,7 +17,7 @@ use super::grid::PointGrid;
 use super::hash::hash_str;
 use super::ids::IdTable;
 use super::labels::{LabelBuilder, LabelTable};
-use super::name::derive_names;
+use super::name::Namer;
 
 /// An element as the resolver sees it, borrowing its strings from the snapshot.
 #[derive(Clone, Copy, Debug)]
@@ -99,6 +99,9 @@ impl<'a> FrameIndex<'a> {
         apps.sort_by_key(|a| !a.frontmost);
         // One window's elements, parallel to its nodes (reused from window to window).
         let mut flat: Vec<&'a Element> = Vec::new();
+        let mut namer = Namer::default();
+        // Where each of the window's derived names came from (parallel to `flat`).
+        let mut source: Vec<u32> = Vec::new();
         for app in apps {
             for win in &app.windows {
                 let w = ix.windows.len() as u32;
@@ -128,10 +131,13 @@ impl<'a> FrameIndex<'a> {
                     focused: e.focused,
                     secure: e.subrole.as_deref() == Some("AXSecureTextField"),
                 }));
-                derive_names(&mut ix.nodes[start..], &flat);
+                namer.derive(&mut ix.nodes[start..], &flat, &mut source);
                 // Names and ids now, while this window's strings are still in cache.
-                for n in &ix.nodes[start..] {
-                    labels.push(n.name);
+                for (k, n) in ix.nodes[start..].iter().enumerate() {
+                    match source[k] {
+                        j if (j as usize) < k => labels.push_same_as((start + j as usize) as u32),
+                        _ => labels.push(n.name),
+                    }
                     id_hashes.push(hash_str(n.id));
                 }
             }

@@ -31,6 +31,9 @@ pub(crate) struct LabelTable {
 #[derive(Debug)]
 pub(crate) struct LabelBuilder {
     table: LabelTable,
+    /// The names so far, as bytes: appending lowercased ASCII to a `Vec<u8>` is a plain
+    /// loop, while a `String` checks each char. Checked as UTF-8 once, at the end.
+    text: Vec<u8>,
     /// Group of each element (u32::MAX: no name).
     group_of: Vec<u32>,
     /// Each group's size.
@@ -42,11 +45,11 @@ impl LabelBuilder {
     pub(crate) fn with_capacity(n: usize) -> Self {
         LabelBuilder {
             table: LabelTable {
-                text: String::with_capacity(n * 12),
                 spans: Vec::with_capacity(n),
                 by_hash: HashMap::with_capacity_and_hasher(n / 2, FastState::default()),
                 ..LabelTable::default()
             },
+            text: Vec::with_capacity(n * 12),
             group_of: Vec::with_capacity(n),
             sizes: Vec::new(),
         }
@@ -55,10 +58,10 @@ impl LabelBuilder {
     /// Normalizes the name of the next element (numbered from 0, in order).
     pub(crate) fn push(&mut self, name: Option<&str>) {
         let t = &mut self.table;
-        let start = t.text.len();
-        let hash = name.and_then(|name| push_normalized(name, &mut t.text));
-        t.spans.push((start as u32, t.text.len() as u32));
-        let norm = &t.text[start..];
+        let start = self.text.len();
+        let hash = name.and_then(|name| push_normalized(name, &mut self.text));
+        t.spans.push((start as u32, self.text.len() as u32));
+        let norm = &self.text[start..];
         if norm.is_empty() {
             self.group_of.push(u32::MAX);
             return;
@@ -73,21 +76,35 @@ impl LabelBuilder {
         self.group_of.push(g);
     }
 
+    /// Gives the next element the name of element `j` (already pushed): a field named
+    /// after the text beside it shares that text's normalized name and group, without
+    /// normalizing or hashing it again.
+    pub(crate) fn push_same_as(&mut self, j: u32) {
+        let t = &mut self.table;
+        t.spans.push(t.spans[j as usize]);
+        let g = self.group_of[j as usize];
+        if g != u32::MAX {
+            self.sizes[g as usize] += 1;
+        }
+        self.group_of.push(g);
+    }
+
     /// Groups the names pushed so far.
     pub(crate) fn finish(self) -> LabelTable {
         let LabelBuilder {
             mut table,
+            text,
             group_of,
             sizes,
         } = self;
-        table.groups = Groups::build(
-            sizes,
-            group_of
-                .iter()
-                .enumerate()
-                .filter(|&(_, &g)| g != u32::MAX)
-                .map(|(i, &g)| (g, i as u32)),
-        );
+        table.text = String::from_utf8(text).expect("normalized names are whole UTF-8 strings");
+        let mut groups = Groups::filling(sizes);
+        for (i, &g) in group_of.iter().enumerate() {
+            if g != u32::MAX {
+                groups.put(g, i as u32);
+            }
+        }
+        table.groups = groups.finish();
         table
     }
 }
@@ -117,19 +134,19 @@ impl LabelTable {
     }
 }
 
-/// Appends `normalize_label(s)` to `out`, and returns the hash of what it appended
+/// Appends the bytes of `normalize_label(s)` to `out`, and returns the hash of what it appended
 /// ([`hash_str`]) when it could compute it on the way.
 ///
 /// Most labels are ASCII; for them the folding is done here, without the intermediate
 /// string (the result is the same: no ASCII character is a curly quote or an ellipsis, ASCII
 /// lowercasing is Unicode lowercasing there, and leading or trailing whitespace never emits
 /// a space). Most of those have nothing but single spaces between words, so normalizing is
-/// lowercasing: a copy, lowercased in place, and hashed from the source (hashing the copy
-/// just written byte by byte would stall on store forwarding). Anything else goes through
+/// lowercasing: a lowercased copy, hashed from the source (hashing the copy just written
+/// would stall on store forwarding). Anything else goes through
 /// [`normalize_label`] itself.
-pub(crate) fn push_normalized(s: &str, out: &mut String) -> Option<u64> {
+pub(crate) fn push_normalized(s: &str, out: &mut Vec<u8>) -> Option<u64> {
     if !s.is_ascii() {
-        out.push_str(&normalize_label(s));
+        out.extend_from_slice(normalize_label(s).as_bytes());
         return None;
     }
     let b = s.as_bytes();
@@ -144,9 +161,9 @@ pub(crate) fn push_normalized(s: &str, out: &mut String) -> Option<u64> {
         })
     };
     if plain {
-        let start = out.len();
-        out.push_str(s);
-        out[start..].make_ascii_lowercase();
+        // Lowercased on the way in: lowercasing the copy after a `memcpy` reads back bytes
+        // it has just stored in overlapping pieces, and stalls on store forwarding.
+        out.extend(b.iter().map(u8::to_ascii_lowercase));
         return Some(hash_ascii_lowercase(s));
     }
     let start = out.len();
@@ -157,10 +174,10 @@ pub(crate) fn push_normalized(s: &str, out: &mut String) -> Option<u64> {
             continue;
         }
         if space && out.len() > start {
-            out.push(' ');
+            out.push(b' ');
         }
         space = false;
-        out.push(b.to_ascii_lowercase() as char);
+        out.push(b.to_ascii_lowercase());
     }
     None
 }
@@ -170,9 +187,9 @@ mod tests {
     use super::*;
 
     fn fast(s: &str) -> String {
-        let mut out = "prefix ".to_string();
+        let mut out = b"prefix ".to_vec();
         let hash = push_normalized(s, &mut out);
-        let norm = out["prefix ".len()..].to_string();
+        let norm = String::from_utf8(out["prefix ".len()..].to_vec()).expect("UTF-8");
         if let Some(h) = hash {
             assert_eq!(h, hash_str(&norm), "{s:?}");
         }
@@ -242,5 +259,19 @@ mod tests {
         assert_eq!(t.norm(1), "");
         assert_eq!(t.norm(2), "delete");
         assert_eq!(t.norm(4), "");
+    }
+
+    #[test]
+    fn a_shared_name_joins_the_group_of_the_element_it_came_from() {
+        let mut b = LabelBuilder::with_capacity(4);
+        b.push(Some("Name:"));
+        b.push(None);
+        b.push_same_as(0);
+        b.push_same_as(1);
+        b.push(Some("name:"));
+        let t = b.finish();
+        assert_eq!(t.with("name:").collect::<Vec<_>>(), vec![0, 2, 4]);
+        assert_eq!(t.norm(2), "name:");
+        assert_eq!(t.norm(3), "");
     }
 }

@@ -7,7 +7,6 @@
 
 use std::collections::HashMap;
 
-use super::grid::PointGrid;
 use super::hash::FastState;
 use super::index::Node;
 use crate::recording::ax::{Element, Rect, is_text_role};
@@ -28,146 +27,166 @@ fn takes_external_label(ax_role: &str) -> bool {
     )
 }
 
+/// A label to the left may be this far from the field's left edge.
+const LEFT_REACH: i64 = 200;
+/// A label above may be this far above the field's top (it counts double, plus 8:
+/// `2 × 96 + 8 = LEFT_REACH`).
+const ABOVE_REACH: i64 = 96;
+
 /// How well the static text `l` labels the field `f`: the distance to it (lower is better),
-/// or None when it is not beside the field or too far.
+/// or None when it is not beside the field or too far. In i64: frames are recorded i32s,
+/// and their sums must not overflow.
 fn label_distance(l: &Rect, f: &Rect) -> Option<i64> {
-    let (fy0, fy1) = (f.y, f.y + f.height);
-    let left_of = l.x + l.width <= f.x + 2 && l.y < fy1 && l.y + l.height > fy0;
-    let above = l.y + l.height <= f.y + 2 && l.x < f.x + f.width && l.x + l.width > f.x;
+    let [lx, ly, lw, lh] = [l.x, l.y, l.width, l.height].map(i64::from);
+    let [fx, fy, fw, fh] = [f.x, f.y, f.width, f.height].map(i64::from);
+    let left_of = lx + lw <= fx + 2 && ly < fy + fh && ly + lh > fy;
+    let above = ly + lh <= fy + 2 && lx < fx + fw && lx + lw > fx;
     let dist = if left_of {
-        (f.x - (l.x + l.width)) as i64
+        fx - (lx + lw)
     } else if above {
         // A label above is a weaker reading than one on the same row.
-        (f.y - (l.y + l.height)) as i64 * 2 + 8
+        (fy - (ly + lh)) * 2 + 8
     } else {
         return None;
     };
-    (dist <= 200).then_some(dist)
+    (dist <= LEFT_REACH).then_some(dist)
 }
 
-/// Up to this many (field, text) pairs in a window, every text is tried for every field;
-/// beyond it, the texts are put on grids first so a field looks only at those nearby.
-const SCAN_PAIRS: usize = 4096;
+/// Texts taller than this are tried for every field rather than placed in the band.
+const TALL: i64 = 1024;
 
-/// Where a window's static texts are, for finding the one beside a field quickly.
+/// A window's static texts ordered by their bottom edge, so that a field looks only at the
+/// band of rows its label can be in.
 ///
-/// A text labels a field from the left only when its right edge is at most 200 px to the
-/// left of the field (and the rows overlap), from above only when its bottom edge is at most
-/// 96 px above it (and the columns overlap): so one grid holds each text's right edge, the
-/// other its bottom edge, and a field asks each for the edges in that band. Texts with an
-/// empty frame have no edges to place and are always asked.
-struct TextGrids {
-    right_edges: PointGrid,
-    bottom_edges: PointGrid,
+/// Whether from the left or from above, a text that labels field `f` has its bottom edge at
+/// most [`ABOVE_REACH`] above `f`'s top, and its top edge no lower than `f`'s bottom row (or
+/// 2 px under its top). The top is at least `bottom − max_height`, so a scan from the first
+/// bottom edge in reach can stop as soon as `bottom − max_height` passes that line. Texts
+/// are usually in reading order already, which the sort notices. A negative or huge height
+/// would break the bound, so those texts are tried for every field.
+#[derive(Debug, Default)]
+struct Band {
+    /// (bottom edge, position among the texts), ascending.
+    by_bottom: Vec<(i64, u32)>,
+    /// Texts outside the band: tried for every field.
     always: Vec<u32>,
+    max_height: i64,
 }
 
-impl TextGrids {
-    fn new(texts: &[Rect]) -> Self {
-        let empty = |l: &Rect| l.width <= 0 || l.height <= 0;
-        let edge = |l: &Rect, right: bool| match (empty(l), right) {
-            (true, _) => Rect::default(),
-            (false, true) => Rect {
-                x: l.x + l.width,
-                width: 1,
-                ..*l
-            },
-            (false, false) => Rect {
-                y: l.y + l.height,
-                height: 1,
-                ..*l
-            },
-        };
-        TextGrids {
-            right_edges: PointGrid::build(texts.iter().map(|l| edge(l, true))),
-            bottom_edges: PointGrid::build(texts.iter().map(|l| edge(l, false))),
-            always: (0..texts.len() as u32)
-                .filter(|&t| empty(&texts[t as usize]))
-                .collect(),
+impl Band {
+    fn fill(&mut self, texts: &[Rect]) {
+        self.by_bottom.clear();
+        self.always.clear();
+        self.max_height = 0;
+        for (t, l) in texts.iter().enumerate() {
+            let h = i64::from(l.height);
+            if (0..=TALL).contains(&h) {
+                self.by_bottom.push((i64::from(l.y) + h, t as u32));
+                self.max_height = self.max_height.max(h);
+            } else {
+                self.always.push(t as u32);
+            }
         }
+        self.by_bottom.sort_unstable();
     }
 
-    /// Puts into `out` the texts (positions in `texts`) that may label `f`, in any order,
-    /// perhaps repeated. False (and `out` untouched) when the field is too odd to ask about
-    /// (empty, or so big that asking would cost more than trying every text).
-    fn candidates(&self, f: &Rect, texts: usize, out: &mut Vec<u32>) -> bool {
-        let (x, y, w, h) = (
-            i64::from(f.x),
-            i64::from(f.y),
-            i64::from(f.width),
-            i64::from(f.height),
-        );
-        if w <= 0 || h <= 0 || (w / 64 + 2) * (h / 64 + 2) > texts as i64 {
-            return false;
-        }
-        out.clear();
-        out.extend_from_slice(&self.always);
-        self.right_edges
-            .touching(x - 200, x + 2, y, y + h - 1, |t| out.push(t));
-        self.bottom_edges
-            .touching(x, x + w - 1, y - 96, y + 2, |t| out.push(t));
-        true
-    }
-}
-
-/// Fills in names for nameless elements of one window. `nodes` and `elements` are parallel.
-pub(crate) fn derive_names<'a>(nodes: &mut [Node<'a>], elements: &[&'a Element]) {
-    // Built on the first labelled-by link only: most windows have none.
-    let mut by_id: Option<HashMap<&str, usize, FastState>> = None;
-    let texts: Vec<usize> = (0..nodes.len())
-        .filter(|&i| is_text_role(nodes[i].ax_role) && nodes[i].name.is_some())
-        .collect();
-    let needs = |n: &Node| n.name.is_none() && takes_external_label(n.ax_role);
-    let fields = nodes.iter().filter(|n| needs(n)).count();
-    let text_frames: Vec<Rect> = texts.iter().map(|&t| nodes[t].frame).collect();
-    let grids = (fields * texts.len() > SCAN_PAIRS).then(|| TextGrids::new(&text_frames));
-    let mut nearby = Vec::new();
-    for i in 0..nodes.len() {
-        if !needs(&nodes[i]) {
-            continue;
-        }
-        let linked = elements[i].labelled_by.as_deref().and_then(|l| {
-            by_id
-                .get_or_insert_with(|| {
-                    let mut m =
-                        HashMap::with_capacity_and_hasher(elements.len(), FastState::default());
-                    // A repeated id: the last one wins.
-                    m.extend(elements.iter().enumerate().map(|(i, e)| (e.id.as_str(), i)));
-                    m
-                })
-                .get(l)
-                .copied()
-        });
-        if let Some(n) = linked.and_then(|j| nodes[j].name) {
-            nodes[i].name = Some(n);
-            continue;
-        }
-        let f = nodes[i].frame;
-        let asked = grids
-            .as_ref()
-            .is_some_and(|g| g.candidates(&f, texts.len(), &mut nearby));
-        if let Some(t) = best_label(&text_frames, &f, asked.then_some(&nearby[..])) {
-            nodes[i].name = nodes[texts[t]].name;
+    /// Calls `each` once on every text (position among the texts) that may label `f`.
+    fn candidates(&self, f: &Rect, mut each: impl FnMut(usize)) {
+        self.always.iter().for_each(|&t| each(t as usize));
+        let (y, h) = (i64::from(f.y), i64::from(f.height));
+        let lowest_top = (y + h - 1).max(y + 2);
+        let first = self
+            .by_bottom
+            .partition_point(|&(b, _)| b < y - ABOVE_REACH);
+        for &(bottom, t) in &self.by_bottom[first..] {
+            if bottom - self.max_height > lowest_top {
+                break;
+            }
+            each(t as usize);
         }
     }
 }
 
-/// The text (position in `texts`) that labels `f`: the nearest, the first of equals. Tries
-/// `only` when given (in any order, repeats allowed; it must hold every text that can
-/// qualify), else all.
-fn best_label(texts: &[Rect], f: &Rect, only: Option<&[u32]>) -> Option<usize> {
+/// Derives names window by window, reusing its buffers from one window to the next.
+#[derive(Debug, Default)]
+pub(crate) struct Namer {
+    /// The window's named static texts: node positions, and their frames.
+    texts: Vec<usize>,
+    frames: Vec<Rect>,
+    band: Band,
+}
+
+impl Namer {
+    /// Fills in names for nameless elements of one window. `nodes` and `elements` are
+    /// parallel; so is `source`, which gets, for each element named here, the position of
+    /// the one its name came from (and `u32::MAX` for the rest).
+    pub(crate) fn derive<'a>(
+        &mut self,
+        nodes: &mut [Node<'a>],
+        elements: &[&'a Element],
+        source: &mut Vec<u32>,
+    ) {
+        source.clear();
+        source.resize(nodes.len(), u32::MAX);
+        let needs = |n: &Node| n.name.is_none() && takes_external_label(n.ax_role);
+        if !nodes.iter().any(needs) {
+            return;
+        }
+        self.texts.clear();
+        self.frames.clear();
+        for (i, n) in nodes.iter().enumerate() {
+            if n.name.is_some() && is_text_role(n.ax_role) {
+                self.texts.push(i);
+                self.frames.push(n.frame);
+            }
+        }
+        self.band.fill(&self.frames);
+        // Built on the first labelled-by link only: most windows have none.
+        let mut by_id: Option<HashMap<&str, usize, FastState>> = None;
+        for i in 0..nodes.len() {
+            if !needs(&nodes[i]) {
+                continue;
+            }
+            let linked = elements[i].labelled_by.as_deref().and_then(|l| {
+                by_id
+                    .get_or_insert_with(|| {
+                        let mut m =
+                            HashMap::with_capacity_and_hasher(elements.len(), FastState::default());
+                        // A repeated id: the last one wins.
+                        m.extend(elements.iter().enumerate().map(|(i, e)| (e.id.as_str(), i)));
+                        m
+                    })
+                    .get(l)
+                    .copied()
+            });
+            let f = nodes[i].frame;
+            let from = linked.filter(|&j| nodes[j].name.is_some()).or_else(|| {
+                best_label(&self.frames, &f, |each| self.band.candidates(&f, each))
+                    .map(|t| self.texts[t])
+            });
+            if let Some(j) = from {
+                nodes[i].name = nodes[j].name;
+                source[i] = j as u32;
+            }
+        }
+    }
+}
+
+/// The text (position in `texts`) that labels `f`: the nearest, the first of equals, among
+/// those `candidates` offers (in any order; it must offer every text that can qualify).
+fn best_label(
+    texts: &[Rect],
+    f: &Rect,
+    candidates: impl FnOnce(&mut dyn FnMut(usize)),
+) -> Option<usize> {
     let mut best: Option<(i64, usize)> = None;
-    let mut try_one = |t: usize| {
+    candidates(&mut |t| {
         if let Some(d) = label_distance(&texts[t], f)
             && best.is_none_or(|b| (d, t) < b)
         {
             best = Some((d, t));
         }
-    };
-    match only {
-        Some(only) => only.iter().for_each(|&t| try_one(t as usize)),
-        None => (0..texts.len()).for_each(try_one),
-    }
+    });
     best.map(|(_, t)| t)
 }
 
@@ -184,6 +203,10 @@ mod tests {
         }
     }
 
+    fn scan_all(texts: &[Rect], f: &Rect) -> Option<usize> {
+        best_label(texts, f, |each| (0..texts.len()).for_each(each))
+    }
+
     #[test]
     fn label_left_beats_label_above_and_far_ones_do_not_count() {
         let field = rect(200, 100, 150, 20);
@@ -193,15 +216,23 @@ mod tests {
             rect(0, 100, 20, 20),   // left, 180 px
             rect(-50, 100, 20, 20), // left, 230 px: too far
         ];
-        assert_eq!(best_label(&texts, &field, None), Some(1));
-        assert_eq!(best_label(&texts[2..], &field, None), Some(0));
-        assert_eq!(best_label(&texts[3..], &field, None), None);
+        assert_eq!(scan_all(&texts, &field), Some(1));
+        assert_eq!(scan_all(&texts[2..], &field), Some(0));
+        assert_eq!(scan_all(&texts[3..], &field), None);
     }
 
-    /// The grids must pick exactly what trying every text picks, on crowded random layouts
-    /// with overlapping, empty, negative and huge frames (fixed seed).
     #[test]
-    fn grids_pick_what_the_full_scan_picks() {
+    fn extreme_frames_do_not_overflow() {
+        let big = rect(i32::MAX, i32::MAX, i32::MAX, i32::MAX);
+        let low = rect(i32::MIN, i32::MIN, i32::MAX, 1);
+        assert_eq!(scan_all(&[big, low], &big), None);
+        assert_eq!(scan_all(&[big], &low), None);
+    }
+
+    /// The band must pick exactly what trying every text picks, on crowded random layouts
+    /// with overlapping, empty, negative, tall and huge frames (fixed seed).
+    #[test]
+    fn the_band_picks_what_the_full_scan_picks() {
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = |m: i64| {
             seed ^= seed << 13;
@@ -209,24 +240,28 @@ mod tests {
             seed ^= seed << 17;
             (seed % m as u64) as i64
         };
+        let mut band = Band::default();
+        let mut named = 0;
         for round in 0..40 {
             let texts: Vec<Rect> = (0..150)
                 .map(|_| {
-                    let (w, h) = match next(20) {
+                    let (w, h) = match next(25) {
                         0 => (0, 20),
                         1 => (50, -3),
                         2 => (5000, 30),
+                        3 => (40, 2000),
+                        4 => (40, 0),
                         _ => (next(160) as i32 + 1, next(40) as i32 + 1),
                     };
                     rect(next(1600) as i32 - 100, next(1000) as i32 - 50, w, h)
                 })
                 .collect();
-            let grids = TextGrids::new(&texts);
-            let (mut asked, mut named) = (0, 0);
+            band.fill(&texts);
             for _ in 0..150 {
                 let f = match next(25) {
                     0 => rect(next(1400) as i32, next(900) as i32, 0, 10),
                     1 => rect(0, 0, 3000, 2000),
+                    2 => rect(next(1400) as i32, next(900) as i32, 80, -15),
                     _ => rect(
                         next(1400) as i32,
                         next(900) as i32,
@@ -234,16 +269,24 @@ mod tests {
                         next(40) as i32 + 1,
                     ),
                 };
-                let all = best_label(&texts, &f, None);
-                let mut nearby = Vec::new();
-                let asked_grids = grids.candidates(&f, texts.len(), &mut nearby);
-                asked += usize::from(asked_grids);
+                let all = scan_all(&texts, &f);
                 named += usize::from(all.is_some());
-                let picked = best_label(&texts, &f, asked_grids.then_some(&nearby[..]));
+                let mut offered = vec![0u32; texts.len()];
+                let picked = best_label(&texts, &f, |each| {
+                    band.candidates(&f, |t| {
+                        offered[t] += 1;
+                        each(t)
+                    })
+                });
                 assert_eq!(picked, all, "round {round} {f:?}");
+                assert!(offered.iter().all(|&n| n <= 1), "each text offered once");
+                assert!(
+                    offered.iter().filter(|&&n| n == 1).count() < texts.len() / 2
+                        || f.height > 1000,
+                    "the band narrows the search (round {round} {f:?})"
+                );
             }
-            assert!(asked > 100, "the grids were asked for most fields");
-            assert!(named > 10, "many fields have a label");
         }
+        assert!(named > 400, "many fields have a label ({named})");
     }
 }
