@@ -417,7 +417,10 @@ fn to_int32(v: f64) -> i32 {
 }
 
 /// Background that semi-transparent pixels at byte offset `k` are blended over.
-#[inline]
+///
+/// Never inlined: screenshots are opaque, and inlined, the compiler hoisted the two
+/// divisions out of the anti-aliasing check's neighbour loop, paying them on every call.
+#[inline(never)]
 fn background(k: usize, checkerboard: bool) -> [i32; 3] {
     if !checkerboard {
         return [255; 3];
