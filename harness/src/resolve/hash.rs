@@ -131,7 +131,7 @@ mod tests {
                 let s = &all[a..(a + len).min(all.len())];
                 assert_eq!(
                     hash_ascii_lowercase(s),
-                    hash_str(&s.to_ascii_lowercase()),
+                    hash_str(s.to_ascii_lowercase()),
                     "{s:?}"
                 );
             }
@@ -154,7 +154,7 @@ mod tests {
             "field 1.1",
             "field 1.10",
         ];
-        let mut hashes: Vec<u64> = words.iter().map(|w| hash_str(w)).collect();
+        let mut hashes: Vec<u64> = words.iter().map(hash_str).collect();
         hashes.sort_unstable();
         hashes.dedup();
         assert_eq!(hashes.len(), words.len());

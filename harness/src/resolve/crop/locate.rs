@@ -20,7 +20,7 @@ use image::RgbaImage;
 use super::coarse::{CoarseScreen, CoarseTemplate, coarse_map};
 use super::gray::{GrayScreen, Plane};
 use super::ncc::{Template, score_map};
-use super::peaks::{Choice, Peak, choose, local_maxima};
+use super::peaks::{Choice, Peak, Taken, choose, local_maxima};
 use super::pyramid::downscale;
 
 /// One lookup: which crop, on which screen, expected where.
@@ -50,8 +50,10 @@ pub struct CropOptions {
     /// How far below the floor a coarse (or half-resolution) score may be and still be
     /// refined. Downscaling blurs a match, so it scores a little lower there. Default `0.3`.
     pub coarse_slack: f64,
-    /// Most coarse candidates checked per pass, best first; a level with more moves the pass
-    /// to the next finer level, and the finest keeps the best this many. Default `1024`.
+    /// Most coarse candidates a level may leave: a level with more moves the pass to the
+    /// next finer level. The finest level checks its best this many first, and the rest only
+    /// when none of those reaches the floor (a crop of a plain edge matches all along it, and
+    /// the best coarse scores may all be look-alikes). Default `1024`.
     pub max_candidates: usize,
 }
 
@@ -264,53 +266,110 @@ fn search(
     let mut picked = None;
     for (i, coarse) in crop.coarse.iter().enumerate() {
         let finer = i + 1 < crop.coarse.len();
-        let Some(mut starts) = coarse_starts(screen, crop, coarse, region, whole_screen, cut, opts)
+        let cap = Some(opts.max_candidates);
+        let Some(starts) = coarse_starts(screen, crop, coarse, region, whole_screen, cut, cap)
         else {
             return choose(dense(), w, h, expected, opts.hair);
         };
         if starts.len() > opts.max_candidates && finer {
             continue;
         }
-        starts.truncate(opts.max_candidates);
-        picked = Some((coarse.s, starts));
+        picked = Some((coarse, starts));
         break;
     }
-    let Some((s, mut starts)) = picked else {
+    let Some((coarse, mut starts)) = picked else {
         return choose(dense(), w, h, expected, opts.hair);
     };
-    // A coarse candidate is only known to within `step` pixels; at half resolution every
-    // place of that box is scored exactly aligned (one phase per parity), which is four times
-    // cheaper than full resolution and sharp enough to drop most of the candidates.
-    let step = phase_step(s);
-    let mut radius = step;
-    if let (true, Some(half)) = (s > 2, &crop.half) {
-        starts = starts
-            .into_iter()
-            .map(|c| climb_half(plane, half, region, (c.x, c.y), step).unwrap_or(c))
-            .collect();
-        best_first(&mut starts);
-        let half_cut = cut.max(starts.first().map_or(cut, |c| c.score) - HALF_MARGIN);
-        starts.retain(|c| c.score >= half_cut);
-        radius = 1;
+    let mut climb = Climb::new(plane, crop, region, coarse.s, cut);
+    let more = starts.len() > opts.max_candidates;
+    starts.truncate(opts.max_candidates);
+    climb.all(starts);
+    // The finest level had more candidates than the cap. The best of them usually hold the
+    // match; when they do not reach the floor (a crop of a plain edge matches all along it,
+    // and places that score as well when blurred may not), the rest are checked too.
+    let reached = |peaks: &[Peak]| peaks.iter().any(|p| p.score >= opts.floor);
+    if more && !reached(&climb.peaks) {
+        let all = coarse_starts(screen, crop, coarse, region, whole_screen, cut, None)?;
+        climb.all(all.into_iter().skip(opts.max_candidates).collect());
     }
-    let mut peaks: Vec<Peak> = Vec::new();
-    let mut climbed: Vec<(usize, usize)> = Vec::new();
-    for c in starts {
-        let covered =
-            |(x, y): (usize, usize)| x.abs_diff(c.x) <= radius && y.abs_diff(c.y) <= radius;
-        if climbed.iter().any(|&p| covered(p)) || peaks.iter().any(|p| covered((p.x, p.y))) {
-            continue;
+    choose(climb.peaks, w, h, expected, opts.hair)
+}
+
+/// Climbing coarse candidates to full-resolution peaks, remembering where climbs went.
+struct Climb<'a> {
+    plane: &'a Plane,
+    crop: &'a Prepared,
+    region: Region,
+    s: usize,
+    cut: f64,
+    /// Box half-size of the first full-resolution climb step.
+    radius: usize,
+    /// Where climbs started and ended: a candidate next to one of them would climb the same.
+    taken: Taken,
+    peaks: Vec<Peak>,
+}
+
+impl<'a> Climb<'a> {
+    fn new(plane: &'a Plane, crop: &'a Prepared, region: Region, s: usize, cut: f64) -> Self {
+        // After the half-resolution check a candidate is known to the pixel; without it, to
+        // within a phase step.
+        let radius = if s > 2 && crop.half.is_some() {
+            1
+        } else {
+            phase_step(s)
+        };
+        Climb {
+            plane,
+            crop,
+            region,
+            s,
+            cut,
+            radius,
+            taken: Taken::new(radius),
+            peaks: Vec::new(),
         }
-        climbed.push((c.x, c.y));
-        peaks.push(refine(plane, t, region, (c.x, c.y), radius, cut));
     }
-    choose(peaks, w, h, expected, opts.hair)
+
+    /// Checks `starts` (best first) and climbs those that stay in the running.
+    fn all(&mut self, mut starts: Vec<Peak>) {
+        // A coarse candidate is only known to within `step` pixels; at half resolution every
+        // place of that box is scored exactly aligned (one phase per parity), which is four
+        // times cheaper than full resolution and sharp enough to drop most of the candidates.
+        if let (true, Some(half)) = (self.s > 2, &self.crop.half) {
+            let step = phase_step(self.s);
+            starts = starts
+                .into_iter()
+                .map(|c| climb_half(self.plane, half, self.region, (c.x, c.y), step).unwrap_or(c))
+                .collect();
+            best_first(&mut starts);
+            let best = starts.first().map_or(self.cut, |c| c.score);
+            let half_cut = self.cut.max(best - HALF_MARGIN);
+            starts.retain(|c| c.score >= half_cut);
+        }
+        for c in starts {
+            if self.taken.near(c.x, c.y) {
+                continue;
+            }
+            let t = &self.crop.full;
+            let p = refine(
+                self.plane,
+                t,
+                self.region,
+                (c.x, c.y),
+                self.radius,
+                self.cut,
+            );
+            self.taken.add(c.x, c.y);
+            self.taken.add(p.x, p.y);
+            self.peaks.push(p);
+        }
+    }
 }
 
 /// The coarse pass at one level: the local maxima of every phase's map that come within
 /// `COARSE_MARGIN` of the best one (and above `cut`), as full-resolution places, best first,
-/// near-duplicates merged; at most `max_candidates + 1` of them (one more says "too many").
-/// `None` when the downscaled screen is smaller than the downscaled crop.
+/// near-duplicates merged; with a `cap`, at most `cap + 1` of them (one more says "too
+/// many"). `None` when the downscaled screen is smaller than the downscaled crop.
 fn coarse_starts(
     screen: &GrayScreen,
     crop: &Prepared,
@@ -318,7 +377,7 @@ fn coarse_starts(
     region: Region,
     whole_screen: bool,
     cut: f64,
-    opts: &CropOptions,
+    cap: Option<usize>,
 ) -> Option<Vec<Peak>> {
     let plane = &screen.plane;
     let (w, h) = (crop.full.width(), crop.full.height());
@@ -369,12 +428,13 @@ fn coarse_starts(
         step
     };
     let mut starts: Vec<Peak> = Vec::new();
+    let mut taken = Taken::new(merge);
     for c in candidates.into_iter().take_while(|c| c.score >= coarse_cut) {
-        if starts.len() > opts.max_candidates {
+        if cap.is_some_and(|cap| starts.len() > cap) {
             break;
         }
-        let covered = |p: &Peak| p.x.abs_diff(c.x) <= merge && p.y.abs_diff(c.y) <= merge;
-        if !starts.iter().any(covered) {
+        if !taken.near(c.x, c.y) {
+            taken.add(c.x, c.y);
             starts.push(c);
         }
     }

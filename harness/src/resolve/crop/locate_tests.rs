@@ -198,3 +198,66 @@ fn agrees_with_brute_force_on_random_crops() {
         );
     }
 }
+
+/// Random crops cut from desktops at 1x and 2x, searched near a nearby expected place and
+/// over the whole screen: the crop's own place scores exactly 1, so whatever is returned must
+/// score within a hair of it. `cases` per screen.
+fn exact_crops_are_found(cases: u32, seed: u64) -> Vec<String> {
+    let mut rng = Rng::new(seed);
+    let mut misses = Vec::new();
+    for (sw, sh, scale) in [(720, 450, 1), (1440, 900, 2)] {
+        let (screen, _) = desktop(sw, sh, scale);
+        let gray = GrayScreen::new(&screen);
+        for case in 0..cases {
+            let (w, h) = (8 + rng.below(150 * scale), 8 + rng.below(40 * scale));
+            let (x, y) = (rng.below(sw - w), rng.below(sh - h));
+            let crop = cut(&screen, x, y, w, h);
+            let jitter = |v: u32, n: u32, r: &mut Rng| {
+                (i64::from(v) + i64::from(r.below(2 * n + 1)) - i64::from(n)).max(0) as u32
+            };
+            let near = (jitter(x, sw / 20, &mut rng), jitter(y, sh / 20, &mut rng));
+            for expected in [Some(near), None] {
+                let q = CropQuery {
+                    screen: &gray,
+                    crop: &crop,
+                    expected,
+                };
+                let found = locate(&q, &CropOptions::default());
+                if found.is_none_or(|m| m.score < 1.0 - 0.002 - 1e-9) {
+                    misses.push(format!(
+                        "seed {seed} {sw}x{sh} case {case}: {w}x{h} at {x},{y} \
+                         (expected {expected:?}): {found:?}"
+                    ));
+                }
+            }
+        }
+    }
+    misses
+}
+
+#[test]
+fn exact_crops_are_found_near_and_on_the_whole_screen() {
+    let misses = exact_crops_are_found(8, 7);
+    assert!(misses.is_empty(), "{misses:#?}");
+}
+
+#[test]
+fn an_edge_crop_that_matches_all_along_it_is_still_found() {
+    // The window's bottom edge over the wallpaper: blurred, it looks like every other
+    // horizontal edge, and more than `max_candidates` of those outscored it when coarse.
+    let (screen, _) = desktop(720, 450, 1);
+    let crop = cut(&screen, 335, 426, 135, 10);
+    let m = find(&screen, &crop, None).expect("found");
+    assert_eq!((m.y, m.score, m.searched), (426, 1.0, Searched::FullScreen));
+    assert_eq!(m.runner_up, Some(1.0), "the edge is the same all along");
+}
+
+/// The same, many more cases: `cargo test --release -p stepreplay --lib stress -- --ignored`.
+#[test]
+#[ignore = "slow in debug builds; run in release"]
+fn stress_exact_crops_are_found() {
+    let misses: Vec<String> = (0..8)
+        .flat_map(|seed| exact_crops_are_found(60, 1000 + seed))
+        .collect();
+    assert!(misses.is_empty(), "{} misses: {misses:#?}", misses.len());
+}

@@ -1,6 +1,10 @@
 //! From score maps to peaks: local maxima of a map (`local_maxima`) and the choice among
 //! distinct peaks (`choose`), where near-ties go to the peak nearest the expected place.
 
+use std::collections::HashMap;
+
+use crate::resolve::hash::FastState;
+
 /// A position with its exact full-resolution score.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Peak {
@@ -112,6 +116,41 @@ pub(crate) fn choose(
     })
 }
 
+/// Places already taken, bucketed by `r + 1` pixels so that asking for one within `r` is nine
+/// probes however many there are: an edge-like crop can leave thousands of candidates, and
+/// comparing each with every earlier one was quadratic.
+pub(crate) struct Taken {
+    r: usize,
+    cells: HashMap<(usize, usize), Vec<(usize, usize)>, FastState>,
+}
+
+impl Taken {
+    pub(crate) fn new(r: usize) -> Taken {
+        Taken {
+            r,
+            cells: HashMap::default(),
+        }
+    }
+
+    /// Whether a taken place is within `r` of `(x, y)` on both axes.
+    pub(crate) fn near(&self, x: usize, y: usize) -> bool {
+        let (cx, cy) = (x / (self.r + 1), y / (self.r + 1));
+        (cy.saturating_sub(1)..=cy + 1).any(|yy| {
+            (cx.saturating_sub(1)..=cx + 1).any(|xx| {
+                self.cells.get(&(xx, yy)).is_some_and(|v| {
+                    v.iter()
+                        .any(|&(px, py)| px.abs_diff(x) <= self.r && py.abs_diff(y) <= self.r)
+                })
+            })
+        })
+    }
+
+    pub(crate) fn add(&mut self, x: usize, y: usize) {
+        let cell = (x / (self.r + 1), y / (self.r + 1));
+        self.cells.entry(cell).or_default().push((x, y));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +190,27 @@ mod tests {
         // Outside the hair the better score wins even far from the expected place.
         let c = choose(peaks, 20, 20, Some((10, 90)), 0.0005).unwrap();
         assert_eq!(c.best, peak(10, 10, 0.999));
+    }
+
+    #[test]
+    fn taken_places_are_found_within_r_on_both_axes() {
+        let mut t = Taken::new(2);
+        t.add(10, 10);
+        t.add(0, 0);
+        assert!(t.near(12, 8) && t.near(8, 12) && t.near(2, 2));
+        assert!(!t.near(13, 10) && !t.near(10, 7) && !t.near(5, 5));
+        // Brute force agrees on a grid of queries.
+        let placed = [(3, 4), (17, 9), (9, 25), (30, 30)];
+        let mut t = Taken::new(3);
+        placed.iter().for_each(|&(x, y)| t.add(x, y));
+        for y in 0..40 {
+            for x in 0..40 {
+                let brute = placed
+                    .iter()
+                    .any(|&(px, py)| px.abs_diff(x) <= 3 && py.abs_diff(y) <= 3);
+                assert_eq!(t.near(x, y), brute, "({x}, {y})");
+            }
+        }
     }
 
     #[test]
