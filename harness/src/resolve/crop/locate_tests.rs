@@ -199,17 +199,17 @@ fn agrees_with_brute_force_on_random_crops() {
     }
 }
 
-/// Random crops cut from desktops at 1x and 2x, searched near a nearby expected place and
+/// Random crops cut from desktops at 1x and 2x (8–157 × 8–67 pixels at 1x), searched near a nearby expected place and
 /// over the whole screen: the crop's own place scores exactly 1, so whatever is returned must
 /// score within a hair of it. `cases` per screen.
 fn exact_crops_are_found(cases: u32, seed: u64) -> Vec<String> {
     let mut rng = Rng::new(seed);
     let mut misses = Vec::new();
-    for (sw, sh, scale) in [(720, 450, 1), (1440, 900, 2)] {
+    for (sw, sh, scale) in [(480, 360, 1), (720, 450, 1), (1440, 900, 2)] {
         let (screen, _) = desktop(sw, sh, scale);
         let gray = GrayScreen::new(&screen);
         for case in 0..cases {
-            let (w, h) = (8 + rng.below(150 * scale), 8 + rng.below(40 * scale));
+            let (w, h) = (8 + rng.below(150 * scale), 8 + rng.below(60 * scale));
             let (x, y) = (rng.below(sw - w), rng.below(sh - h));
             let crop = cut(&screen, x, y, w, h);
             let jitter = |v: u32, n: u32, r: &mut Rng| {
