@@ -67,6 +67,9 @@ impl From<Density> for DensitySummary {
     }
 }
 
+/// Masks smaller than this are summarised on the calling thread.
+const PARALLEL_MIN_PIXELS: u64 = 1 << 20;
+
 impl PixelSummary {
     /// Summarises a (possibly masked) diff: regions merged within `merge_gap`, density over
     /// `density_window`-sided windows, and the verdict under `tol`.
@@ -78,7 +81,19 @@ impl PixelSummary {
         density_window: u32,
     ) -> Self {
         let pixels = u64::from(diff.width) * u64::from(diff.height);
-        let mut all = regions(&diff.mask, diff.width, diff.height, merge_gap);
+        let dense = || density(&diff.mask, diff.width, diff.height, density_window);
+        let boxes = || regions(&diff.mask, diff.width, diff.height, merge_gap);
+        // Two independent passes over the mask: on a big screen each costs a few
+        // milliseconds, so they run side by side.
+        let (mut all, dense) = if pixels >= PARALLEL_MIN_PIXELS {
+            std::thread::scope(|s| {
+                let d = s.spawn(dense);
+                let all = boxes();
+                (all, d.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            })
+        } else {
+            (boxes(), dense())
+        };
         let regions_total = all.len() as u64;
         all.truncate(MAX_LISTED_REGIONS);
         PixelSummary {
@@ -93,7 +108,7 @@ impl PixelSummary {
             },
             regions: all,
             regions_total,
-            density: density(&diff.mask, diff.width, diff.height, density_window).into(),
+            density: dense.into(),
             masks,
             verdict: verdict(diff, tol),
         }
