@@ -89,7 +89,10 @@ impl PixelSummary {
             std::thread::scope(|s| {
                 let d = s.spawn(dense);
                 let all = boxes();
-                (all, d.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                (
+                    all,
+                    d.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                )
             })
         } else {
             (boxes(), dense())
