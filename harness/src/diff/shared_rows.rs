@@ -19,15 +19,33 @@ use crate::recording::png_decode::{Rows, Scanlines, bad_filter};
 /// Which rows of `b` reconstruct exactly like the same rows of `a` (same size and kind).
 pub(crate) fn same_rows(a: &Scanlines, b: &Scanlines) -> Vec<bool> {
     let h = a.height as usize;
-    let mut same = Vec::with_capacity(h);
+    // This reads both images whole and runs before anything else can (reconstruction
+    // overwrites the stored rows), so big images compare their halves on two threads; only
+    // the chaining below is serial.
+    let equal = |rows: std::ops::Range<usize>| -> Vec<bool> {
+        rows.map(|y| a.filtered_row(y) == b.filtered_row(y))
+            .collect()
+    };
+    let mut same = if h * a.stride() >= 1 << 20 {
+        std::thread::scope(|s| {
+            let lower = s.spawn(|| equal(h / 2..h));
+            let mut upper = equal(0..h / 2);
+            upper.extend(
+                lower
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            );
+            upper
+        })
+    } else {
+        equal(0..h)
+    };
     // The row above the first is zeros in both.
     let mut above = true;
-    for y in 0..h {
-        let (ra, rb) = (a.filtered_row(y), b.filtered_row(y));
+    for (y, s) in same.iter_mut().enumerate() {
         // Filters 0 (None) and 1 (Sub) do not read the row above.
-        let s = ra == rb && (above || ra[0] <= 1);
-        same.push(s);
-        above = s;
+        *s = *s && (above || a.filtered_row(y)[0] <= 1);
+        above = *s;
     }
     same
 }
