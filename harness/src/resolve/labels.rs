@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use super::groups::Groups;
 use super::hash::{FastState, hash_ascii_lowercase, hash_str};
-use crate::text::normalize_label;
+use crate::text::{normalize_label, push_normalized_ascii};
 
 /// Normalized names of a frame's elements (by element index), grouped by name.
 #[derive(Debug, Default)]
@@ -166,19 +166,7 @@ pub(crate) fn push_normalized(s: &str, out: &mut Vec<u8>) -> Option<u64> {
         out.extend(b.iter().map(u8::to_ascii_lowercase));
         return Some(hash_ascii_lowercase(s));
     }
-    let start = out.len();
-    let mut space = false;
-    for &b in b {
-        if matches!(b, b'\t'..=b'\r' | b' ') {
-            space = true;
-            continue;
-        }
-        if space && out.len() > start {
-            out.push(b' ');
-        }
-        space = false;
-        out.push(b.to_ascii_lowercase());
-    }
+    push_normalized_ascii(b, out);
     None
 }
 
