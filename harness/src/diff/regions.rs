@@ -29,28 +29,35 @@ fn bit(mask: &[u64], i: usize) -> bool {
     mask.get(i / 64).is_some_and(|w| (w >> (i % 64)) & 1 == 1)
 }
 
-/// Calls `f` with the index of every set bit in `from..to` (bits past the mask read as clear)
-/// and returns how many there were; cost is per word, not per bit.
+/// The mask's words over bits `from..to`, each with the index of its bit 0 and with the bits
+/// outside `from..to` cleared; words past the end of the mask are left out (they read as
+/// clear).
 #[inline]
-fn for_each_set(mask: &[u64], from: usize, to: usize, mut f: impl FnMut(usize)) -> u64 {
-    let mut count = 0;
-    let mut wi = from / 64;
-    while wi * 64 < to {
-        let Some(&word) = mask.get(wi) else { break };
-        let base = wi * 64;
-        let mut word = word;
+fn words(mask: &[u64], from: usize, to: usize) -> impl Iterator<Item = (usize, u64)> + '_ {
+    let last = to.div_ceil(64).min(mask.len());
+    (from / 64..last).map(move |wi| {
+        let (base, mut word) = (wi * 64, mask[wi]);
         if base < from {
             word &= u64::MAX << (from - base);
         }
         if to - base < 64 {
             word &= (1u64 << (to - base)) - 1;
         }
+        (base, word)
+    })
+}
+
+/// Calls `f` with the index of every set bit in `from..to` (bits past the mask read as clear)
+/// and returns how many there were; cost is per word, not per bit.
+#[inline]
+fn for_each_set(mask: &[u64], from: usize, to: usize, mut f: impl FnMut(usize)) -> u64 {
+    let mut count = 0;
+    for (base, mut word) in words(mask, from, to) {
         while word != 0 {
             f(base + word.trailing_zeros() as usize);
             word &= word - 1;
             count += 1;
         }
-        wi += 1;
     }
     count
 }
@@ -127,17 +134,7 @@ fn components(mask: &[u64], w: usize, h: usize) -> Vec<Region> {
 /// offsets from `from`, read a word at a time.
 fn row_runs(mask: &[u64], from: usize, to: usize, out: &mut Vec<(usize, usize)>) {
     let mut open: Option<(usize, usize)> = None;
-    let mut wi = from / 64;
-    while wi * 64 < to {
-        let Some(&word) = mask.get(wi) else { break };
-        let base = wi * 64;
-        let mut word = word;
-        if base < from {
-            word &= u64::MAX << (from - base);
-        }
-        if to - base < 64 {
-            word &= (1u64 << (to - base)) - 1;
-        }
+    for (base, word) in words(mask, from, to) {
         let mut at = 0u32;
         while at < 64 && word >> at != 0 {
             let start = at + (word >> at).trailing_zeros();
@@ -154,7 +151,6 @@ fn row_runs(mask: &[u64], from: usize, to: usize, out: &mut Vec<(usize, usize)>)
             };
             at = start + len;
         }
-        wi += 1;
     }
     if let Some((f, l)) = open {
         out.push((f - from, l - from));
