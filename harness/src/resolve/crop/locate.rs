@@ -266,7 +266,9 @@ fn search(
     let mut picked = None;
     for (i, coarse) in crop.coarse.iter().enumerate() {
         let finer = i + 1 < crop.coarse.len();
-        let cap = Some(opts.max_candidates);
+        // A finer level may take over, so counting one past the cap is enough; the finest
+        // keeps them all, for the second round below.
+        let cap = finer.then_some(opts.max_candidates);
         let Some(starts) = coarse_starts(screen, crop, coarse, region, whole_screen, cut, cap)
         else {
             return choose(dense(), w, h, expected, opts.hair);
@@ -274,23 +276,21 @@ fn search(
         if starts.len() > opts.max_candidates && finer {
             continue;
         }
-        picked = Some((coarse, starts));
+        picked = Some((coarse.s, starts));
         break;
     }
-    let Some((coarse, mut starts)) = picked else {
+    let Some((s, mut starts)) = picked else {
         return choose(dense(), w, h, expected, opts.hair);
     };
-    let mut climb = Climb::new(plane, crop, region, coarse.s, cut);
-    let more = starts.len() > opts.max_candidates;
-    starts.truncate(opts.max_candidates);
+    let rest = starts.split_off(opts.max_candidates.min(starts.len()));
+    let mut climb = Climb::new(plane, crop, region, s, cut);
     climb.all(starts);
-    // The finest level had more candidates than the cap. The best of them usually hold the
-    // match; when they do not reach the floor (a crop of a plain edge matches all along it,
-    // and places that score as well when blurred may not), the rest are checked too.
-    let reached = |peaks: &[Peak]| peaks.iter().any(|p| p.score >= opts.floor);
-    if more && !reached(&climb.peaks) {
-        let all = coarse_starts(screen, crop, coarse, region, whole_screen, cut, None)?;
-        climb.all(all.into_iter().skip(opts.max_candidates).collect());
+    // The level had more candidates than the cap (only the finest keeps them). The best of
+    // them usually hold the match; when they do not reach the floor (a crop of a plain edge
+    // matches all along it, and places that score as well when blurred may not), the rest
+    // are checked too.
+    if !rest.is_empty() && climb.peaks.iter().all(|p| p.score < opts.floor) {
+        climb.all(rest);
     }
     choose(climb.peaks, w, h, expected, opts.hair)
 }
