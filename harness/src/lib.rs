@@ -15,6 +15,7 @@ pub mod errors;
 pub mod expect;
 pub mod json;
 pub mod output;
+mod par;
 pub mod perturb;
 pub mod plan;
 pub mod recording;

@@ -27,16 +27,9 @@ pub(crate) fn same_rows(a: &Scanlines, b: &Scanlines) -> Vec<bool> {
             .collect()
     };
     let mut same = if h * a.stride() >= 1 << 20 {
-        std::thread::scope(|s| {
-            let lower = s.spawn(|| equal(h / 2..h));
-            let mut upper = equal(0..h / 2);
-            upper.extend(
-                lower
-                    .join()
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            );
-            upper
-        })
+        let (mut upper, lower) = crate::par::join(|| equal(0..h / 2), || equal(h / 2..h));
+        upper.extend(lower);
+        upper
     } else {
         equal(0..h)
     };

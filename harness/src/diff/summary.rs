@@ -86,14 +86,7 @@ impl PixelSummary {
         // Two independent passes over the mask: on a big screen each costs a few
         // milliseconds, so they run side by side.
         let (mut all, dense) = if pixels >= PARALLEL_MIN_PIXELS {
-            std::thread::scope(|s| {
-                let d = s.spawn(dense);
-                let all = boxes();
-                (
-                    all,
-                    d.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                )
-            })
+            crate::par::join(boxes, dense)
         } else {
             (boxes(), dense())
         };

@@ -222,16 +222,12 @@ impl Rows<'_> {
         };
         let tail = buf[(m - 1) * (s + 1)..m * (s + 1)].to_vec();
         let (top, bottom) = buf.split_at_mut(m * s);
-        let (rt, rb) = std::thread::scope(|scope| {
-            let hb = scope.spawn(|| self.run(bottom, m * s, m..h, None));
-            let rt = self.run(top, 0, 0..m, Some(&tail));
-            (rt, hb.join())
-        });
+        let (rt, rb) = crate::par::join(
+            || self.run(top, 0, 0..m, Some(&tail)),
+            || self.run(bottom, m * s, m..h, None),
+        );
         rt?;
-        match rb {
-            Ok(r) => r,
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+        rb
     }
 }
 
