@@ -86,6 +86,7 @@ mod tests {
     use crate::diff::files::decode_pair;
     use crate::errors::Reason;
     use crate::recording::decode_general;
+    use crate::recording::png_decode::png_of_chunks;
     use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use std::path::PathBuf;
 
@@ -180,23 +181,11 @@ mod tests {
 
     /// An 8-bit PNG (colour type 2 or 6) of the given filtered rows, each a filter byte first.
     fn png_file(w: u32, colour: u8, rows: &[Vec<u8>]) -> Vec<u8> {
-        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-        let mut chunk = |kind: &[u8; 4], data: &[u8]| {
-            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-            out.extend_from_slice(kind);
-            out.extend_from_slice(data);
-            let mut crc = crc32fast::Hasher::new();
-            crc.update(kind);
-            crc.update(data);
-            out.extend_from_slice(&crc.finalize().to_be_bytes());
-        };
         let mut ihdr = w.to_be_bytes().to_vec();
         ihdr.extend_from_slice(&(rows.len() as u32).to_be_bytes());
         ihdr.extend_from_slice(&[8, colour, 0, 0, 0]);
-        chunk(b"IHDR", &ihdr);
-        chunk(b"IDAT", &fdeflate::compress_to_vec(&rows.concat()));
-        chunk(b"IEND", &[]);
-        out
+        let idat = fdeflate::compress_to_vec(&rows.concat());
+        png_of_chunks(&[(b"IHDR", &ihdr), (b"IDAT", &idat), (b"IEND", &[])])
     }
 
     fn parsed(path: &Path) -> Scanlines {

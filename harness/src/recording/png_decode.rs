@@ -397,6 +397,22 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
     }))
 }
 
+/// A PNG file of these chunks, lengths and CRCs filled in: for tests that craft files.
+#[cfg(test)]
+pub(crate) fn png_of_chunks(chunks: &[(&[u8; 4], &[u8])]) -> Vec<u8> {
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (kind, data) in chunks {
+        out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+        out.extend_from_slice(*kind);
+        out.extend_from_slice(data);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(*kind);
+        crc.update(data);
+        out.extend_from_slice(&crc.finalize().to_be_bytes());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -407,17 +423,7 @@ mod tests {
         let mut ihdr = w.to_be_bytes().to_vec();
         ihdr.extend_from_slice(&h.to_be_bytes());
         ihdr.extend_from_slice(&[depth, colour, 0, 0, 0]);
-        let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
-        for (kind, data) in [(b"IHDR", &ihdr[..]), (b"IDAT", &[][..]), (b"IEND", &[][..])] {
-            out.extend_from_slice(&(data.len() as u32).to_be_bytes());
-            out.extend_from_slice(kind);
-            out.extend_from_slice(data);
-            let mut crc = crc32fast::Hasher::new();
-            crc.update(kind);
-            crc.update(data);
-            out.extend_from_slice(&crc.finalize().to_be_bytes());
-        }
-        out
+        png_of_chunks(&[(b"IHDR", &ihdr), (b"IDAT", &[]), (b"IEND", &[])])
     }
 
     fn reason(bytes: &[u8]) -> Option<Reason> {
