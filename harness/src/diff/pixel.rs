@@ -609,16 +609,14 @@ fn has_many_siblings(img: &[[u8; 4]], x1: usize, y1: usize, w: usize, h: usize) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::Value;
     use std::path::Path;
 
-    /// The only place that says where the pixelmatch fixtures live.
-    const CORPUS_DIR: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/corpora/pixelmatch-7.2.0"
-    );
+    /// Where the pixelmatch fixtures live, for every unit test in the crate.
+    pub(crate) const CORPUS_DIR: &str =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../corpora/pixelmatch-7.2.0");
 
     fn load(name: &str) -> image::RgbaImage {
         let path = Path::new(CORPUS_DIR).join(format!("{name}.png"));

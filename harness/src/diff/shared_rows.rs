@@ -90,10 +90,7 @@ mod tests {
     use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     use std::path::PathBuf;
 
-    const CORPUS_DIR: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/corpora/pixelmatch-7.2.0"
-    );
+    use crate::diff::pixel::tests::CORPUS_DIR;
 
     /// The image crate's decoding of a file: what every fast path must reproduce exactly.
     fn general(path: &Path) -> RgbaImage {

@@ -5,12 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::util::repo;
 use serde_json::Value;
 use stepreplay::bridge::run_bridge_scenario;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// A fresh folder under the temp dir, removed on drop.
 struct Tmp(PathBuf);

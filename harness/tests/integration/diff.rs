@@ -5,10 +5,7 @@ use std::path::Path;
 
 use crate::util::{TempDir, run_in};
 
-const CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/corpora/pixelmatch-7.2.0"
-);
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpora/pixelmatch-7.2.0");
 const AX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ax");
 
 fn corpus() -> &'static Path {

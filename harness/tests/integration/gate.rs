@@ -12,6 +12,8 @@ use stepreplay::report::{
 };
 use stepreplay::suite::{RunOptions, Shard, discover, load_suite, run_loaded};
 
+use crate::util::{have_tool, repo};
+
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mini")
 }
@@ -725,14 +727,7 @@ fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
 /// "ok N images" once every image decoded, and the screenshot must not be blank.
 #[test]
 fn the_html_page_renders_in_headless_chromium_with_its_images() {
-    let has_chromium = ["chromium", "chromium-browser"].iter().any(|b| {
-        Command::new("sh")
-            .args(["-c", &format!("command -v {b}")])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    });
-    if !has_chromium {
-        eprintln!("note: chromium is not installed; skipping the headless render check");
+    if !have_tool("chromium", "apt-get install chromium") {
         return;
     }
     let dir = temp("chromium");
@@ -749,7 +744,7 @@ fn the_html_page_renders_in_headless_chromium_with_its_images() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let shot = dir.join("shot.png");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/html-smoke.sh");
+    let script = repo().join("scripts/html-smoke.sh");
     let o = Command::new("bash")
         .arg(script)
         .arg(dir.join("index.html"))

@@ -6,5 +6,6 @@ mod diff;
 mod gate;
 mod readme;
 mod replay;
+mod standalone;
 mod synth;
 mod util;

@@ -7,6 +7,31 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// The repository root (the workspace folder above the crate).
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the crate sits in the workspace")
+        .to_path_buf()
+}
+
+/// Whether the outside program `name` (a Debian package's binary) is on the PATH. When it is
+/// not, a test that needs it skips with a note on stderr, unless `STEPREPLAY_REQUIRE_TOOLS` is
+/// set (as `scripts/test` and CI set it): then a missing tool fails the test, so "every test
+/// ran" is something a run can prove.
+pub fn have_tool(name: &str, install: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(name).is_file()));
+    if !found {
+        assert!(
+            std::env::var_os("STEPREPLAY_REQUIRE_TOOLS").is_none(),
+            "{name} is required (STEPREPLAY_REQUIRE_TOOLS is set) but not on the PATH: {install}"
+        );
+        eprintln!("note: {name} is not installed; skipping ({install}, or run scripts/test)");
+    }
+    found
+}
+
 /// The checked-in plan fixtures (`harness/tests/fixtures/plans`).
 pub fn plans_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/plans")
