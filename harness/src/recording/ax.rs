@@ -180,6 +180,29 @@ pub fn is_field_role(ax_role: &str) -> bool {
     )
 }
 
+/// Roles whose click flips a state that another click flips back: check boxes (switches and
+/// toggle buttons are check boxes underneath, `AXSwitch`/`AXToggle` their subroles) and radio
+/// buttons.
+pub fn is_toggle_role(ax_role: &str) -> bool {
+    matches!(
+        ax_role,
+        "AXCheckBox" | "AXRadioButton" | "AXSwitch" | "AXToggle"
+    )
+}
+
+/// The AX role that role words (a plan's `target.role`, an element's `role`) name, in any
+/// case and spacing: `check box` and the synth's `checkbox` → `AXCheckBox`. None for words
+/// not in this table. Not AT-SPI's names: its `text` is a field, macOS's a static text.
+pub fn ax_role_of_words(role: &str) -> Option<&'static str> {
+    Some(match crate::text::words(role).join(" ").as_str() {
+        "button" | "push button" => "AXButton",
+        "check box" | "checkbox" | "switch" | "toggle button" => "AXCheckBox",
+        "radio button" => "AXRadioButton",
+        "menu item" => "AXMenuItem",
+        _ => return None,
+    })
+}
+
 impl Element {
     /// An enabled, unfocused element with only an id, a role and a frame; fill in the rest
     /// with struct update syntax (`Element { title: …, ..Element::new(…) }`).
@@ -273,5 +296,28 @@ impl AxSnapshot {
             }
         }
         n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recording::synth::script::Kind;
+
+    #[test]
+    fn role_words_name_the_roles_the_synth_gives_them() {
+        for kind in [
+            Kind::Button,
+            Kind::Checkbox,
+            Kind::Switch,
+            Kind::Radio,
+            Kind::MenuItem,
+        ] {
+            let (ax_role, words, _) = kind.roles();
+            assert_eq!(ax_role_of_words(words), Some(ax_role), "{kind:?}");
+        }
+        assert_eq!(ax_role_of_words("Check  Box"), Some("AXCheckBox"));
+        assert_eq!(ax_role_of_words("menu bar item"), None);
+        assert!(is_toggle_role("AXCheckBox") && !is_toggle_role("AXButton"));
     }
 }

@@ -3,13 +3,18 @@
 //! What: a click on a control whose label reads as irreversible (Send, Delete, Pay, Buy,
 //! Submit, Remove, Erase, Transfer, …, in any case) is a `confirm` step.
 //! Why: these clicks act straight away and cannot be taken back; the person must say yes first.
+//! Not flagged, by the target's `role` and `ax_role`: a check box, switch, toggle or radio
+//! button (a second click takes it back), and a menu item whose label ends in "…" or "..."
+//! (it opens a dialog that asks). Buttons, other menu items and controls of unknown or
+//! disagreeing role stay flagged.
 //! Example: `"label": "Move to Trash"` on a click without `confirm` → finding at
 //! `steps[4].target.label`.
 
 use super::{Ctx, step_path};
 use crate::plan::check::{Finding, Severity};
-use crate::plan::foxstep::ActionKind;
-use crate::text::words;
+use crate::plan::foxstep::{ActionKind, Target};
+use crate::recording::ax::{ax_role_of_words, is_toggle_role};
+use crate::text::{normalize_label, words};
 
 /// Single words that make a control irreversible.
 const WORDS: &[&str] = &[
@@ -71,14 +76,64 @@ pub(crate) fn irreversible_word(label: &str) -> Option<String> {
         .map(|i| ws[i].clone())
 }
 
+/// What a click on a control does, as far as its role tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Control {
+    /// Flips a state that another click flips back.
+    Toggle,
+    MenuItem,
+    /// Acts, or its role is unknown: assume it acts.
+    Other,
+}
+
+fn control_of_ax_role(ax_role: &str) -> Control {
+    if is_toggle_role(ax_role) {
+        Control::Toggle
+    } else if ax_role == "AXMenuItem" {
+        Control::MenuItem
+    } else {
+        Control::Other
+    }
+}
+
+/// The control a target names. The role fields present must agree: when `role` and
+/// `ax_role` say different things the lint cannot tell, so it stays strict.
+fn control(t: &Target) -> Control {
+    let by_words = t
+        .role
+        .as_deref()
+        .map(|w| ax_role_of_words(w).map_or(Control::Other, control_of_ax_role));
+    let by_ax = t.ax_role.as_deref().map(control_of_ax_role);
+    match (by_words, by_ax) {
+        (Some(a), Some(b)) if a != b => Control::Other,
+        (a, b) => a.or(b).unwrap_or(Control::Other),
+    }
+}
+
+/// Whether a click on `label` can be taken back or only leads to a dialog that asks.
+fn harmless_click(t: &Target, label: &str) -> bool {
+    match control(t) {
+        Control::Toggle => true,
+        // A menu item "Delete…" opens a dialog; "Delete" deletes.
+        Control::MenuItem => normalize_label(label).ends_with("..."),
+        Control::Other => false,
+    }
+}
+
 pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
     for (i, step) in ctx.fox.steps.iter().enumerate() {
         if step.action != ActionKind::Click || step.confirm {
             continue;
         }
-        let Some(label) = step.target.as_ref().and_then(|t| t.label.as_deref()) else {
+        let Some(target) = step.target.as_ref() else {
             continue;
         };
+        let Some(label) = target.label.as_deref() else {
+            continue;
+        };
+        if harmless_click(target, label) {
+            continue;
+        }
         if let Some(word) = irreversible_word(label) {
             out.push(
                 Finding::new(
@@ -95,7 +150,103 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
 
 #[cfg(test)]
 mod tests {
-    use super::irreversible_word;
+    use serde_json::{Value, json};
+
+    use super::{check, irreversible_word};
+    use crate::plan::check::rules::testing::{run, seed};
+
+    /// The paths of findings for the seed plan's step 3, a click without `confirm`, on a
+    /// control with this label and these role fields (`None` leaves the field out).
+    fn flagged(label: &str, role: Option<&str>, ax_role: Option<&str>) -> Vec<String> {
+        let mut plan = seed();
+        let step = &mut plan["steps"][2];
+        step["confirm"] = json!(false);
+        step.as_object_mut().unwrap().remove("confirm_reason");
+        let target = step["target"].as_object_mut().unwrap();
+        target.insert("label".into(), json!(label));
+        for (key, value) in [("role", role), ("ax_role", ax_role)] {
+            match value {
+                Some(v) => target.insert(key.into(), Value::from(v)),
+                None => target.remove(key),
+            };
+        }
+        run(check, &plan)
+            .iter()
+            .map(|f| format!("{} {}", f.reason, f.path))
+            .collect()
+    }
+
+    const FLAGGED: &str = "irreversible-without-confirm steps[2].target.label";
+    const CLEAN: [&str; 0] = [];
+
+    #[test]
+    fn menu_items_ending_in_an_ellipsis_are_not_flagged() {
+        for label in ["Delete…", "Delete...", "Delete Mailbox… "] {
+            assert_eq!(flagged(label, Some("menu item"), Some("AXMenuItem")), CLEAN);
+            assert_eq!(flagged(label, Some("Menu Item"), None), CLEAN, "{label}");
+            assert_eq!(flagged(label, None, Some("AXMenuItem")), CLEAN, "{label}");
+        }
+    }
+
+    #[test]
+    fn plain_menu_items_are_flagged() {
+        assert_eq!(
+            flagged("Delete", Some("menu item"), Some("AXMenuItem")),
+            [FLAGGED]
+        );
+        assert_eq!(flagged("Delete", None, Some("AXMenuItem")), [FLAGGED]);
+        // The ellipsis must end the label, not sit inside it.
+        assert_eq!(flagged("Delete… now", None, Some("AXMenuItem")), [FLAGGED]);
+    }
+
+    #[test]
+    fn toggles_are_not_flagged() {
+        let label = "Delete messages after reading";
+        for role in [
+            "check box",
+            "checkbox",
+            "Check Box",
+            "switch",
+            "radio button",
+        ] {
+            assert_eq!(flagged(label, Some(role), None), CLEAN, "{role}");
+        }
+        for ax_role in ["AXCheckBox", "AXRadioButton", "AXSwitch"] {
+            assert_eq!(flagged(label, None, Some(ax_role)), CLEAN, "{ax_role}");
+        }
+        assert_eq!(flagged(label, Some("check box"), Some("AXCheckBox")), CLEAN);
+        assert_eq!(flagged(label, Some("switch"), Some("AXCheckBox")), CLEAN);
+    }
+
+    #[test]
+    fn buttons_are_flagged_even_with_an_ellipsis() {
+        assert_eq!(flagged("Send", Some("button"), Some("AXButton")), [FLAGGED]);
+        assert_eq!(
+            flagged("Delete…", Some("button"), Some("AXButton")),
+            [FLAGGED]
+        );
+        assert_eq!(flagged("Delete…", None, Some("AXButton")), [FLAGGED]);
+    }
+
+    #[test]
+    fn unknown_or_disagreeing_roles_are_flagged() {
+        assert_eq!(flagged("Delete…", None, None), [FLAGGED]);
+        assert_eq!(flagged("Delete", Some("gizmo"), None), [FLAGGED]);
+        assert_eq!(flagged("Delete", None, Some("AXUnknown")), [FLAGGED]);
+        // An unknown word beside a toggle's AX role, or two roles that disagree.
+        assert_eq!(
+            flagged("Delete", Some("gizmo"), Some("AXCheckBox")),
+            [FLAGGED]
+        );
+        assert_eq!(
+            flagged("Delete", Some("button"), Some("AXCheckBox")),
+            [FLAGGED]
+        );
+        assert_eq!(
+            flagged("Delete…", Some("check box"), Some("AXMenuItem")),
+            [FLAGGED]
+        );
+    }
 
     #[test]
     fn whole_words_in_any_case() {

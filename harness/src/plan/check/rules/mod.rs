@@ -12,6 +12,7 @@ mod literal_template;
 mod step_numbers;
 mod unique;
 mod unused_field;
+mod window_example;
 
 use serde_json::Value;
 
@@ -42,9 +43,44 @@ pub(crate) const RULES: &[Rule] = &[
     injection::check,
     unused_field::check,
     literal_template::check,
+    window_example::check,
 ];
 
 /// The field path of step `i`.
 pub(crate) fn step_path(i: usize) -> crate::errors::FieldPath {
     crate::errors::FieldPath::root().key("steps").index(i)
+}
+
+/// Running one rule on a plan in a unit test.
+#[cfg(test)]
+pub(crate) mod testing {
+    use serde_json::Value;
+
+    use super::{Ctx, Rule};
+    use crate::json::Source;
+    use crate::plan::check::Finding;
+
+    /// The seed plan, to change one thing in: it gives no finding.
+    pub(crate) fn seed() -> Value {
+        serde_json::from_str(include_str!(
+            "../../../../tests/fixtures/plans/seed-mail.json"
+        ))
+        .expect("the seed plan is JSON")
+    }
+
+    /// The findings of `rule` on `plan`, without positions.
+    pub(crate) fn run(rule: Rule, plan: &Value) -> Vec<Finding> {
+        let src = Source::from_text("plan.json", plan.to_string());
+        let fox = serde_json::from_value(plan.clone()).expect("a valid plan");
+        let mut out = Vec::new();
+        rule(
+            &Ctx {
+                src: &src,
+                fox: &fox,
+                value: plan,
+            },
+            &mut out,
+        );
+        out
+    }
 }
