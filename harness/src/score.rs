@@ -2,28 +2,40 @@
 //! element accuracy (top-1 target right), click-point-in-box accuracy, step success, scenario
 //! success, ambiguity count and expect pass rate.
 //!
+//! Every score counts every plan step, reached or not, as Mind2Web scores over all steps: a
+//! step the run never reached is not right, and a tie is never right. A score with nothing to
+//! count is `None` (shown as "—"), never 1: a run that judged nothing says so.
+//!
 //! [`Tally`] keeps numerators and denominators, so scores over a run are true ratios over all
 //! steps (not averages of averages) and tallies from shards add up exactly.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 use crate::json::round;
-use crate::replay::{Event, Outcome, StepStatus, Trace};
+use crate::replay::{Event, Outcome, StepStatus, Trace, Truth};
 
 /// Counts behind the scores.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     /// Steps in the plans.
     pub steps: u64,
-    /// Steps whose target could be judged (the recording names the element).
+    /// Of those, steps the run reached.
+    pub reached: u64,
+    /// Steps whose target the recording names, reached or not: element and click accuracy
+    /// count over these.
+    pub targets: u64,
+    /// Steps with a target the recording names no element for: they cannot be judged.
+    pub unjudged: u64,
+    /// Targets reached and resolved, so their element could be compared.
     pub judged: u64,
-    /// Of those, resolved to the right element.
+    /// Of the targets, resolved to the right element without a tie.
     pub correct: u64,
-    /// Steps with a click point that could be judged.
+    /// Targets reached with a click point.
     pub clicks: u64,
-    /// Of those, inside the right element's box.
+    /// Of the targets, clicked inside the right element's box without a tie.
     pub clicks_in_box: u64,
     /// Steps that passed.
     pub passed_steps: u64,
@@ -40,15 +52,19 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Counts one trace of a plan with `steps` steps.
-    pub fn of(trace: &Trace, steps: usize) -> Tally {
+    /// Counts one trace, over every step of its plan.
+    pub fn of(trace: &Trace) -> Tally {
+        let count = |want: Truth| trace.truth.iter().filter(|t| **t == want).count() as u64;
         let mut t = Tally {
-            steps: steps as u64,
+            steps: trace.truth.len() as u64,
+            targets: count(Truth::Recorded),
+            unjudged: count(Truth::Unrecorded),
             scenarios: 1,
             ..Tally::default()
         };
         for e in &trace.events {
             match e {
+                Event::StepStarted { .. } => t.reached += 1,
                 Event::Resolved {
                     resolution,
                     correct,
@@ -86,6 +102,9 @@ impl Tally {
     /// Adds another tally.
     pub fn add(&mut self, o: &Tally) {
         self.steps += o.steps;
+        self.reached += o.reached;
+        self.targets += o.targets;
+        self.unjudged += o.unjudged;
         self.judged += o.judged;
         self.correct += o.correct;
         self.clicks += o.clicks;
@@ -98,19 +117,14 @@ impl Tally {
         self.checks_passed += o.checks_passed;
     }
 
-    /// The scores, rounded for reports. A ratio with nothing to count is 1 (nothing failed).
+    /// The scores, rounded for reports; a ratio with nothing to count is `None`.
     pub fn scores(&self) -> Scores {
-        let r = |n: u64, d: u64| {
-            if d == 0 {
-                1.0
-            } else {
-                round(n as f64 / d as f64)
-            }
-        };
+        let r = |n: u64, d: u64| Score((d > 0).then(|| round(n as f64 / d as f64)));
         Scores {
-            element_accuracy: r(self.correct, self.judged),
-            click_accuracy: r(self.clicks_in_box, self.clicks),
+            element_accuracy: r(self.correct, self.targets),
+            click_accuracy: r(self.clicks_in_box, self.targets),
             step_success: r(self.passed_steps, self.steps),
+            reached: r(self.reached, self.steps),
             scenario_success: r(self.completed, self.scenarios),
             ambiguity_count: self.ambiguous,
             expect_pass_rate: r(self.checks_passed, self.checks),
@@ -118,33 +132,118 @@ impl Tally {
     }
 }
 
+/// One score: a ratio in 0..=1, or `None` when there was nothing to count. It prints as the
+/// number (honouring width and precision) or "—", and serializes as a number or `null`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Score(pub Option<f64>);
+
+impl fmt::Display for Score {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(v) => fmt::Display::fmt(&v, f),
+            None => f.pad("—"),
+        }
+    }
+}
+
 /// The scores of a scenario or a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Scores {
-    /// Top-1 target right.
-    pub element_accuracy: f64,
-    /// Click point inside the right element's box.
-    pub click_accuracy: f64,
-    /// Right target, action applied, expect held.
-    pub step_success: f64,
+    /// Top-1 target right, over every step whose target the recording names.
+    pub element_accuracy: Score,
+    /// Click point inside the right element's box, over the same steps.
+    pub click_accuracy: Score,
+    /// Right target, action applied, expect held, over every plan step.
+    pub step_success: Score,
+    /// Steps the run reached, over every plan step.
+    #[serde(default)]
+    pub reached: Score,
     /// Scenarios completed.
-    pub scenario_success: f64,
+    pub scenario_success: Score,
     /// Resolutions with a (near) tie.
     pub ambiguity_count: u64,
     /// Expect checks that held.
-    pub expect_pass_rate: f64,
+    pub expect_pass_rate: Score,
 }
 
 impl Scores {
-    /// The scores by name, as scenario floors and baselines name them.
-    pub fn by_name(&self) -> BTreeMap<&'static str, f64> {
+    /// The scores by name, as scenario floors and baselines name them; `None` where nothing
+    /// was counted.
+    pub fn by_name(&self) -> BTreeMap<&'static str, Option<f64>> {
         BTreeMap::from([
-            ("element_accuracy", self.element_accuracy),
-            ("click_accuracy", self.click_accuracy),
-            ("step_success", self.step_success),
-            ("scenario_success", self.scenario_success),
-            ("ambiguity_count", self.ambiguity_count as f64),
-            ("expect_pass_rate", self.expect_pass_rate),
+            ("element_accuracy", self.element_accuracy.0),
+            ("click_accuracy", self.click_accuracy.0),
+            ("step_success", self.step_success.0),
+            ("reached", self.reached.0),
+            ("scenario_success", self.scenario_success.0),
+            ("ambiguity_count", Some(self.ambiguity_count as f64)),
+            ("expect_pass_rate", self.expect_pass_rate.0),
         ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::{Mode, Trace};
+    use crate::resolve::{Resolution, Strategy};
+
+    fn trace(truth: Vec<Truth>, events: Vec<Event>) -> Trace {
+        Trace {
+            mode: Mode::Chained,
+            truth,
+            events,
+        }
+    }
+
+    fn started(step: usize) -> Event {
+        Event::StepStarted {
+            step,
+            frame: "000".into(),
+        }
+    }
+
+    #[test]
+    fn a_run_that_judged_nothing_has_no_score() {
+        let sc = Tally::of(&trace(vec![Truth::Unrecorded; 3], vec![started(0)])).scores();
+        assert_eq!(sc.element_accuracy, Score(None));
+        assert_eq!(sc.click_accuracy.to_string(), "—");
+        assert_eq!(format!("{:>5.3}", sc.expect_pass_rate), "    —");
+        assert_eq!(sc.step_success, Score(Some(0.0)));
+        assert_eq!(format!("{:.3}", sc.reached), "0.333");
+    }
+
+    #[test]
+    fn steps_never_reached_count_against_the_run() {
+        // Four recorded targets; the run stopped after the first, resolved right.
+        let resolution = Resolution {
+            element: Some("a".into()),
+            strategy: Strategy::AxExact,
+            confidence: 1.0,
+            margin: 1.0,
+            candidates: Vec::new(),
+            candidate_count: 1,
+            ambiguous: false,
+            click: Some((1.0, 1.0)),
+            note: None,
+        };
+        let t = Tally::of(&trace(
+            vec![Truth::Recorded; 4],
+            vec![
+                started(0),
+                Event::Resolved {
+                    step: 0,
+                    resolution,
+                    expected: Some("a".into()),
+                    correct: Some(true),
+                    click_in_box: Some(true),
+                    element_frame: None,
+                    expected_frame: None,
+                },
+            ],
+        ));
+        assert_eq!(t.scores().element_accuracy, Score(Some(0.25)));
+        assert_eq!(t.scores().click_accuracy, Score(Some(0.25)));
     }
 }

@@ -76,10 +76,7 @@ pub struct ScenarioResult {
 impl ScenarioResult {
     /// The tally of one mode.
     pub fn tally(&self, mode: Mode) -> Option<Tally> {
-        self.traces
-            .iter()
-            .find(|t| t.mode == mode)
-            .map(|t| Tally::of(t, self.steps.len()))
+        self.traces.iter().find(|t| t.mode == mode).map(Tally::of)
     }
 }
 
@@ -269,10 +266,13 @@ fn judge(r: &ScenarioResult) -> Option<String> {
             step.map_or("no step".into(), |s| format!("`{s}`"))
         ));
     }
-    let scores = Tally::of(trace, r.steps.len()).scores().by_name();
+    let scores = Tally::of(trace).scores().by_name();
     for (name, floor) in &e.floors {
         match scores.get(name.as_str()) {
-            Some(v) if v < floor => return Some(format!("{name} {v} is below its floor {floor}")),
+            Some(Some(v)) if v < floor => {
+                return Some(format!("{name} {v} is below its floor {floor}"));
+            }
+            Some(None) => return Some(format!("{name} has a floor but nothing was judged")),
             None => return Some(format!("unknown score `{name}` in floors")),
             _ => {}
         }

@@ -288,18 +288,19 @@ pub fn run(args: Args) -> Result<u8, Error> {
 
     println!();
     println!(
-        "{:<36} {:>8} {:>8} {:>8} {:>8}",
-        "scenario", "element", "click", "steps", "expects"
+        "{:<36} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "scenario", "element", "click", "steps", "reached", "expects"
     );
     for s in &report.scenarios {
         if let Some(run) = s.runs.get(&modes[0]) {
             let sc = &run.scores;
             println!(
-                "{:<36} {:>8.3} {:>8.3} {:>8.3} {:>8.3}{}",
+                "{:<36} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}{}",
                 s.id,
                 sc.element_accuracy,
                 sc.click_accuracy,
                 sc.step_success,
+                sc.reached,
                 sc.expect_pass_rate,
                 if s.met { "" } else { "  ← not as expected" }
             );
@@ -307,11 +308,12 @@ pub fn run(args: Args) -> Result<u8, Error> {
     }
     for (mode, sc) in &report.summary.scores {
         println!(
-            "{:<36} element {:.3}  click {:.3}  steps {:.3}  scenarios {:.3}  expects {:.3}  ambiguous {}",
+            "{:<36} element {:.3}  click {:.3}  steps {:.3}  reached {:.3}  scenarios {:.3}  expects {:.3}  ambiguous {}",
             format!("all ({})", word(mode)),
             sc.element_accuracy,
             sc.click_accuracy,
             sc.step_success,
+            sc.reached,
             sc.scenario_success,
             sc.expect_pass_rate,
             sc.ambiguity_count

@@ -14,7 +14,7 @@ use image::RgbaImage;
 
 use super::REDACTED;
 use super::scenario::{Answer, FailReason, Outcome, ScenarioFile};
-use super::trace::{AskKind, Event, Mode, StepStatus, Trace};
+use super::trace::{AskKind, Event, Mode, StepStatus, Trace, Truth};
 use crate::desktop::{Acted, Desktop};
 use crate::diff::StepDiff;
 use crate::diff::step::StepDiffs;
@@ -105,20 +105,44 @@ impl<'r> Prepared<'r> {
             .find(|t| t.step_id.as_deref() == Some(step_id))
     }
 
-    /// The frame a step was recorded on (its screenshot).
-    fn step_frame(&self, plan: &Plan, i: usize) -> usize {
+    /// The frame a step was recorded on (its screenshot); `None` when the recording has no
+    /// transition for a step that acts. A step that only talks (an `ask`, a `do` without a
+    /// target) acts on nothing, so it sits on the screen the step before it led to (the first
+    /// screen, before step 1). Nothing else falls back to another frame: a step replayed on a
+    /// screen it was not recorded on would be judged against the wrong truth.
+    fn step_frame(&self, plan: &Plan, i: usize) -> Option<usize> {
         if let Some(t) = self.transition(&plan.steps[i].id) {
-            return self.rec.frame_index(&t.from).unwrap_or(0);
+            return self.rec.frame_index(&t.from);
         }
-        // A step nothing was recorded for sits on the frame the previous step led to.
-        (0..i)
-            .rev()
-            .find_map(|j| {
-                self.transition(&plan.steps[j].id)
-                    .and_then(|t| self.rec.frame_index(&t.to))
-            })
-            .unwrap_or(0)
+        if !talks_only(&plan.steps[i]) {
+            return None;
+        }
+        let Some(j) = i.checked_sub(1) else {
+            return Some(0);
+        };
+        match self.transition(&plan.steps[j].id) {
+            Some(t) => self.rec.frame_index(&t.to),
+            None => self.step_frame(plan, j),
+        }
     }
+
+    /// What the recording says about each plan step's target.
+    fn truth(&self, plan: &Plan) -> Vec<Truth> {
+        plan.steps
+            .iter()
+            .map(|st| match (&st.target, self.transition(&st.id)) {
+                (None, _) => Truth::NoTarget,
+                (Some(_), Some(t)) if t.element.is_some() => Truth::Recorded,
+                (Some(_), _) => Truth::Unrecorded,
+            })
+            .collect()
+    }
+}
+
+/// A step that acts on nothing unless the recording shows it did: an `ask`, a `do` without
+/// a target.
+fn talks_only(step: &Step) -> bool {
+    matches!(step.action, Action::Ask | Action::Do) && step.target.is_none()
 }
 
 /// Replays a plan in one mode.
@@ -135,6 +159,7 @@ pub fn replay(plan: &Plan, prep: &Prepared, scenario: &ScenarioFile, mode: Mode)
     }
     Trace {
         mode,
+        truth: prep.truth(plan),
         events: f.events,
     }
 }
@@ -190,8 +215,11 @@ impl<'a, 'r> Follower<'a, 'r> {
     fn per_step(&mut self) {
         let mut first_failure = None;
         for i in 0..self.plan.steps.len() {
-            let mut desk = Desktop::new(self.prep.rec, self.prep.step_frame(self.plan, i));
-            match self.step(i, &mut desk) {
+            let result = match self.prep.step_frame(self.plan, i) {
+                Some(frame) => self.step(i, &mut Desktop::new(self.prep.rec, frame)),
+                None => Err((StepStatus::Failed, FailReason::NoRecordedTransition)),
+            };
+            match result {
                 Ok(()) => self.events.push(Event::StepFinished {
                     step: i,
                     status: StepStatus::Passed,
@@ -322,35 +350,14 @@ impl<'a, 'r> Follower<'a, 'r> {
             }
         }
 
-        let text = match &step.action {
-            Action::Type { text, .. } => Some(self.fill(i, text, &mut asked)?),
-            Action::Paste { text: Some(text) } => Some(self.fill(i, text, &mut asked)?),
-            _ => None,
-        };
-
-        if let Some(reason) = &step.confirm {
-            let answer = self.scenario.answers.confirm.get(&step.id).copied();
-            let word = match answer {
-                Some(Answer::Approve) => "approve",
-                Some(Answer::Decline) => "decline",
-                None => "no answer (declined)",
-            };
-            self.ask(
-                i,
-                AskKind::Confirm,
-                format!("step {}: {reason}", step.number),
-                word.into(),
-            );
-            if answer != Some(Answer::Approve) {
-                return Err((StepStatus::Stopped, FailReason::StoppedByPerson));
-            }
-        }
-
         let recorded = self.prep.transition(&step.id);
         let mut element = None;
         if let Some(target) = &step.target {
             let ix = self.prep.frame_index(desk.frame_index());
-            let reference = self.prep.frame_index(self.prep.step_frame(self.plan, i));
+            let reference = self
+                .prep
+                .step_frame(self.plan, i)
+                .map(|f| self.prep.frame_index(f));
             let crop = target
                 .crop
                 .as_ref()
@@ -363,13 +370,14 @@ impl<'a, 'r> Follower<'a, 'r> {
                 ix,
                 &ResolveContext {
                     screen,
-                    reference: Some(reference),
+                    reference,
                     crop: gray.zip(crop.as_deref()),
                 },
             );
             let expected = recorded.and_then(|t| t.element.clone());
+            // A tie is never correct, whichever way it happened to fall.
             let correct = expected.as_ref().map(|e| {
-                r.element.as_deref() == Some(e.as_str())
+                !r.ambiguous && r.element.as_deref() == Some(e.as_str())
                     || recorded.is_some_and(|t| {
                         t.equivalent
                             .iter()
@@ -378,7 +386,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             });
             let click_in_box = match (&expected, r.click) {
                 (Some(e), Some((x, y))) => {
-                    Some(ix.by_id(e).is_some_and(|n| n.frame.contains(x, y)))
+                    Some(!r.ambiguous && ix.by_id(e).is_some_and(|n| n.frame.contains(x, y)))
                 }
                 _ => None,
             };
@@ -404,6 +412,33 @@ impl<'a, 'r> Follower<'a, 'r> {
                 Some(id) => element = Some(id),
             }
         }
+
+        // Asked once the control is found: the person is asked about the one that would be
+        // clicked, and a declined step still shows whether it was the right one.
+        if let Some(reason) = &step.confirm {
+            let answer = self.scenario.answers.confirm.get(&step.id).copied();
+            let word = match answer {
+                Some(Answer::Approve) => "approve",
+                Some(Answer::Decline) => "decline",
+                None => "no answer (declined)",
+            };
+            self.ask(
+                i,
+                AskKind::Confirm,
+                format!("step {}: {reason}", step.number),
+                word.into(),
+            );
+            if answer != Some(Answer::Approve) {
+                return Err((StepStatus::Stopped, FailReason::StoppedByPerson));
+            }
+        }
+
+        // Values are asked for once the field is found, as a person would be asked.
+        let text = match &step.action {
+            Action::Type { text, .. } => Some(self.fill(i, text, &mut asked)?),
+            Action::Paste { text: Some(text) } => Some(self.fill(i, text, &mut asked)?),
+            _ => None,
+        };
 
         if let (Action::Type { .. }, Some((typed, _))) = (&step.action, &text) {
             let field = element.clone().or_else(|| desk.focused());
@@ -447,7 +482,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             }
             _ => element.clone(),
         };
-        let only_if_recorded = matches!(step.action, Action::Ask | Action::Do) && element.is_none();
+        let only_if_recorded = talks_only(step);
         let from = desk.frame_id().to_string();
         let from_index = desk.frame_index();
         let acted = if only_if_recorded && recorded.is_none_or(|t| t.from != from) {
@@ -471,6 +506,11 @@ impl<'a, 'r> Follower<'a, 'r> {
                 from,
                 to,
             }),
+            // The recording ends here: what this action does was never recorded, so the step
+            // cannot be judged and must not pass as if it had been.
+            Acted::Stayed if !talks_only(step) => {
+                return Err((StepStatus::Failed, FailReason::NoRecordedTransition));
+            }
             Acted::Stayed => {
                 let here = desk.frame_id().to_string();
                 self.events.push(Event::Acted {
@@ -512,7 +552,7 @@ impl<'a, 'r> Follower<'a, 'r> {
         let step_frame = |id: &str| {
             let j = self.plan.steps.iter().position(|s| s.id == id)?;
             Some(
-                self.prep.rec.frames[self.prep.step_frame(self.plan, j)]
+                self.prep.rec.frames[self.prep.step_frame(self.plan, j)?]
                     .id
                     .clone(),
             )

@@ -92,6 +92,10 @@ pub enum FailReason {
     Diverged,
     StoppedByPerson,
     StopIf,
+    /// The recording has no transition for this step: in per-step mode none is bound to its
+    /// id (so there is no screen to replay it on), in a chained run the recording ends before
+    /// it. The step cannot be judged, so it does not pass.
+    NoRecordedTransition,
 }
 
 /// What should happen.

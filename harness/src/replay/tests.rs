@@ -360,3 +360,105 @@ fn a_step_that_acts_gets_its_before_after_diff_only_when_asked() {
     assert_eq!(on[0].ax.value_changed, 1);
     assert_eq!(on[0].ax.added + on[0].ax.removed, 0);
 }
+
+/// Three fields, typed in order; the recording binds only `bound` of the step ids.
+fn three_fields(bound: &[&str]) -> (Recording, Plan) {
+    let f = |a: &str, b: &str, c: &str| {
+        ax(
+            json!([
+                field("a", "A", 10, a, false),
+                field("b", "B", 30, b, false),
+                field("c", "C", 50, c, false)
+            ]),
+            "Compose",
+        )
+    };
+    let all = [
+        ("0", "a", "1", "s1"),
+        ("1", "b", "2", "s2"),
+        ("2", "c", "3", "s3"),
+    ];
+    let transitions: Vec<_> = all.into_iter().filter(|t| bound.contains(&t.3)).collect();
+    let rec = recording(
+        vec![
+            ("0", f("", "", "")),
+            ("1", f("x", "", "")),
+            ("2", f("x", "y", "")),
+            ("3", f("x", "y", "z")),
+        ],
+        &transitions,
+    );
+    let p = plan(
+        json!([
+            type_step(1, "s1", "A", "x", &[]),
+            type_step(2, "s2", "B", "y", &[]),
+            type_step(3, "s3", "C", "z", &[])
+        ]),
+        json!([]),
+    );
+    (rec, p)
+}
+
+#[test]
+fn per_step_a_step_the_recording_does_not_bind_fails_instead_of_using_another_frame() {
+    let (rec, p) = three_fields(&["s1", "s3"]);
+    let t = replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::PerStep,
+    );
+    assert_eq!(
+        t.outcome(),
+        (
+            Outcome::Failed,
+            Some(FailReason::NoRecordedTransition),
+            Some("s2".into())
+        )
+    );
+    // Step 2 never started on any frame; steps 1 and 3 ran on their own recorded frames.
+    let started: Vec<_> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::StepStarted { step, frame } => Some((*step, frame.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, [(0, "0"), (2, "2")]);
+    assert_eq!(
+        t.truth,
+        [Truth::Recorded, Truth::Unrecorded, Truth::Recorded]
+    );
+}
+
+#[test]
+fn a_recording_bound_to_no_step_scores_nothing_rather_than_everything() {
+    let (rec, p) = three_fields(&[]);
+    for mode in [Mode::PerStep, Mode::Chained] {
+        let t = replay(&p, &Prepared::new(&rec), &scenario(json!({})), mode);
+        let sc = crate::score::Tally::of(&t).scores();
+        assert_eq!(sc.element_accuracy.0, None, "{mode:?}");
+        assert_eq!(sc.click_accuracy.0, None, "{mode:?}");
+        assert_ne!(t.outcome().0, Outcome::Completed, "{mode:?}");
+    }
+}
+
+#[test]
+fn steps_never_reached_in_a_chained_run_count_as_wrong() {
+    let (rec, mut p) = three_fields(&["s1", "s2", "s3"]);
+    // Step 2 names a field that is not there: the chained run stops at it.
+    if let Some(t) = p.steps[1].target.as_mut() {
+        t.label = Some("Nowhere".into());
+    }
+    let t = replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    );
+    assert_eq!(t.outcome().1, Some(FailReason::TargetNotFound));
+    let tally = crate::score::Tally::of(&t);
+    assert_eq!((tally.steps, tally.reached, tally.targets), (3, 2, 3));
+    assert_eq!(tally.scores().element_accuracy.0, Some(0.333333));
+}

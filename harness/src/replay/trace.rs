@@ -138,11 +138,26 @@ pub enum Event {
     },
 }
 
+/// What the recording says about a plan step's target, known before replay: scores count
+/// every plan step, reached or not, so they must know which ones could be judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Truth {
+    /// The step has no target to find (a key press into the focused field, a question).
+    NoTarget,
+    /// The step has a target, but the recording names no element for it: it cannot be judged.
+    Unrecorded,
+    /// The recording names the element the step acted on.
+    Recorded,
+}
+
 /// Everything one replay of one scenario did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Trace {
     /// The mode it ran in.
     pub mode: Mode,
+    /// One per plan step, in order.
+    pub truth: Vec<Truth>,
     /// The events, in order.
     pub events: Vec<Event>,
 }

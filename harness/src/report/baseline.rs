@@ -238,7 +238,21 @@ fn score_regressions(
 ) {
     let (was_by, now_by) = (was.by_name(), now.by_name());
     for (name, w) in &was_by {
-        let n = now_by[name];
+        // A score the baseline had and this run cannot give is a drop: judging stopped.
+        let Some(w) = *w else { continue };
+        let Some(n) = now_by[name] else {
+            out.push(Regression {
+                kind: RegressionKind::ScoreDropped,
+                scenario: scenario.cloned(),
+                mode: Some(mode),
+                score: Some(name.to_string()),
+                baseline: Some(w),
+                current: None,
+                detail: format!("{name} was {w}; now nothing is judged"),
+            });
+            continue;
+        };
+        let (w, n) = (&w, n);
         let (kind, detail) = if *name == "ambiguity_count" {
             if n <= *w {
                 continue;

@@ -281,17 +281,18 @@ pub fn to_html(
     );
     h.push_str(
         "<table class=\"totals\"><tr><th>mode</th><th>element</th><th>click</th><th>steps</th>\
-         <th>scenarios</th><th>expects</th><th>ambiguous</th></tr>",
+         <th>reached</th><th>scenarios</th><th>expects</th><th>ambiguous</th></tr>",
     );
     for (mode, sc) in &s.scores {
         let _ = write!(
             h,
             "<tr><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td>\
-             <td>{:.3}</td><td>{}</td></tr>",
+             <td>{:.3}</td><td>{:.3}</td><td>{}</td></tr>",
             word(mode),
             sc.element_accuracy,
             sc.click_accuracy,
             sc.step_success,
+            sc.reached,
             sc.scenario_success,
             sc.expect_pass_rate,
             sc.ambiguity_count

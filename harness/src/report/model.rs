@@ -298,7 +298,7 @@ fn word<T: Serialize>(x: &T) -> String {
 
 fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
     let (outcome, reason, step_id) = trace.outcome();
-    let tally = Tally::of(trace, result.steps.len());
+    let tally = Tally::of(trace);
     let steps = result
         .steps
         .iter()

@@ -10,6 +10,7 @@ use stepreplay::report::{
     Baseline, MergeError, RegressionKind, Report, compare, html_escape, merge, to_html, to_json,
     to_junit, to_markdown,
 };
+use stepreplay::score::Score;
 use stepreplay::suite::{RunOptions, Shard, discover, load_suite, run_loaded};
 
 use crate::util::{have_tool, repo};
@@ -278,7 +279,7 @@ fn a_score_below_its_baseline_beyond_the_tolerance_is_a_regression() {
     let base = Baseline::from_report(&report);
     let mut now = report.clone();
     let run = now.scenarios[0].runs.get_mut(&Mode::PerStep).unwrap();
-    run.scores.element_accuracy -= 0.25;
+    run.scores.element_accuracy = Score(Some(0.75));
     let r = compare(&base, &now, 0.0);
     assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
     let g = &r.regressions[0];
@@ -293,16 +294,29 @@ fn a_score_below_its_baseline_beyond_the_tolerance_is_a_regression() {
     assert_eq!(r.regressions, vec![]);
     // The run's totals are compared too (same suite).
     let mut totals = report.clone();
-    totals
-        .summary
-        .scores
-        .get_mut(&Mode::Chained)
-        .unwrap()
-        .step_success -= 0.1;
+    let chained = totals.summary.scores.get_mut(&Mode::Chained).unwrap();
+    chained.step_success = Score(chained.step_success.0.map(|v| v - 0.1));
     let r = compare(&base, &totals, 0.05);
     assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
     assert_eq!(r.regressions[0].scenario, None);
     assert_eq!(r.regressions[0].score.as_deref(), Some("step_success"));
+}
+
+/// A score the baseline had that the run can no longer give (nothing judged) is a drop, not
+/// a pass.
+#[test]
+fn a_score_that_is_no_longer_judged_is_a_regression() {
+    let report = report_of(&[passing()], None);
+    let base = Baseline::from_report(&report);
+    let mut now = report.clone();
+    let run = now.scenarios[0].runs.get_mut(&Mode::PerStep).unwrap();
+    run.scores.element_accuracy = Score(None);
+    let r = compare(&base, &now, 1.0);
+    assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
+    let g = &r.regressions[0];
+    assert_eq!(g.kind, RegressionKind::ScoreDropped);
+    assert_eq!((g.baseline, g.current), (Some(1.0), None));
+    assert!(g.detail.contains("nothing is judged"), "{}", g.detail);
 }
 
 #[test]
