@@ -31,6 +31,7 @@ pub enum Reason {
     StaleObject,
     BridgeDisabled,
     IngestionFailed,
+    PlanRecordingMismatch,
 }
 
 impl Reason {
@@ -54,6 +55,7 @@ impl Reason {
             Reason::StaleObject => "stale-object",
             Reason::BridgeDisabled => "bridge-disabled",
             Reason::IngestionFailed => "ingestion-failed",
+            Reason::PlanRecordingMismatch => "plan-recording-mismatch",
         }
     }
 }

@@ -1,8 +1,10 @@
-//! `stepreplay import SRC --out DIR`: turn a real recording into one the harness replays.
+//! `stepreplay import SRC --out DIR [--plan PLAN]`: turn a real recording into one the harness
+//! replays, its actions bound to a plan's steps when a plan is given.
 
 use std::path::PathBuf;
 
 use stepreplay::Error;
+use stepreplay::plan::{load_plan, read_plan_source};
 use stepreplay::recording::import::import_realrec;
 
 #[derive(Debug, clap::Args)]
@@ -15,6 +17,10 @@ pub struct Args {
     /// The recording's name (default: the output folder's name).
     #[arg(long)]
     name: Option<String>,
+    /// A Foxstep plan written from this recording: its steps that act are bound to the
+    /// recorded actions in order (the import is refused when counts or kinds disagree).
+    #[arg(long)]
+    plan: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<u8, Error> {
@@ -23,7 +29,19 @@ pub fn run(args: Args) -> Result<u8, Error> {
             .file_name()
             .map_or_else(|| "imported".into(), |n| n.to_string_lossy().into_owned())
     });
-    let o = import_realrec(&args.src, &args.out, &name)?;
+    let plan = match &args.plan {
+        Some(path) => {
+            let src = read_plan_source(path)?;
+            Some((load_plan(path)?, src))
+        }
+        None => None,
+    };
+    let o = import_realrec(
+        &args.src,
+        &args.out,
+        &name,
+        plan.as_ref().map(|(p, s)| (p, s)),
+    )?;
     println!(
         "imported {} frames and {} steps into {}",
         o.frames,

@@ -83,6 +83,14 @@ pub struct Step {
     pub path: FieldPath,
 }
 
+impl Step {
+    /// A step that acts on nothing unless the recording shows it did: an `ask`, a `do`
+    /// without a target. Recordings hold no action for it.
+    pub fn talks_only(&self) -> bool {
+        matches!(self.action, Action::Ask | Action::Do) && self.target.is_none()
+    }
+}
+
 /// What a step does.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]

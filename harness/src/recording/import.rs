@@ -14,13 +14,15 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
+use super::bind::{RecordedAction, bind};
 use super::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind, Transition,
 };
 use super::{decode_png, load_recording};
 use crate::errors::{Error, FieldPath, InputError, Reason};
-use crate::json::{expect_schema, parse_typed, parse_value, read_text, to_canonical_value};
+use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text, to_canonical_value};
 use crate::output::write_file;
+use crate::plan::Plan;
 
 /// The schema of the per-frame trees this importer reads.
 pub const REALREC_MAC_SCHEMA: &str = "realrec.macax/1";
@@ -110,6 +112,8 @@ struct Step {
     action: StepAction,
     #[serde(default)]
     target: Option<StepTarget>,
+    #[serde(default)]
+    description: String,
 }
 
 #[derive(Deserialize)]
@@ -291,10 +295,32 @@ fn read_mac(path: &Path) -> Result<MacFile, InputError> {
 
 /// Imports the `realrec` recording in `src` into `out` (`recording.json`, `frames/`). The
 /// result is loaded back before returning, so what was written is known to replay.
-pub fn import_realrec(src: &Path, out: &Path, name: &str) -> Result<ImportOutput, Error> {
+///
+/// With `plan` (the plan and its source text), each recorded action is bound to the plan's
+/// step at the same place ([`bind`]), or the import is refused; without it, the actions are
+/// named `s1..sN`.
+pub fn import_realrec(
+    src: &Path,
+    out: &Path,
+    name: &str,
+    plan: Option<(&Plan, &Source)>,
+) -> Result<ImportOutput, Error> {
     let steps_path = src.join("steps.json");
     let steps_src = read_text(&steps_path, MAX_SOURCE_BYTES)?;
     let steps: Vec<Step> = parse_typed(&steps_src)?;
+    let step_ids = match plan {
+        Some((plan, plan_src)) => {
+            let recorded: Vec<RecordedAction> = steps
+                .iter()
+                .map(|s| RecordedAction {
+                    op: s.action.op.clone(),
+                    description: s.description.clone(),
+                })
+                .collect();
+            bind(plan, plan_src, &recorded)?
+        }
+        None => (1..=steps.len()).map(|n| format!("s{n}")).collect(),
+    };
     // Frames in the order the steps visit them.
     let mut ids: Vec<String> = Vec::new();
     for s in &steps {
@@ -388,7 +414,8 @@ pub fn import_realrec(src: &Path, out: &Path, name: &str) -> Result<ImportOutput
     let frame_of = |id: &str| ids.iter().position(|f| f == id);
     let transitions = steps
         .iter()
-        .map(|s| {
+        .zip(step_ids)
+        .map(|(s, step_id)| {
             let before = frame_of(&s.before).map(|i| &snapshots[i]);
             let element = before.and_then(|b| acted_on(b, s.target.as_ref()));
             let equivalent = match (before, &element) {
@@ -404,7 +431,7 @@ pub fn import_realrec(src: &Path, out: &Path, name: &str) -> Result<ImportOutput
                 element,
                 equivalent,
                 to: s.after.clone(),
-                step_id: Some(format!("s{}", s.index + 1)),
+                step_id: Some(step_id),
             }
         })
         .collect::<Vec<_>>();

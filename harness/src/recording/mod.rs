@@ -2,6 +2,7 @@
 //! real recordings.
 
 pub mod ax;
+pub mod bind;
 pub mod format;
 pub mod import;
 mod load;

@@ -114,7 +114,7 @@ impl<'r> Prepared<'r> {
         if let Some(t) = self.transition(&plan.steps[i].id) {
             return self.rec.frame_index(&t.from);
         }
-        if !talks_only(&plan.steps[i]) {
+        if !plan.steps[i].talks_only() {
             return None;
         }
         let Some(j) = i.checked_sub(1) else {
@@ -137,12 +137,6 @@ impl<'r> Prepared<'r> {
             })
             .collect()
     }
-}
-
-/// A step that acts on nothing unless the recording shows it did: an `ask`, a `do` without
-/// a target.
-fn talks_only(step: &Step) -> bool {
-    matches!(step.action, Action::Ask | Action::Do) && step.target.is_none()
 }
 
 /// Replays a plan in one mode.
@@ -482,7 +476,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             }
             _ => element.clone(),
         };
-        let only_if_recorded = talks_only(step);
+        let only_if_recorded = step.talks_only();
         let from = desk.frame_id().to_string();
         let from_index = desk.frame_index();
         let acted = if only_if_recorded && recorded.is_none_or(|t| t.from != from) {
@@ -508,7 +502,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             }),
             // The recording ends here: what this action does was never recorded, so the step
             // cannot be judged and must not pass as if it had been.
-            Acted::Stayed if !talks_only(step) => {
+            Acted::Stayed if !step.talks_only() => {
                 return Err((StepStatus::Failed, FailReason::NoRecordedTransition));
             }
             Acted::Stayed => {

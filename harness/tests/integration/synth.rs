@@ -301,15 +301,24 @@ fn every_1x_script_regenerates_its_checked_in_files_exactly() {
     assert!(checked >= 3, "only {checked} 1x scripts");
 }
 
-/// The real zenity recording in `corpora/` imports to exactly the checked-in
-/// `recordings/zenity-add-contact` (regenerate it with `stepreplay import` when this fails).
+/// The real zenity recording in `corpora/`, bound to the guide author's plan (UUID step ids),
+/// imports to exactly the checked-in `recordings/zenity-add-contact` (regenerate it with the
+/// README's `stepreplay import … --plan` command when this fails).
 #[test]
 fn importing_the_real_zenity_recording_reproduces_the_checked_in_one() {
     let src = repo().join("corpora/real-gtk-zenity-forms");
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-zenity");
     let _ = std::fs::remove_dir_all(&out);
-    let o = stepreplay::recording::import::import_realrec(&src, &out, "zenity-add-contact")
-        .expect("imports");
+    let plan_path = repo().join("scenarios/zenity-add-contact/plan.json");
+    let plan = load_plan(&plan_path).unwrap();
+    let plan_src = read_plan_source(&plan_path).unwrap();
+    let o = stepreplay::recording::import::import_realrec(
+        &src,
+        &out,
+        "zenity-add-contact",
+        Some((&plan, &plan_src)),
+    )
+    .expect("imports");
     assert_eq!((o.frames, o.transitions), (9, 8));
     assert!(o.unmatched.is_empty(), "{:?}", o.unmatched);
     assert_eq!(
@@ -317,11 +326,103 @@ fn importing_the_real_zenity_recording_reproduces_the_checked_in_one() {
         files(&repo().join("recordings/zenity-add-contact"))
     );
     let rec = load_recording(&out).unwrap();
+    // Every transition carries its plan step's id, in order.
+    let bound: Vec<_> = rec
+        .file
+        .transitions
+        .iter()
+        .map(|t| t.step_id.clone())
+        .collect();
+    let ids: Vec<_> = plan.steps.iter().map(|s| Some(s.id.clone())).collect();
+    assert_eq!(bound, ids);
     // The menu item the source addressed under the combo has its look-alike in the menu's own
     // window as an equivalent.
     let pick = &rec.file.transitions[6];
     assert_eq!(pick.element.as_deref(), Some("e0-0-0-0-0-2-0-2"));
     assert_eq!(pick.equivalent, ["e0-1-0-2"]);
+}
+
+/// Without `--plan` the actions are `s1..sN`, which a guide's plan does not name: the replay
+/// must then judge nothing and say so, never score 1.000 (issue 15's first finding).
+#[test]
+fn a_recording_not_bound_to_its_plan_scores_nothing() {
+    let tmp = crate::util::TempDir::new("unbound");
+    let rec = tmp.path().join("recordings/zenity");
+    let o = crate::util::stepreplay(repo())
+        .args(["import", "corpora/real-gtk-zenity-forms", "--out"])
+        .args([&rec])
+        .run();
+    o.check(o.code == 0, "imports");
+    // A suite of its own: scenarios/ beside recordings/, the plan copied beside its scenario.
+    let scenarios = tmp.path().join("scenarios");
+    std::fs::create_dir_all(scenarios.join("zenity")).unwrap();
+    std::fs::copy(
+        repo().join("scenarios/zenity-add-contact/plan.json"),
+        scenarios.join("zenity/plan.json"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(repo().join("scenarios/zenity-add-contact.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["plan"] = "zenity/plan.json".into();
+    v["recording"] = "zenity".into();
+    let scen = scenarios.join("zenity.json");
+    std::fs::write(&scen, v.to_string()).unwrap();
+    let report = tmp.path().join("report");
+    let o = crate::util::stepreplay(repo())
+        .args(["run", "-q", "--format", "json", "--report-dir"])
+        .args([&report, &scen])
+        .run();
+    o.check(
+        o.code == 1,
+        "the scenario expected completed and must not get it",
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap())
+            .unwrap();
+    let per_step = &r["scenarios"][0]["runs"]["per-step"];
+    assert_eq!(
+        per_step["scores"]["element_accuracy"],
+        serde_json::Value::Null
+    );
+    assert_eq!(per_step["reason"], "no-recorded-transition");
+    // Seven of the eight steps have a target (the Tab press has none); none can be judged.
+    assert_eq!(per_step["tally"]["unjudged"], 7);
+    assert_eq!(per_step["tally"]["targets"], 0);
+}
+
+/// A plan whose steps do not follow the recording is refused at its first disagreement, with
+/// the plan's line and column, and nothing is written.
+#[test]
+fn import_refuses_a_plan_that_does_not_follow_the_recording() {
+    let tmp = crate::util::TempDir::new("mismatch");
+    let plan = tmp.path().join("plan.json");
+    let text =
+        std::fs::read_to_string(repo().join("scenarios/zenity-add-contact/plan.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // Step 4 presses Tab in the recording; make it a click.
+    let steps = v["steps"].as_array_mut().unwrap();
+    steps.swap(3, 4);
+    for (i, s) in steps.iter_mut().enumerate() {
+        s["number"] = (i + 1).into();
+        s["label"] = (i + 1).to_string().into();
+    }
+    std::fs::write(&plan, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = tmp.path().join("out");
+    let o = crate::util::stepreplay(repo())
+        .args(["import", "corpora/real-gtk-zenity-forms", "--out"])
+        .args([&out])
+        .args(["--plan".as_ref(), plan.as_os_str()])
+        .run();
+    o.check(o.code == 2, "refused");
+    o.check(
+        o.stderr.contains("plan-recording-mismatch") && o.stderr.contains("at `steps[3].action`"),
+        "reason and field path",
+    );
+    o.check(
+        o.stderr.contains("plan.json`:"),
+        "line and column of the step",
+    );
+    assert!(!out.exists(), "nothing written");
 }
 
 #[test]
@@ -334,8 +435,8 @@ fn import_refuses_a_frame_name_that_leaves_the_folder() {
         r#"[{"index": 0, "before": "../x", "after": "f1", "action": {"op": "click"}}]"#,
     )
     .unwrap();
-    let err =
-        stepreplay::recording::import::import_realrec(&base, &base.join("out"), "x").unwrap_err();
+    let err = stepreplay::recording::import::import_realrec(&base, &base.join("out"), "x", None)
+        .unwrap_err();
     let stepreplay::Error::Input(e) = err else {
         panic!("{err:?}")
     };
