@@ -9,7 +9,8 @@ use stepreplay::recording::import::import_realrec;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A `realrec` folder: `steps.json`, `frame_NNN.png` and `frame_NNN.mac.json`.
+    /// A `realrec` folder: `steps.json`, `frame_NNN.png` and `frame_NNN.ax.json` (the full
+    /// AT-SPI tree; `frame_NNN.mac.json` is read for a frame that has none).
     src: PathBuf,
     /// The recording folder to write (`recording.json`, `frames/`).
     #[arg(long)]
@@ -48,6 +49,17 @@ pub fn run(args: Args) -> Result<u8, Error> {
         o.transitions,
         args.out.display()
     );
+    match (o.atspi_frames, o.mac_frames.len()) {
+        (_, 0) => println!("  trees: full AT-SPI trees (frame_NNN.ax.json)"),
+        (0, _) => println!("  trees: frame_NNN.mac.json (on-screen nodes only: no .ax.json found)"),
+        (_, _) => println!(
+            "  trees: full AT-SPI trees, but frame_NNN.mac.json (on-screen nodes only) for {}",
+            o.mac_frames.join(", ")
+        ),
+    }
+    for f in &o.truncated {
+        println!("  {f}: the recorder stopped at its node limit; the tree is incomplete");
+    }
     for s in &o.unmatched {
         println!("  {s}: the acted-on element is not in the frame before it (no element recorded)");
     }

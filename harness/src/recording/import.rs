@@ -1,6 +1,13 @@
-//! Importing real recordings: the `realrec` layout (`frame_NNN.png`, `frame_NNN.mac.json` —
-//! an AT-SPI tree already in macOS AX vocabulary — and `steps.json`) becomes a
-//! `stepreplay-recording/1` folder the harness replays like its synthetic ones.
+//! Importing real recordings: the `realrec` layout (`frame_NNN.png`, `frame_NNN.ax.json` — the
+//! full AT-SPI tree — or `frame_NNN.mac.json` — its on-screen nodes already in macOS AX
+//! vocabulary — and `steps.json`) becomes a `stepreplay-recording/1` folder the harness
+//! replays like its synthetic ones.
+//!
+//! A frame's tree comes from its `.ax.json` whenever there is one, converted by
+//! [`super::atspi`] (the corpus's role map, and containers without geometry kept so that a
+//! GTK 4 popover's or stack page's controls are not lost); a frame without one falls back to
+//! its `.mac.json`, which drops every subtree under a node without extents. Which files were
+//! read is in [`ImportOutput`] and in the recording's `source.detail`.
 //!
 //! Real trees are kept as they are — nameless entries, labels as separate static texts, a
 //! combo's menu in its own window — because that is what a resolver must live with. Element
@@ -13,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::atspi::{RoleContext, ax_role, read_atspi};
 use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
 use super::bind::{RecordedAction, bind};
 use super::format::{
@@ -39,6 +47,12 @@ pub struct ImportOutput {
     pub transitions: usize,
     /// Steps whose acted-on element could not be found in the frame before them.
     pub unmatched: Vec<String>,
+    /// Frames whose tree came from `frame_NNN.ax.json` (the full AT-SPI tree).
+    pub atspi_frames: usize,
+    /// Frames without a `.ax.json`, read from `frame_NNN.mac.json` (on-screen nodes only).
+    pub mac_frames: Vec<String>,
+    /// Frames whose AT-SPI dump says the recorder stopped at its node limit.
+    pub truncated: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -66,7 +80,7 @@ struct MacNode {
     #[serde(rename = "AXValue", default)]
     value: Option<serde_json::Value>,
     #[serde(rename = "AXFrame", default)]
-    frame: Option<MacRect>,
+    frame: Option<SourceRect>,
     #[serde(rename = "AXEnabled", default)]
     enabled: Option<bool>,
     #[serde(rename = "AXFocused", default)]
@@ -85,16 +99,17 @@ struct Atspi {
     path: String,
 }
 
+/// A rectangle as the source files write it: screen pixels, maybe fractional.
 #[derive(Clone, Copy, Deserialize)]
-struct MacRect {
-    x: f64,
-    y: f64,
-    width: f64,
-    height: f64,
+pub(super) struct SourceRect {
+    pub(super) x: f64,
+    pub(super) y: f64,
+    pub(super) width: f64,
+    pub(super) height: f64,
 }
 
-impl From<MacRect> for Rect {
-    fn from(r: MacRect) -> Rect {
+impl From<SourceRect> for Rect {
+    fn from(r: SourceRect) -> Rect {
         Rect {
             x: r.x.round() as i32,
             y: r.y.round() as i32,
@@ -128,11 +143,15 @@ struct StepTarget {
     #[serde(default)]
     name: String,
     #[serde(default)]
-    extents: Option<MacRect>,
+    extents: Option<SourceRect>,
+    #[serde(default)]
+    states: Vec<String>,
+    #[serde(default)]
+    actions: Vec<String>,
 }
 
 /// `0/0/1` → `e0-0-1`: an id safe in file names and CSS, unique per tree.
-fn element_id(prefix: char, path: &str) -> String {
+pub(super) fn element_id(prefix: char, path: &str) -> String {
     format!("{prefix}{}", path.replace('/', "-"))
 }
 
@@ -190,7 +209,7 @@ fn convert_snapshot(file: &MacFile) -> AxSnapshot {
 }
 
 /// `AXDialog` → `dialog`, `AXFloatingWindow` → `floating-window`.
-fn window_kind(subrole: &str) -> String {
+pub(super) fn window_kind(subrole: &str) -> String {
     let s = subrole.strip_prefix("AX").unwrap_or(subrole);
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -200,20 +219,6 @@ fn window_kind(subrole: &str) -> String {
         out.push(c.to_ascii_lowercase());
     }
     out
-}
-
-/// AT-SPI role names as the `.mac.json` files map them (the corpus README's table).
-fn ax_role_of(atspi_role: &str) -> Option<&'static str> {
-    Some(match atspi_role {
-        "push button" => "AXButton",
-        "text" | "password text" => "AXTextField",
-        "combo box" => "AXPopUpButton",
-        "label" => "AXStaticText",
-        "menu item" => "AXMenuItem",
-        "check box" => "AXCheckBox",
-        "page tab" => "AXRadioButton",
-        _ => return None,
-    })
 }
 
 fn walk<'a>(s: &'a AxSnapshot, f: &mut impl FnMut(&'a Element)) {
@@ -238,12 +243,19 @@ fn acted_on(before: &AxSnapshot, target: Option<&StepTarget>) -> Option<String> 
             if found.is_some() {
                 return found;
             }
-            let role = ax_role_of(&t.role);
+            // The target's own states and actions; its parent and children are not recorded,
+            // so a combo box is taken for an AXPopUpButton and a menu for an AXMenu.
+            let cx = RoleContext {
+                states: &t.states,
+                actions: &t.actions,
+                ..RoleContext::default()
+            };
+            let role = ax_role(&t.role, &cx).role;
             let frame = t.extents.map(Rect::from);
             walk(before, &mut |e| {
                 let name_ok = t.name.is_empty() || e.own_name() == Some(t.name.as_str());
                 if found.is_none()
-                    && role == Some(e.ax_role.as_str())
+                    && role == e.ax_role
                     && name_ok
                     && frame.is_none_or(|f| f == e.frame)
                 {
@@ -339,6 +351,7 @@ pub fn import_realrec(
             )
             .into());
     }
+    let mut output = ImportOutput::default();
     let mut screen: Option<Screen> = None;
     let mut snapshots = Vec::new();
     let mut frames = Vec::new();
@@ -359,34 +372,46 @@ pub fn import_realrec(
                 ))
             }
         };
-        let mac_path = safe(".mac.json")?;
+        let atspi_path = safe(".ax.json")?;
         let png_path = safe(".png")?;
-        let mac = read_mac(&mac_path)?;
+        // Any entry named `.ax.json` is the full tree: a broken one is refused, never skipped.
+        let (tree_path, (width, height), ax) = if atspi_path.symlink_metadata().is_ok() {
+            let t = read_atspi(&atspi_path, MAX_SOURCE_BYTES)?;
+            output.atspi_frames += 1;
+            if t.truncated {
+                output.truncated.push(id.clone());
+            }
+            (atspi_path, t.screen, t.ax)
+        } else {
+            let mac_path = safe(".mac.json")?;
+            let mac = read_mac(&mac_path)?;
+            output.mac_frames.push(id.clone());
+            let size = (mac.screen.width, mac.screen.height);
+            (mac_path, size, convert_snapshot(&mac))
+        };
         let img = decode_png(&png_path)?;
-        if (img.width(), img.height()) != (mac.screen.width, mac.screen.height) {
+        if (img.width(), img.height()) != (width, height) {
             return Err(InputError::new(
                 &png_path,
                 Reason::ImageSizeMismatch,
                 format!(
-                    "the screenshot is {}×{} but its tree says the screen is {}×{}",
+                    "the screenshot is {}×{} but its tree says the screen is {width}×{height}",
                     img.width(),
                     img.height(),
-                    mac.screen.width,
-                    mac.screen.height
                 ),
             )
             .into());
         }
         let this = Screen {
-            width: mac.screen.width,
-            height: mac.screen.height,
+            width,
+            height,
             scale: 1,
         };
         if let Some(s) = screen
             && (s.width, s.height) != (this.width, this.height)
         {
             return Err(InputError::new(
-                &mac_path,
+                &tree_path,
                 Reason::InvalidField,
                 "frames of one recording must share a screen size",
             )
@@ -394,7 +419,6 @@ pub fn import_realrec(
             .into());
         }
         screen = Some(this);
-        let ax = convert_snapshot(&mac);
         let nnn = format!("{i:03}");
         let png = format!("frames/{nnn}.png");
         let axf = format!("frames/{nnn}.ax.json");
@@ -407,10 +431,7 @@ pub fn import_realrec(
         });
         snapshots.push(ax);
     }
-    let mut output = ImportOutput {
-        frames: frames.len(),
-        ..ImportOutput::default()
-    };
+    output.frames = frames.len();
     let frame_of = |id: &str| ids.iter().position(|f| f == id);
     let transitions = steps
         .iter()
@@ -450,10 +471,7 @@ pub fn import_realrec(
         }),
         source: SourceInfo {
             kind: SourceKind::Import,
-            detail: Some(match meta_title {
-                Some(t) => format!("realrec: {t}"),
-                None => "realrec".to_string(),
-            }),
+            detail: Some(detail(meta_title.as_deref(), &output)),
         },
         frames,
         transitions,
@@ -469,7 +487,199 @@ pub fn import_realrec(
     Ok(output)
 }
 
+/// `realrec, full AT-SPI trees: <title>`: where the recording came from and which trees were
+/// read.
+fn detail(title: Option<&str>, o: &ImportOutput) -> String {
+    let trees = match (o.atspi_frames, o.mac_frames.as_slice()) {
+        (_, []) => "full AT-SPI trees".to_string(),
+        (0, _) => "on-screen .mac.json trees".to_string(),
+        (_, mac) => format!("full AT-SPI trees, .mac.json for {}", mac.join(", ")),
+    };
+    match title {
+        Some(t) => format!("realrec, {trees}: {t}"),
+        None => format!("realrec, {trees}"),
+    }
+}
+
 fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
     std::fs::read(path)
         .map_err(|e| InputError::new(path, Reason::MissingFile, format!("cannot read: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// A scratch `realrec` folder, removed when dropped.
+    struct Folder(PathBuf);
+
+    impl Folder {
+        fn new(name: &str) -> Self {
+            let dir = std::env::temp_dir()
+                .join(format!("stepreplay-import-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Folder(dir)
+        }
+
+        fn write(&self, name: &str, text: &str) {
+            std::fs::write(self.0.join(name), text).unwrap();
+        }
+
+        fn import(&self) -> Result<(ImportOutput, Vec<AxSnapshot>, RecordingFile), Error> {
+            let out = self.0.join("out");
+            let _ = std::fs::remove_dir_all(&out);
+            let o = import_realrec(&self.0, &out, "t", None)?;
+            let rec = load_recording(&out).unwrap();
+            let axes = rec.frames.iter().map(|f| (*f.ax).clone()).collect();
+            Ok((o, axes, rec.file))
+        }
+    }
+
+    impl Drop for Folder {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Two frames of a 64×48 screen, one click on the OK button `0/0/0` between them.
+    fn folder(name: &str, target: serde_json::Value) -> Folder {
+        let f = Folder::new(name);
+        let png = super::super::synth::encode_png(&image::RgbImage::new(64, 48)).unwrap();
+        for frame in ["frame_000", "frame_001"] {
+            std::fs::write(f.0.join(format!("{frame}.png")), &png).unwrap();
+            f.write(&format!("{frame}.mac.json"), &mac_tree().to_string());
+        }
+        let steps = json!([{"index": 0, "before": "frame_000", "after": "frame_001",
+                            "action": {"op": "click"}, "description": "click OK",
+                            "target": target}]);
+        f.write("steps.json", &steps.to_string());
+        f
+    }
+
+    fn ok_target() -> serde_json::Value {
+        json!({"path": "0/0/0", "role": "push button", "name": "OK",
+               "states": ["enabled", "showing", "visible"],
+               "extents": {"x": 10, "y": 10, "width": 30, "height": 20}})
+    }
+
+    fn mac_tree() -> serde_json::Value {
+        json!({"schema": "realrec.macax/1", "screen": {"width": 64, "height": 48},
+               "applications": [{"AXRole": "AXApplication", "AXTitle": "demo",
+                 "atspi": {"role": "application", "path": "0"},
+                 "AXChildren": [{"AXRole": "AXWindow", "AXSubrole": "AXDialog", "AXTitle": "Demo",
+                   "AXFrame": {"x": 0, "y": 0, "width": 64, "height": 48}, "AXMain": true,
+                   "atspi": {"role": "dialog", "path": "0/0"},
+                   "AXChildren": [{"AXRole": "AXButton", "AXTitle": "OK",
+                     "AXFrame": {"x": 10, "y": 10, "width": 30, "height": 20},
+                     "atspi": {"role": "push button", "path": "0/0/0"}},
+                    {"AXRole": "AXCheckBox", "AXSubrole": "AXSwitch", "AXTitle": "Wi-Fi",
+                     "AXFrame": {"x": 10, "y": 34, "width": 30, "height": 10},
+                     "atspi": {"role": "toggle button", "path": "0/0/1"}}]}]}]})
+    }
+
+    /// The same dialog in full: a popover without extents holds a button the `.mac.json`
+    /// leaves out.
+    fn atspi_tree() -> serde_json::Value {
+        let shown = ["enabled", "showing", "visible"];
+        json!({"schema": "realrec.atspi/1", "coord_type": "screen",
+               "screen": {"width": 64, "height": 48},
+               "applications": [{"path": "0", "role": "application", "name": "demo", "states": [],
+                 "children": [{"path": "0/0", "role": "dialog", "name": "Demo",
+                   "states": ["active", "enabled", "showing", "visible"],
+                   "extents": {"x": 0, "y": 0, "width": 64, "height": 48},
+                   "children": [
+                     {"path": "0/0/0", "role": "push button", "name": "OK", "states": shown,
+                      "extents": {"x": 10, "y": 10, "width": 30, "height": 20}, "children": []},
+                     {"path": "0/0/1", "role": "panel", "name": "", "states": shown,
+                      "extents": null, "children": [
+                        {"path": "0/0/1/0", "role": "push button", "name": "More", "states": shown,
+                         "extents": {"x": 10, "y": 32, "width": 30, "height": 12}, "children": []}]}]}]}]})
+    }
+
+    #[test]
+    fn without_an_ax_json_the_mac_json_is_read() {
+        let f = folder("mac", ok_target());
+        let (o, axes, file) = f.import().unwrap();
+        assert_eq!(
+            (o.atspi_frames, o.mac_frames),
+            (0, vec!["frame_000".to_string(), "frame_001".to_string()])
+        );
+        assert_eq!(axes[0].element_count(), 2);
+        assert_eq!(
+            file.source.detail.as_deref(),
+            Some("realrec, on-screen .mac.json trees")
+        );
+        assert_eq!(file.transitions[0].element.as_deref(), Some("e0-0-0"));
+        assert_eq!(axes[0].apps[0].windows[0].id, "w0-0");
+    }
+
+    #[test]
+    fn an_ax_json_is_read_before_the_mac_json() {
+        let f = folder("atspi", ok_target());
+        f.write("frame_000.ax.json", &atspi_tree().to_string());
+        let (o, axes, file) = f.import().unwrap();
+        assert_eq!(
+            (o.atspi_frames, o.mac_frames),
+            (1, vec!["frame_001".to_string()])
+        );
+        assert_eq!(
+            file.source.detail.as_deref(),
+            Some("realrec, full AT-SPI trees, .mac.json for frame_001")
+        );
+        // The same ids as the .mac.json gives, and the button it left out.
+        assert_eq!(axes[0].apps[0].windows[0].id, "w0-0");
+        assert!(axes[0].find("e0-0-0").is_some());
+        assert_eq!(
+            axes[0].find("e0-0-1-0").unwrap().2.title.as_deref(),
+            Some("More")
+        );
+        assert!(axes[1].find("e0-0-1-0").is_none());
+        assert_eq!(file.transitions[0].element.as_deref(), Some("e0-0-0"));
+    }
+
+    /// A target whose path is not in the frame is found by the role the role map gives its
+    /// AT-SPI role, its name and its box.
+    #[test]
+    fn a_target_not_found_by_path_is_found_by_mapped_role() {
+        let switch = json!({"path": "0/5/1", "role": "toggle button", "name": "Wi-Fi",
+                            "states": ["checked", "enabled", "showing", "visible"],
+                            "actions": ["toggle"],
+                            "extents": {"x": 10, "y": 34, "width": 30, "height": 10}});
+        let f = folder("by-role", switch.clone());
+        let (o, _, file) = f.import().unwrap();
+        assert!(o.unmatched.is_empty(), "{:?}", o.unmatched);
+        assert_eq!(file.transitions[0].element.as_deref(), Some("e0-0-1"));
+        // A role that maps to another AX role does not match.
+        let mut target = switch;
+        target["role"] = "push button".into();
+        let f = folder("by-role-not", target);
+        let (o, _, file) = f.import().unwrap();
+        assert_eq!(o.unmatched, ["step 1"]);
+        assert_eq!(file.transitions[0].element, None);
+    }
+
+    /// A malformed `.ax.json` is refused with its file, field path and reason, and is never
+    /// skipped for the `.mac.json` beside it.
+    #[test]
+    fn a_malformed_ax_json_is_refused() {
+        let f = folder("bad", ok_target());
+        let mut tree = atspi_tree();
+        tree["applications"][0]["children"][0]["children"][1]["children"][0]["extents"] =
+            json!([10, 32]);
+        f.write("frame_001.ax.json", &tree.to_string());
+        let Err(Error::Input(e)) = f.import() else {
+            panic!("imported a malformed tree")
+        };
+        assert_eq!(e.file, f.0.join("frame_001.ax.json"));
+        assert_eq!(e.reason, Reason::InvalidField);
+        assert_eq!(
+            e.path.to_string(),
+            "applications[0].children[0].children[1].children[0].extents"
+        );
+        assert!(e.position.is_some());
+        assert!(!f.0.join("out").exists(), "nothing written");
+    }
 }

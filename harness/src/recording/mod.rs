@@ -1,6 +1,7 @@
 //! Recordings: the `stepreplay-recording/1` format, AX snapshots, safe loading, and importing
 //! real recordings.
 
+pub mod atspi;
 pub mod ax;
 pub mod bind;
 pub mod format;
