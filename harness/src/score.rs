@@ -227,6 +227,7 @@ mod tests {
             ambiguous: false,
             click: Some((1.0, 1.0)),
             note: None,
+            tie_break: None,
         };
         let t = Tally::of(&trace(
             vec![Truth::Recorded; 4],

@@ -115,7 +115,12 @@ pub fn robustness(
                     } => {
                         strategy = Some(resolution.strategy);
                         note = resolution.note.clone();
-                        if let (Some(false), Some(el)) = (correct, &resolution.element) {
+                        if resolution.ambiguous {
+                            note = Some(format!(
+                                "{} controls tie for it",
+                                resolution.candidate_count
+                            ));
+                        } else if let (Some(false), Some(el)) = (correct, &resolution.element) {
                             note = Some(format!(
                                 "it resolves to `{el}` instead of the recorded control"
                             ));

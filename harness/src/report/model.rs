@@ -9,7 +9,7 @@ use crate::diff::StepDiff;
 use crate::expect::Check;
 use crate::recording::ax::Rect;
 use crate::replay::{Event, Expected, FailReason, Mode, Outcome, Robustness, StepStatus, Trace};
-use crate::resolve::{Candidate, Strategy};
+use crate::resolve::{Candidate, Strategy, TieBreak};
 use crate::score::{Scores, Tally};
 use crate::suite::{ScenarioResult, Shard, fnv1a64};
 
@@ -268,6 +268,9 @@ pub struct ResolutionReport {
     /// Why nothing was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What told the winner apart from controls with the same name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tie_break: Option<TieBreak>,
 }
 
 /// An expect check, as reported.
@@ -358,6 +361,7 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
                             element_frame: *element_frame,
                             expected_frame: *expected_frame,
                             note: r.note.clone(),
+                            tie_break: r.tie_break,
                         })
                     }
                     Event::Acted { from, to, .. } => s.frames = Some((from.clone(), to.clone())),

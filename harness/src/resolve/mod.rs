@@ -9,6 +9,8 @@ mod index;
 mod labels;
 mod name;
 mod target;
+mod tiebreak;
 
 pub use index::{FrameIndex, Node, WindowInfo};
 pub use target::{AMBIGUITY_MARGIN, Candidate, Resolution, ResolveContext, Strategy, resolve};
+pub use tiebreak::TieBreak;

@@ -11,9 +11,10 @@ use image::RgbaImage;
 
 use super::crop::{CropOptions, CropQuery, GrayScreen, locate};
 use super::index::{FrameIndex, Node, WindowInfo};
+use super::tiebreak::{TieBreak, break_ties};
 use crate::json::round;
 use crate::plan::Target;
-use crate::recording::ax::Rect;
+use crate::recording::ax::{Rect, ax_role_of_words};
 use crate::text::normalize_label;
 
 /// How the winner was found.
@@ -64,6 +65,8 @@ pub struct Resolution {
     pub click: Option<(f64, f64)>,
     /// Why nothing was found, or what was odd.
     pub note: Option<String>,
+    /// What told the winner apart from controls with the same name, when something did.
+    pub tie_break: Option<TieBreak>,
 }
 
 /// Scores closer than this are a tie.
@@ -92,7 +95,7 @@ fn app_matches(t: &Target, w: &WindowInfo) -> bool {
     (t.app.is_none() && t.bundle_id.is_none()) || by_bundle || by_name
 }
 
-fn window_matches(t: &Target, w: &WindowInfo) -> bool {
+pub(super) fn window_matches(t: &Target, w: &WindowInfo) -> bool {
     t.window
         .as_deref()
         .is_none_or(|title| normalize_label(title) == w.norm_title)
@@ -105,8 +108,14 @@ fn find_window<'a>(t: &Target, ix: &'a FrameIndex) -> Option<&'a WindowInfo> {
         .find(|w| app_matches(t, w) && window_matches(t, w))
 }
 
-fn role_matches(t: &Target, n: &Node) -> bool {
-    t.ax_role.as_deref().is_none_or(|r| r == n.ax_role)
+/// The step's `ax_role` when it has one, else the AX role its `role` words name (when the
+/// words are known); a step that says neither matches any role.
+pub(super) fn role_matches(t: &Target, n: &Node) -> bool {
+    match (&t.ax_role, t.role.as_deref().and_then(ax_role_of_words)) {
+        (Some(r), _) => r == n.ax_role,
+        (None, Some(r)) => r == n.ax_role,
+        (None, None) => true,
+    }
 }
 
 fn showing(n: &Node, screen: (u32, u32)) -> bool {
@@ -124,6 +133,7 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
     let mut cands: Vec<(u32, f64, Strategy)> = Vec::new();
     let mut note = None;
     let mut clicked = None;
+    let mut tie_break = None;
     match t
         .label
         .as_deref()
@@ -132,6 +142,7 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
     {
         Some(norm) => {
             label_candidates(t, &norm, ix, ctx, &mut cands);
+            tie_break = break_ties(t, ix, ctx, &mut cands);
             if cands.is_empty() {
                 note = Some(format!(
                     "no control labelled “{}”",
@@ -152,7 +163,9 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
     {
         note = None;
     }
-    rank(cands, ix, clicked, note)
+    let mut r = rank(cands, ix, clicked, note);
+    r.tie_break = tie_break.filter(|_| r.element.is_some());
+    r
 }
 
 /// Finds the crop on the screen (near where the plan's point says first) and proposes the
@@ -239,10 +252,12 @@ fn label_candidates(
     for i in ix.with_label(norm) {
         let n = &ix.nodes[i as usize];
         found = true;
+        // The name as written outranks one equal only after case folding by more than the
+        // ambiguity margin: "Send" and "send" are not a tie.
         if n.name == Some(exact) {
             push(i, 1.0, Strategy::AxExact);
         } else {
-            push(i, 0.98, Strategy::AxNormalized);
+            push(i, 0.9, Strategy::AxNormalized);
         }
     }
     if found {
@@ -272,7 +287,7 @@ fn label_candidates(
 }
 
 /// How far the target's window moved since the reference frame.
-fn displacement(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> (i32, i32) {
+pub(super) fn displacement(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> (i32, i32) {
     let now = find_window(t, ix);
     let then = ctx.reference.and_then(|r| find_window(t, r));
     match (now, then) {
@@ -391,6 +406,7 @@ fn rank(
             ambiguous: false,
             click: None,
             note,
+            tie_break: None,
         },
         Some((i, s, strategy)) => {
             let n = &ix.nodes[i as usize];
@@ -410,6 +426,7 @@ fn rank(
                 ambiguous: second.is_some_and(|r| s - r < AMBIGUITY_MARGIN),
                 click: Some((round(click.0), round(click.1))),
                 note,
+                tie_break: None,
             }
         }
     }

@@ -12,6 +12,7 @@ mod locate;
 #[cfg(test)]
 mod locate_tests;
 mod ncc;
+mod near;
 mod peaks;
 mod pyramid;
 #[cfg(test)]
@@ -21,3 +22,4 @@ mod synth;
 
 pub use gray::GrayScreen;
 pub use locate::{CropMatch, CropOptions, CropQuery, Searched, locate};
+pub use near::score_near;
