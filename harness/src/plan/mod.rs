@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod foxstep;
+pub mod keys;
 mod load;
 pub(crate) mod lower;
 mod model;

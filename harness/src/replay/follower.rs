@@ -20,6 +20,7 @@ use crate::diff::StepDiff;
 use crate::diff::step::StepDiffs;
 use crate::errors::FieldPath;
 use crate::expect::{Check, ExpectCtx, check_expect, check_next_control};
+use crate::plan::keys::selects_all;
 use crate::plan::{Action, Part, Plan, Step, Text};
 use crate::recording::{Recording, decode_png, safe_join};
 use crate::resolve::crop::GrayScreen;
@@ -440,6 +441,7 @@ impl<'a, 'r> Follower<'a, 'r> {
                 let current = desk.field_value(field).unwrap_or_default();
                 let mentioned = current.trim().is_empty()
                     || desk.typed_into(field)
+                    || self.selected_all_before(i)
                     || normalize_label(&current) == normalize_label(typed)
                     || normalize_label(&step.text).contains(&normalize_label(&current));
                 if !mentioned {
@@ -601,6 +603,27 @@ impl<'a, 'r> Follower<'a, 'r> {
             return Err((StepStatus::Failed, FailReason::ExpectFailed));
         }
         Ok(())
+    }
+
+    /// Whether the step before `i` selected all of the text of the field step `i` types into
+    /// (⌘A / Ctrl+A, or a triple-click on the same control): typing then replaces the text
+    /// the plan chose to select, so there is nothing to ask. Judged from the plan, so per-step
+    /// replays, which start each step afresh, agree with chained ones.
+    fn selected_all_before(&self, i: usize) -> bool {
+        let Some(prev) = i.checked_sub(1).map(|j| &self.plan.steps[j]) else {
+            return false;
+        };
+        let same_control = |a: Option<&crate::plan::Target>| match (a, &self.plan.steps[i].target) {
+            (Some(a), Some(b)) => {
+                a.label.as_deref().map(normalize_label) == b.label.as_deref().map(normalize_label)
+            }
+            _ => true,
+        };
+        match &prev.action {
+            Action::Press { keys } => selects_all(keys),
+            Action::Click(c) => c.count == 3 && !c.drag && same_control(prev.target.as_ref()),
+            _ => false,
+        }
     }
 
     /// Fills a template from values already known in this step (no new questions).

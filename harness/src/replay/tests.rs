@@ -462,3 +462,72 @@ fn steps_never_reached_in_a_chained_run_count_as_wrong() {
     assert_eq!((tally.steps, tally.reached, tally.targets), (3, 2, 3));
     assert_eq!(tally.scores().element_accuracy.0, Some(0.333333));
 }
+
+/// The Subject field holds "Old draft"; the plan first does `select` (a step of its own, or
+/// none), then types the subject.
+fn select_then_type(select: Option<serde_json::Value>, mode: Mode) -> Trace {
+    let f = |v: &str| {
+        let mut subj = field("subj", "Subject", 10, v, false);
+        subj["focused"] = json!(true);
+        ax(json!([subj]), "Compose")
+    };
+    let mut transitions = vec![("a", "subj", "b", "s0"), ("b", "subj", "c", "s1")];
+    let mut frames = vec![
+        ("a", f("Old draft")),
+        ("b", f("Old draft")),
+        ("c", f("Invoice")),
+    ];
+    if select.is_none() {
+        transitions.remove(0);
+        frames.remove(0);
+    }
+    let rec = recording(frames, &transitions);
+    let mut typing = type_step(2, "s1", "Subject", "Invoice", &[]);
+    typing.as_object_mut().unwrap().remove("template");
+    typing["value"] = json!("Invoice");
+    let steps = match select {
+        Some(sel) => json!([sel, typing]),
+        None => {
+            typing["number"] = json!(1);
+            typing["label"] = json!("1");
+            json!([typing])
+        }
+    };
+    replay(
+        &plan(steps, json!([])),
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        mode,
+    )
+}
+
+#[test]
+fn after_selecting_all_typing_replaces_the_text_without_asking() {
+    let press = |keys: &str| {
+        json!({"number": 1, "label": "1", "step_id": "s0", "action": "press", "keys": keys,
+            "text": "Select all of the subject"})
+    };
+    let triple = json!({"number": 1, "label": "1", "step_id": "s0", "action": "click",
+        "click": {"button": "left", "count": 3}, "text": "Triple-click the subject",
+        "target": {"app": "Notes", "window": "Compose", "ax_role": "AXTextField", "label": "Subject"}});
+    for mode in [Mode::Chained, Mode::PerStep] {
+        for sel in [press("⌘A"), press("Ctrl+A"), triple.clone()] {
+            let t = select_then_type(Some(sel.clone()), mode);
+            assert!(
+                asks(&t, AskKind::ReplacePrefilled).is_empty(),
+                "{sel} {mode:?}"
+            );
+            assert_eq!(t.outcome().0, Outcome::Completed, "{sel} {mode:?}");
+        }
+        // Text the plan did not select is still asked about: no select step, or one that
+        // selects something else.
+        for sel in [None, Some(press("⌘S"))] {
+            let t = select_then_type(sel.clone(), mode);
+            assert_eq!(
+                asks(&t, AskKind::ReplacePrefilled).len(),
+                1,
+                "{sel:?} {mode:?}"
+            );
+        }
+    }
+}
