@@ -32,14 +32,18 @@ pub(super) fn check(e: &Expect, ctx: &ExpectCtx, out: &mut Vec<Check>) {
     if let Some(title) = &e.window {
         let want = normalize_label(title);
         let focused = front.iter().find(|w| w.focused).or(front.first());
-        let ok = focused.is_some_and(|w| w.norm_title == want);
+        // A nameless popup in front (an open combo list, a menu) is part of the window it
+        // popped up from.
+        let ok = focused.is_some_and(|w| w.work_title == want);
+        let found = match focused {
+            None => "none".into(),
+            Some(w) if w.title.is_empty() => "a nameless popup".into(),
+            Some(w) => format!("“{}”", w.title),
+        };
         out.push(Check::new(
             "window",
             ok,
-            format!(
-                "expected window “{title}” in front, found {}",
-                focused.map_or("none".into(), |w| format!("“{}”", w.title))
-            ),
+            format!("expected window “{title}” in front, found {found}"),
         ));
     }
 }

@@ -65,6 +65,9 @@ pub struct WindowInfo {
     pub frame: Rect,
     /// Front-to-back order across the screen (0 is in front).
     pub z: u32,
+    /// The normalized title of the window a person works in when this one shows: its own,
+    /// or for a nameless popup its owner's (see `owner.rs`); empty when there is none.
+    pub work_title: String,
 }
 
 /// One frame's AX snapshot, indexed.
@@ -116,6 +119,7 @@ impl<'a> FrameIndex<'a> {
                     focused: win.focused,
                     frame: win.frame,
                     z: w,
+                    work_title: String::new(),
                 });
                 let start = ix.nodes.len();
                 flat.clear();
@@ -141,6 +145,10 @@ impl<'a> FrameIndex<'a> {
                     id_hashes.push(hash_str(n.id));
                 }
             }
+        }
+        for (k, owner) in super::owner::owners(&ix.windows).into_iter().enumerate() {
+            ix.windows[k].work_title =
+                owner.map_or_else(String::new, |o| ix.windows[o as usize].norm_title.clone());
         }
         ix.labels = labels.finish();
         // A repeated id: the last one wins, as it always has.

@@ -8,6 +8,7 @@ mod ids;
 mod index;
 mod labels;
 mod name;
+mod owner;
 mod target;
 mod tiebreak;
 

@@ -98,7 +98,7 @@ fn app_matches(t: &Target, w: &WindowInfo) -> bool {
 pub(super) fn window_matches(t: &Target, w: &WindowInfo) -> bool {
     t.window
         .as_deref()
-        .is_none_or(|title| normalize_label(title) == w.norm_title)
+        .is_none_or(|title| normalize_label(title) == w.work_title)
 }
 
 /// The target's window in a frame: the first matching window (front to back).
