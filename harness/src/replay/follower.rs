@@ -360,7 +360,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             let gray = crop
                 .as_ref()
                 .and_then(|_| self.prep.gray(desk.frame_index()));
-            let r = resolve(
+            let mut r = resolve(
                 target,
                 ix,
                 &ResolveContext {
@@ -369,15 +369,22 @@ impl<'a, 'r> Follower<'a, 'r> {
                     crop: gray.zip(crop.as_deref()),
                 },
             );
+            // The plan has a picture the harness cannot read: say so rather than quietly
+            // resolving as if there were none.
+            if let (Some(c), None) = (&target.crop, &crop) {
+                let why = format!("the step's picture `{}` cannot be read", c.display());
+                r.note = Some(r.note.take().map_or(why.clone(), |n| format!("{n}; {why}")));
+            }
             let expected = recorded.and_then(|t| t.element.clone());
             // A tie is never correct, whichever way it happened to fall.
             let correct = expected.as_ref().map(|e| {
-                !r.ambiguous && r.element.as_deref() == Some(e.as_str())
-                    || recorded.is_some_and(|t| {
-                        t.equivalent
-                            .iter()
-                            .any(|q| Some(q.as_str()) == r.element.as_deref())
-                    })
+                !r.ambiguous
+                    && (r.element.as_deref() == Some(e.as_str())
+                        || recorded.is_some_and(|t| {
+                            t.equivalent
+                                .iter()
+                                .any(|q| Some(q.as_str()) == r.element.as_deref())
+                        }))
             });
             let click_in_box = match (&expected, r.click) {
                 (Some(e), Some((x, y))) => {

@@ -531,3 +531,25 @@ fn after_selecting_all_typing_replaces_the_text_without_asking() {
         }
     }
 }
+
+#[test]
+fn a_picture_the_harness_cannot_read_is_reported_not_skipped_quietly() {
+    let (rec, _) = three_fields(&["s1"]);
+    let mut step = type_step(1, "s1", "A", "x", &[]);
+    step["target"]["crop"] = json!("crops/missing.png");
+    let p = plan(json!([step]), json!([]));
+    let t = replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::PerStep,
+    );
+    let note = t.events.iter().find_map(|e| match e {
+        Event::Resolved { resolution, .. } => resolution.note.clone(),
+        _ => None,
+    });
+    assert_eq!(
+        note.as_deref(),
+        Some("the step's picture `crops/missing.png` cannot be read")
+    );
+}
