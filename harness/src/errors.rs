@@ -32,6 +32,7 @@ pub enum Reason {
     BridgeDisabled,
     IngestionFailed,
     PlanRecordingMismatch,
+    NoScenarios,
 }
 
 impl Reason {
@@ -56,6 +57,7 @@ impl Reason {
             Reason::BridgeDisabled => "bridge-disabled",
             Reason::IngestionFailed => "ingestion-failed",
             Reason::PlanRecordingMismatch => "plan-recording-mismatch",
+            Reason::NoScenarios => "no-scenarios",
         }
     }
 }

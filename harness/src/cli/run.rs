@@ -265,6 +265,18 @@ pub fn run(args: Args) -> Result<u8, Error> {
         perturb,
     };
     let suite = load_suite(&files, args.shard)?;
+    // A run that replays nothing proves nothing: it must not pass (an empty shard of a
+    // non-empty suite is fine, its siblings run the scenarios).
+    if suite.scenarios.is_empty() && suite.bridge.is_empty() && args.shard.is_none() {
+        let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(InputError::new(
+            &paths[0],
+            Reason::NoScenarios,
+            format!("no scenarios to run under {}", shown.join(", ")),
+        )
+        .hint("scenario files have \"schema\": \"stepreplay-scenario/1\"; name a suite folder or scenario files")
+        .into());
+    }
     let progress = Progress::new(suite.scenarios.len(), args.quiet);
     let bridge = run_bridge(&suite.bridge)?;
     for r in &bridge {

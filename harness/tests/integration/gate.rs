@@ -787,3 +787,19 @@ fn the_html_page_renders_in_headless_chromium_with_its_images() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A run that replays nothing must not pass: an empty folder is refused with a reason.
+#[test]
+fn a_run_with_no_scenarios_is_refused_not_green() {
+    let dir = crate::util::TempDir::new("empty-suite");
+    std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+    let o = crate::util::stepreplay(dir.path())
+        .args(["run", "-q", "scenarios"])
+        .run();
+    o.check(o.code == 2, "refused with exit 2");
+    o.check(
+        o.stderr.contains("no-scenarios") && o.stderr.contains("no scenarios to run"),
+        "says why",
+    );
+    assert!(!dir.path().join("reports").exists(), "no report of nothing");
+}
