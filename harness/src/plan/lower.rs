@@ -25,6 +25,7 @@ pub fn lower_foxstep(fox: &FoxPlan, base_dir: &Path) -> Result<Plan, Vec<Finding
             name: i.name.clone(),
             sensitive: i.sensitive,
             example: if i.sensitive { None } else { i.example.clone() },
+            each_time: i.changes == crate::plan::foxstep::Changes::EachTime,
         })
         .collect();
     let steps_path = FieldPath::root().key("steps");

@@ -53,6 +53,8 @@ pub struct Input {
     pub sensitive: bool,
     /// What it was when recorded (never set for a sensitive input after lowering).
     pub example: Option<String>,
+    /// It changes between runs: its example is the recorded run's value, never a default.
+    pub each_time: bool,
 }
 
 /// One step.

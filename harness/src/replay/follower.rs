@@ -303,13 +303,21 @@ impl<'a, 'r> Follower<'a, 'r> {
                         asked.insert(id.clone(), v.clone());
                         out.push_str(&v);
                     } else {
-                        let v = self
-                            .scenario
-                            .inputs
-                            .get(id)
-                            .cloned()
-                            .or_else(|| input.and_then(|inp| inp.example.clone()))
-                            .unwrap_or_default();
+                        let v = match (self.scenario.inputs.get(id), input) {
+                            (Some(v), _) => v.clone(),
+                            // A value that changes each run is asked for, never taken from
+                            // the recorded run.
+                            (None, Some(inp)) if inp.each_time => {
+                                self.ask(
+                                    i,
+                                    AskKind::Input,
+                                    format!("what is the {}?", inp.name),
+                                    "no value given".into(),
+                                );
+                                return Err((StepStatus::Stopped, FailReason::NeedsInput));
+                            }
+                            (None, inp) => inp.and_then(|x| x.example.clone()).unwrap_or_default(),
+                        };
                         out.push_str(&v);
                     }
                 }
@@ -649,7 +657,7 @@ impl<'a, 'r> Follower<'a, 'r> {
                             self.plan
                                 .inputs
                                 .iter()
-                                .find(|i| &i.id == id)
+                                .find(|i| &i.id == id && !i.each_time)
                                 .and_then(|i| i.example.clone())
                         })
                         .unwrap_or_default(),

@@ -96,6 +96,9 @@ pub enum FailReason {
     /// id (so there is no screen to replay it on), in a chained run the recording ends before
     /// it. The step cannot be judged, so it does not pass.
     NoRecordedTransition,
+    /// An `each-time` input has no value in the scenario: the person was asked and gave
+    /// none, and the recorded example is never typed in its place.
+    NeedsInput,
 }
 
 /// What should happen.

@@ -553,3 +553,47 @@ fn a_picture_the_harness_cannot_read_is_reported_not_skipped_quietly() {
         Some("the step's picture `crops/missing.png` cannot be read")
     );
 }
+
+/// The Subject is typed from an input that changes each run (`each-time`) or not (`same`),
+/// with the recorded example "Invoice 42".
+fn input_case(changes: &str, inputs: serde_json::Value) -> Trace {
+    let f = |v: &str| ax(json!([field("subj", "Subject", 10, v, false)]), "Compose");
+    let rec = recording(
+        vec![("a", f("")), ("b", f("Invoice 7"))],
+        &[("a", "subj", "b", "s1")],
+    );
+    let decl = json!([{"id": "subject", "name": "subject", "changes": changes, "basis": "author",
+        "sensitive": false, "shape": "text", "example": "Invoice 42", "used_by": [1]}]);
+    let p = plan(
+        json!([type_step(1, "s1", "Subject", "{subject}", &["subject"])]),
+        decl,
+    );
+    let mut s = scenario(json!({}));
+    s.inputs = serde_json::from_value(inputs).unwrap();
+    replay(&p, &Prepared::new(&rec), &s, Mode::Chained)
+}
+
+#[test]
+fn an_each_time_input_without_a_value_is_asked_for_never_taken_from_the_recording() {
+    let t = input_case("each-time", json!({}));
+    assert_eq!(
+        t.outcome(),
+        (
+            Outcome::Stopped,
+            Some(FailReason::NeedsInput),
+            Some("s1".into())
+        )
+    );
+    assert_eq!(
+        asks(&t, AskKind::Input),
+        [(0, "no value given".to_string())]
+    );
+    let typed = serde_json::to_string(&t).unwrap();
+    assert!(!typed.contains("Invoice 42"), "the example leaked: {typed}");
+    // With a value from the scenario it runs; a `same` input may use its example.
+    let t = input_case("each-time", json!({"subject": "Invoice 7"}));
+    assert_eq!(t.outcome().0, Outcome::Completed);
+    let t = input_case("same", json!({}));
+    assert_eq!(t.outcome().0, Outcome::Completed);
+    assert!(asks(&t, AskKind::Input).is_empty());
+}

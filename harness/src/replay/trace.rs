@@ -27,6 +27,8 @@ pub enum AskKind {
     Confirm,
     /// What is the value of this sensitive input?
     SensitiveInput,
+    /// What is the value of this input, which changes each run?
+    Input,
     /// The field already holds text the guide doesn't mention: replace it?
     ReplacePrefilled,
     /// The plan's own `ask` step.
