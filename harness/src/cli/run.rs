@@ -176,21 +176,28 @@ impl Progress {
     }
 }
 
-/// Writes the chosen formats of `report` into `dir`, compares with the baseline, prints the
-/// regressions; returns the exit code (1 when a scenario missed its expectation or regressed).
-pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8, Error> {
+/// The baseline to gate on, loaded, with a sane tolerance. Called before a replay starts, so
+/// a bad flag or a missing baseline is refused at once rather than after the whole run.
+pub fn baseline(out: &OutputArgs) -> Result<Option<Baseline>, Error> {
     if !(out.tolerance >= 0.0 && out.tolerance.is_finite()) {
-        return Err(stepreplay::InputError::new(
+        return Err(InputError::new(
             "",
-            stepreplay::Reason::InvalidArgument,
+            Reason::InvalidArgument,
             format!("--tolerance {} must be a number ≥ 0", out.tolerance),
         )
         .into());
     }
-    let regressions: Option<RegressionReport> = match &out.baseline {
-        Some(path) => Some(compare(&Baseline::load(path)?, report, out.tolerance)),
+    Ok(match &out.baseline {
+        Some(path) => Some(Baseline::load(path)?),
         None => None,
-    };
+    })
+}
+
+/// Writes the chosen formats of `report` into `dir`, compares with the baseline, prints the
+/// regressions; returns the exit code (1 when a scenario missed its expectation or regressed).
+pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8, Error> {
+    let regressions: Option<RegressionReport> =
+        baseline(out)?.map(|base| compare(&base, report, out.tolerance));
     let has = |f: Format| out.format.contains(&f);
     if has(Format::Json) {
         write_file(&dir.join("report.json"), to_json(report))?;
@@ -251,6 +258,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
     } else {
         args.paths
     };
+    baseline(&args.out)?;
     let files = discover(&paths)?;
     let jobs = args
         .jobs

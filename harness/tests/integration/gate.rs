@@ -803,3 +803,26 @@ fn a_run_with_no_scenarios_is_refused_not_green() {
     );
     assert!(!dir.path().join("reports").exists(), "no report of nothing");
 }
+
+/// A bad gate flag or a missing baseline is refused before any replay, and nothing is written.
+#[test]
+fn bad_gate_flags_are_refused_before_the_replay() {
+    let dir = crate::util::TempDir::new("bad-gate");
+    let reports = dir.path().join("reports");
+    for (args, says) in [
+        (vec!["--tolerance=-1"], "must be a number"),
+        (vec!["--tolerance", "NaN"], "must be a number"),
+        (vec!["--baseline", "nowhere/baseline.json"], "missing-file"),
+    ] {
+        let o = crate::util::stepreplay(repo())
+            .args(["run", "-q", "--report-dir"])
+            .args([&reports])
+            .args(&args)
+            .args([passing()])
+            .run();
+        o.check(o.code == 2, "refused");
+        o.check(o.stderr.contains(says), says);
+        o.check(o.stdout.is_empty(), "no scenario ran");
+        assert!(!reports.exists(), "nothing written for {args:?}");
+    }
+}
