@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use stepreplay::Error;
-use stepreplay::plan::{load_plan, read_plan_source};
+use stepreplay::plan::{plan_from_source, read_plan_source};
 use stepreplay::recording::import::import_realrec;
 
 #[derive(Debug, clap::Args)]
@@ -33,7 +33,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let plan = match &args.plan {
         Some(path) => {
             let src = read_plan_source(path)?;
-            Some((load_plan(path)?, src))
+            Some((plan_from_source(&src)?, src))
         }
         None => None,
     };

@@ -130,9 +130,14 @@ fn check_schema(src: &Source, value: &Value, want: &str) -> Result<(), InputErro
 /// Loads and lowers a plan for replay. A plan that `check` would reject at error level
 /// because it cannot be lowered is an `invalid-field` error here.
 pub fn load_plan(path: &Path) -> Result<Plan, InputError> {
-    let src = read_plan_source(path)?;
-    let fox = parse_foxstep(&src)?;
-    let base = path.parent().unwrap_or(Path::new("."));
+    plan_from_source(&read_plan_source(path)?)
+}
+
+/// [`load_plan`] on a source already read, for callers that also need its text (to place
+/// their own errors at a step's line and column).
+pub fn plan_from_source(src: &Source) -> Result<Plan, InputError> {
+    let fox = parse_foxstep(src)?;
+    let base = src.path.parent().unwrap_or(Path::new("."));
     lower_foxstep(&fox, base).map_err(|problems| {
         let first = &problems[0];
         let mut e = src.error(

@@ -9,7 +9,7 @@ pub(crate) mod lower;
 mod model;
 mod redact;
 
-pub use load::{MAX_PLAN_BYTES, load_plan, parse_foxstep, read_plan_source};
+pub use load::{MAX_PLAN_BYTES, load_plan, parse_foxstep, plan_from_source, read_plan_source};
 pub use lower::lower_foxstep;
 pub use model::*;
 pub use redact::{REDACTED, redact_json_text, sensitive_values};

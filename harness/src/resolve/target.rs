@@ -286,6 +286,24 @@ fn label_candidates(
     }
 }
 
+/// Where the plan says the control is, as shares of the screen: its point, else its bounds'
+/// centre.
+pub(super) fn plan_point(t: &Target) -> Option<crate::plan::Point> {
+    t.point.or_else(|| {
+        t.bounds.map(|b| crate::plan::Point {
+            x: b.x + b.width / 2.0,
+            y: b.y + b.height / 2.0,
+        })
+    })
+}
+
+/// What makes two elements one place to click: GTK lists an open combo's menu under the combo
+/// and again as its own window, with the same role, name and box.
+pub(super) fn control_key<'a>(ix: &'a FrameIndex, i: u32) -> (&'a str, &'a str, Rect) {
+    let n = &ix.nodes[i as usize];
+    (n.ax_role, ix.norm(i), n.frame)
+}
+
 /// How far the target's window moved since the reference frame.
 pub(super) fn displacement(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> (i32, i32) {
     let now = find_window(t, ix);
@@ -302,12 +320,7 @@ fn geometry_candidates(
     ctx: &ResolveContext,
     out: &mut Vec<(u32, f64, Strategy)>,
 ) -> Result<Option<(f64, f64)>, String> {
-    let Some(p) = t.point.or_else(|| {
-        t.bounds.map(|b| crate::plan::Point {
-            x: b.x + b.width / 2.0,
-            y: b.y + b.height / 2.0,
-        })
-    }) else {
+    let Some(p) = plan_point(t) else {
         return Err("the control has no label, point or bounds".into());
     };
     let (w, h) = (ctx.screen.0 as f64, ctx.screen.1 as f64);
@@ -378,10 +391,7 @@ fn rank(
     // the role, name and box of an earlier one is dropped.
     if let Some(&(_, best, _)) = cands.first() {
         let mut seen = std::collections::HashSet::new();
-        cands.retain(|&(i, s, _)| {
-            let n = &ix.nodes[i as usize];
-            best - s >= AMBIGUITY_MARGIN || seen.insert((n.ax_role, ix.norm(i), n.frame))
-        });
+        cands.retain(|&(i, s, _)| best - s >= AMBIGUITY_MARGIN || seen.insert(control_key(ix, i)));
     }
     let count = cands.len();
     let top = cands.first().copied();

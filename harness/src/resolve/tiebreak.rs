@@ -13,7 +13,10 @@ use image::RgbaImage;
 
 use super::crop::{GrayScreen, score_near};
 use super::index::FrameIndex;
-use super::target::{AMBIGUITY_MARGIN, ResolveContext, displacement, role_matches, window_matches};
+use super::target::{
+    AMBIGUITY_MARGIN, ResolveContext, control_key, displacement, plan_point, role_matches,
+    window_matches,
+};
 use crate::plan::Target;
 use crate::recording::Rect;
 
@@ -107,8 +110,7 @@ fn distinct_leaders(
     (0..cands.len())
         .filter(|&k| {
             let (i, s, _) = cands[k];
-            let n = &ix.nodes[i as usize];
-            best - s < AMBIGUITY_MARGIN && seen.insert((n.ax_role, ix.norm(i), n.frame))
+            best - s < AMBIGUITY_MARGIN && seen.insert(control_key(ix, i))
         })
         .collect()
 }
@@ -144,12 +146,7 @@ fn decided_by_score(
 /// The plan's point (or its bounds' centre) in pixels, moved as far as the step's window
 /// moved since the recording.
 fn expected_point(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Option<(f64, f64)> {
-    let p = t.point.or_else(|| {
-        t.bounds.map(|b| crate::plan::Point {
-            x: b.x + b.width / 2.0,
-            y: b.y + b.height / 2.0,
-        })
-    })?;
+    let p = plan_point(t)?;
     let (dx, dy) = displacement(t, ix, ctx);
     Some((
         p.x * ctx.screen.0 as f64 + dx as f64,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::util::repo;
 use stepreplay::json::{parse_typed, read_text};
 use stepreplay::plan::check::check_source;
-use stepreplay::plan::{load_plan, read_plan_source};
+use stepreplay::plan::{load_plan, plan_from_source, read_plan_source};
 use stepreplay::recording::load_recording;
 use stepreplay::recording::synth::{ScenarioFile, load_script, synthesize};
 use stepreplay::{InputError, Reason};
@@ -310,8 +310,8 @@ fn importing_the_real_zenity_recording_reproduces_the_checked_in_one() {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("import-zenity");
     let _ = std::fs::remove_dir_all(&out);
     let plan_path = repo().join("scenarios/zenity-add-contact/plan.json");
-    let plan = load_plan(&plan_path).unwrap();
     let plan_src = read_plan_source(&plan_path).unwrap();
+    let plan = plan_from_source(&plan_src).unwrap();
     let o = stepreplay::recording::import::import_realrec(
         &src,
         &out,
