@@ -33,6 +33,7 @@ pub enum Reason {
     IngestionFailed,
     PlanRecordingMismatch,
     NoScenarios,
+    TargetNotFound,
 }
 
 impl Reason {
@@ -58,6 +59,7 @@ impl Reason {
             Reason::IngestionFailed => "ingestion-failed",
             Reason::PlanRecordingMismatch => "plan-recording-mismatch",
             Reason::NoScenarios => "no-scenarios",
+            Reason::TargetNotFound => "target-not-found",
         }
     }
 }
@@ -238,6 +240,13 @@ pub enum Error {
     /// A bug or an impossible state; please report it (exit 3).
     #[error("internal error: {0}")]
     Internal(String),
+    /// The live desktop a recording needs failed: a program missing or dying, a bus that did
+    /// not answer (exit 3: the input was fine, the machine was not).
+    #[error("live desktop: {0}")]
+    Desktop(String),
+    /// The user stopped the command (Ctrl-C, SIGTERM); exit 130 as shells expect.
+    #[error("interrupted; everything started was stopped")]
+    Interrupted,
 }
 
 impl From<InputError> for Error {
@@ -251,7 +260,8 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Input(_) => 2,
-            Error::Write { .. } | Error::Internal(_) => 3,
+            Error::Write { .. } | Error::Internal(_) | Error::Desktop(_) => 3,
+            Error::Interrupted => 130,
         }
     }
 

@@ -18,6 +18,8 @@ pub mod output;
 mod par;
 pub mod perturb;
 pub mod plan;
+#[cfg(target_os = "linux")]
+pub mod record;
 pub mod recording;
 pub mod replay;
 pub mod report;

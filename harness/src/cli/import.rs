@@ -10,7 +10,9 @@ use stepreplay::recording::import::import_realrec;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A `realrec` folder: `steps.json`, `frame_NNN.png` and `frame_NNN.ax.json` (the full
-    /// AT-SPI tree; `frame_NNN.mac.json` is read for a frame that has none).
+    /// AT-SPI tree; `frame_NNN.mac.json` is read for a frame that has none, and
+    /// `frame_NNN.macapptree.json` — a macOS window's tree as macapptree dumps it, the
+    /// screenshot that window's — for a frame with neither).
     src: PathBuf,
     /// The recording folder to write (`recording.json`, `frames/`).
     #[arg(long)]
@@ -49,12 +51,30 @@ pub fn run(args: Args) -> Result<u8, Error> {
         o.transitions,
         args.out.display()
     );
+    let apptree = &o.macapptree_frames;
     match (o.atspi_frames, o.mac_frames.len()) {
+        (0, 0) => {}
         (_, 0) => println!("  trees: full AT-SPI trees (frame_NNN.ax.json)"),
-        (0, _) => println!("  trees: frame_NNN.mac.json (on-screen nodes only: no .ax.json found)"),
+        (0, _) if apptree.is_empty() => {
+            println!("  trees: frame_NNN.mac.json (on-screen nodes only: no .ax.json found)")
+        }
+        (0, _) => println!(
+            "  trees: frame_NNN.mac.json (on-screen nodes only: no .ax.json found) for {}",
+            o.mac_frames.join(", ")
+        ),
         (_, _) => println!(
             "  trees: full AT-SPI trees, but frame_NNN.mac.json (on-screen nodes only) for {}",
             o.mac_frames.join(", ")
+        ),
+    }
+    match (o.atspi_frames + o.mac_frames.len(), apptree.len()) {
+        (_, 0) => {}
+        (0, _) => println!(
+            "  trees: frame_NNN.macapptree.json (macapptree dumps: no .ax.json or .mac.json found)"
+        ),
+        (_, _) => println!(
+            "  trees: frame_NNN.macapptree.json (no .ax.json or .mac.json) for {}",
+            apptree.join(", ")
         ),
     }
     for f in &o.truncated {

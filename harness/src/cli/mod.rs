@@ -8,9 +8,12 @@ mod diff;
 mod fmt;
 mod import;
 mod merge;
+#[cfg(target_os = "linux")]
+mod record;
 mod run;
 mod serve;
 mod show;
+mod stop;
 mod synth;
 
 use clap::{Parser, Subcommand};
@@ -40,6 +43,9 @@ enum Command {
     Serve(serve::Args),
     /// Write a synthetic recording (and its plan, crops and scenarios) from a desktop script.
     Synth(synth::Args),
+    /// Record a real app on a live Linux desktop (Xvfb, AT-SPI): recording, plan, scenario.
+    #[cfg(target_os = "linux")]
+    Record(record::Args),
     /// Import a real recording (`realrec`: screenshots, AX trees, steps) for replay.
     Import(import::Args),
     /// Print a recording's frames, transitions and AX trees as text.
@@ -62,6 +68,8 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Synth(a) => synth::run(a),
         Command::Show(a) => show::run(a),
         Command::Import(a) => import::run(a),
+        #[cfg(target_os = "linux")]
+        Command::Record(a) => record::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Baseline(a) => baseline::run(a),
     }

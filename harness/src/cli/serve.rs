@@ -4,16 +4,15 @@
 //! Ctrl-C ends it at once, which is safe too, since every step is crash-safe.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use stepreplay::Error;
 use stepreplay::bridge::serve::{ServeOptions, serve};
 
+use super::stop::{STOP, install_stop_handler};
+
 /// Test hook: abort right after this many outcomes, before moving the job file.
 const CRASH_ENV: &str = "STEPREPLAY_SERVE_CRASH_AFTER";
-
-static STOP: AtomicBool = AtomicBool::new(false);
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -54,30 +53,4 @@ pub fn run(args: Args) -> Result<u8, Error> {
         if s.stopped { ", stopped" } else { "" }
     );
     Ok(0)
-}
-
-#[cfg(unix)]
-extern "C" fn on_signal(sig: libc::c_int) {
-    STOP.store(true, std::sync::atomic::Ordering::SeqCst);
-    // SAFETY: `signal` is async-signal-safe; restoring the default makes a second Ctrl-C
-    // end the process at once.
-    unsafe {
-        libc::signal(sig, libc::SIG_DFL);
-    }
-}
-
-#[cfg(unix)]
-fn install_stop_handler() {
-    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    // SAFETY: the handler only stores to an atomic and calls `signal`, both
-    // async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, handler);
-        libc::signal(libc::SIGTERM, handler);
-    }
-}
-
-#[cfg(not(unix))]
-fn install_stop_handler() {
-    // Without a handler Ctrl-C ends the process mid-file, which the inbox design survives.
 }

@@ -264,6 +264,13 @@ impl Window {
 }
 
 impl AxSnapshot {
+    /// Calls `f` on every element of every window, depth first.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Element)) {
+        for w in self.apps.iter().flat_map(|a| &a.windows) {
+            w.walk(f);
+        }
+    }
+
     /// The app in front, if any.
     pub fn frontmost(&self) -> Option<&App> {
         self.apps.iter().find(|a| a.frontmost)

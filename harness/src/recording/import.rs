@@ -1,13 +1,16 @@
 //! Importing real recordings: the `realrec` layout (`frame_NNN.png`, `frame_NNN.ax.json` — the
 //! full AT-SPI tree — or `frame_NNN.mac.json` — its on-screen nodes already in macOS AX
-//! vocabulary — and `steps.json`) becomes a `stepreplay-recording/1` folder the harness
-//! replays like its synthetic ones.
+//! vocabulary — or `frame_NNN.macapptree.json` — a macOS window's AX tree as the public
+//! `macapptree` tool dumps it — and `steps.json`) becomes a `stepreplay-recording/1` folder
+//! the harness replays like its synthetic ones.
 //!
 //! A frame's tree comes from its `.ax.json` whenever there is one, converted by
 //! [`super::atspi`] (the corpus's role map, and containers without geometry kept so that a
 //! GTK 4 popover's or stack page's controls are not lost); a frame without one falls back to
-//! its `.mac.json`, which drops every subtree under a node without extents. Which files were
-//! read is in [`ImportOutput`] and in the recording's `source.detail`.
+//! its `.mac.json`, which drops every subtree under a node without extents, and a frame with
+//! neither to its `.macapptree.json`, converted by [`super::macapptree`] (positions relative
+//! to the dumped window, whose size is the screen's; containers without geometry kept). Which
+//! files were read is in [`ImportOutput`] and in the recording's `source.detail`.
 //!
 //! Real trees are kept as they are — nameless entries, labels as separate static texts, a
 //! combo's menu in its own window — because that is what a resolver must live with. Element
@@ -26,6 +29,7 @@ use super::bind::{RecordedAction, bind};
 use super::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind, Transition,
 };
+use super::macapptree::read_macapptree;
 use super::{decode_png, load_recording};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text, to_canonical_value};
@@ -51,6 +55,8 @@ pub struct ImportOutput {
     pub atspi_frames: usize,
     /// Frames without a `.ax.json`, read from `frame_NNN.mac.json` (on-screen nodes only).
     pub mac_frames: Vec<String>,
+    /// Frames with neither, read from `frame_NNN.macapptree.json` (a macapptree dump).
+    pub macapptree_frames: Vec<String>,
     /// Frames whose AT-SPI dump says the recorder stopped at its node limit.
     pub truncated: Vec<String>,
 }
@@ -155,8 +161,18 @@ pub(super) fn element_id(prefix: char, path: &str) -> String {
     format!("{prefix}{}", path.replace('/', "-"))
 }
 
-fn nonempty(s: &Option<String>) -> Option<String> {
+pub(super) fn nonempty(s: &Option<String>) -> Option<String> {
     s.clone().filter(|s| !s.is_empty())
+}
+
+/// A source's `value` as the snapshot keeps it: a string as it is, a number or any other
+/// JSON as its JSON text, null as none.
+pub(super) fn value_text(v: &Option<serde_json::Value>) -> Option<String> {
+    match v {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(s)) => Some(s.clone()),
+        Some(other) => Some(other.to_string()),
+    }
 }
 
 fn convert_element(n: &MacNode) -> Element {
@@ -165,11 +181,7 @@ fn convert_element(n: &MacNode) -> Element {
     e.subrole = nonempty(&n.subrole);
     e.title = nonempty(&n.title);
     e.description = nonempty(&n.description);
-    e.value = match &n.value {
-        None | Some(serde_json::Value::Null) => None,
-        Some(serde_json::Value::String(s)) => Some(s.clone()),
-        Some(other) => Some(other.to_string()),
-    };
+    e.value = value_text(&n.value);
     e.enabled = n.enabled.unwrap_or(true);
     e.focused = n.focused.unwrap_or(false);
     e.selected = n.selected.unwrap_or(false);
@@ -209,7 +221,7 @@ fn convert_snapshot(file: &MacFile) -> AxSnapshot {
 }
 
 /// `AXDialog` → `dialog`, `AXFloatingWindow` → `floating-window`.
-pub(super) fn window_kind(subrole: &str) -> String {
+pub(crate) fn window_kind(subrole: &str) -> String {
     let s = subrole.strip_prefix("AX").unwrap_or(subrole);
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -221,21 +233,13 @@ pub(super) fn window_kind(subrole: &str) -> String {
     out
 }
 
-fn walk<'a>(s: &'a AxSnapshot, f: &mut impl FnMut(&'a Element)) {
-    for app in &s.apps {
-        for w in &app.windows {
-            w.walk(f);
-        }
-    }
-}
-
 /// The element a step acted on, in the frame before it.
 fn acted_on(before: &AxSnapshot, target: Option<&StepTarget>) -> Option<String> {
     let mut found = None;
     match target {
         Some(t) => {
             let id = element_id('e', &t.path);
-            walk(before, &mut |e| {
+            before.walk(&mut |e| {
                 if found.is_none() && e.id == id {
                     found = Some(e.id.clone());
                 }
@@ -244,15 +248,20 @@ fn acted_on(before: &AxSnapshot, target: Option<&StepTarget>) -> Option<String> 
                 return found;
             }
             // The target's own states and actions; its parent and children are not recorded,
-            // so a combo box is taken for an AXPopUpButton and a menu for an AXMenu.
+            // so a combo box is taken for an AXPopUpButton and a menu for an AXMenu. A macOS
+            // recorder names the AX role itself (`AXButton`).
             let cx = RoleContext {
                 states: &t.states,
                 actions: &t.actions,
                 ..RoleContext::default()
             };
-            let role = ax_role(&t.role, &cx).role;
+            let role = if t.role.starts_with("AX") {
+                t.role.as_str()
+            } else {
+                ax_role(&t.role, &cx).role
+            };
             let frame = t.extents.map(Rect::from);
-            walk(before, &mut |e| {
+            before.walk(&mut |e| {
                 let name_ok = t.name.is_empty() || e.own_name() == Some(t.name.as_str());
                 if found.is_none()
                     && role == e.ax_role
@@ -263,7 +272,7 @@ fn acted_on(before: &AxSnapshot, target: Option<&StepTarget>) -> Option<String> 
                 }
             });
         }
-        None => walk(before, &mut |e| {
+        None => before.walk(&mut |e| {
             if found.is_none() && e.focused {
                 found = Some(e.id.clone());
             }
@@ -277,7 +286,7 @@ fn acted_on(before: &AxSnapshot, target: Option<&StepTarget>) -> Option<String> 
 /// click.
 fn look_alikes(before: &AxSnapshot, id: &str) -> Vec<String> {
     let mut target = None;
-    walk(before, &mut |e| {
+    before.walk(&mut |e| {
         if e.id == id {
             target = Some((e.ax_role.clone(), e.own_name().map(str::to_string), e.frame));
         }
@@ -286,7 +295,7 @@ fn look_alikes(before: &AxSnapshot, id: &str) -> Vec<String> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    walk(before, &mut |e| {
+    before.walk(&mut |e| {
         if e.id != id
             && e.ax_role == role
             && e.own_name().map(str::to_string) == name
@@ -373,21 +382,28 @@ pub fn import_realrec(
             }
         };
         let atspi_path = safe(".ax.json")?;
+        let mac_path = safe(".mac.json")?;
+        let macapptree_path = safe(".macapptree.json")?;
         let png_path = safe(".png")?;
-        // Any entry named `.ax.json` is the full tree: a broken one is refused, never skipped.
-        let (tree_path, (width, height), ax) = if atspi_path.symlink_metadata().is_ok() {
+        let exists = |p: &Path| p.symlink_metadata().is_ok();
+        // Any entry with a tree's name is read: a broken one is refused, never skipped. With
+        // no tree at all, the error names the `.mac.json`, as before `.macapptree.json` was.
+        let (tree_path, (width, height), ax) = if exists(&atspi_path) {
             let t = read_atspi(&atspi_path, MAX_SOURCE_BYTES)?;
             output.atspi_frames += 1;
             if t.truncated {
                 output.truncated.push(id.clone());
             }
             (atspi_path, t.screen, t.ax)
-        } else {
-            let mac_path = safe(".mac.json")?;
+        } else if exists(&mac_path) || !exists(&macapptree_path) {
             let mac = read_mac(&mac_path)?;
             output.mac_frames.push(id.clone());
             let size = (mac.screen.width, mac.screen.height);
             (mac_path, size, convert_snapshot(&mac))
+        } else {
+            let t = read_macapptree(&macapptree_path, MAX_SOURCE_BYTES)?;
+            output.macapptree_frames.push(id.clone());
+            (macapptree_path, t.screen, t.ax)
         };
         let img = decode_png(&png_path)?;
         if (img.width(), img.height()) != (width, height) {
@@ -488,13 +504,27 @@ pub fn import_realrec(
 }
 
 /// `realrec, full AT-SPI trees: <title>`: where the recording came from and which trees were
-/// read.
+/// read — the first kind of tree that any frame came from, then the frames read from each
+/// later kind.
 fn detail(title: Option<&str>, o: &ImportOutput) -> String {
-    let trees = match (o.atspi_frames, o.mac_frames.as_slice()) {
-        (_, []) => "full AT-SPI trees".to_string(),
-        (0, _) => "on-screen .mac.json trees".to_string(),
-        (_, mac) => format!("full AT-SPI trees, .mac.json for {}", mac.join(", ")),
-    };
+    let (mac, apptree) = (&o.mac_frames, &o.macapptree_frames);
+    let mut trees = vec![
+        if o.atspi_frames > 0 {
+            "full AT-SPI trees"
+        } else if !mac.is_empty() {
+            "on-screen .mac.json trees"
+        } else {
+            "macapptree trees"
+        }
+        .to_string(),
+    ];
+    if o.atspi_frames > 0 && !mac.is_empty() {
+        trees.push(format!(".mac.json for {}", mac.join(", ")));
+    }
+    if (o.atspi_frames > 0 || !mac.is_empty()) && !apptree.is_empty() {
+        trees.push(format!(".macapptree.json for {}", apptree.join(", ")));
+    }
+    let trees = trees.join(", ");
     match title {
         Some(t) => format!("realrec, {trees}: {t}"),
         None => format!("realrec, {trees}"),
@@ -659,6 +689,57 @@ mod tests {
         let (o, _, file) = f.import().unwrap();
         assert_eq!(o.unmatched, ["step 1"]);
         assert_eq!(file.transitions[0].element, None);
+    }
+
+    /// The same dialog as macapptree dumps it: positions relative to the window.
+    fn apptree() -> serde_json::Value {
+        json!({"name": "Demo", "role": "AXWindow", "position": "0.00;0.00", "size": "64;48",
+               "children": [{"name": null, "role": "AXButton", "description": "OK",
+                             "role_description": "button", "value": null,
+                             "position": "10.00;10.00", "size": "30;20", "children": []}]})
+    }
+
+    /// A frame with neither `.ax.json` nor `.mac.json` reads its `.macapptree.json`, and the
+    /// detail names it after the kind the other frames came from.
+    #[test]
+    fn without_either_the_macapptree_json_is_read() {
+        let f = folder("apptree", ok_target());
+        std::fs::remove_file(f.0.join("frame_001.mac.json")).unwrap();
+        f.write("frame_001.macapptree.json", &apptree().to_string());
+        let (o, axes, file) = f.import().unwrap();
+        assert_eq!(o.mac_frames, ["frame_000"]);
+        assert_eq!(o.macapptree_frames, ["frame_001"]);
+        assert_eq!(
+            file.source.detail.as_deref(),
+            Some("realrec, on-screen .mac.json trees, .macapptree.json for frame_001")
+        );
+        assert_eq!(axes[1].find("e0-0").unwrap().2.own_name(), Some("OK"));
+        // A `.mac.json` beside it is read first.
+        f.write("frame_001.mac.json", &mac_tree().to_string());
+        let (o, ..) = f.import().unwrap();
+        assert!(o.macapptree_frames.is_empty());
+    }
+
+    /// Every frame a macapptree dump; a target whose path is not in the frame is found by the
+    /// AX role a macOS recorder names, its name and its box.
+    #[test]
+    fn macapptree_frames_only_and_a_target_by_ax_role() {
+        let target = json!({"path": "0/9", "role": "AXButton", "name": "OK",
+                            "extents": {"x": 10, "y": 10, "width": 30, "height": 20}});
+        let f = folder("apptree-only", target);
+        for frame in ["frame_000", "frame_001"] {
+            std::fs::remove_file(f.0.join(format!("{frame}.mac.json"))).unwrap();
+            f.write(&format!("{frame}.macapptree.json"), &apptree().to_string());
+        }
+        let (o, _, file) = f.import().unwrap();
+        assert_eq!((o.atspi_frames, o.mac_frames.len()), (0, 0));
+        assert_eq!(o.macapptree_frames, ["frame_000", "frame_001"]);
+        assert_eq!(
+            file.source.detail.as_deref(),
+            Some("realrec, macapptree trees")
+        );
+        assert!(o.unmatched.is_empty(), "{:?}", o.unmatched);
+        assert_eq!(file.transitions[0].element.as_deref(), Some("e0-0"));
     }
 
     /// A malformed `.ax.json` is refused with its file, field path and reason, and is never

@@ -7,6 +7,7 @@ pub mod bind;
 pub mod format;
 pub mod import;
 mod load;
+pub mod macapptree;
 pub(crate) mod png_decode;
 mod safe_path;
 pub mod synth;

@@ -4,7 +4,10 @@ mod bridge;
 mod check;
 mod diff;
 mod gate;
+mod macapptree;
 mod readme;
+#[cfg(target_os = "linux")]
+mod record;
 mod replay;
 mod standalone;
 mod synth;

@@ -63,6 +63,27 @@ impl Cli {
         self
     }
 
+    /// Adds one argument.
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.cmd.arg(arg);
+        self
+    }
+
+    /// Sets an environment variable for the run.
+    pub fn env(mut self, key: &str, value: impl AsRef<OsStr>) -> Self {
+        self.cmd.env(key, value);
+        self
+    }
+
+    /// Starts the command and returns at once (stdout and stderr piped).
+    pub fn spawn(mut self) -> std::process::Child {
+        self.cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", self.cmd))
+    }
+
     /// Runs to completion, whatever the exit code.
     pub fn run(mut self) -> Run {
         let out = self.cmd.output().unwrap_or_else(|e| {

@@ -3,13 +3,13 @@
 //! The entry point is [`synthesize`]; [`render`] draws any AX snapshot.
 
 mod build;
-mod canvas;
+pub(crate) mod canvas;
 mod font;
-mod foxplan;
+pub(crate) mod foxplan;
 mod render;
 pub mod script;
 mod widgets;
-mod write;
+pub(crate) mod write;
 
 pub use build::{Built, accessible_name, build, frame_id};
 pub use render::render;

@@ -1,0 +1,321 @@
+//! Finding a script's target in the live tree, as a person reading the screen would: by role
+//! and name (the accessible name, or the text of the label beside a nameless field — the same
+//! names the replay's resolver derives), in a window, the `index`-th in tree order when
+//! several match. A script that matches nothing, or several without an `index`, is refused
+//! with what was there instead: the recorder never guesses what a person meant.
+
+use serde_json::Value;
+
+use crate::recording::ax::{AxSnapshot, Rect, ax_role_of_words};
+use crate::resolve::{FrameIndex, WindowInfo};
+use crate::text::{normalize_label, words};
+
+use super::script::ScriptTarget;
+
+/// The control a step acts on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    /// Its element id in the imported tree (`e0-0-3`).
+    pub id: String,
+    /// Its AT-SPI child-index path (`0/0/3`), or `None` for a point on no control.
+    pub path: Option<String>,
+    /// Where to click, in pixels.
+    pub point: (i32, i32),
+    /// Its box, when it is a control.
+    pub frame: Option<Rect>,
+    /// The title of the window a person works in when it shows.
+    pub window: Option<String>,
+}
+
+/// `AXTextField` from `text field`; the AX role that role words name by their shape.
+fn camel_role(role: &str) -> String {
+    let mut out = String::from("AX");
+    for w in words(role) {
+        let mut c = w.chars();
+        if let Some(first) = c.next() {
+            out.extend(first.to_uppercase());
+            out.push_str(c.as_str());
+        }
+    }
+    out
+}
+
+fn role_ok(want: &str, ax_role: &str, atspi_role: Option<&str>) -> bool {
+    want == ax_role
+        || atspi_role.is_some_and(|r| normalize_label(r) == normalize_label(want))
+        || ax_role_of_words(want) == Some(ax_role)
+        || camel_role(want) == ax_role
+}
+
+/// The node of a `realrec.atspi/1` dump at a child-index path (`0/2/1`).
+pub fn node_at<'a>(dump: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut parts = path.split('/').map(|p| p.parse::<usize>().ok());
+    let mut node = dump.get("applications")?.get(parts.next()??)?;
+    for p in parts {
+        node = node.get("children")?.get(p?)?;
+    }
+    Some(node)
+}
+
+/// `e0-0-3` → `0/0/3`.
+fn path_of(id: &str) -> Option<String> {
+    let rest = id.strip_prefix('e')?;
+    rest.split('-')
+        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| rest.replace('-', "/"))
+}
+
+/// The title of the window a person works in when `w` shows: its own, or for a nameless
+/// popup its owner's.
+pub fn work_title(ix: &FrameIndex, w: &WindowInfo) -> Option<String> {
+    if !w.title.is_empty() {
+        return Some(w.title.clone());
+    }
+    ix.windows
+        .iter()
+        .find(|o| !o.title.is_empty() && o.norm_title == w.work_title)
+        .map(|o| o.title.clone())
+}
+
+fn showing(f: &Rect, screen: (u32, u32)) -> bool {
+    f.width > 0
+        && f.height > 0
+        && f.x + f.width > 0
+        && f.y + f.height > 0
+        && f.x < screen.0 as i32
+        && f.y < screen.1 as i32
+}
+
+/// Finds `t` in a frame: `ax` is the dump converted by the importer, `dump` the dump itself.
+pub fn find(
+    t: &ScriptTarget,
+    ax: &AxSnapshot,
+    dump: &Value,
+    screen: (u32, u32),
+) -> Result<Found, String> {
+    let ix = FrameIndex::new(ax);
+    if let Some([sx, sy]) = t.point {
+        let (x, y) = (sx * screen.0 as f64, sy * screen.1 as f64);
+        // The smallest control under the point, as a click lands on the innermost one.
+        let hit = ix
+            .at_point(x, y)
+            .into_iter()
+            .map(|i| &ix.nodes[i as usize])
+            .min_by_key(|n| n.frame.area());
+        let point = (x.round() as i32, y.round() as i32);
+        return Ok(match hit {
+            Some(n) => Found {
+                id: n.id.to_string(),
+                path: path_of(n.id),
+                point,
+                frame: Some(n.frame),
+                window: Some(ix.window_of(n).title.clone()).filter(|t| !t.is_empty()),
+            },
+            None => Found {
+                id: String::new(),
+                path: None,
+                point,
+                frame: None,
+                window: None,
+            },
+        });
+    }
+    let want_name = t.name.as_deref().map(normalize_label);
+    let want_window = t.window.as_deref().map(normalize_label);
+    let atspi_role = |id: &str| {
+        let p = path_of(id)?;
+        node_at(dump, &p)?.get("role")?.as_str().map(str::to_string)
+    };
+    let matches: Vec<_> = ix
+        .nodes
+        .iter()
+        .filter(|n| showing(&n.frame, screen))
+        .filter(|n| {
+            want_name
+                .as_ref()
+                .is_none_or(|w| n.name.is_some_and(|name| normalize_label(name) == *w))
+        })
+        .filter(|n| {
+            let w = ix.window_of(n);
+            want_window
+                .as_ref()
+                .is_none_or(|t| *t == w.work_title || *t == w.norm_title)
+        })
+        .filter(|n| {
+            t.role
+                .as_deref()
+                .is_none_or(|r| role_ok(r, n.ax_role, atspi_role(n.id).as_deref()))
+        })
+        .collect();
+    let pick = match (matches.len(), t.index) {
+        (0, _) => {
+            let named: Vec<String> = ix
+                .nodes
+                .iter()
+                .filter(|n| showing(&n.frame, screen))
+                .filter(|n| {
+                    want_name
+                        .as_ref()
+                        .is_some_and(|w| n.name.is_some_and(|name| normalize_label(name) == *w))
+                })
+                .map(|n| {
+                    let role = atspi_role(n.id).unwrap_or_default();
+                    format!("{} ({role}) in {:?}", n.ax_role, ix.window_of(n).title)
+                })
+                .take(5)
+                .collect();
+            let hint = if named.is_empty() {
+                "nothing on screen has that name".to_string()
+            } else {
+                format!("with that name on screen: {}", named.join(", "))
+            };
+            return Err(format!("no control on screen matches the target; {hint}"));
+        }
+        (_, Some(i)) if i < matches.len() => matches[i],
+        (n, Some(i)) => {
+            return Err(format!(
+                "index {i} asked for, but {n} controls match (0 to {})",
+                n - 1
+            ));
+        }
+        (1, None) => matches[0],
+        (n, None) => {
+            return Err(format!(
+                "{n} controls match the target; say which with \"index\" (0 to {}, in tree order)",
+                n - 1
+            ));
+        }
+    };
+    let window = work_title(&ix, ix.window_of(pick));
+    let (cx, cy) = pick.frame.center();
+    Ok(Found {
+        id: pick.id.to_string(),
+        path: path_of(pick.id),
+        point: (cx.round() as i32, cy.round() as i32),
+        frame: Some(pick.frame),
+        window,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Source;
+    use crate::recording::atspi::parse_atspi;
+    use serde_json::json;
+
+    fn node(path: &str, role: &str, name: &str, ext: [i32; 4], kids: Vec<Value>) -> Value {
+        json!({ "path": path, "role": role, "name": name,
+                "states": ["enabled", "showing", "visible", "editable", "sensitive"],
+                "extents": { "x": ext[0], "y": ext[1], "width": ext[2], "height": ext[3] },
+                "children": kids })
+    }
+
+    /// A form: two "Browse" buttons, a nameless field after its label, an OK button.
+    fn form() -> (Value, AxSnapshot) {
+        let dump = json!({
+            "schema": "realrec.atspi/1", "screen": { "width": 800, "height": 600 },
+            "applications": [{
+                "path": "0", "role": "application", "name": "yad", "states": [],
+                "children": [node("0/0", "dialog", "Files", [100, 100, 400, 300], vec![
+                    node("0/0/0", "label", "Source:", [110, 120, 80, 20], vec![]),
+                    node("0/0/1", "text", "", [200, 120, 200, 24], vec![]),
+                    node("0/0/2", "push button", "Browse", [410, 120, 80, 24], vec![]),
+                    node("0/0/3", "label", "Target:", [110, 160, 80, 20], vec![]),
+                    node("0/0/4", "text", "", [200, 160, 200, 24], vec![]),
+                    node("0/0/5", "push button", "Browse", [410, 160, 80, 24], vec![]),
+                    node("0/0/6", "push button", "OK", [410, 360, 80, 24], vec![]),
+                ])]
+            }]
+        });
+        let src = Source {
+            path: "frame_000.ax.json".into(),
+            text: dump.to_string(),
+        };
+        let ax = parse_atspi(&src).unwrap().ax;
+        (dump, ax)
+    }
+
+    fn target(role: &str, name: &str, index: Option<usize>) -> ScriptTarget {
+        ScriptTarget {
+            role: Some(role.into()),
+            name: Some(name.into()),
+            index,
+            ..ScriptTarget::default()
+        }
+    }
+
+    #[test]
+    fn finds_by_atspi_role_ax_role_or_words() {
+        let (dump, ax) = form();
+        for role in ["push button", "AXButton", "button"] {
+            let f = find(&target(role, "OK", None), &ax, &dump, (800, 600)).unwrap();
+            assert_eq!(f.path.as_deref(), Some("0/0/6"), "{role}");
+            assert_eq!(f.point, (450, 372));
+            assert_eq!(f.window.as_deref(), Some("Files"));
+        }
+    }
+
+    #[test]
+    fn a_nameless_field_is_found_by_the_label_beside_it() {
+        let (dump, ax) = form();
+        let f = find(
+            &target("text field", "Target:", None),
+            &ax,
+            &dump,
+            (800, 600),
+        )
+        .unwrap();
+        assert_eq!(f.path.as_deref(), Some("0/0/4"));
+    }
+
+    #[test]
+    fn same_named_controls_need_an_index() {
+        let (dump, ax) = form();
+        let e = find(
+            &target("push button", "Browse", None),
+            &ax,
+            &dump,
+            (800, 600),
+        )
+        .unwrap_err();
+        assert!(e.contains("2 controls match") && e.contains("index"), "{e}");
+        let f = find(
+            &target("push button", "Browse", Some(1)),
+            &ax,
+            &dump,
+            (800, 600),
+        )
+        .unwrap();
+        assert_eq!(f.path.as_deref(), Some("0/0/5"));
+        let e = find(
+            &target("push button", "Browse", Some(2)),
+            &ax,
+            &dump,
+            (800, 600),
+        )
+        .unwrap_err();
+        assert!(e.contains("index 2"), "{e}");
+    }
+
+    #[test]
+    fn a_miss_says_what_has_that_name() {
+        let (dump, ax) = form();
+        let e = find(&target("check box", "OK", None), &ax, &dump, (800, 600)).unwrap_err();
+        assert!(e.contains("AXButton (push button)"), "{e}");
+        let e = find(&target("button", "Cancel", None), &ax, &dump, (800, 600)).unwrap_err();
+        assert!(e.contains("nothing on screen"), "{e}");
+    }
+
+    #[test]
+    fn a_point_lands_on_the_innermost_control() {
+        let (dump, ax) = form();
+        let t = ScriptTarget {
+            point: Some([450.0 / 800.0, 372.0 / 600.0]),
+            ..ScriptTarget::default()
+        };
+        let f = find(&t, &ax, &dump, (800, 600)).unwrap();
+        assert_eq!(f.path.as_deref(), Some("0/0/6"));
+        assert_eq!(node_at(&dump, "0/0/6").unwrap()["name"], "OK");
+    }
+}

@@ -1,0 +1,279 @@
+//! `stepreplay record` end to end on a real desktop: Xvfb, a session D-Bus, the AT-SPI bus,
+//! openbox and zenity (GTK 3), all from Debian packages that `scripts/install-test-deps`
+//! installs. The recording must replay, two recordings of one script must be equal, and no
+//! process the recorder started may outlive it — after success, an error, or Ctrl-C.
+
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::util::{TempDir, have_tool, repo, stepreplay};
+
+const TAG: &str = "STEPREPLAY_RECORD_TAG";
+
+fn have_desktop() -> bool {
+    // The AT-SPI bus launcher lives outside the PATH; its package also brings the registry.
+    let launcher = Path::new("/usr/libexec/at-spi-bus-launcher").is_file();
+    if !launcher {
+        assert!(
+            std::env::var_os("STEPREPLAY_REQUIRE_TOOLS").is_none(),
+            "at-spi2-core is required (STEPREPLAY_REQUIRE_TOOLS is set): scripts/install-test-deps"
+        );
+        eprintln!("note: at-spi2-core is not installed; skipping");
+        return false;
+    }
+    let install = "apt-get install xvfb dbus openbox zenity (or run scripts/install-test-deps)";
+    ["Xvfb", "dbus-daemon", "openbox", "zenity"]
+        .iter()
+        .all(|t| have_tool(t, install))
+}
+
+fn script() -> std::path::PathBuf {
+    repo().join("harness/tests/fixtures/record/zenity-form.json")
+}
+
+/// Processes whose environment carries `TAG=tag`: everything the recorder started.
+fn tagged(tag: &str) -> Vec<String> {
+    let want = format!("{TAG}={tag}");
+    let mut out = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(env) = fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|&b| b == 0).any(|kv| kv == want.as_bytes()) {
+            let comm = fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+            out.push(format!("{name} {}", comm.trim()));
+        }
+    }
+    out
+}
+
+/// Waits a little for processes that are being reaped.
+fn none_left(tag: &str) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let left = tagged(tag);
+        if left.is_empty() || Instant::now() > deadline {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn record(suite: &Path, tag: &str) -> crate::util::Run {
+    let out = suite.join("recordings/signin");
+    stepreplay(suite)
+        .env(TAG, tag)
+        .args(["record", "--xvfb", "--script"])
+        .args([script()])
+        .arg("--out")
+        .args([out])
+        .run()
+}
+
+fn tree_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_recording_replays_and_a_second_one_is_equal() {
+    if !have_desktop() {
+        return;
+    }
+    let a = TempDir::new("record-a");
+    let tag = format!("ok-{}", std::process::id());
+    let run = record(a.path(), &tag);
+    run.check(run.code == 0, "record failed");
+    run.check(
+        run.stdout.contains("recorded 5 steps in 6 frames"),
+        "wrong counts",
+    );
+    let left = none_left(&tag);
+    assert!(
+        left.is_empty(),
+        "processes left after a normal run: {left:?}"
+    );
+
+    // The plan names real controls, with UUID step ids and a crop per step.
+    let plan = fs::read_to_string(a.path().join("scenarios/signin/plan.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&plan).unwrap();
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 5);
+    assert_eq!(steps[0]["target"]["label"], "Name");
+    assert_eq!(steps[0]["target"]["ax_role"], "AXTextField");
+    assert_eq!(steps[4]["target"]["ax_role"], "AXButton");
+    assert_eq!(steps[2]["keys"], "Tab");
+    for s in steps {
+        let id = s["step_id"].as_str().unwrap();
+        assert_eq!(id.len(), 36, "{id}");
+        if let Some(crop) = s["target"]["crop"].as_str() {
+            assert!(
+                a.path().join("scenarios/signin").join(crop).is_file(),
+                "{crop}"
+            );
+        }
+    }
+    // The secret is typed but written nowhere except the scenario's answers.
+    for (file, bytes) in tree_bytes(a.path()) {
+        let has = String::from_utf8_lossy(&bytes).contains("s3cret-Plum");
+        assert_eq!(has, file == "scenarios/signin.json", "{file}");
+    }
+    // The recording's tree is the whole AT-SPI tree: the password field is a secure field.
+    let show = stepreplay(a.path())
+        .args(["show", "recordings/signin"])
+        .expect_code(0);
+    show.check(
+        show.stdout.contains("AXSecureTextField"),
+        "no secure field in the tree",
+    );
+
+    // It replays in both modes.
+    let run = stepreplay(a.path())
+        .args([
+            "run",
+            "-q",
+            "scenarios/signin.json",
+            "--report-dir",
+            "reports",
+        ])
+        .expect_code(0);
+    run.check(
+        run.stdout.contains("ok   signin") && run.stdout.contains("completed"),
+        "replay did not complete",
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(a.path().join("reports/report.json")).unwrap())
+            .unwrap();
+    let runs = report["scenarios"][0]["runs"].as_object().unwrap();
+    assert_eq!(runs.len(), 2, "both modes run");
+    for (mode, r) in runs {
+        assert_eq!(r["outcome"], "completed", "{mode}");
+        assert_eq!(
+            r["scores"]["element_accuracy"], 1.0,
+            "{mode}: {}",
+            r["scores"]
+        );
+    }
+
+    // The same script again: the same bytes, frames included (caret blink and animations are
+    // off in the recorder's private GTK settings).
+    let b = TempDir::new("record-b");
+    let run = record(b.path(), &tag);
+    run.check(run.code == 0, "second record failed");
+    for part in ["recordings", "scenarios"] {
+        let (x, y) = (
+            tree_bytes(&a.path().join(part)),
+            tree_bytes(&b.path().join(part)),
+        );
+        let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&x), names(&y), "{part}: different files");
+        for ((n, bx), (_, by)) in x.iter().zip(&y) {
+            assert!(
+                bx == by,
+                "{part}/{n} differs between two recordings of one script"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_target_that_is_not_there_is_refused_and_nothing_is_left() {
+    if !have_desktop() {
+        return;
+    }
+    let dir = TempDir::new("record-miss");
+    let script = dir.path().join("miss.json");
+    let text = fs::read_to_string(self::script())
+        .unwrap()
+        .replace(r#""name": "OK""#, r#""name": "Submit""#);
+    fs::write(&script, text).unwrap();
+    let tag = format!("miss-{}", std::process::id());
+    let run = stepreplay(dir.path())
+        .env(TAG, &tag)
+        .args([
+            "record",
+            "--xvfb",
+            "--script",
+            "miss.json",
+            "--out",
+            "recordings/miss",
+        ])
+        .run();
+    run.check(run.code == 2, "want exit 2 for a target that is not there");
+    run.check(
+        run.stderr.contains("steps[4].target")
+            && run.stderr.contains("target-not-found")
+            && run.stderr.contains("nothing on screen has that name"),
+        "the error should say which step and why",
+    );
+    let left = none_left(&tag);
+    assert!(left.is_empty(), "processes left after an error: {left:?}");
+    assert!(!dir.path().join("recordings/miss/recording.json").exists());
+}
+
+#[test]
+fn ctrl_c_stops_everything_it_started() {
+    if !have_desktop() {
+        return;
+    }
+    let dir = TempDir::new("record-int");
+    let script = dir.path().join("slow.json");
+    let text = fs::read_to_string(self::script()).unwrap().replace(
+        r#""steps": ["#,
+        r#""steps": [ { "action": "wait", "ms": 60000 },"#,
+    );
+    fs::write(&script, text).unwrap();
+    let tag = format!("int-{}", std::process::id());
+    let mut child = stepreplay(dir.path())
+        .env(TAG, &tag)
+        .args([
+            "record",
+            "--xvfb",
+            "--script",
+            "slow.json",
+            "--out",
+            "recordings/slow",
+        ])
+        .spawn();
+    // Wait until the desktop and the app are up (Xvfb, the buses, openbox, zenity).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !tagged(&tag).iter().any(|p| p.ends_with("zenity")) {
+        assert!(
+            Instant::now() < deadline,
+            "zenity never started: {:?}",
+            tagged(&tag)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let started = tagged(&tag);
+    assert!(started.len() >= 4, "{started:?}");
+    // SAFETY: a plain kill on the child we spawned.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "exit code after Ctrl-C");
+    let left = none_left(&tag);
+    assert!(
+        left.is_empty(),
+        "processes left after Ctrl-C: {left:?} (started: {started:?})"
+    );
+}
