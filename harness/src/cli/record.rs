@@ -58,7 +58,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
     );
     println!("  plan:     {}", o.plan.display());
     println!("  scenario: {}", o.scenario.display());
-    for u in &o.unsettled {
+    for u in &o.notes {
         println!("  {u}");
     }
     Ok(0)

@@ -77,15 +77,6 @@ pub fn work_title(ix: &FrameIndex, w: &WindowInfo) -> Option<String> {
         .map(|o| o.title.clone())
 }
 
-fn showing(f: &Rect, screen: (u32, u32)) -> bool {
-    f.width > 0
-        && f.height > 0
-        && f.x + f.width > 0
-        && f.y + f.height > 0
-        && f.x < screen.0 as i32
-        && f.y < screen.1 as i32
-}
-
 /// Finds `t` in a frame: `ax` is the dump converted by the importer, `dump` the dump itself.
 pub fn find(
     t: &ScriptTarget,
@@ -126,10 +117,10 @@ pub fn find(
         let p = path_of(id)?;
         node_at(dump, &p)?.get("role")?.as_str().map(str::to_string)
     };
-    let matches: Vec<_> = ix
+    let mut matches: Vec<_> = ix
         .nodes
         .iter()
-        .filter(|n| showing(&n.frame, screen))
+        .filter(|n| n.frame.shows_on(screen))
         .filter(|n| {
             want_name
                 .as_ref()
@@ -147,12 +138,28 @@ pub fn find(
                 .is_none_or(|r| role_ok(r, n.ax_role, atspi_role(n.id).as_deref()))
         })
         .collect();
+    // GTK shows an open combo's menu twice (under the combo and as its own window): one
+    // control exposed twice, the same click either way.
+    let mut seen = Vec::new();
+    matches.retain(|n| {
+        let key = (n.ax_role, n.name, n.frame);
+        let new = !seen.contains(&key);
+        seen.push(key);
+        new
+    });
+    // A control nested in another of the same role and name is one control: the innermost,
+    // which a click on either lands on (and which replay picks).
+    let all = matches.clone();
+    matches.retain(|n| {
+        !all.iter()
+            .any(|m| m.ax_role == n.ax_role && m.name == n.name && n.frame.encloses(&m.frame))
+    });
     let pick = match (matches.len(), t.index) {
         (0, _) => {
             let named: Vec<String> = ix
                 .nodes
                 .iter()
-                .filter(|n| showing(&n.frame, screen))
+                .filter(|n| n.frame.shows_on(screen))
                 .filter(|n| {
                     want_name
                         .as_ref()

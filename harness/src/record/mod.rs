@@ -12,6 +12,7 @@
 //! `SUITE/recordings/NAME`, `SUITE/scenarios/NAME.json`, `SUITE/scenarios/NAME/plan.json`.
 
 pub mod find;
+pub mod place;
 pub mod plan;
 pub mod script;
 pub mod session;
@@ -39,6 +40,7 @@ use crate::recording::synth::write::encode_png;
 use crate::replay::{Answers, Expected, Outcome, SCENARIO_SCHEMA, ScenarioFile};
 
 use find::{Found, find, node_at};
+use place::place_on_screen;
 use plan::{Acted, make_plan};
 use script::{Script, ScriptStep};
 use session::{Session, SessionOptions, check_stop};
@@ -69,8 +71,9 @@ pub struct RecordOutput {
     pub frames: usize,
     /// Steps acted.
     pub steps: usize,
-    /// Frames taken before the screen or tree stopped changing, with why.
-    pub unsettled: Vec<String>,
+    /// What the recorder could not do as asked: frames taken before the screen or tree stopped
+    /// changing, windows it could not place on the screen.
+    pub notes: Vec<String>,
     /// The plan written.
     pub plan: PathBuf,
     /// The scenario written.
@@ -143,7 +146,7 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
             .map(|i| i.value.clone())
             .collect(),
         frames: Vec::new(),
-        unsettled: Vec::new(),
+        notes: Vec::new(),
         timeout: opts.settle_timeout,
     };
     let screen = (rec.x.width, rec.x.height);
@@ -246,7 +249,7 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
             script,
             screen,
             window_manager.as_deref(),
-            &rec.unsettled,
+            &rec.notes,
         )?;
         let shots: Vec<RgbImage> = rec.frames.iter().map(|f| f.shot.clone()).collect();
         let axes: Vec<AxSnapshot> = rec.frames.iter().map(|f| f.ax.clone()).collect();
@@ -272,7 +275,7 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
         Ok::<_, Error>(RecordOutput {
             frames: rec.frames.len(),
             steps: acted.len(),
-            unsettled: rec.unsettled.clone(),
+            notes: rec.notes.clone(),
             plan: plan_path,
             scenario: scenario_path,
             display,
@@ -396,7 +399,7 @@ fn write_capture(
     script: &Script,
     screen: (u32, u32),
     window_manager: Option<&str>,
-    unsettled: &[String],
+    notes: &[String],
 ) -> Result<(), Error> {
     for (i, f) in frames.iter().enumerate() {
         write_file(
@@ -420,7 +423,7 @@ fn write_capture(
         "window_manager": window_manager,
         "frames": frames.len(),
         "steps": steps.len(),
-        "unsettled": unsettled,
+        "notes": notes,
         "recorder": "stepreplay record",
     });
     write_file(&dir.join("meta.json"), to_canonical(&meta).as_bytes())
@@ -440,19 +443,29 @@ struct Recorder {
     tree: TreeReader,
     secrets: Vec<String>,
     frames: Vec<Frame>,
-    unsettled: Vec<String>,
+    notes: Vec<String>,
     timeout: Duration,
 }
 
 impl Recorder {
-    fn dump(&self, session: &Session, n: usize) -> Result<(Value, AxSnapshot), Error> {
+    fn dump(&mut self, session: &Session, n: usize) -> Result<(Value, AxSnapshot), Error> {
         let pids = session.app_pids();
         let filter = (!session.own).then_some(pids.as_slice());
         let scrub: Vec<&str> = self.secrets.iter().map(String::as_str).collect();
         let frame = format!("frame_{n:03}");
-        let dump = self
+        let mut dump = self
             .tree
             .dump(filter, (self.x.width, self.x.height), &frame, &scrub)?;
+        for note in place_on_screen(
+            &mut dump,
+            &self.x.client_windows()?,
+            &self.x.popup_windows()?,
+        ) {
+            let note = format!("{frame}: {note}");
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
         let src = Source {
             path: PathBuf::from(format!("{frame}.ax.json")),
             text: dump.to_string(),
@@ -497,7 +510,8 @@ impl Recorder {
     fn settle(&mut self, session: &mut Session, stop: &AtomicBool) -> Result<(), Error> {
         let n = self.frames.len();
         let start = Instant::now();
-        let over = |s: Instant| s.elapsed() > self.timeout;
+        let timeout = self.timeout;
+        let over = |s: Instant| s.elapsed() > timeout;
         sleep_checked(Duration::from_millis(150), stop)?;
         let mut shot = self.x.screenshot()?;
         let mut same = 0;
@@ -531,7 +545,7 @@ impl Recorder {
             }
         }
         if let Some(why) = why {
-            self.unsettled.push(format!(
+            self.notes.push(format!(
                 "frame_{n:03}: {why} after {:.1} s; kept as it was then",
                 self.timeout.as_secs_f64()
             ));

@@ -129,14 +129,7 @@ impl TreeReader {
     }
 
     async fn proxy(&self, dest: &str, path: &str) -> Result<AccessibleProxy<'static>, Error> {
-        AccessibleProxy::builder(&self.conn)
-            .destination(dest.to_string())
-            .and_then(|b| b.path(path.to_string()))
-            .map_err(|e| bus_error("proxy", e))?
-            .cache_properties(CacheProperties::No)
-            .build()
-            .await
-            .map_err(|e| bus_error("proxy", e))
+        self.sub::<AccessibleProxy>(dest, path).await
     }
 
     /// The tree of the apps whose process is one of `pids` (every app when `None`), in the

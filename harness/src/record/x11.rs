@@ -12,7 +12,7 @@ use image::RgbImage;
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AtomEnum, BUTTON_PRESS_EVENT, BUTTON_RELEASE_EVENT, ConnectionExt as _, ImageFormat,
-    ImageOrder, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, MOTION_NOTIFY_EVENT,
+    ImageOrder, KEY_PRESS_EVENT, KEY_RELEASE_EVENT, MOTION_NOTIFY_EVENT, MapState,
 };
 use x11rb::protocol::xtest::ConnectionExt as _;
 use x11rb::rust_connection::RustConnection;
@@ -248,6 +248,38 @@ impl X11 {
                 y: i32::from(pos.dst_y) + t,
                 width: i32::from(geo.width) - l - r,
                 height: i32::from(geo.height) - t - b,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Mapped override-redirect windows (menus, popovers, tooltips: surfaces the window
+    /// manager does not manage), as boxes on the screen.
+    pub fn popup_windows(&self) -> Result<Vec<ClientWindow>, Error> {
+        let tree = self
+            .conn
+            .query_tree(self.root)
+            .map_err(|e| x_error("tree", e))?
+            .reply()
+            .map_err(|e| x_error("tree", e))?;
+        let mut out = Vec::new();
+        for win in tree.children {
+            let Ok(Ok(attrs)) = self.conn.get_window_attributes(win).map(|c| c.reply()) else {
+                continue;
+            };
+            if !attrs.override_redirect || attrs.map_state != MapState::VIEWABLE {
+                continue;
+            }
+            let Ok(Ok(geo)) = self.conn.get_geometry(win).map(|c| c.reply()) else {
+                continue;
+            };
+            out.push(ClientWindow {
+                title: String::new(),
+                pid: None,
+                x: i32::from(geo.x),
+                y: i32::from(geo.y),
+                width: i32::from(geo.width),
+                height: i32::from(geo.height),
             });
         }
         Ok(out)

@@ -28,7 +28,10 @@
 //! `modal` are).
 //!
 //! **What is kept.** A node is on screen when its states have `showing` and `visible` and it
-//! has `extents` (not null, no negative side). Each node on screen is kept with its extents
+//! has `extents` (not null, no negative side). GTK 4.8 says `showing` of its windows only: in
+//! an app that says it of nothing inside a window, a node inside one is on screen when it is
+//! `visible` with a box of some area (GTK 4 gives unmapped widgets none, and a closed popover
+//! is not `visible`). Each node on screen is kept with its extents
 //! as its frame. A node not on screen is kept only as the container of kept descendants —
 //! a GTK 4 popover or stack page has no geometry of its own, its controls do — and gets an
 //! empty frame at 0,0, which no point lookup ever hits (the resolver's grid skips empty
@@ -55,7 +58,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Window, is_field_role, is_toggle_role};
+use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window, is_field_role, is_toggle_role};
 use super::import::{SourceRect, element_id, window_kind};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
@@ -115,6 +118,10 @@ struct Node {
 impl Node {
     fn has(&self, state: &str) -> bool {
         self.states.iter().any(|s| s == state)
+    }
+
+    fn any_showing(&self) -> bool {
+        self.has("showing") || self.children.iter().any(Node::any_showing)
     }
 
     fn is_editable_text(&self) -> bool {
@@ -242,12 +249,17 @@ pub fn parse_atspi(src: &Source) -> Result<AtspiFrame, InputError> {
     let mut cv = Converter {
         src,
         paths: HashSet::new(),
+        showing_below_windows: true,
     };
     let mut apps = Vec::with_capacity(file.applications.len());
     let root = FieldPath::root().key("applications");
     for (i, app) in file.applications.iter().enumerate() {
         let at = root.index(i);
         cv.check_path(app, None, &at)?;
+        cv.showing_below_windows = app
+            .children
+            .iter()
+            .any(|top| top.children.iter().any(Node::any_showing));
         let mut windows = Vec::new();
         for (j, top) in app.children.iter().enumerate() {
             let kept = cv.node(top, Some(app), true, &at.key("children").index(j))?;
@@ -285,6 +297,9 @@ pub fn parse_atspi(src: &Source) -> Result<AtspiFrame, InputError> {
 struct Converter<'s> {
     src: &'s Source,
     paths: HashSet<String>,
+    /// Whether the app says `showing` of anything inside its windows. GTK 4.8 does not (only
+    /// of the windows), so for it `visible` and a box with area stand in for `showing`.
+    showing_below_windows: bool,
 }
 
 impl Converter<'_> {
@@ -365,7 +380,12 @@ impl Converter<'_> {
             .extents
             .filter(|r| r.width >= 0.0 && r.height >= 0.0)
             .map(Into::into);
-        let on_screen = n.has("showing") && n.has("visible") && geometry.is_some();
+        let showing = if self.showing_below_windows || top_level {
+            n.has("showing")
+        } else {
+            geometry.is_some_and(|g: Rect| g.width > 0 && g.height > 0)
+        };
+        let on_screen = showing && n.has("visible") && geometry.is_some();
         if !on_screen && children.is_empty() {
             return Ok(None);
         }
@@ -399,7 +419,8 @@ impl Converter<'_> {
             number
         };
         e.labelled_by = label;
-        e.enabled = n.has("enabled");
+        // GTK 4.8 says `sensitive` without `enabled`; the two go together everywhere else.
+        e.enabled = n.has("enabled") || n.has("sensitive");
         e.focused = n.has("focused");
         e.selected = n.has("selected") || (checkable && n.has("checked"));
         e.children = children;

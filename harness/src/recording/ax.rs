@@ -37,6 +37,25 @@ impl Rect {
             && py < (self.y + self.height) as f64
     }
 
+    /// Whether any of it, with some area, is on a screen of `(width, height)`.
+    pub fn shows_on(&self, screen: (u32, u32)) -> bool {
+        self.width > 0
+            && self.height > 0
+            && self.x + self.width > 0
+            && self.y + self.height > 0
+            && self.x < screen.0 as i32
+            && self.y < screen.1 as i32
+    }
+
+    /// Whether `o` lies inside this box and is not the same box.
+    pub fn encloses(&self, o: &Rect) -> bool {
+        self != o
+            && o.x >= self.x
+            && o.y >= self.y
+            && o.x + o.width <= self.x + self.width
+            && o.y + o.height <= self.y + self.height
+    }
+
     /// The centre point.
     pub fn center(&self) -> (f64, f64) {
         (

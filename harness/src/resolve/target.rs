@@ -118,16 +118,6 @@ pub(super) fn role_matches(t: &Target, n: &Node) -> bool {
     }
 }
 
-fn showing(n: &Node, screen: (u32, u32)) -> bool {
-    let f = n.frame;
-    f.width > 0
-        && f.height > 0
-        && f.x + f.width > 0
-        && f.y + f.height > 0
-        && f.x < screen.0 as i32
-        && f.y < screen.1 as i32
-}
-
 /// Resolves a target in an indexed frame.
 pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution {
     let mut cands: Vec<(u32, f64, Strategy)> = Vec::new();
@@ -243,7 +233,7 @@ fn label_candidates(
         if !n.enabled {
             s -= 0.05;
         }
-        if !showing(n, ctx.screen) {
+        if !n.frame.shows_on(ctx.screen) {
             s -= 0.3;
         }
         out.push((i, s, strategy));
@@ -392,6 +382,21 @@ fn rank(
     if let Some(&(_, best, _)) = cands.first() {
         let mut seen = std::collections::HashSet::new();
         cands.retain(|&(i, s, _)| best - s >= AMBIGUITY_MARGIN || seen.insert(control_key(ix, i)));
+        // A control nested in another of the same role and name (GTK 4's menu button holds a
+        // button named like it) is one control as a person sees it: the innermost is kept.
+        let leaders: Vec<u32> = cands
+            .iter()
+            .filter(|c| best - c.1 < AMBIGUITY_MARGIN)
+            .map(|c| c.0)
+            .collect();
+        let outer = |i: u32| {
+            let (role, name, frame) = control_key(ix, i);
+            leaders.iter().any(|&j| {
+                let (r, n, f) = control_key(ix, j);
+                j != i && r == role && n == name && frame.encloses(&f)
+            })
+        };
+        cands.retain(|&(i, s, _)| best - s >= AMBIGUITY_MARGIN || !outer(i));
     }
     let count = cands.len();
     let top = cands.first().copied();
