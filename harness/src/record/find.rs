@@ -1,7 +1,7 @@
 //! Finding a script's target in the live tree, as a person reading the screen would: by role
 //! and name (the accessible name, or the text of the label beside a nameless field — the same
-//! names the replay's resolver derives), in a window, the `index`-th in tree order when
-//! several match. A script that matches nothing, or several without an `index`, is refused
+//! names the replay's resolver derives), in a window, the `index`-th in reading order (top to
+//! bottom, then left to right) when several match. A script that matches nothing, or several without an `index`, is refused
 //! with what was there instead: the recorder never guesses what a person meant.
 
 use serde_json::Value;
@@ -154,6 +154,9 @@ pub fn find(
         !all.iter()
             .any(|m| m.ax_role == n.ax_role && m.name == n.name && n.frame.encloses(&m.frame))
     });
+    // `index` counts as a person reads the screen, top to bottom then left to right (GTK 3
+    // lists a form's children last first, so tree order would surprise).
+    matches.sort_by_key(|n| (n.frame.y, n.frame.x));
     let pick = match (matches.len(), t.index) {
         (0, _) => {
             let named: Vec<String> = ix
@@ -188,7 +191,7 @@ pub fn find(
         (1, None) => matches[0],
         (n, None) => {
             return Err(format!(
-                "{n} controls match the target; say which with \"index\" (0 to {}, in tree order)",
+                "{n} controls match the target; say which with \"index\" (0 to {}, top to bottom, then left to right)",
                 n - 1
             ));
         }
@@ -303,6 +306,30 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("index 2"), "{e}");
+    }
+
+    #[test]
+    fn index_counts_in_reading_order_not_tree_order() {
+        // GTK 3 lists a form's rows last first: the lower field comes first in the tree.
+        let dump = json!({
+            "schema": "realrec.atspi/1", "screen": { "width": 800, "height": 600 },
+            "applications": [{
+                "path": "0", "role": "application", "name": "yad", "states": [],
+                "children": [node("0/0", "dialog", "Form", [100, 100, 400, 300], vec![
+                    node("0/0/0", "push button", "Go", [110, 300, 80, 24], vec![]),
+                    node("0/0/1", "push button", "Go", [110, 120, 80, 24], vec![]),
+                ])]
+            }]
+        });
+        let src = Source {
+            path: "f.ax.json".into(),
+            text: dump.to_string(),
+        };
+        let ax = parse_atspi(&src).unwrap().ax;
+        let top = find(&target("button", "Go", Some(0)), &ax, &dump, (800, 600)).unwrap();
+        assert_eq!(top.path.as_deref(), Some("0/0/1"));
+        let e = find(&target("button", "Go", None), &ax, &dump, (800, 600)).unwrap_err();
+        assert!(e.contains("top to bottom"), "{e}");
     }
 
     #[test]

@@ -142,7 +142,7 @@ pub struct ScriptTarget {
     /// The title of its window (a popup's owner's title for a popup).
     #[serde(default)]
     pub window: Option<String>,
-    /// Which of several matches, in tree order (0 first).
+    /// Which of several matches, in reading order: top to bottom, then left to right (0 first).
     #[serde(default)]
     pub index: Option<usize>,
     /// A point as shares of the screen (`[0.5, 0.5]`) instead of a control.

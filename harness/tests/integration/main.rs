@@ -6,6 +6,7 @@ mod diff;
 mod gate;
 mod macapptree;
 mod readme;
+mod real;
 #[cfg(target_os = "linux")]
 mod record;
 mod replay;

@@ -1,0 +1,174 @@
+//! The real recordings in the suite (made with `stepreplay record` or imported), replayed as a
+//! user would: each class of real-desktop trouble on the real tree where it shows.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::{TempDir, repo, stepreplay};
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Scenarios whose recording came from a real desktop, by file name.
+fn real_scenarios() -> Vec<String> {
+    let root = repo();
+    let mut out = Vec::new();
+    for e in fs::read_dir(root.join("scenarios")).unwrap().flatten() {
+        let p = e.path();
+        if p.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let s = json(&p);
+        let Some(rec) = s["recording"].as_str() else {
+            continue;
+        };
+        let r = json(&root.join("recordings").join(rec).join("recording.json"));
+        if r["source"]["kind"] == "import" {
+            out.push(format!("scenarios/{}", e.file_name().to_string_lossy()));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Replays scenarios from the repository root; the report.
+fn replay(scenarios: &[&str]) -> Value {
+    let dir = TempDir::new("real");
+    let run = stepreplay(repo())
+        .args(["run", "-q", "--report-dir"])
+        .arg(dir.path())
+        .args(scenarios)
+        .run();
+    run.check(
+        run.code == 0,
+        "the real scenarios should replay as declared",
+    );
+    json(&dir.path().join("report.json"))
+}
+
+fn scenario<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id)
+        .unwrap_or_else(|| panic!("no scenario {id} in the report"))
+}
+
+fn per_step<'a>(report: &'a Value, id: &str, number: u64) -> &'a Value {
+    scenario(report, id)["runs"]["per-step"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["number"] == number)
+        .unwrap_or_else(|| panic!("{id}: no step {number}"))
+}
+
+#[test]
+fn every_real_recording_completes_chained_and_is_right_per_step() {
+    let all = real_scenarios();
+    assert!(all.len() >= 6, "real scenarios: {all:?}");
+    let names: Vec<&str> = all.iter().map(String::as_str).collect();
+    let report = replay(&names);
+    for s in report["scenarios"].as_array().unwrap() {
+        let id = &s["id"];
+        assert_eq!(s["runs"]["chained"]["outcome"], "completed", "{id}");
+        let acc = s["runs"]["per-step"]["scores"]["element_accuracy"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{id}: per-step element accuracy is not judged"));
+        assert!(acc >= 0.95, "{id}: per-step element accuracy {acc}");
+        // Every step was judged against the element the recording says was acted on.
+        for step in s["runs"]["per-step"]["steps"].as_array().unwrap() {
+            if let Some(r) = step.get("resolution").filter(|r| !r.is_null()) {
+                assert_eq!(r["correct"], true, "{id} step {}: {r}", step["number"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn two_fields_with_one_name_are_told_apart_on_a_real_form() {
+    let report = replay(&["scenarios/gtk3-yad-addresses.json"]);
+    let billing = &per_step(&report, "gtk3-yad-addresses", 1)["resolution"];
+    let shipping = &per_step(&report, "gtk3-yad-addresses", 5)["resolution"];
+    for r in [billing, shipping] {
+        assert_eq!(r["correct"], true, "{r}");
+        assert_eq!(r["ambiguous"], false, "{r}");
+        assert!(r["candidate_count"].as_u64().unwrap() >= 2, "{r}");
+        assert!(
+            r["tie_break"].is_string(),
+            "what told them apart is reported: {r}"
+        );
+    }
+    assert_ne!(billing["element"], shipping["element"]);
+}
+
+#[test]
+fn select_all_then_type_replaces_pre_filled_text_without_asking() {
+    // The billing City is pre-filled with "London"; the plan selects all, then types.
+    let scenario_file = json(&repo().join("scenarios/gtk3-yad-addresses.json"));
+    assert!(
+        scenario_file["answers"]["replace"]
+            .as_object()
+            .is_none_or(|m| m.is_empty()),
+        "the scenario must not answer a replace question"
+    );
+    let report = replay(&["scenarios/gtk3-yad-addresses.json"]);
+    let s = scenario(&report, "gtk3-yad-addresses");
+    assert_eq!(s["runs"]["chained"]["outcome"], "completed");
+    assert_eq!(
+        per_step(&report, "gtk3-yad-addresses", 3)["status"],
+        "passed"
+    );
+}
+
+#[test]
+fn a_gtk4_popover_and_a_nested_menu_button_resolve_on_real_trees() {
+    let report = replay(&["scenarios/gtk4-text-editor-about.json"]);
+    let menu = &per_step(&report, "gtk4-text-editor-about", 2)["resolution"];
+    assert_eq!(menu["ambiguous"], false, "{menu}");
+    assert_eq!(menu["correct"], true, "{menu}");
+    let about = &per_step(&report, "gtk4-text-editor-about", 3)["resolution"];
+    assert_eq!(about["correct"], true, "{about}");
+    assert_eq!(about["click_in_box"], true, "{about}");
+    // The item lies on the popover's own surface, right of and below the menu button.
+    let (b, m) = (&about["element_frame"], &menu["element_frame"]);
+    assert!(b["y"].as_i64() > m["y"].as_i64(), "{b} {m}");
+}
+
+#[test]
+fn a_nameless_popup_counts_as_the_dialog_it_belongs_to() {
+    let report = replay(&["scenarios/gtk3-zenity-contact.json"]);
+    // Step 7 opens the Group combo; the list is its own nameless window while step 8 picks
+    // "Work" from it, and the plan expects the person to be in "Add Contact" throughout.
+    for n in [7, 8] {
+        let step = per_step(&report, "gtk3-zenity-contact", n);
+        let window = step["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["kind"] == "window")
+            .unwrap_or_else(|| panic!("step {n} has no window check: {step}"));
+        assert_eq!(window["passed"], true, "step {n}: {window}");
+        assert!(
+            window["detail"].as_str().unwrap().contains("Add Contact"),
+            "{window}"
+        );
+    }
+}
+
+#[test]
+fn the_lint_is_quiet_on_every_plan_written_from_a_real_recording() {
+    for file in real_scenarios() {
+        let s = json(&repo().join(&file));
+        let plan = format!("scenarios/{}", s["plan"].as_str().unwrap());
+        let run = stepreplay(repo()).args(["check", &plan]).run();
+        run.check(
+            run.code == 0 && run.stdout.contains("clean"),
+            "a plan written from a real recording should pass the lint without findings",
+        );
+    }
+}
