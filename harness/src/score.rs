@@ -45,6 +45,10 @@ pub struct Tally {
     pub completed: u64,
     /// Resolutions with a (near) tie.
     pub ambiguous: u64,
+    /// Steps that act and were recorded: operation accuracy counts over these.
+    pub operations: u64,
+    /// Of those, reached and done as recorded.
+    pub operations_right: u64,
     /// Expect checks run.
     pub checks: u64,
     /// Of those, held.
@@ -59,6 +63,7 @@ impl Tally {
             steps: trace.truth.len() as u64,
             targets: count(Truth::Recorded),
             unjudged: count(Truth::Unrecorded),
+            operations: trace.operations.iter().filter(|o| **o).count() as u64,
             scenarios: 1,
             ..Tally::default()
         };
@@ -80,6 +85,9 @@ impl Tally {
                         t.clicks_in_box += u64::from(*c);
                     }
                     t.ambiguous += u64::from(resolution.ambiguous);
+                }
+                Event::Operation { checks, .. } => {
+                    t.operations_right += u64::from(checks.iter().all(|c| c.passed));
                 }
                 Event::Checked { check, .. } => {
                     t.checks += 1;
@@ -113,6 +121,8 @@ impl Tally {
         self.scenarios += o.scenarios;
         self.completed += o.completed;
         self.ambiguous += o.ambiguous;
+        self.operations += o.operations;
+        self.operations_right += o.operations_right;
         self.checks += o.checks;
         self.checks_passed += o.checks_passed;
     }
@@ -123,6 +133,7 @@ impl Tally {
         Scores {
             element_accuracy: r(self.correct, self.targets),
             click_accuracy: r(self.clicks_in_box, self.targets),
+            operation_accuracy: r(self.operations_right, self.operations),
             step_success: r(self.passed_steps, self.steps),
             reached: r(self.reached, self.steps),
             scenario_success: r(self.completed, self.scenarios),
@@ -154,6 +165,10 @@ pub struct Scores {
     pub element_accuracy: Score,
     /// Click point inside the right element's box, over the same steps.
     pub click_accuracy: Score,
+    /// Done as recorded (action, button, count, keys, text), over every step that acts and was
+    /// recorded.
+    #[serde(default)]
+    pub operation_accuracy: Score,
     /// Right target, action applied, expect held, over every plan step.
     pub step_success: Score,
     /// Steps the run reached, over every plan step.
@@ -174,6 +189,7 @@ impl Scores {
         BTreeMap::from([
             ("element_accuracy", self.element_accuracy.0),
             ("click_accuracy", self.click_accuracy.0),
+            ("operation_accuracy", self.operation_accuracy.0),
             ("step_success", self.step_success.0),
             ("reached", self.reached.0),
             ("scenario_success", self.scenario_success.0),
@@ -192,6 +208,7 @@ mod tests {
     fn trace(truth: Vec<Truth>, events: Vec<Event>) -> Trace {
         Trace {
             mode: Mode::Chained,
+            operations: vec![false; truth.len()],
             truth,
             events,
         }

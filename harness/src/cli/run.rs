@@ -308,17 +308,18 @@ pub fn run(args: Args) -> Result<u8, Error> {
 
     println!();
     println!(
-        "{:<36} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "scenario", "element", "click", "steps", "reached", "expects"
+        "{:<36} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "scenario", "element", "click", "op", "steps", "reached", "expects"
     );
     for s in &report.scenarios {
         if let Some(run) = s.runs.get(&modes[0]) {
             let sc = &run.scores;
             println!(
-                "{:<36} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}{}",
+                "{:<36} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}{}",
                 s.id,
                 sc.element_accuracy,
                 sc.click_accuracy,
+                sc.operation_accuracy,
                 sc.step_success,
                 sc.reached,
                 sc.expect_pass_rate,
@@ -328,10 +329,11 @@ pub fn run(args: Args) -> Result<u8, Error> {
     }
     for (mode, sc) in &report.summary.scores {
         println!(
-            "{:<36} element {:.3}  click {:.3}  steps {:.3}  reached {:.3}  scenarios {:.3}  expects {:.3}  ambiguous {}",
+            "{:<36} element {:.3}  click {:.3}  op {:.3}  steps {:.3}  reached {:.3}  scenarios {:.3}  expects {:.3}  ambiguous {}",
             format!("all ({})", word(mode)),
             sc.element_accuracy,
             sc.click_accuracy,
+            sc.operation_accuracy,
             sc.step_success,
             sc.reached,
             sc.scenario_success,

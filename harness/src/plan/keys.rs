@@ -46,6 +46,15 @@ fn modifier_symbol(c: char) -> Option<Modifier> {
     })
 }
 
+/// A modifier as plans name it, in a word (`Cmd`, `control`) or a symbol (`⌘`).
+pub fn parse_modifier(s: &str) -> Option<Modifier> {
+    let mut chars = s.trim().chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => modifier_symbol(c),
+        _ => modifier_word(s.trim()),
+    }
+}
+
 /// Key names that mean the same key.
 fn key_name(k: &str) -> String {
     let k = k.to_lowercase();

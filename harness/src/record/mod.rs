@@ -381,11 +381,29 @@ fn step_entry(
         }),
         _ => None,
     };
+    // How it was done; typed text only when it was no secret.
+    let action = match step {
+        ScriptStep::Click { button, count, .. } => json!({
+            "op": op,
+            "button": button.as_deref().unwrap_or("left"),
+            "count": count.unwrap_or(1),
+            "modifiers": [],
+        }),
+        ScriptStep::Key { keys, .. } => json!({ "op": op, "keys": keys }),
+        ScriptStep::Type { text: Some(t), .. } => json!({ "op": op, "text": t }),
+        ScriptStep::Type {
+            input: Some(id), ..
+        } => match script.inputs.iter().find(|i| &i.id == id) {
+            Some(i) if !i.sensitive => json!({ "op": op, "text": i.value }),
+            _ => json!({ "op": op }),
+        },
+        _ => json!({ "op": op }),
+    };
     json!({
         "index": index,
         "before": format!("frame_{before:03}"),
         "after": format!("frame_{after:03}"),
-        "action": { "op": op },
+        "action": action,
         "description": description,
         "target": target,
         "point": found.map(|f| [f.point.0, f.point.1]),

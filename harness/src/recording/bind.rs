@@ -20,12 +20,12 @@ pub struct RecordedAction {
 
 /// Whether a plan action can be the recorded operation `op`. Typing and pasting both put
 /// text in (a recorder types what a paste would insert); a `press` or a `copy` is a key.
-fn kinds_agree(action: &Action, op: &str) -> bool {
+pub(crate) fn kinds_agree(action: &Action, op: &str) -> bool {
     match action {
         Action::Click(_) => op == "click",
         Action::Type { .. } => op == "type",
         Action::Paste { .. } => matches!(op, "type" | "paste"),
-        Action::Press { .. } => op == "key",
+        Action::Press { .. } => matches!(op, "key" | "press"),
         Action::Copy => matches!(op, "key" | "copy"),
         Action::Navigate { .. } => op == "navigate",
         // The author's words say what happens; any recorded action can be it.

@@ -90,4 +90,40 @@ pub struct Transition {
     /// The plan step it was recorded for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_id: Option<String>,
+    /// How it was done, as far as the source recorded it.
+    #[serde(default, skip_serializing_if = "Operation::is_empty")]
+    pub operation: Operation,
+}
+
+/// How a recorded action was done: which button, how many clicks, which keys, what text. Each
+/// part is absent when the source did not record it (and replay then does not judge it); typed
+/// text is absent when it may have been a secret.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Operation {
+    /// `left`, `right` or `middle`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub button: Option<String>,
+    /// Clicks: 1, or 2 for a double click.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u8>,
+    /// Keys held during a click.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modifiers: Option<Vec<String>>,
+    /// Whether the click was a drag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drag: Option<bool>,
+    /// The chord pressed (`ctrl+a`, `Return`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<String>,
+    /// The text typed, when it was no secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+impl Operation {
+    /// Whether nothing about the action was recorded.
+    pub fn is_empty(&self) -> bool {
+        *self == Operation::default()
+    }
 }

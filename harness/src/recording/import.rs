@@ -27,14 +27,15 @@ use super::atspi::{RoleContext, ax_role, read_atspi};
 use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
 use super::bind::{RecordedAction, bind};
 use super::format::{
-    FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind, Transition,
+    FrameRef, Operation, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
+    Transition,
 };
 use super::macapptree::read_macapptree;
 use super::{decode_png, load_recording};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text, to_canonical_value};
 use crate::output::write_file;
-use crate::plan::Plan;
+use crate::plan::{Action, Plan};
 
 /// The schema of the per-frame trees this importer reads.
 pub const REALREC_MAC_SCHEMA: &str = "realrec.macax/1";
@@ -140,6 +141,41 @@ struct Step {
 #[derive(Deserialize)]
 struct StepAction {
     op: String,
+    #[serde(default)]
+    button: Option<String>,
+    #[serde(default)]
+    count: Option<u8>,
+    #[serde(default)]
+    modifiers: Option<Vec<String>>,
+    #[serde(default)]
+    keys: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+}
+
+/// How a step was done, as the source says. Typed text is kept only when the bound plan says
+/// what was typed and none of it is a sensitive input: without a plan any text may have been
+/// a secret (the zenity corpus types its PIN in the clear).
+fn operation_of(a: &StepAction, plan: Option<&Plan>, step_id: &str) -> Operation {
+    let no_secret = plan.is_some_and(|p| {
+        p.steps.iter().find(|s| s.id == step_id).is_some_and(|s| {
+            let reads = match &s.action {
+                Action::Type { text, .. } | Action::Paste { text: Some(text) } => text.inputs(),
+                _ => Vec::new(),
+            };
+            reads
+                .iter()
+                .all(|id| p.inputs.iter().any(|i| &i.id == id && !i.sensitive))
+        })
+    });
+    Operation {
+        button: a.button.clone(),
+        count: a.count,
+        modifiers: a.modifiers.clone(),
+        drag: None,
+        keys: a.keys.clone(),
+        text: a.text.clone().filter(|_| no_secret),
+    }
 }
 
 #[derive(Deserialize)]
@@ -468,6 +504,7 @@ pub fn import_realrec(
                 element,
                 equivalent,
                 to: s.after.clone(),
+                operation: operation_of(&s.action, plan.map(|(p, _)| p), &step_id),
                 step_id: Some(step_id),
             }
         })

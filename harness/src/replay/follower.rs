@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use image::RgbaImage;
 
 use super::REDACTED;
+use super::operation::check_operation;
 use super::scenario::{Answer, FailReason, Outcome, ScenarioFile};
 use super::trace::{AskKind, Event, Mode, StepStatus, Trace, Truth};
 use crate::desktop::{Acted, Desktop};
@@ -138,6 +139,14 @@ impl<'r> Prepared<'r> {
             })
             .collect()
     }
+
+    /// For each step, whether what it does can be judged: it acts and was recorded.
+    fn operations(&self, plan: &Plan) -> Vec<bool> {
+        plan.steps
+            .iter()
+            .map(|st| !st.talks_only() && self.transition(&st.id).is_some())
+            .collect()
+    }
 }
 
 /// Replays a plan in one mode.
@@ -155,6 +164,7 @@ pub fn replay(plan: &Plan, prep: &Prepared, scenario: &ScenarioFile, mode: Mode)
     Trace {
         mode,
         truth: prep.truth(plan),
+        operations: prep.operations(plan),
         events: f.events,
     }
 }
@@ -483,6 +493,18 @@ impl<'a, 'r> Follower<'a, 'r> {
 
         if matches!(step.action, Action::Ask) {
             self.ask(i, AskKind::Question, step.text.clone(), "answered".into());
+        }
+
+        // What is done, apart from where: judged against what the recording kept of it.
+        if let Some(t) = recorded.filter(|_| !step.talks_only()) {
+            let typed = text.as_ref().map(|(s, _)| s.as_str());
+            let secret = text.as_ref().is_some_and(|(_, s)| *s);
+            let checks = check_operation(&step.action, t, typed, secret);
+            let right = checks.iter().all(|c| c.passed);
+            self.events.push(Event::Operation { step: i, checks });
+            if !right {
+                return Err((StepStatus::Failed, FailReason::OperationMismatch));
+            }
         }
 
         // Act. Steps that only talk (ask) or follow words (do) move the desktop only when the

@@ -3,6 +3,7 @@
 
 mod approval;
 mod follower;
+mod operation;
 mod robustness;
 mod scenario;
 #[cfg(test)]
@@ -11,6 +12,7 @@ mod trace;
 
 pub use approval::approval_findings;
 pub use follower::{Prepared, replay};
+pub use operation::{OpCheck, check_operation};
 pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
 pub use scenario::*;
 pub use trace::*;

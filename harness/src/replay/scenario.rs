@@ -99,6 +99,9 @@ pub enum FailReason {
     /// An `each-time` input has no value in the scenario: the person was asked and gave
     /// none, and the recorded example is never typed in its place.
     NeedsInput,
+    /// The step does something else than was recorded: another kind of action, button,
+    /// click count, held keys, chord or text.
+    OperationMismatch,
 }
 
 /// What should happen.

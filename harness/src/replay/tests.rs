@@ -34,6 +34,19 @@ fn field(id: &str, label: &str, y: i32, value: &str, secure: bool) -> serde_json
     f
 }
 
+/// The recording's actions made the kind each plan step does (the fixtures record `type`).
+fn acted_as_planned(mut rec: Recording, p: &Plan) -> Recording {
+    for t in &mut rec.file.transitions {
+        if let Some(step) = p.steps.iter().find(|s| Some(&s.id) == t.step_id.as_ref()) {
+            t.action = match step.action.name() {
+                "press" => "key".into(),
+                other => other.into(),
+            };
+        }
+    }
+    rec
+}
+
 /// A recording of frames (id, snapshot) joined by transitions (from, element, to, step).
 fn recording(
     frames: Vec<(&str, AxSnapshot)>,
@@ -68,6 +81,7 @@ fn recording(
                 equivalent: vec![],
                 to: to.to_string(),
                 step_id: Some(step.to_string()),
+                operation: Default::default(),
             })
             .collect(),
     };
@@ -190,6 +204,7 @@ fn confirm_case(answer: serde_json::Value) -> Trace {
             "expect": {"window": "Sent"}}]),
         json!([]),
     );
+    let rec = acted_as_planned(rec, &p);
     replay(&p, &Prepared::new(&rec), &scenario(answer), Mode::Chained)
 }
 
@@ -493,12 +508,9 @@ fn select_then_type(select: Option<serde_json::Value>, mode: Mode) -> Trace {
             json!([typing])
         }
     };
-    replay(
-        &plan(steps, json!([])),
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        mode,
-    )
+    let p = plan(steps, json!([]));
+    let rec = acted_as_planned(rec, &p);
+    replay(&p, &Prepared::new(&rec), &scenario(json!({})), mode)
 }
 
 #[test]
@@ -596,4 +608,49 @@ fn an_each_time_input_without_a_value_is_asked_for_never_taken_from_the_recordin
     let t = input_case("same", json!({}));
     assert_eq!(t.outcome().0, Outcome::Completed);
     assert!(asks(&t, AskKind::Input).is_empty());
+}
+
+/// A plain left click recorded on Send; the plan's click as given.
+fn click_case(click: serde_json::Value) -> Trace {
+    let f = ax(
+        json!([{"id": "send", "ax_role": "AXButton", "title": "Send", "frame": {"x": 10, "y": 10, "width": 40, "height": 20}}]),
+        "Compose",
+    );
+    let g = ax(json!([]), "Sent");
+    let mut rec = recording(vec![("a", f), ("b", g)], &[("a", "send", "b", "s1")]);
+    rec.file.transitions[0].action = "click".into();
+    rec.file.transitions[0].operation = crate::recording::format::Operation {
+        button: Some("left".into()),
+        count: Some(1),
+        modifiers: Some(vec![]),
+        drag: Some(false),
+        ..Default::default()
+    };
+    let p = plan(
+        json!([{"number": 1, "label": "1", "step_id": "s1", "action": "click", "text": "Click Send",
+            "click": click, "target": {"app": "Notes", "window": "Compose", "ax_role": "AXButton", "label": "Send"}}]),
+        json!([]),
+    );
+    replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::PerStep,
+    )
+}
+
+#[test]
+fn a_step_done_otherwise_than_recorded_fails_on_the_right_control() {
+    let t = click_case(json!({"button": "right", "count": 2, "drag": false, "modifiers": ["⌘"]}));
+    assert_eq!(t.outcome().1, Some(FailReason::OperationMismatch));
+    let sc = crate::score::Tally::of(&t).scores();
+    // Where was right; what was done was not.
+    assert_eq!(sc.element_accuracy.0, Some(1.0));
+    assert_eq!(sc.operation_accuracy.0, Some(0.0));
+    let t = click_case(json!({"button": "left", "count": 1, "drag": false, "modifiers": []}));
+    assert_eq!(t.outcome().0, Outcome::Completed);
+    assert_eq!(
+        crate::score::Tally::of(&t).scores().operation_accuracy.0,
+        Some(1.0)
+    );
 }

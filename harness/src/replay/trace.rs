@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::operation::OpCheck;
 use super::scenario::{FailReason, Outcome};
 use crate::diff::StepDiff;
 use crate::expect::Check;
@@ -120,6 +121,13 @@ pub enum Event {
         /// The result.
         check: Check,
     },
+    /// What the step did, compared part by part with what was recorded.
+    Operation {
+        /// Step index.
+        step: usize,
+        /// Each part compared.
+        checks: Vec<OpCheck>,
+    },
     /// A step ended.
     StepFinished {
         /// Step index.
@@ -160,6 +168,8 @@ pub struct Trace {
     pub mode: Mode,
     /// One per plan step, in order.
     pub truth: Vec<Truth>,
+    /// One per plan step: whether what it does can be judged (it acts and was recorded).
+    pub operations: Vec<bool>,
     /// The events, in order.
     pub events: Vec<Event>,
 }
@@ -197,6 +207,7 @@ impl Event {
             | Event::Captured { step, .. }
             | Event::Diverged { step, .. }
             | Event::Checked { step, .. }
+            | Event::Operation { step, .. }
             | Event::StepFinished { step, .. } => Some(*step),
             Event::Finished { .. } => None,
         }

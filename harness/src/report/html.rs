@@ -280,17 +280,18 @@ pub fn to_html(
         s.not_met
     );
     h.push_str(
-        "<table class=\"totals\"><tr><th>mode</th><th>element</th><th>click</th><th>steps</th>\
+        "<table class=\"totals\"><tr><th>mode</th><th>element</th><th>click</th><th>operation</th><th>steps</th>\
          <th>reached</th><th>scenarios</th><th>expects</th><th>ambiguous</th></tr>",
     );
     for (mode, sc) in &s.scores {
         let _ = write!(
             h,
-            "<tr><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td>\
+            "<tr><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td>\
              <td>{:.3}</td><td>{:.3}</td><td>{}</td></tr>",
             word(mode),
             sc.element_accuracy,
             sc.click_accuracy,
+            sc.operation_accuracy,
             sc.step_success,
             sc.reached,
             sc.scenario_success,
@@ -337,9 +338,10 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
     let scores = first
         .map(|r| {
             format!(
-                "element {:.3} · click {:.3} · steps {:.3} · expects {:.3}",
+                "element {:.3} · click {:.3} · operation {:.3} · steps {:.3} · expects {:.3}",
                 r.scores.element_accuracy,
                 r.scores.click_accuracy,
+                r.scores.operation_accuracy,
                 r.scores.step_success,
                 r.scores.expect_pass_rate
             )

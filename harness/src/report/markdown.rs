@@ -48,16 +48,17 @@ pub fn to_markdown(report: &Report, regressions: Option<&RegressionReport>) -> S
     );
     let _ = writeln!(
         md,
-        "| mode | element | click | steps | reached | scenarios | expects | ambiguous |"
+        "| mode | element | click | operation | steps | reached | scenarios | expects | ambiguous |"
     );
-    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (mode, sc) in &s.scores {
         let _ = writeln!(
             md,
-            "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} |",
+            "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} |",
             word(mode),
             sc.element_accuracy,
             sc.click_accuracy,
+            sc.operation_accuracy,
             sc.step_success,
             sc.reached,
             sc.scenario_success,

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 use crate::diff::StepDiff;
 use crate::expect::Check;
 use crate::recording::ax::Rect;
-use crate::replay::{Event, Expected, FailReason, Mode, Outcome, Robustness, StepStatus, Trace};
+use crate::replay::{
+    Event, Expected, FailReason, Mode, OpCheck, Outcome, Robustness, StepStatus, Trace,
+};
 use crate::resolve::{Candidate, Strategy, TieBreak};
 use crate::score::{Scores, Tally};
 use crate::suite::{ScenarioResult, Shard, fnv1a64};
@@ -206,6 +208,9 @@ pub struct StepReport {
     /// How the target was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<ResolutionReport>,
+    /// What the step did, part by part against the recording.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub operation: Vec<OpCheck>,
     /// Expect checks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckReport>,
@@ -316,6 +321,7 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
                 reason: None,
                 frames: None,
                 resolution: None,
+                operation: Vec::new(),
                 checks: Vec::new(),
                 asked: Vec::new(),
                 diverged: None,
@@ -385,6 +391,7 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
                         passed: *passed,
                         detail: detail.clone(),
                     }),
+                    Event::Operation { checks, .. } => s.operation = checks.clone(),
                     Event::StepFinished { status, reason, .. } => {
                         s.status = word(status);
                         s.reason = *reason;

@@ -8,11 +8,11 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::script::{Change, ControlSpec, Kind, NameIn, Script, WindowKind};
+use super::script::{Change, ControlSpec, Kind, NameIn, Script, StepSpec, WindowKind};
 use crate::errors::{FieldPath, InputError, Reason};
-use crate::plan::foxstep::ActionKind;
+use crate::plan::foxstep::{ActionKind, Button, Click};
 use crate::recording::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
-use crate::recording::format::Transition;
+use crate::recording::format::{Operation, Transition};
 
 /// The frames and transitions a script plays out to.
 #[derive(Debug)]
@@ -36,6 +36,40 @@ pub fn action_word(a: ActionKind) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
+}
+
+/// How the scripted person did a step: the click the plan says (a plain left click when it
+/// says none), the keys, a literal value typed. A template's text is left out: the recording
+/// typed the inputs' examples, and a scenario may give other values.
+fn operation_of(step: &StepSpec) -> Operation {
+    match step.action {
+        ActionKind::Click => {
+            let c = step.click.clone().unwrap_or(Click {
+                button: Button::Left,
+                count: 1,
+                drag: false,
+                modifiers: Vec::new(),
+            });
+            Operation {
+                button: serde_json::to_value(c.button)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string)),
+                count: Some(c.count),
+                modifiers: Some(c.modifiers),
+                drag: Some(c.drag),
+                ..Operation::default()
+            }
+        }
+        ActionKind::Press => Operation {
+            keys: step.keys.clone(),
+            ..Operation::default()
+        },
+        ActionKind::Type if step.template.is_none() => Operation {
+            text: step.value.clone(),
+            ..Operation::default()
+        },
+        _ => Operation::default(),
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -200,6 +234,7 @@ pub fn build(script: &Script, path: &Path) -> Result<Built, InputError> {
             equivalent: Vec::new(),
             to: frame_id(to),
             step_id: Some(step.id.clone()),
+            operation: operation_of(step),
         });
     }
     Ok(Built {

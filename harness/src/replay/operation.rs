@@ -1,0 +1,252 @@
+//! Whether a step does what was recorded, apart from where: the kind of action, and each part
+//! of it the recording kept — button, click count, held keys, drag, the chord pressed, the text
+//! typed. A right double-click written where the recording has a left click is a wrong step
+//! even on the right control (Mind2Web's Op F1 keeps what was done apart from where).
+//!
+//! Only what the recording kept is judged: a part it lacks is not a mismatch.
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::Action;
+use crate::plan::keys::{parse_chord, parse_modifier};
+use crate::recording::bind::kinds_agree;
+use crate::recording::format::Transition;
+
+/// One part of an operation, compared.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpCheck {
+    /// `action`, `button`, `count`, `modifiers`, `drag`, `keys` or `text`.
+    pub part: String,
+    /// What the plan says (typed text as filled in; a secret is never shown).
+    pub planned: String,
+    /// What the recording has.
+    pub recorded: String,
+    /// Whether they agree.
+    pub passed: bool,
+}
+
+fn check(part: &'static str, planned: String, recorded: String, passed: bool) -> OpCheck {
+    OpCheck {
+        part: part.into(),
+        planned,
+        recorded,
+        passed,
+    }
+}
+
+/// Held keys, in one spelling: `⌘`, `cmd` and `Command` are one key.
+fn modifier_set(words: &[String]) -> Vec<String> {
+    let mut set: Vec<String> = words
+        .iter()
+        .map(|w| match parse_modifier(w) {
+            Some(m) => format!("{m:?}").to_lowercase(),
+            None => w.to_lowercase(),
+        })
+        .collect();
+    set.sort();
+    set.dedup();
+    set
+}
+
+fn show_mods(m: &[String]) -> String {
+    if m.is_empty() {
+        "none".into()
+    } else {
+        m.join("+")
+    }
+}
+
+/// The checks of one step against its recorded transition. `typed` is the text the step
+/// types, filled in; `secret` when it holds a sensitive value (then it is not compared).
+pub fn check_operation(
+    action: &Action,
+    t: &Transition,
+    typed: Option<&str>,
+    secret: bool,
+) -> Vec<OpCheck> {
+    let mut out = vec![check(
+        "action",
+        action.name().into(),
+        t.action.clone(),
+        kinds_agree(action, &t.action),
+    )];
+    let op = &t.operation;
+    match action {
+        Action::Click(c) => {
+            if let Some(b) = &op.button {
+                out.push(check("button", c.button.clone(), b.clone(), &c.button == b));
+            }
+            if let Some(n) = op.count {
+                out.push(check(
+                    "count",
+                    c.count.to_string(),
+                    n.to_string(),
+                    c.count == n,
+                ));
+            }
+            if let Some(m) = &op.modifiers {
+                let (p, r) = (modifier_set(&c.modifiers), modifier_set(m));
+                out.push(check("modifiers", show_mods(&p), show_mods(&r), p == r));
+            }
+            if let Some(d) = op.drag {
+                out.push(check(
+                    "drag",
+                    c.drag.to_string(),
+                    d.to_string(),
+                    c.drag == d,
+                ));
+            }
+        }
+        Action::Press { keys } => {
+            if let Some(k) = &op.keys {
+                let same = match (parse_chord(keys), parse_chord(k)) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => keys.to_lowercase() == k.to_lowercase(),
+                };
+                out.push(check("keys", keys.clone(), k.clone(), same));
+            }
+        }
+        Action::Type { .. } | Action::Paste { .. } => {
+            if let (Some(rec), Some(typed)) = (&op.text, typed)
+                && !secret
+            {
+                out.push(check("text", typed.into(), rec.clone(), typed == rec));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Click;
+    use crate::recording::format::Operation;
+
+    fn recorded(action: &str, op: Operation) -> Transition {
+        Transition {
+            from: "000".into(),
+            action: action.into(),
+            element: Some("e1".into()),
+            equivalent: Vec::new(),
+            to: "001".into(),
+            step_id: Some("s1".into()),
+            operation: op,
+        }
+    }
+
+    fn left_click() -> Operation {
+        Operation {
+            button: Some("left".into()),
+            count: Some(1),
+            modifiers: Some(Vec::new()),
+            drag: Some(false),
+            ..Operation::default()
+        }
+    }
+
+    fn failed(checks: &[OpCheck]) -> Vec<&str> {
+        checks
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| c.part.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn a_right_double_drag_with_command_is_not_the_recorded_left_click() {
+        let plan = Action::Click(Click {
+            button: "right".into(),
+            count: 2,
+            drag: true,
+            modifiers: vec!["⌘".into()],
+        });
+        let c = check_operation(&plan, &recorded("click", left_click()), None, false);
+        assert_eq!(failed(&c), ["button", "count", "modifiers", "drag"]);
+        let plain = Action::Click(Click {
+            button: "left".into(),
+            count: 1,
+            drag: false,
+            modifiers: vec![],
+        });
+        assert!(
+            failed(&check_operation(
+                &plain,
+                &recorded("click", left_click()),
+                None,
+                false
+            ))
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn modifiers_and_chords_compare_in_every_spelling() {
+        let plan = Action::Click(Click {
+            button: "left".into(),
+            count: 1,
+            drag: false,
+            modifiers: vec!["Command".into(), "shift".into()],
+        });
+        let op = Operation {
+            modifiers: Some(vec!["⇧".into(), "cmd".into()]),
+            ..Operation::default()
+        };
+        assert!(failed(&check_operation(&plan, &recorded("click", op), None, false)).is_empty());
+        let press = Action::Press {
+            keys: "⌘⇧S".into()
+        };
+        let op = Operation {
+            keys: Some("Cmd+Shift+s".into()),
+            ..Operation::default()
+        };
+        assert!(
+            failed(&check_operation(
+                &press,
+                &recorded("key", op.clone()),
+                None,
+                false
+            ))
+            .is_empty()
+        );
+        let other = Action::Press {
+            keys: "⌘S".into()
+        };
+        assert_eq!(
+            failed(&check_operation(&other, &recorded("key", op), None, false)),
+            ["keys"]
+        );
+    }
+
+    #[test]
+    fn a_copy_where_the_recording_clicked_is_the_wrong_action() {
+        let c = check_operation(&Action::Copy, &recorded("click", left_click()), None, false);
+        assert_eq!(failed(&c), ["action"]);
+        assert_eq!(c[0].planned, "copy");
+        assert_eq!(c[0].recorded, "click");
+    }
+
+    #[test]
+    fn typed_text_is_compared_unless_it_is_a_secret_or_unrecorded() {
+        let action = Action::Type {
+            text: crate::plan::Text::Literal("Ada".into()),
+            submit: None,
+        };
+        let op = Operation {
+            text: Some("Ada".into()),
+            ..Operation::default()
+        };
+        let t = recorded("type", op);
+        assert!(failed(&check_operation(&action, &t, Some("Ada"), false)).is_empty());
+        assert_eq!(
+            failed(&check_operation(&action, &t, Some("Grace"), false)),
+            ["text"]
+        );
+        // A secret is never compared (nor shown).
+        assert_eq!(check_operation(&action, &t, Some("1815"), true).len(), 1);
+        // Nothing recorded: only the kind is judged.
+        let bare = recorded("type", Operation::default());
+        assert_eq!(check_operation(&action, &bare, Some("x"), false).len(), 1);
+    }
+}
