@@ -209,6 +209,26 @@ pub fn is_toggle_role(ax_role: &str) -> bool {
     )
 }
 
+/// Roles that name one kind of control on different platforms and toolkits: a plan written on
+/// one says the other's word for the same thing. Any other two roles contradict each other (a
+/// button is not a check box).
+const ROLE_KIN: &[&[&str]] = &[
+    &["AXTextField", "AXTextArea", "AXComboBox", "AXSearchField"],
+    &["AXPopUpButton", "AXComboBox", "AXMenuButton"],
+    &["AXButton", "AXMenuButton", "AXPopUpButton"],
+    &["AXMenuItem", "AXMenuBarItem"],
+    &["AXRow", "AXCell", "AXOutlineRow"],
+    &["AXStaticText", "AXHeading"],
+];
+
+/// Whether a control of role `have` can be what a plan calls `want` (equal, or kin).
+pub fn roles_agree(want: &str, have: &str) -> bool {
+    want == have
+        || ROLE_KIN
+            .iter()
+            .any(|kin| kin.contains(&want) && kin.contains(&have))
+}
+
 /// The AX role that role words (a plan's `target.role`, an element's `role`) name, in any
 /// case and spacing: `check box` and the synth's `checkbox` → `AXCheckBox`. None for words
 /// not in this table. Not AT-SPI's names: its `text` is a field, macOS's a static text.

@@ -14,7 +14,7 @@ use super::index::{FrameIndex, Node, WindowInfo};
 use super::tiebreak::{TieBreak, break_ties};
 use crate::json::round;
 use crate::plan::Target;
-use crate::recording::ax::{Rect, ax_role_of_words};
+use crate::recording::ax::{Rect, ax_role_of_words, roles_agree};
 use crate::text::normalize_label;
 
 /// How the winner was found.
@@ -112,8 +112,8 @@ fn find_window<'a>(t: &Target, ix: &'a FrameIndex) -> Option<&'a WindowInfo> {
 /// words are known); a step that says neither matches any role.
 pub(super) fn role_matches(t: &Target, n: &Node) -> bool {
     match (&t.ax_role, t.role.as_deref().and_then(ax_role_of_words)) {
-        (Some(r), _) => r == n.ax_role,
-        (None, Some(r)) => r == n.ax_role,
+        (Some(r), _) => roles_agree(r, n.ax_role),
+        (None, Some(r)) => roles_agree(r, n.ax_role),
         (None, None) => true,
     }
 }
@@ -131,13 +131,19 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
         .filter(|l| !l.is_empty())
     {
         Some(norm) => {
-            label_candidates(t, &norm, ix, ctx, &mut cands);
+            let other_roles = label_candidates(t, &norm, ix, ctx, &mut cands);
             tie_break = break_ties(t, ix, ctx, &mut cands);
+            let label = t.label.as_deref().unwrap_or_default();
             if cands.is_empty() {
-                note = Some(format!(
-                    "no control labelled “{}”",
-                    t.label.as_deref().unwrap_or_default()
-                ));
+                note = Some(match other_roles.first() {
+                    Some(r) => {
+                        format!("no control labelled “{label}” has the step's role (an {r} does)")
+                    }
+                    None => format!("no control labelled “{label}”"),
+                });
+            } else if !other_roles.is_empty() && tie_break.is_none() {
+                // Same-named controls of another role were passed over: the role decided.
+                tie_break = Some(TieBreak::Role);
             }
         }
         None => match geometry_candidates(t, ix, ctx, &mut cands) {
@@ -209,14 +215,17 @@ fn crop_candidates(
     true
 }
 
+/// Candidates by name; the role of each control passed over because its role contradicts the
+/// step's (a button is not a check box), for the report.
 fn label_candidates(
     t: &Target,
     norm: &str,
     ix: &FrameIndex,
     ctx: &ResolveContext,
     out: &mut Vec<(u32, f64, Strategy)>,
-) {
+) -> Vec<String> {
     let exact = t.label.as_deref().unwrap_or_default();
+    let mut other_roles = Vec::new();
     let mut push = |i: u32, base: f64, strategy: Strategy| {
         let n = &ix.nodes[i as usize];
         let w = ix.window_of(n);
@@ -227,8 +236,10 @@ fn label_candidates(
         if !window_matches(t, w) {
             s -= 0.3;
         }
+        // A role that contradicts the step's is another control, whatever its name.
         if !role_matches(t, n) {
-            s -= 0.2;
+            other_roles.push(n.ax_role.to_string());
+            return;
         }
         if !n.enabled {
             s -= 0.05;
@@ -251,7 +262,7 @@ fn label_candidates(
         }
     }
     if found {
-        return;
+        return other_roles;
     }
     // A label shortened with an ellipsis on either side ("Send remi…" for "Send reminder").
     fn stem(s: &str) -> &str {
@@ -259,7 +270,7 @@ fn label_candidates(
     }
     let want = stem(norm);
     if want.chars().count() < 3 {
-        return;
+        return other_roles;
     }
     for i in 0..ix.nodes.len() as u32 {
         let have_norm = ix.norm(i);
@@ -274,6 +285,7 @@ fn label_candidates(
             push(i, 0.85, Strategy::AxNormalized);
         }
     }
+    other_roles
 }
 
 /// Where the plan says the control is, as shares of the screen: its point, else its bounds'

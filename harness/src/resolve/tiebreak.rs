@@ -4,8 +4,9 @@
 //! picture of the control, then where the plan says it is, taken relative to its window (so a
 //! moved window still works). Only what none of these separates is ambiguity.
 //!
-//! Role and window already weigh in each candidate's score; this file settles what they leave
-//! tied with the crop and the position, and says which of the four decided.
+//! A contradicting role rules a control out before it is a candidate (the resolver then
+//! reports the role as what decided); the window weighs in each candidate's score; this file
+//! settles what they leave tied with the crop and the position, and says which decided.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,8 +15,7 @@ use image::RgbaImage;
 use super::crop::{GrayScreen, score_near};
 use super::index::FrameIndex;
 use super::target::{
-    AMBIGUITY_MARGIN, ResolveContext, control_key, displacement, plan_point, role_matches,
-    window_matches,
+    AMBIGUITY_MARGIN, ResolveContext, control_key, displacement, plan_point, window_matches,
 };
 use crate::plan::Target;
 use crate::recording::Rect;
@@ -131,12 +131,7 @@ fn decided_by_score(
         .map(|c| &ix.nodes[c.0 as usize]);
     let mut why = None;
     for r in rivals {
-        if role_matches(t, win) && !role_matches(t, r) {
-            why = Some(TieBreak::Role);
-        } else if why.is_none()
-            && window_matches(t, ix.window_of(win))
-            && !window_matches(t, ix.window_of(r))
-        {
+        if window_matches(t, ix.window_of(win)) && !window_matches(t, ix.window_of(r)) {
             why = Some(TieBreak::Window);
         }
     }
@@ -312,6 +307,36 @@ mod tests {
             assert_eq!(r.tie_break, Some(TieBreak::Role));
             assert!(!r.ambiguous);
         }
+    }
+
+    #[test]
+    fn a_role_that_contradicts_the_step_is_another_control_and_kin_roles_agree() {
+        let snap = snapshot(vec![(
+            "w",
+            "Prefs",
+            0,
+            0,
+            vec![
+                el("b", "AXButton", "Sync", 10, 10),
+                el("f", "AXTextField", "Name", 10, 50),
+            ],
+        )]);
+        let check_box = Target {
+            ax_role: Some("AXCheckBox".into()),
+            ..target("Sync")
+        };
+        let r = run(&check_box, &snap, None);
+        assert_eq!(r.element, None, "a button is not a check box: {r:?}");
+        assert!(
+            r.note.as_deref().is_some_and(|n| n.contains("AXButton")),
+            "{r:?}"
+        );
+        // A text area on one platform is a text field on another.
+        let area = Target {
+            ax_role: Some("AXTextArea".into()),
+            ..target("Name")
+        };
+        assert_eq!(run(&area, &snap, None).element.as_deref(), Some("f"));
     }
 
     #[test]
