@@ -14,7 +14,7 @@ use image::RgbaImage;
 
 use super::REDACTED;
 use super::operation::check_operation;
-use super::scenario::{Answer, FailReason, Outcome, ScenarioFile};
+use super::scenario::{Answer, FailReason, Outcome, ScenarioFile, StopAnswer};
 use super::trace::{AskKind, Event, Mode, StepStatus, Trace, Truth};
 use crate::desktop::{Acted, Desktop};
 use crate::diff::StepDiff;
@@ -345,21 +345,43 @@ impl<'a, 'r> Follower<'a, 'r> {
         });
         let mut asked = BTreeMap::new();
 
-        // stop_if is checked on the screen as it is, before acting.
-        if let Some(when) = step.stop_if.as_ref().and_then(|s| s.when.as_ref()) {
-            let ix = self.prep.frame_index(desk.frame_index());
-            let no_frame = |_: &str| None;
-            let ctx = ExpectCtx {
-                index: ix,
-                desktop: desk,
-                acted: None,
-                screen,
-                field_text: None,
-                step_frame: &no_frame,
-            };
-            let checks = check_expect(when, &ctx);
-            if !checks.is_empty() && checks.iter().all(|c| c.passed) {
-                return Err((StepStatus::Stopped, FailReason::StopIf));
+        // stop_if is checked on the screen as it is, before acting: by its conditions when it
+        // has them, else its words go to the person, who says stop or go on (no answer: stop).
+        if let Some(stop_if) = &step.stop_if {
+            match &stop_if.when {
+                Some(when) => {
+                    let ix = self.prep.frame_index(desk.frame_index());
+                    let no_frame = |_: &str| None;
+                    let ctx = ExpectCtx {
+                        index: ix,
+                        desktop: desk,
+                        acted: None,
+                        screen,
+                        field_text: None,
+                        step_frame: &no_frame,
+                    };
+                    let checks = check_expect(when, &ctx);
+                    if !checks.is_empty() && checks.iter().all(|c| c.passed) {
+                        return Err((StepStatus::Stopped, FailReason::StopIf));
+                    }
+                }
+                None => {
+                    let answer = self.scenario.answers.stop_if.get(&step.id).copied();
+                    let word = match answer {
+                        Some(StopAnswer::GoOn) => "go on",
+                        Some(StopAnswer::Stop) => "stop",
+                        None => "no answer (stop)",
+                    };
+                    self.ask(
+                        i,
+                        AskKind::StopIf,
+                        format!("step {}: stop if {}?", step.number, stop_if.text),
+                        word.into(),
+                    );
+                    if answer != Some(StopAnswer::GoOn) {
+                        return Err((StepStatus::Stopped, FailReason::StopIf));
+                    }
+                }
             }
         }
 

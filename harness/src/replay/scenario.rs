@@ -58,6 +58,19 @@ pub struct Answers {
     /// Per type step (by step id): may pre-filled text be replaced? Not listed: no.
     #[serde(default)]
     pub replace: BTreeMap<String, bool>,
+    /// By step id: what the person says when a `stop_if` in words is put to them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stop_if: BTreeMap<String, StopAnswer>,
+}
+
+/// The person's answer to a `stop_if` put in words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopAnswer {
+    /// The condition holds: stop.
+    Stop,
+    /// It does not: go on.
+    GoOn,
 }
 
 /// Approve or decline.

@@ -301,6 +301,40 @@ fn stop_if_that_holds_stops_the_run() {
     assert_eq!(t.outcome().0, Outcome::Completed);
 }
 
+#[test]
+fn stop_if_in_words_is_put_to_the_person_and_no_answer_stops() {
+    let f = ax(json!([field("subj", "Subject", 10, "", false)]), "Compose");
+    let rec = recording(
+        vec![("a", f.clone()), ("b", f)],
+        &[("a", "subj", "b", "s1")],
+    );
+    let mut step = type_step(1, "s1", "Subject", "x", &[]);
+    step.as_object_mut().unwrap().remove("template");
+    step["value"] = json!("x");
+    step["stop_if"] = json!("the invoice is already paid");
+    let p = plan(json!([step]), json!([]));
+    let run = |answers| replay(&p, &Prepared::new(&rec), &scenario(answers), Mode::Chained);
+
+    let t = run(json!({}));
+    assert_eq!(t.outcome().1, Some(FailReason::StopIf));
+    let asked = asks(&t, AskKind::StopIf);
+    assert_eq!(asked, vec![(0, "no answer (stop)".to_string())]);
+    let detail = t.events.iter().find_map(|e| match e {
+        Event::Asked { detail, .. } => Some(detail.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        detail.as_deref(),
+        Some("step 1: stop if the invoice is already paid?")
+    );
+
+    let t = run(json!({"stop_if": {"s1": "stop"}}));
+    assert_eq!(t.outcome().1, Some(FailReason::StopIf));
+    let t = run(json!({"stop_if": {"s1": "go-on"}}));
+    assert_eq!(t.outcome().0, Outcome::Completed);
+    assert_eq!(asks(&t, AskKind::StopIf), vec![(0, "go on".to_string())]);
+}
+
 /// Two fields of one window (label, row), the recording typing into the first; the plan types
 /// into the field labelled `target`.
 fn two_fields(first: (&str, i32), second: (&str, i32), target: &str) -> Trace {

@@ -34,6 +34,8 @@ pub enum AskKind {
     ReplacePrefilled,
     /// The plan's own `ask` step.
     Question,
+    /// A `stop_if` in words: stop or go on?
+    StopIf,
 }
 
 /// How a step ended.

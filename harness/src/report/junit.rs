@@ -91,6 +91,7 @@ fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
         if let Some(d) = &step.diverged {
             lines.push(format!("diverged: {d}"));
         }
+        lines.extend(asked_lines(step));
         lines.join("\n")
     };
     let status = match step.status.as_str() {
@@ -120,6 +121,17 @@ fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
     case.set_classname(s.id.as_str());
     if step.status != "passed" && step.status != "not-run" && s.met {
         case.set_system_out(format!("as expected — {}", why()));
+    } else if step.status == "passed" && !step.asked.is_empty() {
+        // What the person was asked shows on a passing step too (a stop_if they let go on).
+        case.set_system_out(asked_lines(step).join("\n"));
     }
     case
+}
+
+/// `asked (stop-if): step 5: stop if …? → go on`, one line per question.
+fn asked_lines(step: &StepReport) -> Vec<String> {
+    step.asked
+        .iter()
+        .map(|a| format!("asked ({}): {} → {}", a.kind, a.detail, a.answer))
+        .collect()
 }

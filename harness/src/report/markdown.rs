@@ -110,11 +110,23 @@ pub fn to_markdown(report: &Report, regressions: Option<&RegressionReport>) -> S
             ),
             None => ("—".into(), "— | — | — | —".into()),
         };
-        let failed = if sc.met {
+        let mut failed = if sc.met {
             String::new()
         } else {
             what_failed(sc, run)
         };
+        // A stop_if in words is shown with the person's answer, whatever the outcome.
+        for a in run
+            .iter()
+            .flat_map(|r| &r.steps)
+            .flat_map(|st| &st.asked)
+            .filter(|a| a.kind == "stop-if")
+        {
+            if !failed.is_empty() {
+                failed.push_str("; ");
+            }
+            failed.push_str(&md_escape(&format!("{} → {}", a.detail, a.answer)));
+        }
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} |",
