@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use stepreplay::plan::foxstep::canonical_plan_text;
 use stepreplay::plan::{parse_foxstep, read_plan_source, redact_json_text, sensitive_values};
 use stepreplay::{Error, json};
 
@@ -37,7 +38,7 @@ fn one(path: &Path, check: bool) -> Result<u8, Error> {
     // Refuse to re-lay-out a plan that does not parse: duplicate keys would be lost.
     let fox = parse_foxstep(&src)?;
     let value = json::parse_value(&src)?;
-    let canonical = json::to_canonical(&value);
+    let canonical = canonical_plan_text(&value);
     if canonical == src.text {
         return Ok(0);
     }

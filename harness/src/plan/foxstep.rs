@@ -14,13 +14,37 @@ use serde_json::Value;
 /// The schema string of this format.
 pub const SCHEMA: &str = "foxstep-step-plan/1";
 
+/// Optional lists a plan leaves out when they are empty ("optional fields are left out when
+/// they have nothing to say").
+const OPTIONAL_LISTS: &[&str] = &["inputs", "used_by", "reads", "modifiers"];
+
+/// A plan's canonical bytes: sorted keys, the fixed layout, and no empty optional list.
+pub fn canonical_plan_text(v: &serde_json::Value) -> String {
+    fn prune(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.retain(|k, x| {
+                    !(OPTIONAL_LISTS.contains(&k.as_str())
+                        && x.as_array().is_some_and(Vec::is_empty))
+                });
+                m.values_mut().for_each(prune);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(prune),
+            _ => {}
+        }
+    }
+    let mut v = v.clone();
+    prune(&mut v);
+    crate::json::to_canonical(&v)
+}
+
 /// A whole plan.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FoxPlan {
     pub schema: String,
     pub guide: Guide,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub inputs: Vec<Input>,
     pub steps: Vec<Step>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -50,7 +74,7 @@ pub struct Input {
     #[serde(default)]
     pub sensitive: bool,
     pub shape: Shape,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub used_by: Vec<u32>,
 }
 
@@ -112,7 +136,7 @@ pub struct Step {
     pub value: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub submit: Option<String>,
@@ -143,7 +167,7 @@ pub struct Click {
     pub count: u8,
     #[serde(default)]
     pub drag: bool,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modifiers: Vec<String>,
 }
 

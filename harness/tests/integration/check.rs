@@ -369,9 +369,9 @@ fn a_plan_with_twelve_thousand_findings() {
         })
         .collect();
     plan["steps"] = steps.into();
-    plan["inputs"] = Value::Array(vec![]);
+    plan.as_object_mut().unwrap().remove("inputs");
     let tmp = TempDir::new("many");
-    let text = stepreplay::json::to_canonical(&plan);
+    let text = stepreplay::plan::foxstep::canonical_plan_text(&plan);
     std::fs::write(tmp.path().join("many.json"), &text).unwrap();
     let (_, json) = check_transcript(tmp.path(), "many.json");
     let findings = json["findings"].as_array().unwrap();

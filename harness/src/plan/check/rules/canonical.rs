@@ -3,15 +3,17 @@
 //! What: the file's bytes are exactly the canonical form (`stepreplay fmt`).
 //! Why: a guide's revision is a hash of its bytes; the same plan must always give the same
 //! bytes or every re-save looks like a new revision that needs review again.
+//! Optional lists with nothing in them (`"reads": []`, `"modifiers": []`) are left out, as
+//! the format says optional fields are.
 //! Example: keys out of order → finding at the first line that differs.
 
 use super::Ctx;
 use crate::errors::FieldPath;
-use crate::json::to_canonical;
 use crate::plan::check::{Finding, Severity};
+use crate::plan::foxstep::canonical_plan_text;
 
 pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
-    let canonical = to_canonical(ctx.value);
+    let canonical = canonical_plan_text(ctx.value);
     if canonical == ctx.src.text {
         return;
     }
