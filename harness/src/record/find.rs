@@ -246,6 +246,10 @@ mod tests {
         (dump, ax)
     }
 
+    fn look(ax: &AxSnapshot, dump: &Value, t: &ScriptTarget) -> Result<Found, String> {
+        find(t, ax, dump, (800, 600))
+    }
+
     fn target(role: &str, name: &str, index: Option<usize>) -> ScriptTarget {
         ScriptTarget {
             role: Some(role.into()),
@@ -259,7 +263,7 @@ mod tests {
     fn finds_by_atspi_role_ax_role_or_words() {
         let (dump, ax) = form();
         for role in ["push button", "AXButton", "button"] {
-            let f = find(&target(role, "OK", None), &ax, &dump, (800, 600)).unwrap();
+            let f = look(&ax, &dump, &target(role, "OK", None)).unwrap();
             assert_eq!(f.path.as_deref(), Some("0/0/6"), "{role}");
             assert_eq!(f.point, (450, 372));
             assert_eq!(f.window.as_deref(), Some("Files"));
@@ -269,26 +273,14 @@ mod tests {
     #[test]
     fn a_nameless_field_is_found_by_the_label_beside_it() {
         let (dump, ax) = form();
-        let f = find(
-            &target("text field", "Target:", None),
-            &ax,
-            &dump,
-            (800, 600),
-        )
-        .unwrap();
+        let f = look(&ax, &dump, &target("text field", "Target:", None)).unwrap();
         assert_eq!(f.path.as_deref(), Some("0/0/4"));
     }
 
     #[test]
     fn same_named_controls_need_an_index() {
         let (dump, ax) = form();
-        let e = find(
-            &target("push button", "Browse", None),
-            &ax,
-            &dump,
-            (800, 600),
-        )
-        .unwrap_err();
+        let e = look(&ax, &dump, &target("push button", "Browse", None)).unwrap_err();
         assert!(e.contains("2 controls match") && e.contains("index"), "{e}");
         let f = find(
             &target("push button", "Browse", Some(1)),
@@ -328,16 +320,16 @@ mod tests {
         let ax = parse_atspi(&src).unwrap().ax;
         let top = find(&target("button", "Go", Some(0)), &ax, &dump, (800, 600)).unwrap();
         assert_eq!(top.path.as_deref(), Some("0/0/1"));
-        let e = find(&target("button", "Go", None), &ax, &dump, (800, 600)).unwrap_err();
+        let e = look(&ax, &dump, &target("button", "Go", None)).unwrap_err();
         assert!(e.contains("top to bottom"), "{e}");
     }
 
     #[test]
     fn a_miss_says_what_has_that_name() {
         let (dump, ax) = form();
-        let e = find(&target("check box", "OK", None), &ax, &dump, (800, 600)).unwrap_err();
+        let e = look(&ax, &dump, &target("check box", "OK", None)).unwrap_err();
         assert!(e.contains("AXButton (push button)"), "{e}");
-        let e = find(&target("button", "Cancel", None), &ax, &dump, (800, 600)).unwrap_err();
+        let e = look(&ax, &dump, &target("button", "Cancel", None)).unwrap_err();
         assert!(e.contains("nothing on screen"), "{e}");
     }
 
