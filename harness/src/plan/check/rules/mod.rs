@@ -3,6 +3,7 @@
 
 mod canonical;
 mod confirm_reason;
+mod crop_flag;
 mod done_step;
 mod geometry;
 mod injection;
@@ -44,6 +45,7 @@ pub(crate) const RULES: &[Rule] = &[
     unused_field::check,
     literal_template::check,
     window_example::check,
+    crop_flag::check,
 ];
 
 /// The field path of step `i`.
