@@ -58,7 +58,7 @@ pub fn node_at<'a>(dump: &'a Value, path: &str) -> Option<&'a Value> {
 }
 
 /// `e0-0-3` → `0/0/3`.
-fn path_of(id: &str) -> Option<String> {
+pub(super) fn path_of(id: &str) -> Option<String> {
     let rest = id.strip_prefix('e')?;
     rest.split('-')
         .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))

@@ -333,7 +333,7 @@ fn focused_of(ax: &AxSnapshot) -> Option<Found> {
         .and_then(|n| find::work_title(&ix, ix.window_of(n)));
     Some(Found {
         id: e.id.clone(),
-        path: e.id.strip_prefix('e').map(|p| p.replace('-', "/")),
+        path: find::path_of(&e.id),
         point: (cx.round() as i32, cy.round() as i32),
         frame: Some(e.frame),
         window,
