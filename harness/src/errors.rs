@@ -34,6 +34,7 @@ pub enum Reason {
     PlanRecordingMismatch,
     NoScenarios,
     TargetNotFound,
+    PlanNeedsReview,
 }
 
 impl Reason {
@@ -60,6 +61,7 @@ impl Reason {
             Reason::PlanRecordingMismatch => "plan-recording-mismatch",
             Reason::NoScenarios => "no-scenarios",
             Reason::TargetNotFound => "target-not-found",
+            Reason::PlanNeedsReview => "plan-needs-review",
         }
     }
 }
@@ -94,6 +96,13 @@ impl FieldPath {
         let mut v = self.0.clone();
         v.push(Seg::Key(k.to_string()));
         FieldPath(v)
+    }
+
+    /// `other` taken as relative to this path (a plan's findings inside a larger file).
+    pub fn join(&self, other: &FieldPath) -> Self {
+        let mut p = self.clone();
+        p.0.extend(other.0.iter().cloned());
+        p
     }
 
     /// This path with an array index appended.

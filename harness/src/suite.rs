@@ -12,11 +12,13 @@ use crate::bridge::scenario::SCHEMA as BRIDGE_SCHEMA;
 use crate::diff::step::StepDiffs;
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::perturb::Perturbation;
-use crate::plan::{Plan, load_plan};
+use crate::plan::check::{Finding, Severity, check_source};
+use crate::plan::{Plan, load_plan, read_plan_source};
 use crate::recording::{Recording, load_recording};
 use crate::replay::{DEFAULT_SEED, Robustness, robustness};
 use crate::replay::{
-    Expected, Mode, Prepared, SCENARIO_SCHEMA, Scenario, Trace, load_scenario, replay, sniff_schema,
+    Expected, FailReason, Mode, Prepared, SCENARIO_SCHEMA, Scenario, Trace, load_scenario, replay,
+    sniff_schema,
 };
 use crate::score::Tally;
 
@@ -42,6 +44,10 @@ pub struct StepInfo {
     pub action: &'static str,
     /// The guide's words for it.
     pub text: String,
+    /// For a step that sends a prompt to an AI app, which assistant.
+    pub assistant: Option<String>,
+    /// Whether the guide has a picture of the step's control (steps with a target).
+    pub crop_available: Option<bool>,
 }
 
 /// One scenario's results, in every mode.
@@ -71,6 +77,8 @@ pub struct ScenarioResult {
     pub robustness: Option<Robustness>,
     /// A bridge scenario's checks (commands, final state, safety), as JSON.
     pub bridge: Option<serde_json::Value>,
+    /// What `check` finds against the plan at error level (or why it was refused).
+    pub plan_errors: Vec<Finding>,
 }
 
 impl ScenarioResult {
@@ -132,6 +140,7 @@ type Cached<T> = Arc<OnceLock<Result<Arc<T>, InputError>>>;
 struct Cache {
     recordings: Mutex<HashMap<PathBuf, Cached<Recording>>>,
     plans: Mutex<HashMap<PathBuf, Cached<Plan>>>,
+    checks: Mutex<HashMap<PathBuf, Cached<Vec<Finding>>>>,
     diffs: Mutex<HashMap<PathBuf, Arc<StepDiffs>>>,
 }
 
@@ -150,7 +159,21 @@ fn cached<T>(
 /// Runs one scenario in every mode.
 fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioResult, InputError> {
     let modes = &opts.modes;
-    let plan = cached(&cache.plans, &s.plan_path, || load_plan(&s.plan_path))?;
+    let plan = match cached(&cache.plans, &s.plan_path, || load_plan(&s.plan_path)) {
+        Ok(plan) => plan,
+        Err(e) if e.reason == Reason::PlanNeedsReview => return Ok(refused(s, modes, &e)),
+        Err(e) => return Err(e),
+    };
+    // What `check` says against the plan at error level goes into the result: a plan a guide
+    // author would be told to fix does not pass a run quietly.
+    let plan_errors = cached(&cache.checks, &s.plan_path, || {
+        let report = check_source(&read_plan_source(&s.plan_path)?);
+        Ok(report
+            .findings
+            .into_iter()
+            .filter(|f| f.severity == Severity::Error)
+            .collect())
+    })?;
     let rec = cached(&cache.recordings, &s.recording_dir, || {
         load_recording(&s.recording_dir)
     })?;
@@ -176,6 +199,8 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
             number: st.number,
             action: st.action.name(),
             text: st.text.clone(),
+            assistant: st.assistant.clone(),
+            crop_available: st.target.as_ref().map(|t| t.crop_available),
         })
         .collect::<Vec<_>>();
     let mut result = ScenarioResult {
@@ -191,6 +216,7 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
         mismatch: None,
         robustness: None,
         bridge: None,
+        plan_errors: plan_errors.to_vec(),
     };
     if !perturbations.is_empty() {
         result.robustness = Some(robustness(
@@ -204,6 +230,32 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
     result.mismatch = judge(&result);
     result.met = result.mismatch.is_none();
     Ok(result)
+}
+
+/// A scenario whose plan may not be followed at all (`needs_review`): every mode ends before
+/// the first step, refused, and the reason is in the result.
+fn refused(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
+    let mut result = ScenarioResult {
+        id: s.file.id.clone(),
+        file: s.path.display().to_string(),
+        description: s.file.description.clone(),
+        plan: s.plan_path.display().to_string(),
+        recording: s.recording_dir.display().to_string(),
+        expected: s.file.expect.clone(),
+        steps: Vec::new(),
+        traces: modes
+            .iter()
+            .map(|&m| Trace::refused(m, FailReason::PlanNeedsReview))
+            .collect(),
+        met: false,
+        mismatch: None,
+        robustness: None,
+        bridge: None,
+        plan_errors: vec![Finding::from_input_error(e)],
+    };
+    result.mismatch = judge(&result);
+    result.met = result.mismatch.is_none();
+    result
 }
 
 /// The run's perturbations, then the scenario's own (without repeats).
@@ -264,6 +316,32 @@ fn judge(r: &ScenarioResult) -> Option<String> {
         return Some(format!(
             "expected it at step `{want}`, got {}",
             step.map_or("no step".into(), |s| format!("`{s}`"))
+        ));
+    }
+    let mut found: Vec<&str> = r.plan_errors.iter().map(|f| f.reason).collect();
+    found.dedup();
+    // A refusal is the outcome itself, judged above.
+    let unexpected: Vec<&Finding> = r
+        .plan_errors
+        .iter()
+        .filter(|f| f.reason != Reason::PlanNeedsReview.code())
+        .filter(|f| !e.plan_errors.iter().any(|w| w == f.reason))
+        .collect();
+    if let Some(f) = unexpected.first() {
+        let at = match (f.line, f.column) {
+            (Some(l), Some(c)) => format!(" at {}:{l}:{c}", r.plan),
+            _ => String::new(),
+        };
+        return Some(format!(
+            "the plan has {} check error(s): {} ({}){at}",
+            unexpected.len(),
+            f.message,
+            f.reason
+        ));
+    }
+    if let Some(missing) = e.plan_errors.iter().find(|w| !found.contains(&w.as_str())) {
+        return Some(format!(
+            "expected the check error `{missing}`, the plan has none"
         ));
     }
     let scores = Tally::of(trace).scores().by_name();
@@ -444,6 +522,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>
                 reason: None,
                 step_id: None,
                 floors: Default::default(),
+                plan_errors: Vec::new(),
             },
             steps: Vec::new(),
             traces: Vec::new(),
@@ -451,6 +530,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>
             mismatch,
             robustness: None,
             bridge: Some(serde_json::to_value(&r).unwrap_or_default()),
+            plan_errors: Vec::new(),
         });
     }
     Ok(out)

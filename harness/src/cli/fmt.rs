@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use stepreplay::plan::foxstep::canonical_plan_text;
-use stepreplay::plan::{parse_foxstep, read_plan_source, redact_json_text, sensitive_values};
-use stepreplay::{Error, json};
+use stepreplay::plan::{parse_handed, read_plan_source, redact_json_text, sensitive_values};
+use stepreplay::{Error, InputError, Reason, json};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -36,7 +36,17 @@ pub fn run(args: Args) -> Result<u8, Error> {
 fn one(path: &Path, check: bool) -> Result<u8, Error> {
     let src = read_plan_source(path)?;
     // Refuse to re-lay-out a plan that does not parse: duplicate keys would be lost.
-    let fox = parse_foxstep(&src)?;
+    let handed = parse_handed(&src)?;
+    if !handed.at.is_root() {
+        return Err(InputError::new(
+            path,
+            Reason::UnsupportedFileType,
+            "this is an MCP get_guide response, not a plan file",
+        )
+        .hint("fmt formats plan files; save the response's `plan` as plan.json to format it")
+        .into());
+    }
+    let fox = handed.plan;
     let value = json::parse_value(&src)?;
     let canonical = canonical_plan_text(&value);
     if canonical == src.text {

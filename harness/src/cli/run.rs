@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use stepreplay::output::write_file;
 use stepreplay::perturb::{Perturbation, STANDARD};
-use stepreplay::replay::Mode;
+use stepreplay::replay::{Event, Mode};
 use stepreplay::report::{
     Baseline, RegressionReport, Report, compare, to_json, to_junit, to_markdown, write_captures,
     write_html,
@@ -110,10 +110,17 @@ fn line(r: &ScenarioResult) -> String {
         return format!("{verdict} {:<36} bridge batch{why}", r.id);
     };
     let (outcome, reason, _) = trace.outcome();
-    let got = match reason {
+    let mut got = match reason {
         Some(rs) => format!("{} ({})", word(&outcome), word(&rs)),
         None => word(&outcome),
     };
+    let unjudged = trace
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::Done { judged: false, .. }));
+    if unjudged {
+        got.push_str(", done not judged");
+    }
     let verdict = if r.met { "ok  " } else { "FAIL" };
     let why = r
         .mismatch

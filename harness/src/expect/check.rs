@@ -1,6 +1,10 @@
 //! [`Check`], the result of one expect check, and [`check_expect`], which runs every check an
 //! `expect` names.
 
+use std::path::Path;
+use std::sync::Arc;
+
+use image::RgbaImage;
 use serde::Serialize;
 
 use crate::desktop::Desktop;
@@ -42,6 +46,8 @@ pub struct ExpectCtx<'a, 'r> {
     pub field_text: Option<(String, bool)>,
     /// The recorded frame id of a step's screenshot (its before-frame), by step id.
     pub step_frame: &'a dyn Fn(&str) -> Option<String>,
+    /// A plan picture (relative to the plan's folder), decoded; `None` when unreadable.
+    pub picture: &'a dyn Fn(&Path) -> Option<Arc<RgbaImage>>,
 }
 
 /// Runs every check `expect` names, in a fixed order.
@@ -54,8 +60,12 @@ pub fn check_expect(e: &Expect, ctx: &ExpectCtx) -> Vec<Check> {
     if e.field_contains.is_some() {
         out.push(super::field_contains::check(ctx));
     }
-    if let Some(id) = &e.screen_step_id {
-        out.push(super::screen::check(id, ctx));
+    // A skill export's picture is the guide's own evidence; the recording's frame stands in
+    // for it otherwise.
+    match (&e.screen, &e.screen_step_id) {
+        (Some(picture), _) => out.push(super::screen::check_picture(picture, ctx)),
+        (None, Some(id)) => out.push(super::screen::check(id, ctx)),
+        (None, None) => {}
     }
     out
 }

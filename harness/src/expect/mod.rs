@@ -3,9 +3,11 @@
 
 mod app_window;
 mod check;
+mod done;
 mod field_contains;
 mod next_control;
 mod screen;
 mod visible;
 
 pub use check::{Check, ExpectCtx, check_expect, check_next_control};
+pub use done::check_done;

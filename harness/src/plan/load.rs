@@ -13,9 +13,105 @@ use crate::json::{Source, find_duplicate_key, parse_typed, parse_value, read_tex
 /// The largest plan file accepted. Real plans are a few kB; this leaves room for huge guides.
 pub const MAX_PLAN_BYTES: u64 = 4 * 1024 * 1024;
 
-/// Reads a plan file's text within the size limit.
+/// A skill export's plan file, beside its `SKILL.md`.
+pub const SKILL_PLAN: &str = "plan.json";
+
+/// Reads a plan file's text within the size limit. A folder is a skill export: its plan is
+/// the `plan.json` in it, and the pictures it names are beside it.
 pub fn read_plan_source(path: &Path) -> Result<Source, InputError> {
+    if path.is_dir() {
+        let file = path.join(SKILL_PLAN);
+        if !file.is_file() {
+            return Err(InputError::new(
+                path,
+                Reason::MissingFile,
+                format!("the folder has no `{SKILL_PLAN}`"),
+            )
+            .hint("a skill export holds plan.json beside SKILL.md; or name the plan file"));
+        }
+        return read_text(&file, MAX_PLAN_BYTES);
+    }
     read_text(path, MAX_PLAN_BYTES)
+}
+
+/// A plan as it was handed over: a plan file, or the `plan` of an MCP `get_guide` response.
+#[derive(Debug)]
+pub struct Handed {
+    /// The plan.
+    pub plan: FoxPlan,
+    /// Where it sits in the file: the root, or `plan` in a `get_guide` response. Findings
+    /// about the plan are placed under it.
+    pub at: FieldPath,
+}
+
+/// The MCP `get_guide` response, as far as the harness reads it: the plan and its status.
+/// Its other fields describe the guide and are left alone.
+#[derive(serde::Deserialize)]
+struct GetGuide {
+    plan: FoxPlan,
+}
+
+/// Whether a parsed file is a `get_guide` response rather than a plan.
+fn is_get_guide(value: &Value) -> bool {
+    value.get("schema").is_none()
+        && (value.get("plan_status").is_some() || value.get("plan").is_some())
+}
+
+/// Parses a plan file or a `get_guide` response. A response whose `plan_status` is
+/// `needs_review` (a guide approved before plans existed) is refused with `plan-needs-review`:
+/// its plan has not been through the privacy review, so nothing may follow it.
+pub fn parse_handed(src: &Source) -> Result<Handed, InputError> {
+    let value = parse_value(src)?;
+    if !is_get_guide(&value) {
+        return Ok(Handed {
+            plan: parse_foxstep(src)?,
+            at: FieldPath::root(),
+        });
+    }
+    let status_at = FieldPath::root().key("plan_status");
+    match value.get("plan_status").and_then(Value::as_str) {
+        Some("included") => {}
+        Some("needs_review") => {
+            return Err(src
+                .error(
+                    status_at,
+                    Reason::PlanNeedsReview,
+                    "the guide's plan needs review: it was approved before step plans existed",
+                )
+                .hint("approve the guide again in Foxstep's privacy review, then fetch it again"));
+        }
+        Some(other) => {
+            return Err(src
+                .error(
+                    status_at,
+                    Reason::InvalidField,
+                    format!("unknown plan_status `{other}`"),
+                )
+                .hint("a get_guide response says `included` or `needs_review`"));
+        }
+        None => {
+            return Err(src
+                .error(
+                    FieldPath::root(),
+                    Reason::InvalidField,
+                    "a get_guide response needs a `plan_status` string",
+                )
+                .hint("add \"plan_status\": \"included\" beside `plan`"));
+        }
+    }
+    let at = FieldPath::root().key("plan");
+    let Some(plan) = value.get("plan") else {
+        return Err(src
+            .error(
+                FieldPath::root(),
+                Reason::InvalidField,
+                "plan_status is `included` but there is no `plan`",
+            )
+            .hint("add the plan under `plan`"));
+    };
+    check_schema_at(src, plan, foxstep::SCHEMA, &at)?;
+    let GetGuide { plan } = parse_typed(src).map_err(explain)?;
+    Ok(Handed { plan, at })
 }
 
 /// Parses a Foxstep plan strictly: `invalid-json`, then `unsupported-schema`, then
@@ -95,14 +191,20 @@ fn explain(mut e: InputError) -> InputError {
 }
 
 fn check_schema(src: &Source, value: &Value, want: &str) -> Result<(), InputError> {
-    let path = FieldPath::root().key("schema");
+    check_schema_at(src, value, want, &FieldPath::root())
+}
+
+/// [`check_schema`] for a plan that sits at `at` in its file.
+fn check_schema_at(
+    src: &Source,
+    value: &Value,
+    want: &str,
+    at: &FieldPath,
+) -> Result<(), InputError> {
+    let path = at.key("schema");
     let Some(obj) = value.as_object() else {
         return Err(src
-            .error(
-                FieldPath::root(),
-                Reason::InvalidField,
-                "a plan is a JSON object",
-            )
+            .error(at.clone(), Reason::InvalidField, "a plan is a JSON object")
             .hint(format!("start from an object with \"schema\": \"{want}\"")));
     };
     match obj.get("schema") {
@@ -119,7 +221,7 @@ fn check_schema(src: &Source, value: &Value, want: &str) -> Result<(), InputErro
             .hint(format!("write \"schema\": \"{want}\""))),
         None => Err(src
             .error(
-                FieldPath::root(),
+                at.clone(),
                 Reason::UnsupportedSchema,
                 "the plan has no `schema`",
             )
@@ -136,16 +238,102 @@ pub fn load_plan(path: &Path) -> Result<Plan, InputError> {
 /// [`load_plan`] on a source already read, for callers that also need its text (to place
 /// their own errors at a step's line and column).
 pub fn plan_from_source(src: &Source) -> Result<Plan, InputError> {
-    let fox = parse_foxstep(src)?;
+    let Handed { plan: fox, at } = parse_handed(src)?;
     let base = src.path.parent().unwrap_or(Path::new("."));
     lower_foxstep(&fox, base).map_err(|problems| {
         let first = &problems[0];
         let mut e = src.error(
-            first.path.clone(),
+            at.join(&first.path),
             Reason::InvalidField,
             first.message.clone(),
         );
         e.hint = first.hint.clone();
         e
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::plan::check::check_source;
+
+    fn seed() -> Value {
+        serde_json::from_str(include_str!("../../tests/fixtures/plans/seed-mail.json")).unwrap()
+    }
+
+    fn get_guide(status: &str, plan: Option<Value>) -> Source {
+        let mut v = json!({"guide_id": "3C2A9E44", "plan_status": status});
+        if let Some(p) = plan {
+            v["plan"] = p;
+        }
+        Source::from_text("get_guide.json", serde_json::to_string_pretty(&v).unwrap())
+    }
+
+    #[test]
+    fn a_get_guide_response_hands_over_its_plan() {
+        let h = parse_handed(&get_guide("included", Some(seed()))).unwrap();
+        assert_eq!(h.at.to_string(), "plan");
+        assert_eq!(h.plan.steps.len(), 3);
+        // The bare plan file is the plan itself.
+        let bare = Source::from_text("plan.json", seed().to_string());
+        assert!(parse_handed(&bare).unwrap().at.is_root());
+    }
+
+    #[test]
+    fn needs_review_and_unknown_statuses_are_refused_at_plan_status() {
+        let e = parse_handed(&get_guide("needs_review", None)).unwrap_err();
+        assert_eq!(e.reason, Reason::PlanNeedsReview);
+        assert_eq!(e.path.to_string(), "plan_status");
+        assert_eq!(e.position.map(|p| p.line), Some(3));
+        let e = parse_handed(&get_guide("approved", Some(seed()))).unwrap_err();
+        assert_eq!(e.reason, Reason::InvalidField);
+        assert_eq!(e.path.to_string(), "plan_status");
+        let e = parse_handed(&get_guide("included", None)).unwrap_err();
+        assert_eq!(e.reason, Reason::InvalidField);
+        // check reads a refusal as a finding (exit 1), not as an unreadable file (exit 2).
+        let report = check_source(&get_guide("needs_review", None));
+        assert_eq!(report.exit_code(), 1);
+        assert_eq!(report.findings[0].reason, "plan-needs-review");
+    }
+
+    #[test]
+    fn errors_inside_a_handed_plan_point_into_the_response() {
+        let mut plan = seed();
+        plan["steps"][1]["number"] = json!("two");
+        let src = get_guide("included", Some(plan));
+        let e = parse_handed(&src).unwrap_err();
+        assert_eq!(e.path.to_string(), "plan.steps[1].number");
+        let line = src
+            .text
+            .lines()
+            .position(|l| l.contains("\"two\""))
+            .unwrap()
+            + 1;
+        assert_eq!(e.position.map(|p| p.line), Some(line));
+        // A lint finding is placed under `plan` too; the response's bytes are not linted.
+        let mut plan = seed();
+        plan["done"]["step_id"] = plan["steps"][0]["step_id"].clone();
+        let report = check_source(&get_guide("included", Some(plan)));
+        let got: Vec<_> = report
+            .findings
+            .iter()
+            .map(|f| (f.reason, f.path.to_string(), f.line.is_some()))
+            .collect();
+        assert_eq!(got, [("done-not-last", "plan.done.step_id".into(), true)]);
+    }
+
+    #[test]
+    fn a_folder_is_read_as_a_skill_export() {
+        let dir = std::env::temp_dir().join(format!("stepreplay-skill-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let missing = read_plan_source(&dir).unwrap_err();
+        std::fs::write(dir.join(SKILL_PLAN), seed().to_string()).unwrap();
+        let plan = load_plan(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(missing.reason, Reason::MissingFile);
+        let plan = plan.unwrap();
+        assert_eq!(plan.base_dir, dir);
+    }
 }

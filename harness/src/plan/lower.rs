@@ -49,6 +49,7 @@ pub fn lower_foxstep(fox: &FoxPlan, base_dir: &Path) -> Result<Plan, Vec<Finding
         done: fox.done.as_ref().map(|d| Done {
             text: d.text.clone(),
             step_id: d.step_id.clone(),
+            screen: d.screen.as_ref().map(Into::into),
         }),
         base_dir: base_dir.to_path_buf(),
     })
@@ -177,6 +178,7 @@ fn lower_step(s: &foxstep::Step, path: &FieldPath, problems: &mut Vec<Finding>) 
             .then(|| s.confirm_reason.clone().unwrap_or_default()),
         stop_if,
         reads: s.reads.clone(),
+        assistant: s.assistant.clone(),
         path: path.clone(),
     })
 }
@@ -248,6 +250,7 @@ fn lower_target(t: &foxstep::Target) -> Target {
             width: b.width,
             height: b.height,
         }),
+        crop_available: t.crop_available,
         crop: t.crop.as_ref().map(Into::into),
         selector: None,
     }
@@ -301,6 +304,7 @@ fn lower_expect(
         visible,
         field_contains: e.field_contains.clone(),
         screen_step_id: e.screen_step_id.clone(),
+        screen: e.screen.as_ref().map(Into::into),
     })
 }
 

@@ -9,7 +9,10 @@ pub(crate) mod lower;
 mod model;
 mod redact;
 
-pub use load::{MAX_PLAN_BYTES, load_plan, parse_foxstep, plan_from_source, read_plan_source};
+pub use load::{
+    Handed, MAX_PLAN_BYTES, SKILL_PLAN, load_plan, parse_foxstep, parse_handed, plan_from_source,
+    read_plan_source,
+};
 pub use lower::lower_foxstep;
 pub use model::*;
 pub use redact::{REDACTED, redact_json_text, sensitive_values};

@@ -80,6 +80,8 @@ pub struct Step {
     pub stop_if: Option<StopIf>,
     /// The inputs the step reads.
     pub reads: Vec<String>,
+    /// For a step that sends a prompt to an AI app, which assistant (kept for reports).
+    pub assistant: Option<String>,
     /// Where the step sits in its source file.
     #[serde(skip)]
     pub path: FieldPath,
@@ -242,6 +244,8 @@ pub struct Target {
     pub point: Option<Point>,
     /// The control's recorded frame.
     pub bounds: Option<Bounds>,
+    /// Whether the guide has a picture of just the control (`crop_available`).
+    pub crop_available: bool,
     /// A picture of just the control, relative to the plan's folder.
     pub crop: Option<PathBuf>,
     /// A CSS selector (browser dialects).
@@ -261,6 +265,8 @@ pub struct Expect {
     pub field_contains: Option<String>,
     /// The step whose recorded screenshot shows what should come next.
     pub screen_step_id: Option<String>,
+    /// In a skill export: that screenshot's picture, relative to the plan's folder.
+    pub screen: Option<PathBuf>,
 }
 
 impl Expect {
@@ -284,6 +290,8 @@ pub struct StopIf {
 pub struct Done {
     /// In words.
     pub text: String,
-    /// The step whose screen shows it.
+    /// The capture that shows it: the finished screen's own id, or the last step's.
     pub step_id: Option<String>,
+    /// In a skill export: a picture of the finished screen, relative to the plan's folder.
+    pub screen: Option<PathBuf>,
 }

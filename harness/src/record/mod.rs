@@ -313,6 +313,7 @@ fn scenario(script: &Script, name: &str) -> ScenarioFile {
             reason: None,
             step_id: None,
             floors: BTreeMap::new(),
+            plan_errors: Vec::new(),
         },
     }
 }

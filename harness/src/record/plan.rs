@@ -292,6 +292,7 @@ pub fn make_plan(
         })
         .collect();
     let guide_id = format!("guide-{}", words(name).join("-"));
+    let last_step = steps.last().map(|s: &Step| s.step_id.clone());
     let plan = FoxPlan {
         schema: SCHEMA.to_string(),
         guide: Guide {
@@ -306,7 +307,8 @@ pub fn make_plan(
                 .done
                 .clone()
                 .unwrap_or_else(|| "Every recorded step is done.".into()),
-            step_id: None,
+            // The finished screen is the one the last step led to.
+            step_id: last_step,
             screen: None,
         }),
     };

@@ -69,6 +69,10 @@ pub struct FrameRef {
     pub screenshot: String,
     /// The AX snapshot JSON, relative to the recording folder.
     pub ax: String,
+    /// The guide capture this frame is, when no transition starts from it: the finished
+    /// screen a plan's `done.step_id` names is such a capture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
 }
 
 /// One recorded action and the frame it led to.

@@ -480,6 +480,7 @@ pub fn import_realrec(
             id: id.clone(),
             screenshot: png,
             ax: axf,
+            step_id: None,
         });
         snapshots.push(ax);
     }

@@ -20,7 +20,7 @@ use crate::desktop::{Acted, Desktop};
 use crate::diff::StepDiff;
 use crate::diff::step::StepDiffs;
 use crate::errors::FieldPath;
-use crate::expect::{Check, ExpectCtx, check_expect, check_next_control};
+use crate::expect::{Check, ExpectCtx, check_done, check_expect, check_next_control};
 use crate::plan::keys::selects_all;
 use crate::plan::{Action, Part, Plan, Step, Text};
 use crate::recording::{Recording, decode_png, safe_join};
@@ -76,9 +76,10 @@ impl<'r> Prepared<'r> {
             .as_ref()
     }
 
-    /// A plan's crop picture, decoded once; None when it is missing, unsafe or unreadable
-    /// (the resolver then does without it, as a follower without the picture would).
-    pub fn crop(&self, base: &Path, rel: &Path) -> Option<Arc<RgbaImage>> {
+    /// A plan's picture (a control's crop, a skill export's screen), decoded once; None when
+    /// it is missing, unsafe or unreadable (the resolver then does without it, as a follower
+    /// without the picture would; a screen check says it cannot compare).
+    pub fn picture(&self, base: &Path, rel: &Path) -> Option<Arc<RgbaImage>> {
         let mut crops = self.crops.lock().unwrap_or_else(|p| p.into_inner());
         crops
             .entry(base.join(rel))
@@ -126,6 +127,21 @@ impl<'r> Prepared<'r> {
             Some(t) => self.rec.frame_index(&t.to),
             None => self.step_frame(plan, j),
         }
+    }
+
+    /// The recorded frame of the finished screen `done.step_id` names: what that plan step
+    /// led to, or a capture bound to the id (`frames[].step_id`).
+    fn done_frame(&self, id: &str) -> Option<&'r str> {
+        if let Some(t) = self.transition(id) {
+            return Some(&t.to);
+        }
+        let f = self
+            .rec
+            .file
+            .frames
+            .iter()
+            .find(|f| f.step_id.as_deref() == Some(id))?;
+        Some(&f.id)
     }
 
     /// What the recording says about each plan step's target.
@@ -210,11 +226,45 @@ impl<'a, 'r> Follower<'a, 'r> {
                 reason: None,
             });
         }
+        let outcome = match self.check_done(&desk) {
+            Some(false) => Outcome::NotDone,
+            _ => Outcome::Completed,
+        };
         self.events.push(Event::Finished {
-            outcome: Outcome::Completed,
+            outcome,
             reason: None,
             step_id: None,
         });
+    }
+
+    /// Checks the plan's `done` on the screen a completed run ended on. `Some(false)` only
+    /// when the finished screen was compared and is not this one; a done that cannot be judged
+    /// is reported as such and does not decide the outcome.
+    fn check_done(&mut self, desk: &Desktop<'r>) -> Option<bool> {
+        let done = self.plan.done.as_ref()?;
+        let frame = done
+            .step_id
+            .as_deref()
+            .and_then(|id| self.prep.done_frame(id));
+        let no_frame = |_: &str| None;
+        let picture = |rel: &Path| self.prep.picture(&self.plan.base_dir, rel);
+        let ctx = ExpectCtx {
+            index: self.prep.frame_index(desk.frame_index()),
+            desktop: desk,
+            acted: None,
+            screen: self.prep.screen(),
+            field_text: None,
+            step_frame: &no_frame,
+            picture: &picture,
+        };
+        let (check, judged) = check_done(done, frame, &ctx);
+        let held = !judged || check.passed;
+        self.events.push(Event::Done {
+            text: done.text.clone(),
+            check,
+            judged,
+        });
+        Some(held)
     }
 
     fn per_step(&mut self) {
@@ -352,6 +402,7 @@ impl<'a, 'r> Follower<'a, 'r> {
                 Some(when) => {
                     let ix = self.prep.frame_index(desk.frame_index());
                     let no_frame = |_: &str| None;
+                    let picture = |rel: &Path| self.prep.picture(&self.plan.base_dir, rel);
                     let ctx = ExpectCtx {
                         index: ix,
                         desktop: desk,
@@ -359,6 +410,7 @@ impl<'a, 'r> Follower<'a, 'r> {
                         screen,
                         field_text: None,
                         step_frame: &no_frame,
+                        picture: &picture,
                     };
                     let checks = check_expect(when, &ctx);
                     if !checks.is_empty() && checks.iter().all(|c| c.passed) {
@@ -396,7 +448,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             let crop = target
                 .crop
                 .as_ref()
-                .and_then(|c| self.prep.crop(&self.plan.base_dir, c));
+                .and_then(|c| self.prep.picture(&self.plan.base_dir, c));
             let gray = crop
                 .as_ref()
                 .and_then(|_| self.prep.gray(desk.frame_index()));
@@ -643,6 +695,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             screen,
             field_text,
             step_frame: &step_frame,
+            picture: &|rel: &Path| self.prep.picture(&self.plan.base_dir, rel),
         };
         let checks: Vec<Check> = match (
             &step.expect,

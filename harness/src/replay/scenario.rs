@@ -1,7 +1,8 @@
 //! The `stepreplay-scenario/1` file: a plan, a recording, input values, the scripted
 //! person's answers, perturbations, and what should happen.
 //!
-//! `plan` is relative to the scenario's folder; `recording` names a folder under the suite's
+//! `plan` is relative to the scenario's folder (a plan file, an MCP `get_guide` response, or a
+//! skill-export folder); `recording` names a folder under the suite's
 //! `recordings/` (the suite root is the parent of the scenario's `scenarios/` folder). Both
 //! must stay inside their folders.
 
@@ -92,6 +93,10 @@ pub enum Outcome {
     Failed,
     /// The person (or a `stop_if`) stopped the run.
     Stopped,
+    /// Every step passed, but the screen it ended on is not the one the plan's `done` shows.
+    NotDone,
+    /// The plan may not be followed at all (see the reason); no step ran.
+    Refused,
 }
 
 /// Why a run did not complete.
@@ -115,6 +120,9 @@ pub enum FailReason {
     /// The step does something else than was recorded: another kind of action, button,
     /// click count, held keys, chord or text.
     OperationMismatch,
+    /// The plan came from `get_guide` with `plan_status: needs_review`: it was approved before
+    /// step plans existed and has not been reviewed, so nothing may follow it.
+    PlanNeedsReview,
 }
 
 /// What should happen.
@@ -132,6 +140,10 @@ pub struct Expected {
     /// Minimum scores (by score name).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub floors: BTreeMap<String, f64>,
+    /// `check` reason codes the plan is meant to have at error level. Any other error-level
+    /// finding fails the scenario, and so does a listed one the plan does not have.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plan_errors: Vec<String>,
 }
 
 /// A scenario with its paths resolved.
@@ -181,8 +193,12 @@ fn parse_scenario(src: &Source) -> Result<Scenario, InputError> {
         let p = FieldPath::root().key(field);
         move |e: InputError| e.at_position(src.position(&p))
     };
-    let plan_path =
+    let mut plan_path =
         safe_join(dir, &file.plan, &src.path, FieldPath::root().key("plan")).map_err(at("plan"))?;
+    // A skill export is named by its folder; its plan is the plan.json in it.
+    if plan_path.is_dir() {
+        plan_path = plan_path.join(crate::plan::SKILL_PLAN);
+    }
     let recordings = root.join("recordings");
     let recording_dir = safe_join(
         &recordings,

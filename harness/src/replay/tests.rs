@@ -70,6 +70,7 @@ fn recording(
                 id: id.to_string(),
                 screenshot: format!("{id}.png"),
                 ax: format!("{id}.json"),
+                step_id: None,
             })
             .collect(),
         transitions: transitions
@@ -687,4 +688,134 @@ fn a_step_done_otherwise_than_recorded_fails_on_the_right_control() {
         crate::score::Tally::of(&t).scores().operation_accuracy.0,
         Some(1.0)
     );
+}
+
+/// A screen filled with one grey, so different frames really differ.
+fn grey(v: u8, w: u32, h: u32) -> RgbaImage {
+    RgbaImage::from_pixel(w, h, image::Rgba([v, v, v, 255]))
+}
+
+/// Two typing steps over frames f0 → f1 → f2 (greys 0, 100, 200), plus a capture `fin`
+/// bound to step id `finished` (grey `fin`), with the plan's `done` as given.
+fn done_case(done: serde_json::Value, fin: u8, base: &Path) -> Trace {
+    let snap = || {
+        ax(
+            json!([
+                field("to", "To:", 10, "", false),
+                field("subj", "Subject:", 30, "", false)
+            ]),
+            "Compose",
+        )
+    };
+    let mut rec = recording(
+        vec![
+            ("f0", snap()),
+            ("f1", snap()),
+            ("f2", snap()),
+            ("fin", snap()),
+        ],
+        &[("f0", "to", "f1", "s1"), ("f1", "subj", "f2", "s2")],
+    );
+    for (f, v) in rec.frames.iter_mut().zip([0, 100, 200, fin]) {
+        *f = Frame::with_pixels(f.id.clone(), (*f.ax).clone(), grey(v, 200, 100));
+    }
+    rec.file.frames[3].step_id = Some("finished".into());
+    let v = json!({"schema": "foxstep-step-plan/1", "guide": {"id": "g", "title": "t"},
+        "steps": [type_step(1, "s1", "To:", "a", &[]), type_step(2, "s2", "Subject:", "b", &[])],
+        "done": done});
+    let src = Source::from_text("plan.json", v.to_string());
+    let p = lower_foxstep(&parse_foxstep(&src).unwrap(), base).unwrap();
+    let rec = acted_as_planned(rec, &p);
+    replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    )
+}
+
+fn done_event(t: &Trace) -> (bool, bool, String) {
+    t.events
+        .iter()
+        .find_map(|e| match e {
+            Event::Done { check, judged, .. } => {
+                Some((*judged, check.passed, check.detail.clone()))
+            }
+            _ => None,
+        })
+        .expect("a done event")
+}
+
+#[test]
+fn done_naming_the_last_step_is_the_screen_that_step_led_to() {
+    let t = done_case(json!({"text": "Sent.", "step_id": "s2"}), 0, Path::new("."));
+    assert_eq!(t.outcome().0, Outcome::Completed);
+    let (judged, passed, _) = done_event(&t);
+    assert!(judged && passed);
+}
+
+#[test]
+fn done_naming_an_earlier_screen_is_not_done() {
+    let t = done_case(json!({"text": "Sent.", "step_id": "s1"}), 0, Path::new("."));
+    assert_eq!(t.outcome().0, Outcome::NotDone);
+    let (judged, passed, detail) = done_event(&t);
+    assert!(judged && !passed, "{detail}");
+    assert!(detail.contains("differ"), "{detail}");
+}
+
+#[test]
+fn done_may_name_a_capture_of_its_own() {
+    // The finished screen's capture looks like f2, where the run ends.
+    let t = done_case(
+        json!({"text": "Sent.", "step_id": "finished"}),
+        200,
+        Path::new("."),
+    );
+    assert_eq!(t.outcome().0, Outcome::Completed);
+    assert!(done_event(&t).1);
+    // It looks like something else.
+    let t = done_case(
+        json!({"text": "Sent.", "step_id": "finished"}),
+        50,
+        Path::new("."),
+    );
+    assert_eq!(t.outcome().0, Outcome::NotDone);
+}
+
+#[test]
+fn a_done_that_cannot_be_judged_says_so_and_decides_nothing() {
+    for done in [
+        json!({"text": "Sent."}),
+        json!({"text": "Sent.", "step_id": "no-such-capture"}),
+    ] {
+        let t = done_case(done.clone(), 0, Path::new("."));
+        assert_eq!(t.outcome().0, Outcome::Completed, "{done}");
+        let (judged, passed, detail) = done_event(&t);
+        assert!(!judged && !passed, "{done}: {detail}");
+    }
+}
+
+#[test]
+fn a_skill_exports_done_picture_is_compared_with_the_last_screen() {
+    let dir = std::env::temp_dir().join(format!("stepreplay-done-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    grey(200, 200, 100).save(dir.join("same.png")).unwrap();
+    grey(0, 200, 100).save(dir.join("first.png")).unwrap();
+    grey(200, 100, 50).save(dir.join("small.png")).unwrap();
+    let case = |pic: &str| done_case(json!({"text": "Sent.", "screen": pic}), 0, &dir);
+    let same = case("same.png");
+    let first = case("first.png");
+    let small = case("small.png");
+    let missing = case("gone.png");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(same.outcome().0, Outcome::Completed);
+    let (judged, passed, _) = done_event(&same);
+    assert!(judged && passed);
+    assert_eq!(first.outcome().0, Outcome::NotDone);
+    // Another size, or no picture: nothing to compare, and the report says so.
+    for t in [&small, &missing] {
+        assert_eq!(t.outcome().0, Outcome::Completed);
+        assert!(!done_event(t).0, "{}", done_event(t).2);
+    }
+    assert!(done_event(&small).2.contains("cannot be compared"));
 }

@@ -139,6 +139,15 @@ pub enum Event {
         /// Why, when not passed.
         reason: Option<FailReason>,
     },
+    /// The plan's `done` was checked at the end of a completed run.
+    Done {
+        /// What finished looks like, in the guide's words.
+        text: String,
+        /// The comparison with the finished screen.
+        check: Check,
+        /// False when there was nothing to compare with: the check says why.
+        judged: bool,
+    },
     /// The run ended.
     Finished {
         /// How.
@@ -177,6 +186,20 @@ pub struct Trace {
 }
 
 impl Trace {
+    /// A replay that never started: the plan may not be followed.
+    pub fn refused(mode: Mode, reason: FailReason) -> Trace {
+        Trace {
+            mode,
+            truth: Vec::new(),
+            operations: Vec::new(),
+            events: vec![Event::Finished {
+                outcome: Outcome::Refused,
+                reason: Some(reason),
+                step_id: None,
+            }],
+        }
+    }
+
     /// The final event's outcome.
     pub fn outcome(&self) -> (Outcome, Option<FailReason>, Option<String>) {
         for e in self.events.iter().rev() {
@@ -211,7 +234,7 @@ impl Event {
             | Event::Checked { step, .. }
             | Event::Operation { step, .. }
             | Event::StepFinished { step, .. } => Some(*step),
-            Event::Finished { .. } => None,
+            Event::Finished { .. } | Event::Done { .. } => None,
         }
     }
 }

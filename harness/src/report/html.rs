@@ -364,6 +364,23 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
     if let Some(m) = &sc.mismatch {
         let _ = write!(h, "<p class=\"bad\">{}</p>", html_escape(m));
     }
+    if !sc.plan_errors.is_empty() {
+        h.push_str("<ul class=\"checks\">");
+        for f in &sc.plan_errors {
+            let at = match (f.line, f.column) {
+                (Some(l), Some(c)) => format!(" ({l}:{c})"),
+                _ => String::new(),
+            };
+            let _ = write!(
+                h,
+                "<li class=\"bad\">✘ <b>{}</b> at {}{at}: {}</li>",
+                html_escape(&f.reason),
+                html_escape(&f.path),
+                html_escape(&f.message)
+            );
+        }
+        h.push_str("</ul>");
+    }
     for (i, mode) in report.modes.iter().enumerate() {
         let Some(run) = sc.runs.get(mode) else {
             continue;
@@ -377,6 +394,19 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
         );
         for (n, st) in run.steps.iter().enumerate() {
             step(h, sc, n, st, images);
+        }
+        if let Some(d) = &run.done {
+            let (class, mark) = match d.passed {
+                Some(true) => ("ok", "✔"),
+                Some(false) => ("bad", "✘"),
+                None => ("mute", "not judged"),
+            };
+            let _ = write!(
+                h,
+                "<p class=\"{class}\">{mark} <b>done</b> “{}”: {}</p>",
+                html_escape(&d.text),
+                html_escape(&d.detail)
+            );
         }
         h.push_str("</div></details>");
     }

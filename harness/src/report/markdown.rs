@@ -127,6 +127,20 @@ pub fn to_markdown(report: &Report, regressions: Option<&RegressionReport>) -> S
             }
             failed.push_str(&md_escape(&format!("{} → {}", a.detail, a.answer)));
         }
+        // A done that was not seen to hold says why, even on a run that met its expectation.
+        if let Some(d) = run.and_then(|r| r.done.as_ref()) {
+            let said = match d.passed {
+                Some(true) => None,
+                Some(false) => Some(format!("done “{}”: {}", d.text, d.detail)),
+                None => Some(format!("done not judged: {}", d.detail)),
+            };
+            if let Some(said) = said {
+                if !failed.is_empty() {
+                    failed.push_str("; ");
+                }
+                failed.push_str(&md_escape(&said));
+            }
+        }
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} |",

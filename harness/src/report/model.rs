@@ -165,6 +165,26 @@ pub struct ScenarioReport {
     /// A bridge scenario's checks: each command's outcome, the final state, safety.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bridge: Option<serde_json::Value>,
+    /// What `check` finds against the plan at error level, or why it was refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plan_errors: Vec<PlanFinding>,
+}
+
+/// One error-level `check` finding against a scenario's plan.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PlanFinding {
+    /// The reason code.
+    pub reason: String,
+    /// The field path, as `steps[2].target.label`.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+    /// Where in the plan file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// See `line`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
 }
 
 /// One scenario in one mode.
@@ -184,6 +204,21 @@ pub struct RunReport {
     pub tally: Tally,
     /// Each step of the plan (steps never reached say so).
     pub steps: Vec<StepReport>,
+    /// The plan's `done`, as checked at the end of a completed run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done: Option<DoneReport>,
+}
+
+/// What finished looks like, and whether the run ended there.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DoneReport {
+    /// The guide's words.
+    pub text: String,
+    /// Whether the screen matched; absent when it could not be judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passed: Option<bool>,
+    /// What was compared, or why nothing could be.
+    pub detail: String,
 }
 
 /// One step in one run.
@@ -197,6 +232,12 @@ pub struct StepReport {
     pub action: String,
     /// The guide's words.
     pub text: String,
+    /// For a step that sends a prompt to an AI app, which assistant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assistant: Option<String>,
+    /// Whether the guide has a picture of the step's control (steps with a target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crop_available: Option<bool>,
     /// `passed`, `failed`, `stopped` or `not-run`.
     pub status: String,
     /// Why.
@@ -317,6 +358,8 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
                 number: info.number,
                 action: info.action.to_string(),
                 text: info.text.clone(),
+                assistant: info.assistant.clone(),
+                crop_available: info.crop_available,
                 status: "not-run".into(),
                 reason: None,
                 frames: None,
@@ -397,12 +440,24 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
                         s.reason = *reason;
                         debug_assert!(*status != StepStatus::Passed || reason.is_none());
                     }
-                    Event::Finished { .. } => {}
+                    Event::Finished { .. } | Event::Done { .. } => {}
                 }
             }
             s
         })
         .collect();
+    let done = trace.events.iter().find_map(|e| match e {
+        Event::Done {
+            text,
+            check,
+            judged,
+        } => Some(DoneReport {
+            text: text.clone(),
+            passed: judged.then_some(check.passed),
+            detail: check.detail.clone(),
+        }),
+        _ => None,
+    });
     RunReport {
         outcome,
         reason,
@@ -410,6 +465,7 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
         scores: tally.scores(),
         tally,
         steps,
+        done,
     }
 }
 
@@ -433,6 +489,17 @@ impl Report {
                     runs,
                     robustness: r.robustness.clone(),
                     bridge: r.bridge.clone(),
+                    plan_errors: r
+                        .plan_errors
+                        .iter()
+                        .map(|f| PlanFinding {
+                            reason: f.reason.to_string(),
+                            path: f.path.to_string(),
+                            message: f.message.clone(),
+                            line: f.line,
+                            column: f.column,
+                        })
+                        .collect(),
                 }
             })
             .collect();

@@ -6,8 +6,9 @@ use serde::Serialize;
 
 use super::finding::{Finding, Severity};
 use super::rules::{Ctx, RULES};
+use crate::errors::Reason;
 use crate::json::Source;
-use crate::plan::load::parse_foxstep;
+use crate::plan::load::{Handed, parse_handed};
 use crate::plan::lower::lower_foxstep;
 
 /// Everything `check` found in one file.
@@ -76,21 +77,33 @@ impl CheckReport {
     }
 }
 
-/// Checks a plan's text with every rule.
+/// Checks a plan's text with every rule: a plan file, or the plan in a `get_guide` response
+/// (its findings placed under `plan`).
 pub fn check_source(src: &Source) -> CheckReport {
-    let fox = match parse_foxstep(src) {
-        Ok(f) => f,
+    let Handed { plan: fox, at } = match parse_handed(src) {
+        Ok(h) => h,
+        // Read and understood, and refused: a finding, not an unreadable file.
+        Err(e) if e.reason == Reason::PlanNeedsReview => {
+            return CheckReport::new(&src.path, vec![Finding::from_input_error(&e)], true);
+        }
         Err(e) => return CheckReport::new(&src.path, vec![Finding::from_input_error(&e)], false),
     };
     let mut findings = match lower_foxstep(&fox, Path::new(".")) {
         Ok(_) => Vec::new(),
         Err(problems) => problems,
     };
-    let value = crate::json::parse_value(src).unwrap_or_default();
+    let whole = crate::json::parse_value(src).unwrap_or_default();
+    let bare = at.is_root();
+    let value = if bare {
+        whole
+    } else {
+        whole.get("plan").cloned().unwrap_or_default()
+    };
     let ctx = Ctx {
         src,
         fox: &fox,
         value: &value,
+        bare,
     };
     for rule in RULES {
         rule(&ctx, &mut findings);
@@ -99,6 +112,9 @@ pub fn check_source(src: &Source) -> CheckReport {
     let unplaced: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].line.is_none())
         .collect();
+    for &i in &unplaced {
+        findings[i].path = at.join(&findings[i].path);
+    }
     let paths: Vec<_> = unplaced.iter().map(|&i| findings[i].path.clone()).collect();
     for (i, position) in unplaced
         .into_iter()

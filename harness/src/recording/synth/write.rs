@@ -125,6 +125,7 @@ pub fn synthesize(
             id,
             screenshot: png,
             ax: axf,
+            step_id: None,
         });
         shots.push(img);
     }

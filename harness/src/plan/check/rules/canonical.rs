@@ -5,7 +5,8 @@
 //! bytes or every re-save looks like a new revision that needs review again.
 //! Optional lists with nothing in them (`"reads": []`, `"modifiers": []`) are left out, as
 //! the format says optional fields are.
-//! Example: keys out of order → finding at the first line that differs.
+//! Example: keys out of order → finding at the first line that differs. Only a plan file is
+//! checked: the plan inside an MCP `get_guide` response is not saved as it stands.
 
 use super::Ctx;
 use crate::errors::FieldPath;
@@ -13,6 +14,10 @@ use crate::plan::check::{Finding, Severity};
 use crate::plan::foxstep::canonical_plan_text;
 
 pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
+    // A get_guide response is transport, not a plan file anyone saves or hashes.
+    if !ctx.bare {
+        return;
+    }
     let canonical = canonical_plan_text(ctx.value);
     if canonical == ctx.src.text {
         return;

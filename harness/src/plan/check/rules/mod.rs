@@ -10,6 +10,7 @@ mod injection;
 mod inputs;
 mod irreversible;
 mod literal_template;
+mod pictures;
 mod step_numbers;
 mod unique;
 mod unused_field;
@@ -26,6 +27,8 @@ pub(crate) struct Ctx<'a> {
     pub src: &'a Source,
     pub fox: &'a FoxPlan,
     pub value: &'a Value,
+    /// The plan is the whole file, not the `plan` of a `get_guide` response.
+    pub bare: bool,
 }
 
 /// A rule appends its findings.
@@ -46,6 +49,7 @@ pub(crate) const RULES: &[Rule] = &[
     literal_template::check,
     window_example::check,
     crop_flag::check,
+    pictures::check,
 ];
 
 /// The field path of step `i`.
@@ -80,6 +84,7 @@ pub(crate) mod testing {
                 src: &src,
                 fox: &fox,
                 value: plan,
+                bare: true,
             },
             &mut out,
         );
