@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{TempDir, stepreplay};
+use crate::util::{TempDir, copy_dir, repo, run_in, stepreplay};
 
 use stepreplay::replay::Mode;
 use stepreplay::report::{Report, to_json};
@@ -296,4 +296,61 @@ fn captures_hold_each_steps_pictures_and_agree_with_stepreplay_diff() {
         })
         .count();
     assert_eq!(copied, with_diff.len());
+}
+
+/// A suite of one scenario on the mail recording, its plan written as `plan_text`, its
+/// `expect` as given; the run's exit code and report.json.
+fn run_own_suite(plan_text: &str, expect: serde_json::Value) -> (i32, serde_json::Value) {
+    let dir = TempDir::new("plan-errors");
+    let root = dir.path();
+    copy_dir(
+        &repo().join("recordings/mail-send-reminder"),
+        &root.join("recordings/mail-send-reminder"),
+    );
+    copy_dir(
+        &repo().join("scenarios/mail-send-reminder/crops"),
+        &root.join("scenarios/own/crops"),
+    );
+    std::fs::write(root.join("scenarios/own/plan.json"), plan_text).unwrap();
+    let scenario = serde_json::json!({"schema": "stepreplay-scenario/1", "id": "own",
+        "plan": "own/plan.json", "recording": "mail-send-reminder",
+        "inputs": {"client-email": "accounts@example.com"},
+        "answers": {"confirm": {"send": "approve"}}, "expect": expect});
+    std::fs::write(root.join("scenarios/own.json"), scenario.to_string()).unwrap();
+    let run = run_in(root, &["run", "-q", "--format", "json"]);
+    let report = std::fs::read_to_string(root.join("reports/report.json")).unwrap();
+    (run.code, serde_json::from_str(&report).unwrap())
+}
+
+#[test]
+fn a_plan_check_would_reject_fails_its_scenario_unless_declared() {
+    // The mail plan, replayed fine, but not in canonical bytes: check says error.
+    let text = std::fs::read_to_string(repo().join("scenarios/mail-send-reminder/plan.json"))
+        .unwrap()
+        .replace("\n  ", "\n    ");
+    let (code, report) = run_own_suite(&text, serde_json::json!({"outcome": "completed"}));
+    assert_eq!(code, 1);
+    let sc = &report["scenarios"][0];
+    assert_eq!(sc["plan_errors"][0]["reason"], "non-canonical");
+    assert!(sc["mismatch"].as_str().unwrap().contains("non-canonical"));
+    // Declared, it is what the scenario is about.
+    let (code, _) = run_own_suite(
+        &text,
+        serde_json::json!({"outcome": "completed", "plan_errors": ["non-canonical"]}),
+    );
+    assert_eq!(code, 0);
+    // A declared error the plan does not have is a miss too.
+    let clean =
+        std::fs::read_to_string(repo().join("scenarios/mail-send-reminder/plan.json")).unwrap();
+    let (code, report) = run_own_suite(
+        &clean,
+        serde_json::json!({"outcome": "completed", "plan_errors": ["non-canonical"]}),
+    );
+    assert_eq!(code, 1);
+    assert!(
+        report["scenarios"][0]["mismatch"]
+            .as_str()
+            .unwrap()
+            .contains("expected the check error `non-canonical`")
+    );
 }
