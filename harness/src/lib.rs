@@ -13,6 +13,7 @@ pub mod desktop;
 pub mod diff;
 pub mod errors;
 pub mod expect;
+pub mod fnv;
 pub mod json;
 pub mod output;
 mod par;
@@ -25,6 +26,7 @@ pub mod replay;
 pub mod report;
 pub mod resolve;
 pub mod score;
+pub mod shard;
 pub mod suite;
 pub mod text;
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::bridge::scenario::SCHEMA as BRIDGE_SCHEMA;
 use crate::diff::step::StepDiffs;
@@ -21,6 +21,8 @@ use crate::replay::{
     sniff_schema,
 };
 use crate::score::Tally;
+use crate::shard::Shard;
+use crate::text::word;
 
 /// What to run and how.
 #[derive(Clone, Debug)]
@@ -356,71 +358,6 @@ fn judge(r: &ScenarioResult) -> Option<String> {
         }
     }
     None
-}
-
-/// The kebab-case word serde writes for a unit enum value (`target-not-found`).
-pub fn word<T: Serialize>(x: &T) -> String {
-    serde_json::to_value(x)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-/// A part of a suite for one CI job: the scenarios whose id hashes (FNV-1a, 64 bits) to
-/// `index - 1` modulo `count`. A hash of the id, not its position, so adding a scenario moves
-/// no other scenario to another shard.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    /// 1-based.
-    pub index: u32,
-    /// How many shards in all (≥ 1).
-    pub count: u32,
-}
-
-impl Shard {
-    /// Whether the scenario `id` belongs to this shard.
-    pub fn contains(&self, id: &str) -> bool {
-        fnv1a64(id.as_bytes()) % u64::from(self.count) == u64::from(self.index - 1)
-    }
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-
-    /// Parses `k/n` with 1 ≤ k ≤ n.
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let (k, n) = s
-            .split_once('/')
-            .ok_or_else(|| format!("`{s}` is not k/n (e.g. 2/4)"))?;
-        let k: u32 = k
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{k}` is not a number"))?;
-        let n: u32 = n
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{n}` is not a number"))?;
-        if n == 0 || k == 0 || k > n {
-            return Err(format!("shard {k}/{n}: need 1 ≤ k ≤ n"));
-        }
-        Ok(Shard { index: k, count: n })
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
-/// FNV-1a, 64 bits: stable across platforms and Rust versions (unlike `DefaultHasher`).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 /// Scenarios loaded and checked, ready to run.

@@ -1,5 +1,5 @@
 //! Text normalization shared by the lint, the resolver and the expect checks, so that
-//! "the same label" means one thing everywhere.
+//! "the same label" means one thing everywhere; and the one spelling of an enum value in words.
 
 /// Folds a control label for comparison: case, runs of whitespace, curly quotes and
 /// apostrophes, and the ellipsis character, as a careful person reading a screen would.
@@ -82,6 +82,14 @@ pub fn slug(s: &str) -> String {
         })
         .collect();
     if out.is_empty() { "_".into() } else { out }
+}
+
+/// The kebab-case word serde writes for a unit enum value (`target-not-found`).
+pub fn word<T: serde::Serialize>(x: &T) -> String {
+    serde_json::to_value(x)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

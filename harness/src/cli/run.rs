@@ -13,9 +13,9 @@ use stepreplay::report::{
     Baseline, RegressionReport, Report, compare, to_json, to_junit, to_markdown, write_captures,
     write_html,
 };
-use stepreplay::suite::{
-    RunOptions, ScenarioResult, Shard, discover, load_suite, run_bridge, run_loaded, word,
-};
+use stepreplay::shard::Shard;
+use stepreplay::suite::{RunOptions, ScenarioResult, discover, load_suite, run_bridge, run_loaded};
+use stepreplay::text::word;
 use stepreplay::{Error, InputError, Reason};
 
 #[derive(Debug, clap::Args)]

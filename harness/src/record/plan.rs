@@ -8,6 +8,7 @@
 
 use image::RgbImage;
 
+use crate::fnv::fnv1a64;
 use crate::json::round;
 use crate::plan::foxstep::{
     ActionKind, Basis, Bounds, Button, Changes, Click, Done, Expect, FoxPlan, Guide, Input, Point,
@@ -18,7 +19,6 @@ use crate::recording::import::window_kind;
 use crate::recording::synth::canvas::Canvas;
 use crate::recording::synth::foxplan::crop_name;
 use crate::resolve::FrameIndex;
-use crate::suite::fnv1a64;
 use crate::text::words;
 
 use super::find::{Found, work_title};

@@ -90,7 +90,7 @@ pub fn approval_findings(plan: &Plan, rec: &Recording) -> Result<Vec<Finding>, I
                 format!(
                     "replayed on its own recording, step {} fails: {}",
                     plan.steps[i].number,
-                    crate::suite::word(&reason)
+                    crate::text::word(&reason)
                 ),
             )
             .hint("fix the step so it matches what the recording shows"),

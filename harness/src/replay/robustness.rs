@@ -154,7 +154,7 @@ pub fn robustness(
                             "step {}{how}: {}",
                             step.number,
                             note.clone().unwrap_or_else(
-                                || reason.map_or("failed".into(), |r| crate::suite::word(&r))
+                                || reason.map_or("failed".into(), |r| crate::text::word(&r))
                             )
                         ),
                     };

@@ -145,7 +145,7 @@ impl std::fmt::Display for Regression {
         let what = self.scenario.as_deref().unwrap_or("(all scenarios)");
         let mode = self
             .mode
-            .map(|m| format!(" [{}]", crate::suite::word(&m)))
+            .map(|m| format!(" [{}]", crate::text::word(&m)))
             .unwrap_or_default();
         write!(f, "{what}{mode}: {}", self.detail)
     }

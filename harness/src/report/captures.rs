@@ -14,8 +14,8 @@ use crate::diff::step::diff_image;
 use crate::errors::Error;
 use crate::output::{copy_file, create_dir};
 use crate::recording::{Recording, load_recording};
-use crate::suite::word;
 use crate::text::slug;
+use crate::text::word;
 
 /// What [`write_captures`] wrote.
 #[derive(Clone, Debug, Default)]

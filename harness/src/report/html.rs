@@ -18,8 +18,8 @@ use crate::errors::Error;
 use crate::output::copy_file;
 use crate::recording::ax::Rect;
 use crate::recording::load_recording;
-use crate::suite::word;
 use crate::text::slug;
+use crate::text::word;
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn html_escape(s: &str) -> String {

@@ -11,7 +11,7 @@
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
 use super::model::{Report, ScenarioReport, StepReport};
-use crate::suite::word;
+use crate::text::word;
 
 /// The JUnit XML text of a report.
 pub fn to_junit(report: &Report) -> String {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::baseline::RegressionReport;
 use super::model::{Report, ScenarioReport};
-use crate::suite::word;
+use crate::text::word;
 
 /// Escapes text for a Markdown table cell: HTML specials, pipes, Markdown emphasis and links,
 /// and line breaks.

@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use super::model::{REPORT_SCHEMA, Report, SuiteId, Summary};
-use crate::suite::Shard;
+use crate::shard::Shard;
 
 /// Why shard reports cannot be joined.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

@@ -7,13 +7,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::diff::StepDiff;
 use crate::expect::Check;
+use crate::fnv::fnv1a64;
 use crate::recording::ax::Rect;
 use crate::replay::{
     Event, Expected, FailReason, Mode, OpCheck, Outcome, Robustness, StepStatus, Trace,
 };
 use crate::resolve::{Candidate, Strategy, TieBreak};
 use crate::score::{Scores, Tally};
-use crate::suite::{ScenarioResult, Shard, fnv1a64};
+use crate::shard::Shard;
+use crate::suite::ScenarioResult;
+use crate::text::word;
 
 /// The schema string of a report.
 pub const REPORT_SCHEMA: &str = "stepreplay-report/1";
@@ -339,10 +342,6 @@ pub struct AskReport {
     pub detail: String,
     /// The answer (sensitive values redacted).
     pub answer: String,
-}
-
-fn word<T: Serialize>(x: &T) -> String {
-    crate::suite::word(x)
 }
 
 fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {

@@ -11,7 +11,8 @@ use stepreplay::report::{
     to_junit, to_markdown,
 };
 use stepreplay::score::Score;
-use stepreplay::suite::{RunOptions, Shard, discover, load_suite, run_loaded};
+use stepreplay::shard::Shard;
+use stepreplay::suite::{RunOptions, discover, load_suite, run_loaded};
 
 use crate::util::{have_tool, repo};
 
@@ -72,7 +73,7 @@ fn text(o: &Output) -> String {
 
 #[test]
 fn shards_hash_ids_with_fnv1a_and_parse_k_of_n() {
-    use stepreplay::suite::fnv1a64;
+    use stepreplay::fnv::fnv1a64;
     // The published FNV-1a 64 test vectors: shard membership must never change under us.
     assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
     assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);

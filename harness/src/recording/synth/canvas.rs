@@ -6,6 +6,8 @@
 
 use image::RgbImage;
 
+use crate::fnv::fnv1a64;
+
 /// An RGB colour.
 pub type Rgb = [u8; 3];
 
@@ -232,15 +234,5 @@ pub fn name_color(name: &str) -> Rgb {
         [255, 204, 0],
         [88, 86, 214],
     ];
-    PALETTE[(fnv(name) % PALETTE.len() as u64) as usize]
-}
-
-/// FNV-1a: a tiny stable hash (std's hasher is randomly seeded).
-pub fn fnv(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in s.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
+    PALETTE[(fnv1a64(name.as_bytes()) % PALETTE.len() as u64) as usize]
 }

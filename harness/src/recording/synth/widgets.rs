@@ -3,8 +3,9 @@
 //! Drawing reads only the AX element (role, subrole, name, value, placeholder, state), so what
 //! the screenshot shows and what the tree says cannot drift apart.
 
-use super::canvas::{Canvas, Rgb, fnv, name_color};
+use super::canvas::{Canvas, Rgb, name_color};
 use super::font::{self, Weight};
+use crate::fnv::fnv1a64;
 use crate::recording::ax::Element;
 
 const TEXT: Rgb = [28, 28, 30];
@@ -138,7 +139,7 @@ fn button(c: &mut Canvas, e: &Element, s: f32) {
     if n.trim().is_empty() {
         // A nameless icon button: a symbol chosen by id, so each looks different but stable.
         const ICONS: [&str; 6] = ["✎", "★", "⚙", "+", "⋯", "✉"];
-        let icon = ICONS[(fnv(&e.id) % ICONS.len() as u64) as usize];
+        let icon = ICONS[(fnv1a64(e.id.as_bytes()) % ICONS.len() as u64) as usize];
         c.round_rect_alpha(f.x, f.y, f.width, f.height, 5.0 * s, [0, 0, 0], 0.06);
         let size = f.height.min(f.width) as f32 * 0.62;
         font::draw_centered(
