@@ -60,8 +60,8 @@ fn bench(c: &mut Criterion) {
         };
         let ctx = ResolveContext {
             screen: (1440, 900),
-            reference: None,
             crop: None,
+            anchors: &[],
         };
         assert!(
             resolve(&target, &ix, &ctx).element.is_some(),

@@ -11,8 +11,8 @@ pub fn check(next: &Target, ctx: &ExpectCtx) -> Check {
         ctx.index,
         &ResolveContext {
             screen: ctx.screen,
-            reference: None,
             crop: None,
+            anchors: &[],
         },
     );
     let what = next

@@ -20,8 +20,8 @@ pub(super) fn check(v: &Target, e: &Expect, ctx: &ExpectCtx) -> Check {
         ctx.index,
         &ResolveContext {
             screen: ctx.screen,
-            reference: None,
             crop: None,
+            anchors: &[],
         },
     );
     let what = t

@@ -102,7 +102,10 @@ fn point_only_targets_break_under_window_moves_and_labelled_ones_do_not() {
     // Step 3 is the nameless attach button: found by point only, lost when the window moves.
     assert!(r.broken.iter().all(|p| p.step_id == "s3"), "{:?}", r.broken);
     assert_eq!(r.broken.len(), 2);
-    assert!(r.broken[0].why.as_deref().unwrap().contains("point only"));
+    let why = r.broken[0].why.as_deref().unwrap();
+    assert!(why.contains("point only"), "{why}");
+    // The report says the point was a guess, not that the resolver knew better.
+    assert!(why.contains("point taken as recorded"), "{why}");
     assert!(r.score < 1.0);
 
     // The same plan without the point-only step: every labelled step survives the moves.
@@ -112,6 +115,31 @@ fn point_only_targets_break_under_window_moves_and_labelled_ones_do_not() {
         .retain(|s| s.target.as_ref().is_some_and(|t| t.label.is_some()));
     let r = robustness(&labelled, &rec, &scenario.file, &moves, DEFAULT_SEED).unwrap();
     assert_eq!(r.score, 1.0, "{:?}", r.broken);
+}
+
+#[test]
+fn a_point_only_step_survives_window_moves_when_the_plan_places_a_named_control_beside_it() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mini/scenarios");
+    let scenario = load_scenario(&dir.join("mini-completed.json")).unwrap();
+    let mut plan = load_plan(&dir.join("mini/plan.json")).unwrap();
+    let rec = mini();
+    let moves: Vec<Perturbation> = ["move-window:40,10", "move-window:-30,15"]
+        .iter()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    // Step 4's "Send" button with the bounds the recording shows for it (110, 70, 40×20 on a
+    // 160×100 screen), as a plan made from that recording would carry them.
+    let send = plan.steps[3].target.as_mut().unwrap();
+    assert_eq!(send.label.as_deref(), Some("Send"));
+    send.bounds = Some(crate::plan::Bounds {
+        x: 0.6875,
+        y: 0.7,
+        width: 0.25,
+        height: 0.2,
+    });
+    let r = robustness(&plan, &rec, &scenario.file, &moves, DEFAULT_SEED).unwrap();
+    assert_eq!(r.score, 1.0, "{:?}", r.broken);
+    assert_eq!(r.total, 8);
 }
 
 #[test]

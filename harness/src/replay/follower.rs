@@ -22,7 +22,7 @@ use crate::diff::step::StepDiffs;
 use crate::errors::FieldPath;
 use crate::expect::{Check, ExpectCtx, check_done, check_expect, check_next_control};
 use crate::plan::keys::selects_all;
-use crate::plan::{Action, Part, Plan, Step, Text};
+use crate::plan::{Action, Part, Plan, Step, Target, Text};
 use crate::recording::{Recording, decode_png, safe_join};
 use crate::resolve::crop::GrayScreen;
 use crate::resolve::{FrameIndex, ResolveContext, resolve};
@@ -171,6 +171,7 @@ pub fn replay(plan: &Plan, prep: &Prepared, scenario: &ScenarioFile, mode: Mode)
         plan,
         prep,
         scenario,
+        anchors: anchors(plan),
         events: Vec::new(),
     };
     match mode {
@@ -189,7 +190,20 @@ struct Follower<'a, 'r> {
     plan: &'a Plan,
     prep: &'a Prepared<'r>,
     scenario: &'a ScenarioFile,
+    /// The plan's named and placed targets, for telling how far a step's window moved.
+    anchors: Vec<&'a Target>,
     events: Vec<Event>,
+}
+
+/// The plan's targets with a label and a place: all a follower knows about where controls
+/// were, which is what tells it how far a window moved (the resolver keeps those in the
+/// step's own window).
+fn anchors(plan: &Plan) -> Vec<&Target> {
+    plan.steps
+        .iter()
+        .filter_map(|s| s.target.as_ref())
+        .filter(|t| t.label.is_some() && (t.bounds.is_some() || t.point.is_some()))
+        .collect()
 }
 
 /// How a step ended, when it did not pass.
@@ -441,10 +455,6 @@ impl<'a, 'r> Follower<'a, 'r> {
         let mut element = None;
         if let Some(target) = &step.target {
             let ix = self.prep.frame_index(desk.frame_index());
-            let reference = self
-                .prep
-                .step_frame(self.plan, i)
-                .map(|f| self.prep.frame_index(f));
             let crop = target
                 .crop
                 .as_ref()
@@ -457,8 +467,8 @@ impl<'a, 'r> Follower<'a, 'r> {
                 ix,
                 &ResolveContext {
                     screen,
-                    reference,
                     crop: gray.zip(crop.as_deref()),
+                    anchors: &self.anchors,
                 },
             );
             // The plan has a picture the harness cannot read: say so rather than quietly

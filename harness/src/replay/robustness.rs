@@ -105,6 +105,9 @@ pub fn robustness(
             total += 1;
             let mut strategy = None;
             let mut note = None;
+            // The resolver's own note, before it is replaced: for a point it says how the
+            // point was placed.
+            let mut placed = None;
             let mut status = None;
             for e in trace.step_events(i) {
                 match e {
@@ -115,6 +118,7 @@ pub fn robustness(
                     } => {
                         strategy = Some(resolution.strategy);
                         note = resolution.note.clone();
+                        placed = resolution.note.clone();
                         if resolution.ambiguous {
                             note = Some(format!(
                                 "{} controls tie for it",
@@ -144,12 +148,11 @@ pub fn robustness(
                         (
                             Perturbation::MoveWindow(_),
                             Some(Strategy::Geometry) | Some(Strategy::None),
-                        ) => {
-                            format!(
-                                "step {} resolves by point only and the window moved",
-                                step.number
-                            )
-                        }
+                        ) => format!(
+                            "step {} resolves by point only and the window moved{}",
+                            step.number,
+                            placed.map_or(String::new(), |n| format!(" ({n})"))
+                        ),
                         _ => format!(
                             "step {}{how}: {}",
                             step.number,

@@ -7,6 +7,7 @@ mod hash;
 mod ids;
 mod index;
 mod labels;
+mod moved;
 mod name;
 mod owner;
 mod target;

@@ -1,6 +1,6 @@
 //! Finding a step's target in a frame, as the reference follower does: by app, window,
 //! role and label first; by point and bounds only for a control with no name (translated by
-//! how far its window moved since recording).
+//! how far its window moved, as far as the screen tells: see `moved.rs`).
 //!
 //! The result is a ranked list, not just a winner: a guide whose target is nearly tied with
 //! another control is not ready for approval, and the report must be able to say so.
@@ -11,6 +11,7 @@ use image::RgbaImage;
 
 use super::crop::{CropOptions, CropQuery, GrayScreen, locate};
 use super::index::{FrameIndex, Node, WindowInfo};
+use super::moved::{Moved, displacement};
 use super::tiebreak::{TieBreak, break_ties};
 use crate::json::round;
 use crate::plan::Target;
@@ -72,18 +73,20 @@ pub struct Resolution {
 /// Scores closer than this are a tie.
 pub const AMBIGUITY_MARGIN: f64 = 0.05;
 
-/// What the resolver needs besides the target and the frame.
+/// What the resolver needs besides the target and the frame: only what a follower holding
+/// the plan has. No frame of the recording: a real follower never sees one.
 #[derive(Clone, Copy)]
 pub struct ResolveContext<'a> {
     /// Screenshot size in pixels, for points given as shares.
     pub screen: (u32, u32),
-    /// The frame as recorded when the plan was made, to tell how far windows moved.
-    pub reference: Option<&'a FrameIndex<'a>>,
     /// The step's crop and the screen to find it on, when the plan has a picture.
     pub crop: Option<(&'a GrayScreen, &'a RgbaImage)>,
+    /// The plan's targets: those named and placed in the step's window tell how far it moved
+    /// (the step's own target among them is skipped). Empty when there is no plan to hand.
+    pub anchors: &'a [&'a Target],
 }
 
-fn app_matches(t: &Target, w: &WindowInfo) -> bool {
+pub(super) fn app_matches(t: &Target, w: &WindowInfo) -> bool {
     let by_bundle = t
         .bundle_id
         .as_deref()
@@ -99,13 +102,6 @@ pub(super) fn window_matches(t: &Target, w: &WindowInfo) -> bool {
     t.window
         .as_deref()
         .is_none_or(|title| normalize_label(title) == w.work_title)
-}
-
-/// The target's window in a frame: the first matching window (front to back).
-fn find_window<'a>(t: &Target, ix: &'a FrameIndex) -> Option<&'a WindowInfo> {
-    ix.windows
-        .iter()
-        .find(|w| app_matches(t, w) && window_matches(t, w))
 }
 
 /// The step's `ax_role` when it has one, else the AX role its `role` words name (when the
@@ -147,8 +143,16 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
             }
         }
         None => match geometry_candidates(t, ix, ctx, &mut cands) {
-            Ok(_) if cands.is_empty() => note = Some("no control at the recorded point".into()),
-            Ok(p) => clicked = p,
+            Ok((_, moved)) if cands.is_empty() => {
+                note = Some(format!(
+                    "no control at the plan's point; {}",
+                    moved.describe()
+                ))
+            }
+            Ok((p, moved)) => {
+                clicked = p;
+                note = Some(moved.describe());
+            }
             Err(why) => note = Some(why),
         },
     }
@@ -306,27 +310,20 @@ pub(super) fn control_key<'a>(ix: &'a FrameIndex, i: u32) -> (&'a str, &'a str, 
     (n.ax_role, ix.norm(i), n.frame)
 }
 
-/// How far the target's window moved since the reference frame.
-pub(super) fn displacement(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> (i32, i32) {
-    let now = find_window(t, ix);
-    let then = ctx.reference.and_then(|r| find_window(t, r));
-    match (now, then) {
-        (Some(a), Some(b)) => (a.frame.x - b.frame.x, a.frame.y - b.frame.y),
-        _ => (0, 0),
-    }
-}
-
+/// Candidates at the plan's point and bounds, moved as far as the window moved; the click
+/// point, and how the move was told (for the note).
 fn geometry_candidates(
     t: &Target,
     ix: &FrameIndex,
     ctx: &ResolveContext,
     out: &mut Vec<(u32, f64, Strategy)>,
-) -> Result<Option<(f64, f64)>, String> {
+) -> Result<(Option<(f64, f64)>, Moved), String> {
     let Some(p) = plan_point(t) else {
         return Err("the control has no label, point or bounds".into());
     };
     let (w, h) = (ctx.screen.0 as f64, ctx.screen.1 as f64);
-    let (dx, dy) = displacement(t, ix, ctx);
+    let moved = displacement(t, ix, ctx);
+    let (dx, dy) = moved.offset();
     let (px, py) = (p.x * w + dx as f64, p.y * h + dy as f64);
     let want = t.bounds.map(|b| Rect {
         x: (b.x * w).round() as i32 + dx,
@@ -366,7 +363,7 @@ fn geometry_candidates(
         out.push((i, s, Strategy::Geometry));
     }
     // The click lands on the plan's point, not on a bounds centre standing in for it.
-    Ok(t.point.map(|_| (px, py)))
+    Ok((t.point.map(|_| (px, py)), moved))
 }
 
 fn iou(a: &Rect, b: &Rect) -> f64 {
@@ -456,5 +453,234 @@ fn rank(
                 tie_break: None,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use image::{Rgba, RgbaImage};
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::plan::{Bounds, Point};
+    use crate::recording::AxSnapshot;
+
+    const SCREEN: (u32, u32) = (400, 300);
+
+    fn el(id: &str, role: &str, title: Option<&str>, x: i32, y: i32, w: i32) -> Value {
+        json!({"id": id, "ax_role": role, "title": title,
+            "frame": {"x": x, "y": y, "width": w, "height": 20}})
+    }
+
+    /// An "Editor" window at (`x`, `y`): a nameless icon button and "Save" and "Open"
+    /// buttons, and a "Close" button at `close_at` inside the window.
+    fn editor(x: i32, y: i32, close_at: (i32, i32)) -> AxSnapshot {
+        let elements = vec![
+            el("icon", "AXButton", None, x + 20, y + 30, 20),
+            el("save", "AXButton", Some("Save"), x + 90, y + 30, 60),
+            el("open", "AXButton", Some("Open"), x + 90, y + 60, 60),
+            el(
+                "close",
+                "AXButton",
+                Some("Close"),
+                x + close_at.0,
+                y + close_at.1,
+                60,
+            ),
+        ];
+        serde_json::from_value(json!({"schema": "stepreplay-ax/1",
+            "apps": [{"name": "Edit", "frontmost": true, "windows": [
+                {"id": "w", "title": "Editor", "focused": true,
+                 "frame": {"x": x, "y": y, "width": 200, "height": 150},
+                 "elements": elements}]}]}))
+        .unwrap()
+    }
+
+    /// Pixels as shares of the screen.
+    fn bounds(x: i32, y: i32, w: i32) -> Option<Bounds> {
+        let (sw, sh) = (SCREEN.0 as f64, SCREEN.1 as f64);
+        Some(Bounds {
+            x: x as f64 / sw,
+            y: y as f64 / sh,
+            width: w as f64 / sw,
+            height: 20.0 / sh,
+        })
+    }
+
+    /// A plan target in the "Editor" window, recorded with the window at (10, 10).
+    fn planned(label: Option<&str>, x: i32, y: i32, w: i32) -> Target {
+        Target {
+            app: Some("Edit".into()),
+            window: Some("Editor".into()),
+            ax_role: Some("AXButton".into()),
+            label: label.map(Into::into),
+            bounds: bounds(x, y, w),
+            ..Target::default()
+        }
+    }
+
+    /// The nameless icon, by point and bounds only, as recorded at (10, 10).
+    fn icon() -> Target {
+        Target {
+            point: Some(Point {
+                x: 40.0 / SCREEN.0 as f64,
+                y: 50.0 / SCREEN.1 as f64,
+            }),
+            ..planned(None, 30, 40, 20)
+        }
+    }
+
+    fn run(t: &Target, now: &AxSnapshot, anchors: &[&Target]) -> Resolution {
+        let ix = FrameIndex::new(now);
+        let ctx = ResolveContext {
+            screen: SCREEN,
+            crop: None,
+            anchors,
+        };
+        resolve(t, &ix, &ctx)
+    }
+
+    #[test]
+    fn a_point_only_step_follows_its_window_as_the_plans_named_controls_show_it() {
+        let now = editor(130, 90, (90, 90));
+        let save = planned(Some("Save"), 100, 40, 60);
+        let r = run(&icon(), &now, &[&save]);
+        assert_eq!(r.element.as_deref(), Some("icon"), "{r:?}");
+        assert_eq!(r.strategy, Strategy::Geometry);
+        // The click is the plan's point, moved with the window.
+        assert_eq!(r.click, Some((160.0, 130.0)));
+        assert_eq!(
+            r.note.as_deref(),
+            Some("the window moved by (120,80), told by 1 control of the plan in the same window")
+        );
+    }
+
+    #[test]
+    fn without_anything_on_screen_to_tell_the_move_the_point_is_taken_as_recorded() {
+        let now = editor(130, 90, (90, 90));
+        let r = run(&icon(), &now, &[]);
+        assert_eq!(r.element, None, "{r:?}");
+        assert!(
+            r.note
+                .as_deref()
+                .is_some_and(|n| n.contains("point taken as recorded")),
+            "{r:?}"
+        );
+        // Where the window has not moved, the point is right and the note still says how it
+        // was placed.
+        let r = run(&icon(), &editor(10, 10, (90, 90)), &[]);
+        assert_eq!(r.element.as_deref(), Some("icon"));
+        assert_eq!(
+            r.note.as_deref(),
+            Some("point taken as recorded: nothing on screen tells where the window was")
+        );
+        // The step's own target, a control of another app, and a name the plan places
+        // nowhere tell nothing.
+        let elsewhere = Target {
+            app: Some("Other".into()),
+            ..planned(Some("Save"), 100, 40, 60)
+        };
+        let unplaced = Target {
+            bounds: None,
+            ..planned(Some("Save"), 100, 40, 60)
+        };
+        let t = icon();
+        let r = run(&t, &now, &[&t, &elsewhere, &unplaced]);
+        assert_eq!(r.element, None, "{r:?}");
+    }
+
+    #[test]
+    fn the_median_of_the_plans_controls_outvotes_one_that_moved_inside_the_window() {
+        // "Close" was recorded at (100, 100) and now sits 40 px further right in its window.
+        let now = editor(130, 90, (130, 90));
+        let save = planned(Some("Save"), 100, 40, 60);
+        let open = planned(Some("Open"), 100, 70, 60);
+        let close = planned(Some("Close"), 100, 100, 60);
+        let r = run(&icon(), &now, &[&close, &save, &open]);
+        assert_eq!(r.element.as_deref(), Some("icon"), "{r:?}");
+        assert!(
+            r.note
+                .as_deref()
+                .is_some_and(|n| n.contains("by (120,80)") && n.contains("3 controls of the plan")),
+            "{r:?}"
+        );
+        // The one that moved alone would put the point 40 px off, beside the icon.
+        let r = run(&icon(), &now, &[&close]);
+        assert_ne!(r.element.as_deref(), Some("icon"), "{r:?}");
+    }
+
+    /// The screen of a frame: each element drawn with its own pattern, the same wherever the
+    /// element is, on a plain background.
+    fn paint(snap: &AxSnapshot) -> RgbaImage {
+        let mut img = RgbaImage::from_pixel(SCREEN.0, SCREEN.1, Rgba([240, 240, 240, 255]));
+        let ix = FrameIndex::new(snap);
+        for (k, n) in ix.nodes.iter().enumerate() {
+            let f = n.frame;
+            for y in 0..f.height {
+                for x in 0..f.width {
+                    let v = ((x * (3 + k as i32) + y * (7 + 5 * k as i32)) % 97) as u8 * 2;
+                    img.put_pixel(
+                        (f.x + x) as u32,
+                        (f.y + y) as u32,
+                        Rgba([v, 255 - v, v / 2, 255]),
+                    );
+                }
+            }
+        }
+        img
+    }
+
+    #[test]
+    fn the_steps_picture_tells_how_far_its_window_moved() {
+        // The picture is cut from the screen as recorded, with a 2 px margin.
+        let then = paint(&editor(10, 10, (90, 90)));
+        let crop = image::imageops::crop_imm(&then, 28, 38, 24, 24).to_image();
+        let now_ax = editor(60, 50, (90, 90));
+        let now = paint(&now_ax);
+        let gray = GrayScreen::new(&now);
+        let ix = FrameIndex::new(&now_ax);
+        let ctx = ResolveContext {
+            screen: SCREEN,
+            crop: Some((&gray, &crop)),
+            anchors: &[],
+        };
+        let r = resolve(&icon(), &ix, &ctx);
+        assert_eq!(r.element.as_deref(), Some("icon"), "{r:?}");
+        assert_eq!(r.strategy, Strategy::Geometry);
+        assert_eq!(r.click, Some((90.0, 90.0)));
+        assert_eq!(
+            r.note.as_deref(),
+            Some("the window moved by (50,40), told by its picture")
+        );
+        // Without the picture, the recorded point lands on nothing of the app.
+        let r = resolve(&icon(), &ix, &ResolveContext { crop: None, ..ctx });
+        assert_eq!(r.element, None, "{r:?}");
+    }
+
+    #[test]
+    fn a_picture_that_matches_two_places_alike_tells_nothing() {
+        let then = paint(&editor(10, 10, (90, 90)));
+        let crop = image::imageops::crop_imm(&then, 28, 38, 24, 24).to_image();
+        let now_ax = editor(60, 50, (90, 90));
+        let mut now = paint(&now_ax);
+        // A second copy of the icon's pixels in the window, nearer the plan's place than the
+        // icon (both beyond the near search): taken for the window's move, it would send the
+        // point astray.
+        image::imageops::replace(&mut now, &crop, 70, 40);
+        let gray = GrayScreen::new(&now);
+        let ix = FrameIndex::new(&now_ax);
+        let ctx = ResolveContext {
+            screen: SCREEN,
+            crop: Some((&gray, &crop)),
+            anchors: &[],
+        };
+        let r = resolve(&icon(), &ix, &ctx);
+        assert_eq!(r.element, None, "{r:?}");
+        assert!(
+            r.note
+                .as_deref()
+                .is_some_and(|n| n.contains("point taken as recorded")),
+            "{r:?}"
+        );
     }
 }

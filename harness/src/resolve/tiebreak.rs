@@ -14,9 +14,8 @@ use image::RgbaImage;
 
 use super::crop::{GrayScreen, score_near};
 use super::index::FrameIndex;
-use super::target::{
-    AMBIGUITY_MARGIN, ResolveContext, control_key, displacement, plan_point, window_matches,
-};
+use super::moved::displacement_by_anchors;
+use super::target::{AMBIGUITY_MARGIN, ResolveContext, control_key, plan_point, window_matches};
 use crate::plan::Target;
 use crate::recording::Rect;
 
@@ -138,11 +137,12 @@ fn decided_by_score(
     why
 }
 
-/// The plan's point (or its bounds' centre) in pixels, moved as far as the step's window
-/// moved since the recording.
+/// The plan's point (or its bounds' centre) in pixels, moved as far as the plan's other
+/// controls show the step's window moved (see `moved.rs`). Not by the picture: it is weighed
+/// on its own, and would move the point onto its own pick.
 fn expected_point(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Option<(f64, f64)> {
     let p = plan_point(t)?;
-    let (dx, dy) = displacement(t, ix, ctx);
+    let (dx, dy) = displacement_by_anchors(t, ix, ctx).offset();
     Some((
         p.x * ctx.screen.0 as f64 + dx as f64,
         p.y * ctx.screen.1 as f64 + dy as f64,
@@ -169,7 +169,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::plan::{Point, Target};
+    use crate::plan::{Bounds, Point, Target};
     use crate::recording::AxSnapshot;
     use crate::resolve::crop::GrayScreen;
     use crate::resolve::{Resolution, resolve};
@@ -229,14 +229,43 @@ mod tests {
         })
     }
 
-    fn run(t: &Target, now: &AxSnapshot, then: Option<&AxSnapshot>) -> Resolution {
-        let (ix, reference) = (FrameIndex::new(now), then.map(FrameIndex::new));
+    /// Resolves `t` on `now`, with the plan's other targets `anchors`.
+    fn run(t: &Target, now: &AxSnapshot, anchors: &[&Target]) -> Resolution {
+        let ix = FrameIndex::new(now);
         let ctx = ResolveContext {
             screen: SCREEN,
-            reference: reference.as_ref(),
             crop: None,
+            anchors,
         };
         resolve(t, &ix, &ctx)
+    }
+
+    /// The check box column of [`column`] with an "Apply" button under it, in a window
+    /// titled "Prefs" at (`x`, `y`).
+    fn column_and_apply(x: i32, y: i32) -> AxSnapshot {
+        let mut elements: Vec<Value> = (0..3)
+            .map(|k| {
+                let y = y + 20 + 40 * k;
+                el(&format!("c{k}"), "AXCheckBox", "Enabled", x + 20, y)
+            })
+            .collect();
+        elements.push(el("ok", "AXButton", "Apply", x + 100, y + 120));
+        snapshot(vec![("w", "Prefs", x, y, elements)])
+    }
+
+    /// The "Apply" button as a plan recorded it with its window at (10, 10).
+    fn apply_step() -> Target {
+        Target {
+            window: Some("Prefs".into()),
+            ax_role: Some("AXButton".into()),
+            bounds: Some(Bounds {
+                x: 110.0 / SCREEN.0 as f64,
+                y: 130.0 / SCREEN.1 as f64,
+                width: 60.0 / SCREEN.0 as f64,
+                height: 20.0 / SCREEN.1 as f64,
+            }),
+            ..target("Apply")
+        }
     }
 
     #[test]
@@ -246,7 +275,7 @@ mod tests {
             point: at(60.0, 120.0), // the third box: x 30..90, y 110..130
             ..target("Enabled")
         };
-        let r = run(&t, &snap, Some(&snap));
+        let r = run(&t, &snap, &[]);
         assert_eq!(r.element.as_deref(), Some("c2"));
         assert!(!r.ambiguous, "{r:?}");
         assert_eq!(r.tie_break, Some(TieBreak::Position));
@@ -254,22 +283,48 @@ mod tests {
     }
 
     #[test]
-    fn the_point_is_taken_relative_to_its_window_when_the_window_moved() {
-        let then = column(10, 10);
-        let now = column(150, 100);
+    fn the_point_is_taken_relative_to_its_window_when_a_named_control_shows_the_move() {
+        // Recorded with the window at (10, 10); it is now at (150, 100).
+        let now = column_and_apply(150, 100);
         let t = Target {
+            window: Some("Prefs".into()),
             point: at(60.0, 80.0), // the second box when recorded
             ..target("Enabled")
         };
-        let r = run(&t, &now, Some(&then));
+        let apply = apply_step();
+        let r = run(&t, &now, &[&apply]);
         assert_eq!(r.element.as_deref(), Some("c1"), "{r:?}");
         assert_eq!(r.tie_break, Some(TieBreak::Position));
+        // Nothing on the screen tells the move: the recorded point, far from every box,
+        // settles nothing.
+        let r = run(&t, &now, &[]);
+        assert!(r.ambiguous && r.tie_break.is_none(), "{r:?}");
+        // A plan control in another window, or one whose name the window repeats, tells
+        // nothing either.
+        let elsewhere = Target {
+            window: Some("Other".into()),
+            ..apply_step()
+        };
+        // (Were the first box taken for this one, it would tell the move right.)
+        let repeated = Target {
+            label: Some("Enabled".into()),
+            ax_role: Some("AXCheckBox".into()),
+            bounds: Some(Bounds {
+                x: 30.0 / SCREEN.0 as f64,
+                y: 30.0 / SCREEN.1 as f64,
+                width: 60.0 / SCREEN.0 as f64,
+                height: 20.0 / SCREEN.1 as f64,
+            }),
+            ..apply_step()
+        };
+        let r = run(&t, &now, &[&elsewhere, &repeated]);
+        assert!(r.ambiguous && r.tie_break.is_none(), "{r:?}");
     }
 
     #[test]
     fn nothing_to_tell_them_apart_is_ambiguity() {
         let snap = column(10, 10);
-        let r = run(&target("Enabled"), &snap, None);
+        let r = run(&target("Enabled"), &snap, &[]);
         assert!(r.ambiguous, "{r:?}");
         assert_eq!(r.tie_break, None);
         // A point between two boxes, no nearer to one than to the other, settles nothing.
@@ -277,7 +332,7 @@ mod tests {
             point: at(60.0, 60.0),
             ..target("Enabled")
         };
-        assert!(run(&t, &snap, Some(&snap)).ambiguous);
+        assert!(run(&t, &snap, &[]).ambiguous);
     }
 
     #[test]
@@ -302,7 +357,7 @@ mod tests {
                 ..target("Sync")
             },
         ] {
-            let r = run(&t, &snap, None);
+            let r = run(&t, &snap, &[]);
             assert_eq!(r.element.as_deref(), Some("c"), "{t:?}");
             assert_eq!(r.tie_break, Some(TieBreak::Role));
             assert!(!r.ambiguous);
@@ -325,7 +380,7 @@ mod tests {
             ax_role: Some("AXCheckBox".into()),
             ..target("Sync")
         };
-        let r = run(&check_box, &snap, None);
+        let r = run(&check_box, &snap, &[]);
         assert_eq!(r.element, None, "a button is not a check box: {r:?}");
         assert!(
             r.note.as_deref().is_some_and(|n| n.contains("AXButton")),
@@ -336,7 +391,7 @@ mod tests {
             ax_role: Some("AXTextArea".into()),
             ..target("Name")
         };
-        assert_eq!(run(&area, &snap, None).element.as_deref(), Some("f"));
+        assert_eq!(run(&area, &snap, &[]).element.as_deref(), Some("f"));
     }
 
     #[test]
@@ -361,7 +416,7 @@ mod tests {
             window: Some("Import".into()),
             ..target("Add")
         };
-        let r = run(&t, &snap, None);
+        let r = run(&t, &snap, &[]);
         assert_eq!(r.element.as_deref(), Some("b"));
         assert_eq!(r.tie_break, Some(TieBreak::Window));
     }
@@ -378,7 +433,7 @@ mod tests {
                 el("up", "AXButton", "Send", 10, 50),
             ],
         )]);
-        let r = run(&target("Send"), &snap, None);
+        let r = run(&target("Send"), &snap, &[]);
         assert_eq!(r.element.as_deref(), Some("up"));
         assert!(!r.ambiguous && r.margin > AMBIGUITY_MARGIN, "{r:?}");
     }
@@ -408,8 +463,8 @@ mod tests {
         let ix = FrameIndex::new(&snap);
         let ctx = ResolveContext {
             screen: SCREEN,
-            reference: None,
             crop: Some((&gray, &crop)),
+            anchors: &[],
         };
         // The picture shows the second box: it decides when the plan gives no point.
         let r = resolve(&target("Enabled"), &ix, &ctx);
