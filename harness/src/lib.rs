@@ -4,8 +4,22 @@
 //! simulated desktop, finds each step's target the way a careful follower would, checks every
 //! `expect`, diffs before/after captures, scores it all and gates CI on regressions.
 //!
-//! Data flows one way through the stages, one module each:
-//! [`plan`] → [`recording`] → `desktop` → `resolve` → `expect` → `replay` → `score` → `report`.
+//! Data flows one way through the stages, one module each (layers in `docs/architecture.md`,
+//! kept by a test):
+//!
+//! ```text
+//! plan ─┐
+//!       ├─> desktop ─> resolve ─> expect ─> replay ──> Trace ─> score ─> suite ─> report
+//! recording ─┘          diff ──────────────┘  (events)             (results)  (Report → JSON,
+//!                       perturb ───────────────┘                                JUnit, Markdown, HTML)
+//! ```
+//!
+//! [`plan`] and [`recording`] read the inputs; [`desktop`] simulates the screen a plan acts
+//! on; [`resolve`] finds a step's control; [`expect`] checks what should be true after it;
+//! [`replay`] follows a plan and emits a [`replay::Trace`]; [`score`] and [`report`] fold
+//! traces; [`suite`] runs scenarios into results. The front doors — the CLI, [`record`] (Linux),
+//! [`synth`] and [`serve`] — drive the stages and are imported by none of them; [`bridge`] is
+//! the StepBack simulator that `suite` runs bridge batches on.
 #![warn(missing_docs)]
 
 pub mod bridge;
@@ -25,9 +39,14 @@ pub mod recording;
 pub mod replay;
 pub mod report;
 pub mod resolve;
+pub mod rng;
+pub mod roles;
+pub mod safe_path;
 pub mod score;
+pub mod serve;
 pub mod shard;
 pub mod suite;
+pub mod synth;
 pub mod text;
 
 pub use errors::{Error, FieldPath, InputError, Reason, Result};

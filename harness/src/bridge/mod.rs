@@ -1,27 +1,26 @@
-//! The StepBack agent bridge, simulated over a real folder, and the harness's own job inbox.
+//! The StepBack agent bridge, simulated over a real folder.
 //!
 //! The StepBack app reads command files an agent drops into `inbox/`, validates them,
 //! applies them to its state and answers with an outcome file; [`sweep`] does exactly that
 //! for a folder laid out by [`init`], deterministically (a logical clock in the manifest
 //! instead of the wall clock, ids derived from command ids instead of random ones), so an
-//! agent's batch can be replayed and scored ([`run_bridge_scenario`]). [`serve`] is the same
-//! file-inbox style for the harness's own jobs (`check`, `run`).
+//! agent's batch can be replayed and scored ([`run_bridge_scenario`]). The harness's own job
+//! inbox, in the same file-inbox style, is a front door of its own (`serve.rs`).
 //!
 //! One concern per file: [`ids`] (UUIDs, time), [`catalog`], [`state`], [`manifest`],
 //! [`command`] (envelope and payloads), [`apply`] (the verbs), [`outcome`], [`inbox`] (the
-//! sweep), [`scenario`], [`serve`](mod@serve), and `fsio` (crash-safe writes).
+//! sweep), [`scenario`], and `fsio` (crash-safe writes, which `serve` uses too).
 
 pub mod apply;
 pub mod catalog;
 pub mod command;
-mod fsio;
+pub(crate) mod fsio;
 pub mod ids;
 pub mod inbox;
 mod init;
 pub mod manifest;
 pub mod outcome;
 pub mod scenario;
-pub mod serve;
 pub mod state;
 
 pub use inbox::{Processed, SweepReport, sweep};

@@ -1,4 +1,4 @@
-//! `stepreplay serve --inbox DIR`: the harness's job inbox (see `stepreplay::bridge::serve`).
+//! `stepreplay serve --inbox DIR`: the harness's job inbox (see `stepreplay::serve`).
 //!
 //! Ctrl-C (SIGINT) or SIGTERM asks the server to stop after the file in hand; a second
 //! Ctrl-C ends it at once, which is safe too, since every step is crash-safe.
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use stepreplay::Error;
-use stepreplay::bridge::serve::{ServeOptions, serve};
+use stepreplay::serve::{ServeOptions, serve};
 
 use super::stop::{STOP, install_stop_handler};
 

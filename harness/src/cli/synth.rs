@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use stepreplay::Error;
-use stepreplay::recording::synth::synthesize_file;
+use stepreplay::synth::synthesize_file;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -13,10 +13,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::plan::REDACTED;
 use crate::recording::ax::{AxSnapshot, Element, Rect, Window};
-
-/// What replaces the value of a secure text field wherever the diff would show it.
-pub const REDACTED: &str = "[redacted]";
 
 /// The structural difference between two AX snapshots (`before` → `after`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

@@ -16,7 +16,8 @@ use std::fmt::Write;
 
 use similar::TextDiff;
 
-use super::ax::{REDACTED, is_secure, shown_value, window_path};
+use super::ax::{is_secure, shown_value, window_path};
+use crate::plan::REDACTED;
 use crate::recording::ax::{AxSnapshot, Element, Rect};
 
 /// Lines of context around each hunk of [`unified`].
@@ -152,7 +153,7 @@ mod tests {
         assert_eq!(
             text,
             "Login/main window \"Sign \\\"in\\\"\\nnow\" @0,0,0×0 [focused]\n  \
-             Login/main/pw AXTextField/AXSecureTextField \"Password\" value=\"[redacted]\" \
+             Login/main/pw AXTextField/AXSecureTextField \"Password\" value=\"‹redacted›\" \
              @1,2,3×4 [focused]\n"
         );
     }

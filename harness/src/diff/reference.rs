@@ -277,33 +277,14 @@ mod tests {
     use super::*;
     use crate::diff::pixel;
 
-    /// splitmix64: tiny, seeded, identical on every platform.
-    pub(crate) struct Rng(u64);
+    pub(crate) use crate::rng::Rng;
 
-    impl Rng {
-        pub(crate) fn new(seed: u64) -> Self {
-            Rng(seed)
-        }
-        pub(crate) fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        /// Uniform in `0..n` (`n > 0`); the modulo bias is irrelevant here.
-        pub(crate) fn below(&mut self, n: u64) -> u64 {
-            self.next_u64() % n
-        }
-        pub(crate) fn byte(&mut self) -> u8 {
-            self.next_u64() as u8
-        }
-        pub(crate) fn unit(&mut self) -> f64 {
-            (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-        }
-        pub(crate) fn chance(&mut self, p: f64) -> bool {
-            self.unit() < p
-        }
+    /// Test pixels.
+    pub(crate) trait Colors {
+        fn color(&mut self) -> [u8; 4];
+    }
+
+    impl Colors for Rng {
         fn color(&mut self) -> [u8; 4] {
             let a = match self.below(4) {
                 0 => 0,

@@ -6,9 +6,9 @@ use std::str::FromStr;
 
 use image::RgbaImage;
 
-use super::rng::Rng;
 use crate::errors::{InputError, Reason};
 use crate::recording::{AxSnapshot, Frame, Recording};
+use crate::rng::Rng;
 
 /// One perturbation, with its parameters.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,10 +130,10 @@ pub fn perturb(rec: &Recording, p: &Perturbation, seed: u64) -> Result<Recording
         .filter_map(|t| t.element.clone())
         .collect();
     // Parameters are drawn once per recording, so every frame changes the same way.
-    let mut rng = Rng::new(seed, &p.to_string());
+    let mut rng = Rng::salted(seed, &p.to_string());
     let p = match p {
         Perturbation::MoveWindow(None) => {
-            let dx = rng.range(60, 160) as i32 * if rng.next() & 1 == 0 { 1 } else { -1 };
+            let dx = rng.range(60, 160) as i32 * if rng.next_u64() & 1 == 0 { 1 } else { -1 };
             let dy = rng.range(30, 90) as i32;
             Perturbation::MoveWindow(Some((dx, dy)))
         }

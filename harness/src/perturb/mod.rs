@@ -14,7 +14,6 @@ mod lookalike;
 mod move_window;
 mod reorder;
 mod retitle;
-mod rng;
 mod scale;
 #[cfg(test)]
 mod tests;

@@ -6,8 +6,9 @@
 
 use serde_json::Value;
 
-use crate::recording::ax::{AxSnapshot, Rect, ax_role_of_words};
+use crate::recording::ax::{AxSnapshot, Rect};
 use crate::resolve::{FrameIndex, WindowInfo};
+use crate::roles::ax_role_of_words;
 use crate::text::{normalize_label, words};
 
 use super::script::ScriptTarget;

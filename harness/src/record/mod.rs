@@ -35,9 +35,9 @@ use crate::plan::{plan_from_source, read_plan_source};
 use crate::recording::atspi::parse_atspi;
 use crate::recording::ax::AxSnapshot;
 use crate::recording::import::import_realrec;
-use crate::recording::synth::foxplan::crop_name;
-use crate::recording::synth::write::encode_png;
 use crate::replay::{Answers, Expected, Outcome, SCENARIO_SCHEMA, ScenarioFile};
+use crate::synth::foxplan::crop_name;
+use crate::synth::write::encode_png;
 
 use find::{Found, find, node_at};
 use place::place_on_screen;

@@ -16,9 +16,9 @@ use crate::plan::foxstep::{
 };
 use crate::recording::ax::AxSnapshot;
 use crate::recording::import::window_kind;
-use crate::recording::synth::canvas::Canvas;
-use crate::recording::synth::foxplan::crop_name;
 use crate::resolve::FrameIndex;
+use crate::synth::canvas::Canvas;
+use crate::synth::foxplan::crop_name;
 use crate::text::words;
 
 use super::find::{Found, work_title};

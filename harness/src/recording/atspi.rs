@@ -58,10 +58,11 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window, is_field_role, is_toggle_role};
+use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
 use super::import::{SourceRect, element_id, window_kind};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
+use crate::roles::{is_field_role, is_toggle_role};
 
 /// The schema of the full per-frame AT-SPI trees.
 pub const REALREC_ATSPI_SCHEMA: &str = "realrec.atspi/1";
@@ -773,8 +774,7 @@ mod tests {
             .elements
             .extend(pop.children[0].children[0].children.clone());
         assert!(
-            crate::recording::synth::render(&f.ax, &screen)
-                == crate::recording::synth::render(&bare, &screen),
+            crate::synth::render(&f.ax, &screen) == crate::synth::render(&bare, &screen),
             "the containers without geometry changed the picture"
         );
     }

@@ -71,9 +71,10 @@ impl Rect {
 
     /// The same rectangle moved by `(dx, dy)`.
     pub fn translated(&self, dx: i32, dy: i32) -> Rect {
+        // GTK parks hidden controls at i32::MIN: moving one must not overflow.
         Rect {
-            x: self.x + dx,
-            y: self.y + dy,
+            x: self.x.saturating_add(dx),
+            y: self.y.saturating_add(dy),
             ..*self
         }
     }
@@ -186,62 +187,6 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// Roles whose words are their value (a static text's name is what it says).
-pub fn is_text_role(ax_role: &str) -> bool {
-    matches!(ax_role, "AXStaticText" | "AXHeading")
-}
-
-/// Roles a person types into.
-pub fn is_field_role(ax_role: &str) -> bool {
-    matches!(
-        ax_role,
-        "AXTextField" | "AXTextArea" | "AXSearchField" | "AXComboBox"
-    )
-}
-
-/// Roles whose click flips a state that another click flips back: check boxes (switches and
-/// toggle buttons are check boxes underneath, `AXSwitch`/`AXToggle` their subroles) and radio
-/// buttons.
-pub fn is_toggle_role(ax_role: &str) -> bool {
-    matches!(
-        ax_role,
-        "AXCheckBox" | "AXRadioButton" | "AXSwitch" | "AXToggle"
-    )
-}
-
-/// Roles that name one kind of control on different platforms and toolkits: a plan written on
-/// one says the other's word for the same thing. Any other two roles contradict each other (a
-/// button is not a check box).
-const ROLE_KIN: &[&[&str]] = &[
-    &["AXTextField", "AXTextArea", "AXComboBox", "AXSearchField"],
-    &["AXPopUpButton", "AXComboBox", "AXMenuButton"],
-    &["AXButton", "AXMenuButton", "AXPopUpButton"],
-    &["AXMenuItem", "AXMenuBarItem"],
-    &["AXRow", "AXCell", "AXOutlineRow"],
-    &["AXStaticText", "AXHeading"],
-];
-
-/// Whether a control of role `have` can be what a plan calls `want` (equal, or kin).
-pub fn roles_agree(want: &str, have: &str) -> bool {
-    want == have
-        || ROLE_KIN
-            .iter()
-            .any(|kin| kin.contains(&want) && kin.contains(&have))
-}
-
-/// The AX role that role words (a plan's `target.role`, an element's `role`) name, in any
-/// case and spacing: `check box` and the synth's `checkbox` → `AXCheckBox`. None for words
-/// not in this table. Not AT-SPI's names: its `text` is a field, macOS's a static text.
-pub fn ax_role_of_words(role: &str) -> Option<&'static str> {
-    Some(match crate::text::words(role).join(" ").as_str() {
-        "button" | "push button" => "AXButton",
-        "check box" | "checkbox" | "switch" | "toggle button" => "AXCheckBox",
-        "radio button" => "AXRadioButton",
-        "menu item" => "AXMenuItem",
-        _ => return None,
-    })
-}
-
 impl Element {
     /// An enabled, unfocused element with only an id, a role and a frame; fill in the rest
     /// with struct update syntax (`Element { title: …, ..Element::new(…) }`).
@@ -276,7 +221,7 @@ impl Element {
         nonempty(&self.title)
             .or_else(|| nonempty(&self.description))
             .or_else(|| {
-                if is_text_role(&self.ax_role) {
+                if crate::roles::is_text_role(&self.ax_role) {
                     nonempty(&self.value)
                 } else {
                     None
@@ -348,22 +293,17 @@ impl AxSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recording::synth::script::Kind;
 
     #[test]
-    fn role_words_name_the_roles_the_synth_gives_them() {
-        for kind in [
-            Kind::Button,
-            Kind::Checkbox,
-            Kind::Switch,
-            Kind::Radio,
-            Kind::MenuItem,
-        ] {
-            let (ax_role, words, _) = kind.roles();
-            assert_eq!(ax_role_of_words(words), Some(ax_role), "{kind:?}");
-        }
-        assert_eq!(ax_role_of_words("Check  Box"), Some("AXCheckBox"));
-        assert_eq!(ax_role_of_words("menu bar item"), None);
-        assert!(is_toggle_role("AXCheckBox") && !is_toggle_role("AXButton"));
+    fn a_control_parked_at_the_far_edge_moves_without_overflow() {
+        let parked = Rect {
+            x: i32::MIN,
+            y: i32::MIN,
+            width: 10,
+            height: 10,
+        };
+        let moved = parked.translated(-40, -10);
+        assert_eq!((moved.x, moved.y), (i32::MIN, i32::MIN));
+        assert_eq!(parked.translated(40, 10).x, i32::MIN + 40);
     }
 }

@@ -615,7 +615,7 @@ mod tests {
     /// Two frames of a 64×48 screen, one click on the OK button `0/0/0` between them.
     fn folder(name: &str, target: serde_json::Value) -> Folder {
         let f = Folder::new(name);
-        let png = super::super::synth::encode_png(&image::RgbImage::new(64, 48)).unwrap();
+        let png = crate::synth::encode_png(&image::RgbImage::new(64, 48)).unwrap();
         for frame in ["frame_000", "frame_001"] {
             std::fs::write(f.0.join(format!("{frame}.png")), &png).unwrap();
             f.write(&format!("{frame}.mac.json"), &mac_tree().to_string());

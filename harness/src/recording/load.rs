@@ -11,9 +11,9 @@ use image::RgbaImage;
 use super::ax::{AX_SCHEMA, AxSnapshot};
 use super::format::{RECORDING_SCHEMA, RecordingFile};
 use super::png_decode::{Parsed, Scanlines, parse};
-use super::safe_path::safe_join;
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
+use crate::safe_path::safe_join;
 
 /// Largest `recording.json`.
 pub const MAX_RECORDING_BYTES: u64 = 4 * 1024 * 1024;

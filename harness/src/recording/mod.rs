@@ -9,11 +9,8 @@ pub mod import;
 mod load;
 pub mod macapptree;
 pub(crate) mod png_decode;
-mod safe_path;
-pub mod synth;
 pub(crate) mod unfilter;
 
 pub use ax::{AxSnapshot, Element, Rect};
 pub use format::{RecordingFile, Transition};
 pub use load::*;
-pub use safe_path::safe_join;

@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use image::RgbaImage;
 
-use super::REDACTED;
 use super::operation::check_operation;
 use super::scenario::{Answer, FailReason, Outcome, ScenarioFile, StopAnswer};
 use super::trace::{AskKind, Event, Mode, StepStatus, Trace, Truth};
@@ -22,10 +21,11 @@ use crate::diff::step::StepDiffs;
 use crate::errors::FieldPath;
 use crate::expect::{Check, ExpectCtx, check_done, check_expect, check_next_control};
 use crate::plan::keys::selects_all;
-use crate::plan::{Action, Part, Plan, Step, Target, Text};
-use crate::recording::{Recording, decode_png, safe_join};
+use crate::plan::{Action, Part, Plan, REDACTED, Step, Target, Text};
+use crate::recording::{Recording, decode_png};
 use crate::resolve::crop::GrayScreen;
 use crate::resolve::{FrameIndex, ResolveContext, resolve};
+use crate::safe_path::safe_join;
 use crate::text::normalize_label;
 
 /// A recording prepared for replays: frame indexes, grey screens and crops built once, on

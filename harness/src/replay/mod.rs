@@ -16,6 +16,3 @@ pub use operation::{OpCheck, check_operation};
 pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
 pub use scenario::*;
 pub use trace::*;
-
-/// What stands in for a sensitive value everywhere the harness writes.
-pub const REDACTED: &str = "‹redacted›";

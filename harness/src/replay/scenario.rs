@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, parse_typed, parse_value, read_text};
-use crate::recording::safe_join;
+use crate::safe_path::safe_join;
 
 /// The schema string of a scenario file.
 pub const SCENARIO_SCHEMA: &str = "stepreplay-scenario/1";

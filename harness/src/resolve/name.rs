@@ -9,7 +9,8 @@ use std::collections::HashMap;
 
 use super::hash::FastState;
 use super::index::Node;
-use crate::recording::ax::{Element, Rect, is_text_role};
+use crate::recording::ax::{Element, Rect};
+use crate::roles::is_text_role;
 
 /// Roles that are commonly labelled by a separate static text.
 fn takes_external_label(ax_role: &str) -> bool {

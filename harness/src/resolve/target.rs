@@ -15,7 +15,8 @@ use super::moved::{Moved, displacement};
 use super::tiebreak::{TieBreak, break_ties};
 use crate::json::round;
 use crate::plan::Target;
-use crate::recording::ax::{Rect, ax_role_of_words, roles_agree};
+use crate::recording::ax::Rect;
+use crate::roles::{ax_role_of_words, roles_agree};
 use crate::text::normalize_label;
 
 /// How the winner was found.

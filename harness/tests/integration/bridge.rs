@@ -601,7 +601,7 @@ fn the_summary_and_an_outcome_file_read_as_expected() {
 
 #[test]
 fn serve_works_through_a_flood_in_small_lexical_batches() {
-    use stepreplay::bridge::serve::{ServeOptions, serve};
+    use stepreplay::serve::{ServeOptions, serve};
     let t = Tmp::new("batches");
     let jobs = t.0.join("jobs");
     let n = 23;

@@ -4,6 +4,7 @@ mod bridge;
 mod check;
 mod diff;
 mod gate;
+mod layers;
 mod macapptree;
 mod readme;
 mod real;

@@ -150,17 +150,23 @@ mod tests {
     fn close_to_the_exact_scores() {
         let mut rng = Rng::new(5);
         for case in 0..20 {
-            let (sw, sh) = (20 + rng.below(40) as usize, 5 + rng.below(12) as usize);
-            let (tw, th) = (2 + rng.below(15) as usize, 2 + rng.below(4) as usize);
+            let (sw, sh) = (
+                20 + rng.below_u32(40) as usize,
+                5 + rng.below_u32(12) as usize,
+            );
+            let (tw, th) = (
+                2 + rng.below_u32(15) as usize,
+                2 + rng.below_u32(4) as usize,
+            );
             let src = Plane {
                 width: sw,
                 height: sh,
-                data: (0..sw * sh).map(|_| rng.below(256) as u8).collect(),
+                data: (0..sw * sh).map(|_| rng.below_u32(256) as u8).collect(),
             };
             let tpl = Plane {
                 width: tw,
                 height: th,
-                data: (0..tw * th).map(|_| rng.below(256) as u8).collect(),
+                data: (0..tw * th).map(|_| rng.below_u32(256) as u8).collect(),
             };
             let approx = coarse_map(&CoarseScreen::new(&src), &CoarseTemplate::new(&tpl));
             let exact = score_map(&src, &Template::new(tpl), 0, 0, sw - tw + 1, sh - th + 1);

@@ -175,8 +175,8 @@ fn agrees_with_brute_force_on_random_crops() {
     let gray = GrayScreen::new(&screen);
     let mut rng = Rng::new(11);
     for case in 0..40 {
-        let (w, h) = (6 + rng.below(90), 6 + rng.below(50));
-        let (x, y) = (rng.below(360 - w), rng.below(260 - h));
+        let (w, h) = (6 + rng.below_u32(90), 6 + rng.below_u32(50));
+        let (x, y) = (rng.below_u32(360 - w), rng.below_u32(260 - h));
         let crop = cut(&screen, x, y, w, h);
         let t = Template::new(Plane::from_rgba(&crop));
         let (nx, ny) = ((360 - w + 1) as usize, (260 - h + 1) as usize);
@@ -209,11 +209,14 @@ fn exact_crops_are_found(cases: u32, seed: u64) -> Vec<String> {
         let (screen, _) = desktop(sw, sh, scale);
         let gray = GrayScreen::new(&screen);
         for case in 0..cases {
-            let (w, h) = (8 + rng.below(150 * scale), 8 + rng.below(60 * scale));
-            let (x, y) = (rng.below(sw - w), rng.below(sh - h));
+            let (w, h) = (
+                8 + rng.below_u32(150 * scale),
+                8 + rng.below_u32(60 * scale),
+            );
+            let (x, y) = (rng.below_u32(sw - w), rng.below_u32(sh - h));
             let crop = cut(&screen, x, y, w, h);
             let jitter = |v: u32, n: u32, r: &mut Rng| {
-                (i64::from(v) + i64::from(r.below(2 * n + 1)) - i64::from(n)).max(0) as u32
+                (i64::from(v) + i64::from(r.below_u32(2 * n + 1)) - i64::from(n)).max(0) as u32
             };
             let near = (jitter(x, sw / 20, &mut rng), jitter(y, sh / 20, &mut rng));
             for expected in [Some(near), None] {

@@ -300,7 +300,7 @@ mod tests {
     use super::*;
 
     fn plane(w: usize, h: usize, rng: &mut Rng, levels: u32) -> Plane {
-        let data = (0..w * h).map(|_| (rng.below(levels) * (255 / (levels - 1).max(1))) as u8);
+        let data = (0..w * h).map(|_| (rng.below_u32(levels) * (255 / (levels - 1).max(1))) as u8);
         Plane {
             width: w,
             height: h,
@@ -312,10 +312,13 @@ mod tests {
     fn agrees_with_the_formula_on_random_images() {
         let mut rng = Rng::new(7);
         for case in 0..60 {
-            let (sw, sh) = (1 + rng.below(24) as usize, 1 + rng.below(18) as usize);
+            let (sw, sh) = (
+                1 + rng.below_u32(24) as usize,
+                1 + rng.below_u32(18) as usize,
+            );
             let (tw, th) = (
-                1 + rng.below(sw as u32) as usize,
-                1 + rng.below(sh as u32) as usize,
+                1 + rng.below_u32(sw as u32) as usize,
+                1 + rng.below_u32(sh as u32) as usize,
             );
             // Few grey levels make flat windows and exact ties common, which is the point.
             let levels = [2, 3, 256][case % 3];

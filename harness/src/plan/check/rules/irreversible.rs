@@ -13,7 +13,7 @@
 use super::{Ctx, step_path};
 use crate::plan::check::{Finding, Severity};
 use crate::plan::foxstep::{ActionKind, Target};
-use crate::recording::ax::{ax_role_of_words, is_toggle_role};
+use crate::roles::{ax_role_of_words, is_toggle_role};
 use crate::text::{normalize_label, words};
 
 /// Single words that make a control irreversible.

@@ -12,7 +12,7 @@ use std::path::Path;
 use super::{Ctx, step_path};
 use crate::errors::FieldPath;
 use crate::plan::check::{Finding, Severity};
-use crate::recording::safe_join;
+use crate::safe_path::safe_join;
 
 /// The file beside a skill export's `plan.json`.
 const SKILL_FILE: &str = "SKILL.md";

@@ -35,15 +35,15 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::fsio::{create_atomic, move_file, remove_stale_temps, smallest_names};
-use super::ids::{derive_uuid, normalize_uuid};
-use super::outcome::{Folder, Rejection, Status};
-use super::scenario::{SCHEMA as BRIDGE_SCENARIO_SCHEMA, run_bridge_scenario};
+use crate::bridge::fsio::{create_atomic, move_file, remove_stale_temps, smallest_names};
+use crate::bridge::ids::{derive_uuid, normalize_uuid};
+use crate::bridge::outcome::{Folder, Rejection, Status};
+use crate::bridge::scenario::{SCHEMA as BRIDGE_SCENARIO_SCHEMA, run_bridge_scenario};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, read_text, to_canonical_value};
 use crate::plan::check::check_source;
 use crate::plan::read_plan_source;
-use crate::recording::safe_join;
+use crate::safe_path::safe_join;
 
 /// The job schema version.
 pub const JOB_SCHEMA_VERSION: u32 = 1;

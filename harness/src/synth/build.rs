@@ -514,7 +514,7 @@ pub fn accessible_name(ax: &AxSnapshot, id: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::json::Source;
-    use crate::recording::synth::script::parse_script;
+    use crate::synth::script::parse_script;
 
     fn script(apps: &str, steps: &str) -> Script {
         let text = format!(
