@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::bridge::scenario::SCHEMA as BRIDGE_SCHEMA;
 use crate::diff::step::StepDiffs;
-use crate::errors::{FieldPath, InputError, Reason};
+use crate::errors::{FieldPath, InputError, Position, Reason};
 use crate::perturb::Perturbation;
 use crate::plan::check::{Finding, Severity, check_source};
 use crate::plan::{Plan, load_plan, read_plan_source};
@@ -46,6 +46,8 @@ pub struct StepInfo {
     pub action: &'static str,
     /// The guide's words for it.
     pub text: String,
+    /// Where the step is written in the plan file.
+    pub position: Option<Position>,
     /// For a step that sends a prompt to an AI app, which assistant.
     pub assistant: Option<String>,
     /// Whether the guide has a picture of the step's control (steps with a target).
@@ -142,7 +144,7 @@ type Cached<T> = Arc<OnceLock<Result<Arc<T>, InputError>>>;
 struct Cache {
     recordings: Mutex<HashMap<PathBuf, Cached<Recording>>>,
     plans: Mutex<HashMap<PathBuf, Cached<Plan>>>,
-    checks: Mutex<HashMap<PathBuf, Cached<Vec<Finding>>>>,
+    checks: Mutex<HashMap<PathBuf, Cached<PlanFacts>>>,
     diffs: Mutex<HashMap<PathBuf, Arc<StepDiffs>>>,
 }
 
@@ -166,15 +168,8 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
         Err(e) if e.reason == Reason::PlanNeedsReview => return Ok(refused(s, modes, &e)),
         Err(e) => return Err(e),
     };
-    // What `check` says against the plan at error level goes into the result: a plan a guide
-    // author would be told to fix does not pass a run quietly.
-    let plan_errors = cached(&cache.checks, &s.plan_path, || {
-        let report = check_source(&read_plan_source(&s.plan_path)?);
-        Ok(report
-            .findings
-            .into_iter()
-            .filter(|f| f.severity == Severity::Error)
-            .collect())
+    let facts = cached(&cache.checks, &s.plan_path, || {
+        PlanFacts::of(&s.plan_path, &plan)
     })?;
     let rec = cached(&cache.recordings, &s.recording_dir, || {
         load_recording(&s.recording_dir)
@@ -196,11 +191,13 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
     let steps = plan
         .steps
         .iter()
-        .map(|st| StepInfo {
+        .enumerate()
+        .map(|(i, st)| StepInfo {
             id: st.id.clone(),
             number: st.number,
             action: st.action.name(),
             text: st.text.clone(),
+            position: facts.positions.get(i).copied().flatten(),
             assistant: st.assistant.clone(),
             crop_available: st.target.as_ref().map(|t| t.crop_available),
         })
@@ -218,7 +215,7 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
         mismatch: None,
         robustness: None,
         bridge: None,
-        plan_errors: plan_errors.to_vec(),
+        plan_errors: facts.errors.clone(),
     };
     if !perturbations.is_empty() {
         result.robustness = Some(robustness(
@@ -232,6 +229,28 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
     result.mismatch = judge(&result);
     result.met = result.mismatch.is_none();
     Ok(result)
+}
+
+/// What the plan file says beyond the plan: `check`'s error-level findings (a plan a guide
+/// author would be told to fix does not pass a run quietly) and where each step is written.
+struct PlanFacts {
+    errors: Vec<Finding>,
+    positions: Vec<Option<Position>>,
+}
+
+impl PlanFacts {
+    fn of(path: &Path, plan: &Plan) -> Result<PlanFacts, InputError> {
+        let src = read_plan_source(path)?;
+        let paths: Vec<FieldPath> = plan.steps.iter().map(|s| s.path.clone()).collect();
+        Ok(PlanFacts {
+            errors: check_source(&src)
+                .findings
+                .into_iter()
+                .filter(|f| f.severity == Severity::Error)
+                .collect(),
+            positions: crate::json::locate_all(&src.text, &paths),
+        })
+    }
 }
 
 /// A scenario whose plan may not be followed at all (`needs_review`): every mode ends before

@@ -10,8 +10,8 @@ use stepreplay::output::write_file;
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::{Event, Mode};
 use stepreplay::report::{
-    Baseline, RegressionReport, Report, compare, to_json, to_junit, to_markdown, write_captures,
-    write_html,
+    Baseline, Failure, RegressionReport, Report, ScenarioReport, compare, github_annotation,
+    to_json, to_junit, to_markdown, write_captures, write_html,
 };
 use stepreplay::shard::Shard;
 use stepreplay::suite::{RunOptions, ScenarioResult, discover, load_suite, run_bridge, run_loaded};
@@ -121,13 +121,15 @@ fn line(r: &ScenarioResult) -> String {
     if unjudged {
         got.push_str(", done not judged");
     }
-    let verdict = if r.met { "ok  " } else { "FAIL" };
-    let why = r
-        .mismatch
-        .as_deref()
-        .map(|m| format!(" — {m}"))
+    if r.met {
+        return format!("ok   {:<36} {got}", r.id);
+    }
+    // Where to look: the step (or plan error) in the plan file, and why, in words.
+    let at = ScenarioReport::of(r)
+        .failure(trace.mode)
+        .map(|f| format!("\n     at {f}"))
         .unwrap_or_default();
-    format!("{verdict} {:<36} {got}{why}", r.id)
+    format!("FAIL {:<36} {got}{at}", r.id)
 }
 
 /// Live progress: one redrawn status line on a terminal (done, failing, ETA), with failures
@@ -167,7 +169,7 @@ impl Progress {
             let _ = writeln!(err, "\r\x1b[K{}", line(r));
         }
         let elapsed = self.start.elapsed().as_secs_f64();
-        let eta = elapsed / st.0 as f64 * (self.total - st.0) as f64;
+        let eta = elapsed / st.0 as f64 * self.total.saturating_sub(st.0) as f64;
         let _ = write!(
             err,
             "\r\x1b[K[{}/{}] {} failing · {:.0}s elapsed · ETA {:.0}s · {}",
@@ -292,7 +294,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
         .hint("scenario files have \"schema\": \"stepreplay-scenario/1\"; name a suite folder or scenario files")
         .into());
     }
-    let progress = Progress::new(suite.scenarios.len(), args.quiet);
+    let progress = Progress::new(suite.scenarios.len() + suite.bridge.len(), args.quiet);
     let bridge = run_bridge(&suite.bridge)?;
     for r in &bridge {
         progress.done(r);
@@ -364,6 +366,27 @@ pub fn run(args: Args) -> Result<u8, Error> {
             }
         }
     }
+    // The failures again, together, where a reader of a long log looks: at the end.
+    let failures: Vec<(&str, Failure)> = report
+        .scenarios
+        .iter()
+        .filter_map(|s| Some((s.id.as_str(), s.failure(modes[0])?)))
+        .collect();
+    if !failures.is_empty() {
+        println!();
+        println!(
+            "{} not as expected:",
+            plural(failures.len(), "scenario", "scenarios")
+        );
+        for (id, f) in &failures {
+            println!("  FAIL {id}\n       at {f}");
+        }
+    }
+    if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
+        for (id, f) in &failures {
+            println!("{}", github_annotation(id, f));
+        }
+    }
     let code = write_outputs(&report, &args.report_dir, &args.out)?;
     let shard = args
         .shard
@@ -375,8 +398,8 @@ pub fn run(args: Args) -> Result<u8, Error> {
         })
         .unwrap_or_default();
     println!(
-        "{} scenarios{shard}: {} as expected, {} not; reports in {}",
-        report.summary.scenarios,
+        "{}{shard}: {} as expected, {} not; reports in {}",
+        plural(report.summary.scenarios as usize, "scenario", "scenarios"),
         report.summary.met,
         report.summary.not_met,
         args.report_dir.display()
@@ -402,4 +425,9 @@ fn parse_perturbations(list: &str) -> Result<Vec<Perturbation>, Error> {
             })
         })
         .collect()
+}
+
+/// `1 scenario`, `2 scenarios`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -240,7 +240,7 @@ pub fn load_plan(path: &Path) -> Result<Plan, InputError> {
 pub fn plan_from_source(src: &Source) -> Result<Plan, InputError> {
     let Handed { plan: fox, at } = parse_handed(src)?;
     let base = src.path.parent().unwrap_or(Path::new("."));
-    lower_foxstep(&fox, base).map_err(|problems| {
+    let mut plan = lower_foxstep(&fox, base).map_err(|problems| {
         let first = &problems[0];
         let mut e = src.error(
             at.join(&first.path),
@@ -249,7 +249,12 @@ pub fn plan_from_source(src: &Source) -> Result<Plan, InputError> {
         );
         e.hint = first.hint.clone();
         e
-    })
+    })?;
+    // Steps remember where they are in this file, get_guide envelope included.
+    for step in &mut plan.steps {
+        step.path = at.join(&step.path);
+    }
+    Ok(plan)
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 //! `expectation` case carrying the scenario's verdict. A step that failed or stopped where the
 //! scenario expected it (`mini-declined` stops at Send on purpose) passes, with the reason in
 //! its output; the same step in a scenario that missed its expectation fails with the reason
-//! code as the failure's type, the field path (`steps[3]`) and the expect that failed.
+//! code as the failure's type, the field path (`steps[3]`) and the expect that failed. Each
+//! case carries the plan's `file` and the step's `line`, so viewers link to the place.
 //! No timestamps, no durations: same report, same bytes.
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
@@ -44,6 +45,10 @@ fn suite(report: &Report, s: &ScenarioReport) -> TestSuite {
     };
     let mut case = TestCase::new("expectation", verdict);
     case.set_classname(s.id.as_str());
+    // Viewers (GitLab, many CI plugins) link a case to `file` and `line`.
+    if let Some(f) = report.modes.first().and_then(|m| s.failure(*m)) {
+        place(&mut case, &f.file, f.line);
+    }
     ts.add_test_case(case);
 
     let Some(run) = report.modes.first().and_then(|m| s.runs.get(m)) else {
@@ -119,6 +124,7 @@ fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
     };
     let mut case = TestCase::new(name, status);
     case.set_classname(s.id.as_str());
+    place(&mut case, &s.plan, step.line);
     if step.status != "passed" && step.status != "not-run" && s.met {
         case.set_system_out(format!("as expected — {}", why()));
     } else if step.status == "passed" && !step.asked.is_empty() {
@@ -126,6 +132,17 @@ fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
         case.set_system_out(asked_lines(step).join("\n"));
     }
     case
+}
+
+/// The case's `file` and `line` attributes (a bridge batch has no plan file).
+fn place(case: &mut TestCase, file: &str, line: Option<usize>) {
+    if file.is_empty() {
+        return;
+    }
+    case.extra.insert("file".into(), file.into());
+    if let Some(l) = line {
+        case.extra.insert("line".into(), l.to_string().into());
+    }
 }
 
 /// `asked (stop-if): step 5: stop if …? → go on`, one line per question.

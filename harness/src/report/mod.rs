@@ -4,6 +4,7 @@
 
 mod baseline;
 mod captures;
+mod failure;
 mod html;
 mod json;
 mod junit;
@@ -13,6 +14,7 @@ mod model;
 
 pub use baseline::*;
 pub use captures::{CapturesOutput, write_captures};
+pub use failure::{Failure, github_annotation, step_detail};
 pub use html::{HtmlOutput, PageImage, PageImages, html_escape, to_html, write_html};
 pub use json::{MAX_REPORT_BYTES, load_report, to_json};
 pub use junit::to_junit;

@@ -235,6 +235,12 @@ pub struct StepReport {
     pub action: String,
     /// The guide's words.
     pub text: String,
+    /// Where the step is written in the plan file: line, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// See `line`: column, from 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
     /// For a step that sends a prompt to an AI app, which assistant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assistant: Option<String>,
@@ -357,6 +363,8 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
                 number: info.number,
                 action: info.action.to_string(),
                 text: info.text.clone(),
+                line: info.position.map(|p| p.line),
+                column: info.position.map(|p| p.column),
                 assistant: info.assistant.clone(),
                 crop_available: info.crop_available,
                 status: "not-run".into(),
@@ -468,40 +476,42 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
     }
 }
 
+impl ScenarioReport {
+    /// One scenario's result, folded.
+    pub fn of(r: &ScenarioResult) -> ScenarioReport {
+        let runs: BTreeMap<Mode, RunReport> =
+            r.traces.iter().map(|t| (t.mode, fold_run(r, t))).collect();
+        ScenarioReport {
+            id: r.id.clone(),
+            file: r.file.clone(),
+            description: r.description.clone(),
+            plan: r.plan.clone(),
+            recording: r.recording.clone(),
+            expected: r.expected.clone(),
+            met: r.met,
+            mismatch: r.mismatch.clone(),
+            runs,
+            robustness: r.robustness.clone(),
+            bridge: r.bridge.clone(),
+            plan_errors: r
+                .plan_errors
+                .iter()
+                .map(|f| PlanFinding {
+                    reason: f.reason.to_string(),
+                    path: f.path.to_string(),
+                    message: f.message.clone(),
+                    line: f.line,
+                    column: f.column,
+                })
+                .collect(),
+        }
+    }
+}
+
 impl Report {
     /// Folds results into a report. `results` must be sorted by id (as `run_suite` returns).
     pub fn from_results(results: &[ScenarioResult], modes: &[Mode]) -> Report {
-        let scenarios: Vec<ScenarioReport> = results
-            .iter()
-            .map(|r| {
-                let runs: BTreeMap<Mode, RunReport> =
-                    r.traces.iter().map(|t| (t.mode, fold_run(r, t))).collect();
-                ScenarioReport {
-                    id: r.id.clone(),
-                    file: r.file.clone(),
-                    description: r.description.clone(),
-                    plan: r.plan.clone(),
-                    recording: r.recording.clone(),
-                    expected: r.expected.clone(),
-                    met: r.met,
-                    mismatch: r.mismatch.clone(),
-                    runs,
-                    robustness: r.robustness.clone(),
-                    bridge: r.bridge.clone(),
-                    plan_errors: r
-                        .plan_errors
-                        .iter()
-                        .map(|f| PlanFinding {
-                            reason: f.reason.to_string(),
-                            path: f.path.to_string(),
-                            message: f.message.clone(),
-                            line: f.line,
-                            column: f.column,
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
+        let scenarios: Vec<ScenarioReport> = results.iter().map(ScenarioReport::of).collect();
         let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
         Report {
             schema: REPORT_SCHEMA.into(),

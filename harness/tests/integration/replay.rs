@@ -299,9 +299,9 @@ fn captures_hold_each_steps_pictures_and_agree_with_stepreplay_diff() {
 }
 
 /// A suite of one scenario on the mail recording, its plan written as `plan_text`, its
-/// `expect` as given; the run's exit code and report.json.
-fn run_own_suite(plan_text: &str, expect: serde_json::Value) -> (i32, serde_json::Value) {
-    let dir = TempDir::new("plan-errors");
+/// `expect` as given.
+fn own_suite(plan_text: &str, expect: serde_json::Value) -> TempDir {
+    let dir = TempDir::new("own-suite");
     let root = dir.path();
     copy_dir(
         &repo().join("recordings/mail-send-reminder"),
@@ -317,17 +317,78 @@ fn run_own_suite(plan_text: &str, expect: serde_json::Value) -> (i32, serde_json
         "inputs": {"client-email": "accounts@example.com"},
         "answers": {"confirm": {"send": "approve"}}, "expect": expect});
     std::fs::write(root.join("scenarios/own.json"), scenario.to_string()).unwrap();
-    let run = run_in(root, &["run", "-q", "--format", "json"]);
-    let report = std::fs::read_to_string(root.join("reports/report.json")).unwrap();
+    dir
+}
+
+/// [`own_suite`], run: the exit code and report.json.
+fn run_own_suite(plan_text: &str, expect: serde_json::Value) -> (i32, serde_json::Value) {
+    let dir = own_suite(plan_text, expect);
+    let run = run_in(dir.path(), &["run", "-q", "--format", "json"]);
+    let report = std::fs::read_to_string(dir.path().join("reports/report.json")).unwrap();
     (run.code, serde_json::from_str(&report).unwrap())
+}
+
+fn mail_plan() -> String {
+    std::fs::read_to_string(repo().join("scenarios/mail-send-reminder/plan.json")).unwrap()
+}
+
+#[test]
+fn a_typod_label_is_reported_with_step_reason_and_plan_line_everywhere() {
+    let text = mail_plan().replace("\"label\": \"To:\"", "\"label\": \"Too:\"");
+    let step_line = text
+        .lines()
+        .position(|l| l.contains("\"step_id\": \"type-to\""))
+        .unwrap();
+    // The step object opens a few lines above its step_id (keys are sorted).
+    let dir = own_suite(&text, serde_json::json!({"outcome": "completed"}));
+    let run = stepreplay(dir.path())
+        .args(["run", "-q"])
+        .env("GITHUB_ACTIONS", "true")
+        .run();
+    run.check(run.code == 1, "exit 1");
+    let at = "scenarios/own/plan.json:";
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("at {at}")))
+        .unwrap_or_else(|| panic!("no location line:\n{}", run.stdout));
+    let n: usize = line.trim_start()[3 + at.len()..]
+        .split(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(n <= step_line + 1 && n + 20 > step_line, "{line}");
+    assert!(line.contains("step 2 `type-to` target-not-found"), "{line}");
+    assert!(line.contains("no control labelled “Too:”"), "{line}");
+    assert!(
+        run.stdout.contains("1 scenario not as expected:"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(&format!(
+            "::error file=scenarios/own/plan.json,line={n},col=5,title=stepreplay own::"
+        )),
+        "{}",
+        run.stdout
+    );
+    let junit = std::fs::read_to_string(dir.path().join("reports/junit.xml")).unwrap();
+    assert!(
+        junit.contains(&format!(
+            "<testcase name=\"expectation\" classname=\"own\" file=\"scenarios/own/plan.json\" line=\"{n}\">"
+        )),
+        "{junit}"
+    );
+    // Without GITHUB_ACTIONS, no workflow commands.
+    let plain = run_in(dir.path(), &["run", "-q"]);
+    assert!(!plain.stdout.contains("::error"), "{}", plain.stdout);
 }
 
 #[test]
 fn a_plan_check_would_reject_fails_its_scenario_unless_declared() {
     // The mail plan, replayed fine, but not in canonical bytes: check says error.
-    let text = std::fs::read_to_string(repo().join("scenarios/mail-send-reminder/plan.json"))
-        .unwrap()
-        .replace("\n  ", "\n    ");
+    let text = mail_plan().replace("\n  ", "\n    ");
     let (code, report) = run_own_suite(&text, serde_json::json!({"outcome": "completed"}));
     assert_eq!(code, 1);
     let sc = &report["scenarios"][0];

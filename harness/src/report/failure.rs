@@ -1,0 +1,160 @@
+//! Where and why a scenario missed its expectation, in one sentence with a place: the
+//! terminal line, the recap, JUnit and GitHub annotations all say it the same way.
+
+use std::fmt;
+
+use super::model::{ScenarioReport, StepReport};
+use crate::replay::Mode;
+use crate::text::word;
+
+/// A missed expectation, placed in the file to fix.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// The plan file (at the failing step or plan error), else the scenario file.
+    pub file: String,
+    /// Line, from 1, when known.
+    pub line: Option<usize>,
+    /// Column, from 1, when known.
+    pub column: Option<usize>,
+    /// What went wrong, root cause first.
+    pub message: String,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+            if let Some(c) = self.column {
+                write!(f, ":{c}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl ScenarioReport {
+    /// Why the scenario missed its expectation in `mode`'s run, and where; `None` when met.
+    pub fn failure(&self, mode: Mode) -> Option<Failure> {
+        if self.met {
+            return None;
+        }
+        let mismatch = self.mismatch.as_deref().unwrap_or("not as expected");
+        let run = self.runs.get(&mode);
+        let stopped_at = run.and_then(|r| {
+            let id = r.step_id.as_deref()?;
+            r.steps.iter().find(|s| s.step_id == id)
+        });
+        if let Some(e) = self.plan_errors.first()
+            && mismatch.starts_with("the plan has")
+        {
+            return Some(Failure {
+                file: self.plan.clone(),
+                line: e.line,
+                column: e.column,
+                message: format!("{mismatch} at `{}`", e.path),
+            });
+        }
+        if let Some(step) = stopped_at {
+            let reason = step.reason.map(|r| word(&r)).unwrap_or(step.status.clone());
+            let detail = step_detail(step)
+                .map(|d| format!(" — {d}"))
+                .unwrap_or_default();
+            return Some(Failure {
+                file: self.plan.clone(),
+                line: step.line,
+                column: step.column,
+                message: format!(
+                    "{mismatch}: step {} `{}` {reason}{detail}",
+                    step.number, step.step_id
+                ),
+            });
+        }
+        Some(Failure {
+            file: if self.plan.is_empty() {
+                self.file.clone()
+            } else {
+                self.plan.clone()
+            },
+            line: None,
+            column: None,
+            message: mismatch.to_string(),
+        })
+    }
+}
+
+/// The first thing a step's events say went wrong, in words.
+pub fn step_detail(step: &StepReport) -> Option<String> {
+    if let Some(r) = &step.resolution {
+        let wrong = r.element.is_none() || r.ambiguous || r.correct == Some(false);
+        if wrong {
+            if let Some(n) = &r.note {
+                return Some(n.clone());
+            }
+            if r.ambiguous {
+                return Some(format!("{} controls tie for it", r.candidate_count));
+            }
+            if let (Some(got), Some(want)) = (&r.element, &r.expected) {
+                return Some(format!("found `{got}`; the recording acted on `{want}`"));
+            }
+        }
+    }
+    if let Some(o) = step.operation.iter().find(|o| !o.passed) {
+        return Some(format!(
+            "{}: the plan says {}, the recording {}",
+            o.part, o.planned, o.recorded
+        ));
+    }
+    if let Some(c) = step.checks.iter().find(|c| !c.passed) {
+        return Some(format!("{}: {}", c.kind, c.detail));
+    }
+    if let Some(d) = &step.diverged {
+        return Some(d.clone());
+    }
+    step.asked
+        .last()
+        .map(|a| format!("{} → {}", a.detail, a.answer))
+}
+
+/// The failure as a GitHub Actions workflow command, so the pull request shows it on the line.
+pub fn github_annotation(id: &str, f: &Failure) -> String {
+    // Workflow-command escaping: data escapes %, CR, LF; properties also `:` and `,`.
+    let data = |s: &str| {
+        s.replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let prop = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
+    let mut props = format!("file={}", prop(&f.file));
+    if let Some(l) = f.line {
+        props.push_str(&format!(",line={l}"));
+    }
+    if let Some(c) = f.column {
+        props.push_str(&format!(",col={c}"));
+    }
+    format!(
+        "::error {props},title={}::{}",
+        prop(&format!("stepreplay {id}")),
+        data(&f.message)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_annotation_escapes_what_would_end_it() {
+        let f = Failure {
+            file: "a,b:c.json".into(),
+            line: Some(3),
+            column: Some(5),
+            message: "100% wrong\nsecond line".into(),
+        };
+        assert_eq!(
+            github_annotation("x", &f),
+            "::error file=a%2Cb%3Ac.json,line=3,col=5,title=stepreplay x::100%25 wrong%0Asecond line"
+        );
+        assert_eq!(f.to_string(), "a,b:c.json:3:5: 100% wrong\nsecond line");
+    }
+}
