@@ -83,6 +83,8 @@ pub struct ScenarioResult {
     pub bridge: Option<serde_json::Value>,
     /// What `check` finds against the plan at error level (or why it was refused).
     pub plan_errors: Vec<Finding>,
+    /// Screenshots the replay was on that cannot be decoded, with why.
+    pub unreadable: Vec<String>,
 }
 
 impl ScenarioResult {
@@ -216,7 +218,9 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
         robustness: None,
         bridge: None,
         plan_errors: facts.errors.clone(),
+        unreadable: Vec::new(),
     };
+    result.unreadable = unreadable_frames(&rec, &result.traces);
     if !perturbations.is_empty() {
         result.robustness = Some(robustness(
             &plan,
@@ -229,6 +233,30 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
     result.mismatch = judge(&result);
     result.met = result.mismatch.is_none();
     Ok(result)
+}
+
+/// Every screenshot a replay stood on that cannot be decoded. A step judged on a screen the
+/// harness could not see was not judged, so such a scenario does not pass.
+fn unreadable_frames(rec: &Recording, traces: &[Trace]) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for e in traces.iter().flat_map(|t| &t.events) {
+        match e {
+            crate::replay::Event::StepStarted { frame, .. } => {
+                seen.insert(frame.as_str());
+            }
+            crate::replay::Event::Acted { from, to, .. } => {
+                seen.insert(from.as_str());
+                seen.insert(to.as_str());
+            }
+            _ => {}
+        }
+    }
+    seen.into_iter()
+        .filter_map(|id| match rec.frame(id)?.pixels() {
+            Ok(_) => None,
+            Err(e) => Some(format!("frame `{id}` cannot be read: {}", e.message)),
+        })
+        .collect()
 }
 
 /// What the plan file says beyond the plan: `check`'s error-level findings (a plan a guide
@@ -273,6 +301,7 @@ fn refused(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
         robustness: None,
         bridge: None,
         plan_errors: vec![Finding::from_input_error(e)],
+        unreadable: Vec::new(),
     };
     result.mismatch = judge(&result);
     result.met = result.mismatch.is_none();
@@ -313,6 +342,9 @@ fn check_inputs(s: &Scenario, plan: &Plan) -> Result<(), InputError> {
 /// Compares the first mode's outcome with the expectation; `None` when met.
 fn judge(r: &ScenarioResult) -> Option<String> {
     let trace = r.traces.first()?;
+    if !r.unreadable.is_empty() {
+        return Some(r.unreadable.join("; "));
+    }
     let (outcome, reason, step) = trace.outcome();
     let e = &r.expected;
     if outcome != e.outcome {
@@ -487,6 +519,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>
             robustness: None,
             bridge: Some(serde_json::to_value(&r).unwrap_or_default()),
             plan_errors: Vec::new(),
+            unreadable: Vec::new(),
         });
     }
     Ok(out)

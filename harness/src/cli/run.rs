@@ -72,7 +72,7 @@ pub struct OutputArgs {
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// How far a score may fall below its baseline before it counts as a regression.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     tolerance: f64,
 }
 
@@ -212,7 +212,10 @@ pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8
         write_file(&dir.join("report.json"), to_json(report))?;
     }
     if has(Format::Junit) {
-        write_file(&dir.join("junit.xml"), to_junit(report))?;
+        write_file(
+            &dir.join("junit.xml"),
+            to_junit(report, regressions.as_ref()),
+        )?;
     }
     let md = to_markdown(report, regressions.as_ref());
     if has(Format::Markdown) {

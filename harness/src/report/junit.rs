@@ -11,14 +11,26 @@
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
+use super::baseline::RegressionReport;
 use super::model::{Report, ScenarioReport, StepReport};
 use crate::text::word;
 
-/// The JUnit XML text of a report.
-pub fn to_junit(report: &Report) -> String {
+/// The JUnit XML text of a report. With the regressions against a baseline, each scenario
+/// gets a `baseline` case that fails when it regressed (and the run's totals a suite of their
+/// own), so a viewer shows red exactly when the gate's exit code is 1.
+pub fn to_junit(report: &Report, regressions: Option<&RegressionReport>) -> String {
     let mut out = quick_junit::Report::new("stepreplay");
     for s in &report.scenarios {
-        out.add_test_suite(suite(report, s));
+        let mut ts = suite(report, s);
+        if let Some(r) = regressions {
+            ts.add_test_case(baseline_case(&s.id, r, Some(s.id.as_str())));
+        }
+        out.add_test_suite(ts);
+    }
+    if let Some(r) = regressions {
+        let mut ts = TestSuite::new("baseline");
+        ts.add_test_case(baseline_case("(all scenarios)", r, None));
+        out.add_test_suite(ts);
     }
     out.to_string()
         .unwrap_or_else(|e| format!("<!-- cannot write JUnit XML: {e} -->\n"))
@@ -131,6 +143,29 @@ fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
         // What the person was asked shows on a passing step too (a stop_if they let go on).
         case.set_system_out(asked_lines(step).join("\n"));
     }
+    case
+}
+
+/// The `baseline` case of one scenario (or, for `None`, of the run's totals).
+fn baseline_case(class: &str, r: &RegressionReport, scenario: Option<&str>) -> TestCase {
+    let mine: Vec<String> = r
+        .regressions
+        .iter()
+        .filter(|g| g.scenario.as_deref() == scenario)
+        .map(|g| format!("{} {g}", word(&g.kind)))
+        .collect();
+    let status = match mine.first() {
+        None => TestCaseStatus::success(),
+        Some(first) => {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            st.set_type("regression");
+            st.set_message(first.as_str());
+            st.set_description(mine.join("\n"));
+            st
+        }
+    };
+    let mut case = TestCase::new("baseline", status);
+    case.set_classname(class);
     case
 }
 

@@ -289,6 +289,22 @@ fn a_score_below_its_baseline_beyond_the_tolerance_is_a_regression() {
     assert_eq!(g.mode, Some(Mode::PerStep));
     assert_eq!(g.score.as_deref(), Some("element_accuracy"));
     assert_eq!((g.baseline, g.current), (Some(1.0), Some(0.75)));
+    // A score-only regression is a JUnit failure too: the viewer agrees with the exit code.
+    let xml = to_junit(&now, Some(&r));
+    let id = &now.scenarios[0].id;
+    let case = format!("<testcase name=\"baseline\" classname=\"{id}\">");
+    let at = xml.find(&case).unwrap_or_else(|| panic!("{xml}"));
+    assert!(
+        xml[at..]
+            .split("</testcase>")
+            .next()
+            .unwrap()
+            .contains("type=\"regression\""),
+        "{xml}"
+    );
+    let clean = to_junit(&report, Some(&compare(&base, &report, 0.0)));
+    assert!(!clean.contains("type=\"regression\""), "{clean}");
+    assert!(clean.contains("<testcase name=\"baseline\""), "{clean}");
     // Within the tolerance: no regression; a rise is never one.
     assert_eq!(compare(&base, &now, 0.25).regressions, vec![]);
     let r = compare(&Baseline::from_report(&now), &report, 0.0);
@@ -576,7 +592,7 @@ fn validate_junit(xml: &str) -> (usize, usize, usize) {
 #[test]
 fn junit_is_valid_and_names_what_failed() {
     let report = report_of(&[passing(), failing()], None);
-    let xml = to_junit(&report);
+    let xml = to_junit(&report, None);
     let (suites, cases, failures) = validate_junit(&xml);
     assert_eq!(suites, report.scenarios.len());
     let steps: usize = report
@@ -597,7 +613,10 @@ fn junit_is_valid_and_names_what_failed() {
         !xml.contains("timestamp=") && !xml.contains("time="),
         "no clock"
     );
-    assert_eq!(xml, to_junit(&report_of(&[passing(), failing()], None)));
+    assert_eq!(
+        xml,
+        to_junit(&report_of(&[passing(), failing()], None), None)
+    );
 }
 
 #[test]
@@ -609,7 +628,7 @@ fn junit_reports_a_failed_expect_with_its_check() {
     step.reason = Some(stepreplay::replay::FailReason::ExpectFailed);
     step.checks[0].passed = false;
     step.checks[0].detail = "the field holds “b@x” <not a@example.com>".into();
-    let xml = to_junit(&report);
+    let xml = to_junit(&report, None);
     validate_junit(&xml);
     assert!(
         xml.contains("message=\"steps[0]: expect-failed — expect failed: field-contains: the field holds “b@x” &lt;not a@example.com&gt;\""),

@@ -415,3 +415,41 @@ fn a_plan_check_would_reject_fails_its_scenario_unless_declared() {
             .contains("expected the check error `non-canonical`")
     );
 }
+
+#[test]
+fn a_screenshot_that_cannot_be_decoded_fails_its_scenario() {
+    let dir = own_suite(&mail_plan(), serde_json::json!({"outcome": "completed"}));
+    let frame = dir
+        .path()
+        .join("recordings/mail-send-reminder/frames/002.png");
+    let bytes = std::fs::read(&frame).unwrap();
+    std::fs::write(&frame, &bytes[..bytes.len() / 2]).unwrap();
+    let run = run_in(dir.path(), &["run", "-q"]);
+    run.check(run.code == 1, "exit 1");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("reports/report.json")).unwrap(),
+    )
+    .unwrap();
+    let mismatch = report["scenarios"][0]["mismatch"].as_str().unwrap();
+    assert!(
+        mismatch.starts_with("frame `002` cannot be read"),
+        "{mismatch}"
+    );
+}
+
+#[test]
+fn a_run_over_nothing_or_with_a_bad_tolerance_is_refused_before_replay() {
+    let dir = TempDir::new("empty-suite");
+    std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+    let run = run_in(dir.path(), &["run", "-q"]);
+    run.check(run.code == 2, "exit 2");
+    assert!(run.stderr.contains("no-scenarios"), "{}", run.stderr);
+    let suite = own_suite(&mail_plan(), serde_json::json!({"outcome": "completed"}));
+    let run = run_in(suite.path(), &["run", "-q", "--tolerance", "-1"]);
+    run.check(run.code == 2, "exit 2");
+    assert!(run.stderr.contains("--tolerance"), "{}", run.stderr);
+    assert!(
+        !suite.path().join("reports").exists(),
+        "nothing was replayed"
+    );
+}
