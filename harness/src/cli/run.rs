@@ -8,20 +8,31 @@ use std::time::Instant;
 
 use stepreplay::output::write_file;
 use stepreplay::perturb::{Perturbation, STANDARD};
+use stepreplay::replay::adhoc_scenario;
 use stepreplay::replay::{Event, Mode};
 use stepreplay::report::{
     Baseline, Failure, RegressionReport, Report, ScenarioReport, compare, github_annotation,
     to_json, to_junit, to_markdown, write_captures, write_html,
 };
 use stepreplay::shard::Shard;
-use stepreplay::suite::{RunOptions, ScenarioResult, discover, load_suite, run_bridge, run_loaded};
+use stepreplay::suite::{
+    LoadedSuite, RunOptions, ScenarioResult, discover, load_suite, run_bridge, run_loaded,
+};
 use stepreplay::text::word;
 use stepreplay::{Error, InputError, Reason};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Scenario files or folders (default: `scenarios`).
+    /// Scenario files or folders (default: `scenarios`); with `--recording`, one plan file
+    /// (or skill-export folder).
     paths: Vec<PathBuf>,
+    /// Replay the one plan given against this recording folder, without a scenario file; the
+    /// run is expected to complete.
+    #[arg(long, value_name = "DIR")]
+    recording: Option<PathBuf>,
+    /// With `--recording`: a JSON file of `inputs` and `answers`, as a scenario holds them.
+    #[arg(long, value_name = "FILE", requires = "recording")]
+    answers: Option<PathBuf>,
     /// Scenarios replayed at once (default: every core).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -271,7 +282,6 @@ pub fn run(args: Args) -> Result<u8, Error> {
         args.paths
     };
     baseline(&args.out)?;
-    let files = discover(&paths)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -284,7 +294,26 @@ pub fn run(args: Args) -> Result<u8, Error> {
         modes: modes.clone(),
         perturb,
     };
-    let suite = load_suite(&files, args.shard)?;
+    let suite = match &args.recording {
+        Some(rec) => {
+            let [plan] = paths.as_slice() else {
+                return Err(InputError::new(
+                    "--recording",
+                    Reason::InvalidArgument,
+                    format!("--recording replays one plan; {} paths given", paths.len()),
+                )
+                .hint("stepreplay run PLAN --recording DIR [--answers FILE]")
+                .into());
+            };
+            let sc = adhoc_scenario(plan, rec, args.answers.as_deref())?;
+            LoadedSuite {
+                all_ids: vec![sc.file.id.clone()],
+                scenarios: vec![sc],
+                bridge: Vec::new(),
+            }
+        }
+        None => load_suite(&discover(&paths)?, args.shard)?,
+    };
     // A run that replays nothing proves nothing: it must not pass (an empty shard of a
     // non-empty suite is fine, its siblings run the scenarios).
     if suite.scenarios.is_empty() && suite.bridge.is_empty() && args.shard.is_none() {

@@ -10,13 +10,14 @@ use crate::recording::{AxSnapshot, Rect};
 
 pub(super) fn apply(ax: &mut AxSnapshot, px: &mut RgbaImage, scale: u32) {
     let up = scale < 2;
+    // Saturating: GTK parks hidden controls at i32::MIN.
     let f = |r: Rect| {
         if up {
             Rect {
-                x: r.x * 2,
-                y: r.y * 2,
-                width: r.width * 2,
-                height: r.height * 2,
+                x: r.x.saturating_mul(2),
+                y: r.y.saturating_mul(2),
+                width: r.width.saturating_mul(2),
+                height: r.height.saturating_mul(2),
             }
         } else {
             Rect {

@@ -159,6 +159,74 @@ pub struct Scenario {
     pub recording_dir: PathBuf,
 }
 
+/// What `run PLAN --recording DIR --answers FILE` reads from FILE: input values and the
+/// scripted person's answers, as a scenario file holds them.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnswersFile {
+    /// Values of non-sensitive inputs.
+    #[serde(default)]
+    pub inputs: BTreeMap<String, String>,
+    /// What the scripted person says when asked.
+    #[serde(default)]
+    pub answers: Answers,
+}
+
+/// One plan and one recording as a scenario that expects the run to complete: for trying a
+/// plan on a recording without writing a scenario file. Its id is the plan's file name (a
+/// skill export's folder name).
+pub fn adhoc_scenario(
+    plan: &Path,
+    recording: &Path,
+    answers: Option<&Path>,
+) -> Result<Scenario, InputError> {
+    let plan_path = if plan.is_dir() {
+        plan.join(crate::plan::SKILL_PLAN)
+    } else {
+        plan.to_path_buf()
+    };
+    if !recording.join("recording.json").is_file() {
+        return Err(InputError::new(
+            recording,
+            Reason::MissingFile,
+            "no recording.json in this folder",
+        )
+        .hint("name a recording folder (one holding recording.json)"));
+    }
+    let given = match answers {
+        Some(p) => parse_typed::<AnswersFile>(&read_text(p, MAX_SCENARIO_BYTES)?)?,
+        None => AnswersFile::default(),
+    };
+    let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let id = match stem(&plan_path).as_deref() {
+        Some("plan") | None => plan_path.parent().and_then(stem),
+        other => other.map(str::to_string),
+    }
+    .unwrap_or_else(|| "plan".into());
+    Ok(Scenario {
+        path: plan_path.clone(),
+        file: ScenarioFile {
+            schema: SCENARIO_SCHEMA.into(),
+            id,
+            description: format!("{} on {}", plan_path.display(), recording.display()),
+            plan: plan_path.display().to_string(),
+            recording: recording.display().to_string(),
+            inputs: given.inputs,
+            answers: given.answers,
+            perturbations: Vec::new(),
+            expect: Expected {
+                outcome: Outcome::Completed,
+                reason: None,
+                step_id: None,
+                floors: BTreeMap::new(),
+                plan_errors: Vec::new(),
+            },
+        },
+        plan_path,
+        recording_dir: recording.to_path_buf(),
+    })
+}
+
 /// Largest scenario file.
 pub const MAX_SCENARIO_BYTES: u64 = 1024 * 1024;
 

@@ -111,9 +111,24 @@ pub fn step_detail(step: &StepReport) -> Option<String> {
     if let Some(d) = &step.diverged {
         return Some(d.clone());
     }
-    step.asked
-        .last()
-        .map(|a| format!("{} → {}", a.detail, a.answer))
+    let a = step.asked.last()?;
+    let mut said = format!("{} → {}", a.detail, a.answer);
+    // No answer was scripted: name the one to add.
+    if a.answer.starts_with("no ") {
+        let id = &step.step_id;
+        let add = match a.kind.as_str() {
+            "confirm" => format!("\"answers\": {{\"confirm\": {{\"{id}\": \"approve\"}}}}"),
+            "replace-prefilled" => format!("\"answers\": {{\"replace\": {{\"{id}\": true}}}}"),
+            "stop-if" => format!("\"answers\": {{\"stop_if\": {{\"{id}\": \"go-on\"}}}}"),
+            "input" => "the input's value in \"inputs\"".into(),
+            "sensitive-input" => "the value in \"answers\": {\"sensitive\": {…}}".into(),
+            _ => String::new(),
+        };
+        if !add.is_empty() {
+            said.push_str(&format!(" (to go on, add {add})"));
+        }
+    }
+    Some(said)
 }
 
 /// The failure as a GitHub Actions workflow command, so the pull request shows it on the line.

@@ -453,3 +453,55 @@ fn a_run_over_nothing_or_with_a_bad_tolerance_is_refused_before_replay() {
         "nothing was replayed"
     );
 }
+
+#[test]
+fn one_plan_runs_on_a_recording_without_a_scenario_file() {
+    let dir = TempDir::new("adhoc");
+    let answers = dir.path().join("answers.json");
+    let plan = repo().join("scenarios/mail-send-reminder/plan.json");
+    let rec = repo().join("recordings/mail-send-reminder");
+    let out = dir.path().join("reports");
+    let run_with = |given: serde_json::Value| {
+        std::fs::write(&answers, given.to_string()).unwrap();
+        stepreplay(dir.path())
+            .arg("run")
+            .arg(&plan)
+            .arg("--recording")
+            .arg(&rec)
+            .arg("--answers")
+            .arg(&answers)
+            .arg("--report-dir")
+            .arg(&out)
+            .arg("-q")
+            .run()
+    };
+    let inputs = serde_json::json!({"client-email": "accounts@example.com"});
+    let ok = run_with(
+        serde_json::json!({"inputs": inputs, "answers": {"confirm": {"send": "approve"}}}),
+    );
+    ok.check(ok.code == 0, "exit 0");
+    assert!(
+        ok.stdout.contains("ok   mail-send-reminder"),
+        "{}",
+        ok.stdout
+    );
+    // Without the person's answer to the confirm step, it stops there and says what to add.
+    let stopped = run_with(serde_json::json!({"inputs": inputs}));
+    stopped.check(stopped.code == 1, "exit 1");
+    assert!(
+        stopped
+            .stdout
+            .contains(r#"(to go on, add "answers": {"confirm": {"send": "approve"}})"#),
+        "{}",
+        stopped.stdout
+    );
+    // Two plans with one recording is refused before anything runs.
+    let two = stepreplay(dir.path())
+        .arg("run")
+        .arg(&plan)
+        .arg(&plan)
+        .arg("--recording")
+        .arg(&rec)
+        .run();
+    two.check(two.code == 2, "exit 2");
+}
