@@ -88,6 +88,31 @@ pub struct ScenarioResult {
 }
 
 impl ScenarioResult {
+    /// A plan scenario's result before it is judged.
+    fn of(
+        s: &Scenario,
+        steps: Vec<StepInfo>,
+        traces: Vec<Trace>,
+        plan_errors: Vec<Finding>,
+    ) -> Self {
+        ScenarioResult {
+            id: s.file.id.clone(),
+            file: s.path.display().to_string(),
+            description: s.file.description.clone(),
+            plan: s.plan_path.display().to_string(),
+            recording: s.recording_dir.display().to_string(),
+            expected: s.file.expect.clone(),
+            steps,
+            traces,
+            met: false,
+            mismatch: None,
+            robustness: None,
+            bridge: None,
+            plan_errors,
+            unreadable: Vec::new(),
+        }
+    }
+
     /// The tally of one mode.
     pub fn tally(&self, mode: Mode) -> Option<Tally> {
         self.traces.iter().find(|t| t.mode == mode).map(Tally::of)
@@ -204,22 +229,7 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
             crop_available: st.target.as_ref().map(|t| t.crop_available),
         })
         .collect::<Vec<_>>();
-    let mut result = ScenarioResult {
-        id: s.file.id.clone(),
-        file: s.path.display().to_string(),
-        description: s.file.description.clone(),
-        plan: s.plan_path.display().to_string(),
-        recording: s.recording_dir.display().to_string(),
-        expected: s.file.expect.clone(),
-        steps,
-        traces,
-        met: false,
-        mismatch: None,
-        robustness: None,
-        bridge: None,
-        plan_errors: facts.errors.clone(),
-        unreadable: Vec::new(),
-    };
+    let mut result = ScenarioResult::of(s, steps, traces, facts.errors.clone());
     result.unreadable = unreadable_frames(&rec, &result.traces);
     if !perturbations.is_empty() {
         result.robustness = Some(robustness(
@@ -284,25 +294,11 @@ impl PlanFacts {
 /// A scenario whose plan may not be followed at all (`needs_review`): every mode ends before
 /// the first step, refused, and the reason is in the result.
 fn refused(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
-    let mut result = ScenarioResult {
-        id: s.file.id.clone(),
-        file: s.path.display().to_string(),
-        description: s.file.description.clone(),
-        plan: s.plan_path.display().to_string(),
-        recording: s.recording_dir.display().to_string(),
-        expected: s.file.expect.clone(),
-        steps: Vec::new(),
-        traces: modes
-            .iter()
-            .map(|&m| Trace::refused(m, FailReason::PlanNeedsReview))
-            .collect(),
-        met: false,
-        mismatch: None,
-        robustness: None,
-        bridge: None,
-        plan_errors: vec![Finding::from_input_error(e)],
-        unreadable: Vec::new(),
-    };
+    let traces = modes
+        .iter()
+        .map(|&m| Trace::refused(m, FailReason::PlanNeedsReview))
+        .collect();
+    let mut result = ScenarioResult::of(s, Vec::new(), traces, vec![Finding::from_input_error(e)]);
     result.mismatch = judge(&result);
     result.met = result.mismatch.is_none();
     result
@@ -505,13 +501,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>
             description: r.description.clone(),
             plan: String::new(),
             recording: String::new(),
-            expected: Expected {
-                outcome: crate::replay::Outcome::Completed,
-                reason: None,
-                step_id: None,
-                floors: Default::default(),
-                plan_errors: Vec::new(),
-            },
+            expected: Expected::completed(),
             steps: Vec::new(),
             traces: Vec::new(),
             met: r.passed,

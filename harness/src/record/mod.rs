@@ -35,7 +35,7 @@ use crate::plan::{plan_from_source, read_plan_source};
 use crate::recording::atspi::parse_atspi;
 use crate::recording::ax::AxSnapshot;
 use crate::recording::import::import_realrec;
-use crate::replay::{Answers, Expected, Outcome, SCENARIO_SCHEMA, ScenarioFile};
+use crate::replay::{Answers, Expected, SCENARIO_SCHEMA, ScenarioFile};
 use crate::synth::foxplan::crop_name;
 use crate::synth::write::encode_png;
 
@@ -308,13 +308,7 @@ fn scenario(script: &Script, name: &str) -> ScenarioFile {
         inputs,
         answers,
         perturbations: Vec::new(),
-        expect: Expected {
-            outcome: Outcome::Completed,
-            reason: None,
-            step_id: None,
-            floors: BTreeMap::new(),
-            plan_errors: Vec::new(),
-        },
+        expect: Expected::completed(),
     }
 }
 

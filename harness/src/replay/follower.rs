@@ -400,15 +400,40 @@ impl<'a, 'r> Follower<'a, 'r> {
         Ok((out, sensitive))
     }
 
+    /// One step, phase by phase, as a careful person takes it: `stop_if` first, then find the
+    /// control, ask before a confirm step, ask for values, guard pre-filled text, compare what
+    /// is done with the recording, act and capture, and check what should now be true.
     fn step(&mut self, i: usize, desk: &mut Desktop<'r>) -> Result<(), Stop> {
         let step: &Step = &self.plan.steps[i];
-        let screen = self.prep.screen();
         self.events.push(Event::StepStarted {
             step: i,
             frame: desk.frame_id().to_string(),
         });
+        // Values asked for in this step; a secret leaves with the step.
         let mut asked = BTreeMap::new();
+        self.stop_if(i, desk)?;
+        let recorded = self.prep.transition(&step.id);
+        let element = self.find_target(i, desk, recorded)?;
+        self.confirm(i)?;
+        // Values are asked for once the field is found, as a person would be asked.
+        let text = match &step.action {
+            Action::Type { text, .. } => Some(self.fill(i, text, &mut asked)?),
+            Action::Paste { text: Some(text) } => Some(self.fill(i, text, &mut asked)?),
+            _ => None,
+        };
+        self.guard_prefilled(i, desk, element.as_deref(), text.as_ref())?;
+        if matches!(step.action, Action::Ask) {
+            self.ask(i, AskKind::Question, step.text.clone(), "answered".into());
+        }
+        self.judge_operation(i, recorded, text.as_ref())?;
+        let acts_on = self.act(i, desk, element.as_deref(), recorded, text.as_ref())?;
+        self.expects(i, desk, acts_on.as_deref(), &asked)
+    }
 
+    /// `stop_if` on the screen as it is, before acting.
+    fn stop_if(&mut self, i: usize, desk: &Desktop<'r>) -> Result<(), Stop> {
+        let step: &Step = &self.plan.steps[i];
+        let screen = self.prep.screen();
         // stop_if is checked on the screen as it is, before acting: by its conditions when it
         // has them, else its words go to the person, who says stop or go on (no answer: stop).
         if let Some(stop_if) = &step.stop_if {
@@ -450,9 +475,18 @@ impl<'a, 'r> Follower<'a, 'r> {
                 }
             }
         }
+        Ok(())
+    }
 
-        let recorded = self.prep.transition(&step.id);
-        let mut element = None;
+    /// The step's control on the screen now, reported with what the recording says it was.
+    fn find_target(
+        &mut self,
+        i: usize,
+        desk: &Desktop<'r>,
+        recorded: Option<&'r crate::recording::Transition>,
+    ) -> Result<Option<String>, Stop> {
+        let step: &Step = &self.plan.steps[i];
+        let screen = self.prep.screen();
         if let Some(target) = &step.target {
             let ix = self.prep.frame_index(desk.frame_index());
             let crop = target
@@ -509,14 +543,18 @@ impl<'a, 'r> Follower<'a, 'r> {
                 expected_frame,
             });
             match found {
-                None => return Err((StepStatus::Failed, FailReason::TargetNotFound)),
-                Some(_) if ambiguous => {
-                    return Err((StepStatus::Failed, FailReason::TargetAmbiguous));
-                }
-                Some(id) => element = Some(id),
+                None => Err((StepStatus::Failed, FailReason::TargetNotFound)),
+                Some(_) if ambiguous => Err((StepStatus::Failed, FailReason::TargetAmbiguous)),
+                Some(id) => Ok(Some(id)),
             }
+        } else {
+            Ok(None)
         }
+    }
 
+    /// A confirm step asks the person first.
+    fn confirm(&mut self, i: usize) -> Result<(), Stop> {
+        let step: &Step = &self.plan.steps[i];
         // Asked once the control is found: the person is asked about the one that would be
         // clicked, and a declined step still shows whether it was the right one.
         if let Some(reason) = &step.confirm {
@@ -536,16 +574,20 @@ impl<'a, 'r> Follower<'a, 'r> {
                 return Err((StepStatus::Stopped, FailReason::StoppedByPerson));
             }
         }
+        Ok(())
+    }
 
-        // Values are asked for once the field is found, as a person would be asked.
-        let text = match &step.action {
-            Action::Type { text, .. } => Some(self.fill(i, text, &mut asked)?),
-            Action::Paste { text: Some(text) } => Some(self.fill(i, text, &mut asked)?),
-            _ => None,
-        };
-
-        if let (Action::Type { .. }, Some((typed, _))) = (&step.action, &text) {
-            let field = element.clone().or_else(|| desk.focused());
+    /// Typing over text the guide does not mention is asked first.
+    fn guard_prefilled(
+        &mut self,
+        i: usize,
+        desk: &Desktop<'r>,
+        element: Option<&str>,
+        text: Option<&(String, bool)>,
+    ) -> Result<(), Stop> {
+        let step: &Step = &self.plan.steps[i];
+        if let (Action::Type { .. }, Some((typed, _))) = (&step.action, text) {
+            let field = element.map(str::to_string).or_else(|| desk.focused());
             if let Some(field) = &field {
                 let current = desk.field_value(field).unwrap_or_default();
                 let mentioned = current.trim().is_empty()
@@ -574,15 +616,21 @@ impl<'a, 'r> Follower<'a, 'r> {
                 }
             }
         }
+        Ok(())
+    }
 
-        if matches!(step.action, Action::Ask) {
-            self.ask(i, AskKind::Question, step.text.clone(), "answered".into());
-        }
-
+    /// What is done, apart from where, against what the recording kept of it.
+    fn judge_operation(
+        &mut self,
+        i: usize,
+        recorded: Option<&'r crate::recording::Transition>,
+        text: Option<&(String, bool)>,
+    ) -> Result<(), Stop> {
+        let step: &Step = &self.plan.steps[i];
         // What is done, apart from where: judged against what the recording kept of it.
         if let Some(t) = recorded.filter(|_| !step.talks_only()) {
-            let typed = text.as_ref().map(|(s, _)| s.as_str());
-            let secret = text.as_ref().is_some_and(|(_, s)| *s);
+            let typed = text.map(|(s, _)| s.as_str());
+            let secret = text.is_some_and(|(_, s)| *s);
             let checks = check_operation(&step.action, t, typed, secret);
             let right = checks.iter().all(|c| c.passed);
             self.events.push(Event::Operation { step: i, checks });
@@ -590,14 +638,27 @@ impl<'a, 'r> Follower<'a, 'r> {
                 return Err((StepStatus::Failed, FailReason::OperationMismatch));
             }
         }
+        Ok(())
+    }
 
+    /// Acts on the desktop, captures the step's diff, and applies what was typed or copied;
+    /// returns the control acted on.
+    fn act(
+        &mut self,
+        i: usize,
+        desk: &mut Desktop<'r>,
+        element: Option<&str>,
+        recorded: Option<&'r crate::recording::Transition>,
+        text: Option<&(String, bool)>,
+    ) -> Result<Option<String>, Stop> {
+        let step: &Step = &self.plan.steps[i];
         // Act. Steps that only talk (ask) or follow words (do) move the desktop only when the
         // recording shows something happening for them.
         let acts_on = match &step.action {
             Action::Type { .. } | Action::Paste { .. } | Action::Press { .. } => {
-                element.clone().or_else(|| desk.focused())
+                element.map(str::to_string).or_else(|| desk.focused())
             }
-            _ => element.clone(),
+            _ => element.map(str::to_string),
         };
         let only_if_recorded = step.talks_only();
         let from = desk.frame_id().to_string();
@@ -608,7 +669,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             // Without a target, a keyboard action lands on the focused field; it matches the
             // recording when the recording acted on that same field.
             let el = if step.target.is_some() {
-                element.as_deref()
+                element
             } else {
                 acts_on
                     .as_deref()
@@ -619,7 +680,7 @@ impl<'a, 'r> Follower<'a, 'r> {
         match acted {
             Acted::Advanced { from, to } => self.events.push(Event::Acted {
                 step: i,
-                element: element.clone(),
+                element: element.map(str::to_string),
                 from,
                 to,
             }),
@@ -632,7 +693,7 @@ impl<'a, 'r> Follower<'a, 'r> {
                 let here = desk.frame_id().to_string();
                 self.events.push(Event::Acted {
                     step: i,
-                    element: element.clone(),
+                    element: element.map(str::to_string),
                     from: here.clone(),
                     to: here,
                 });
@@ -651,7 +712,7 @@ impl<'a, 'r> Follower<'a, 'r> {
         }
         match &step.action {
             Action::Type { .. } | Action::Paste { .. } => {
-                let value = match (&step.action, &text) {
+                let value = match (&step.action, text) {
                     (_, Some((t, _))) => Some(t.clone()),
                     (Action::Paste { .. }, None) => desk.clipboard().map(str::to_string),
                     _ => None,
@@ -660,10 +721,22 @@ impl<'a, 'r> Follower<'a, 'r> {
                     desk.type_text(field, &v);
                 }
             }
-            Action::Copy => desk.copy_from(element.as_deref()),
+            Action::Copy => desk.copy_from(element),
             _ => {}
         }
+        Ok(acts_on)
+    }
 
+    /// What should be true now: the step's `expect`, else the next step's control is there.
+    fn expects(
+        &mut self,
+        i: usize,
+        desk: &Desktop<'r>,
+        acts_on: Option<&str>,
+        asked: &BTreeMap<String, String>,
+    ) -> Result<(), Stop> {
+        let step: &Step = &self.plan.steps[i];
+        let screen = self.prep.screen();
         // Check what should be true now.
         let ix = self.prep.frame_index(desk.frame_index());
         let step_frame = |id: &str| {
@@ -692,7 +765,7 @@ impl<'a, 'r> Follower<'a, 'r> {
                                 .iter()
                                 .any(|inp| &inp.id == id && inp.sensitive)
                         });
-                        let filled = self.fill_known(&t, &asked);
+                        let filled = self.fill_known(&t, asked);
                         (filled, sensitive)
                     }
                     None => (want, false),
@@ -701,7 +774,7 @@ impl<'a, 'r> Follower<'a, 'r> {
         let ctx = ExpectCtx {
             index: ix,
             desktop: desk,
-            acted: acts_on.as_deref(),
+            acted: acts_on,
             screen,
             field_text,
             step_frame: &step_frame,
@@ -719,8 +792,6 @@ impl<'a, 'r> Follower<'a, 'r> {
         for c in checks {
             self.events.push(Event::Checked { step: i, check: c });
         }
-        // The secret leaves with the step.
-        drop(asked);
         if expect_failed {
             return Err((StepStatus::Failed, FailReason::ExpectFailed));
         }

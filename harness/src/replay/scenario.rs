@@ -146,6 +146,19 @@ pub struct Expected {
     pub plan_errors: Vec<String>,
 }
 
+impl Expected {
+    /// The run completes, and nothing more is asked of it.
+    pub fn completed() -> Expected {
+        Expected {
+            outcome: Outcome::Completed,
+            reason: None,
+            step_id: None,
+            floors: BTreeMap::new(),
+            plan_errors: Vec::new(),
+        }
+    }
+}
+
 /// A scenario with its paths resolved.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -214,13 +227,7 @@ pub fn adhoc_scenario(
             inputs: given.inputs,
             answers: given.answers,
             perturbations: Vec::new(),
-            expect: Expected {
-                outcome: Outcome::Completed,
-                reason: None,
-                step_id: None,
-                floors: BTreeMap::new(),
-                plan_errors: Vec::new(),
-            },
+            expect: Expected::completed(),
         },
         plan_path,
         recording_dir: recording.to_path_buf(),
