@@ -16,3 +16,24 @@ mod tiebreak;
 pub use index::{FrameIndex, Node, WindowInfo};
 pub use target::{AMBIGUITY_MARGIN, Candidate, Resolution, ResolveContext, Strategy, resolve};
 pub use tiebreak::TieBreak;
+
+/// The unit tests' screen, and resolving on it without a picture: `t` on `now`, with the
+/// plan's other targets `anchors`.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{FrameIndex, Resolution, ResolveContext, resolve};
+    use crate::plan::Target;
+    use crate::recording::AxSnapshot;
+
+    pub(crate) const SCREEN: (u32, u32) = (400, 300);
+
+    pub(crate) fn run(t: &Target, now: &AxSnapshot, anchors: &[&Target]) -> Resolution {
+        let ix = FrameIndex::new(now);
+        let ctx = ResolveContext {
+            screen: SCREEN,
+            crop: None,
+            anchors,
+        };
+        resolve(t, &ix, &ctx)
+    }
+}

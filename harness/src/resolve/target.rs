@@ -466,7 +466,7 @@ mod tests {
     use crate::plan::{Bounds, Point};
     use crate::recording::AxSnapshot;
 
-    const SCREEN: (u32, u32) = (400, 300);
+    use crate::resolve::testing::{SCREEN, run};
 
     fn el(id: &str, role: &str, title: Option<&str>, x: i32, y: i32, w: i32) -> Value {
         json!({"id": id, "ax_role": role, "title": title,
@@ -529,16 +529,6 @@ mod tests {
             }),
             ..planned(None, 30, 40, 20)
         }
-    }
-
-    fn run(t: &Target, now: &AxSnapshot, anchors: &[&Target]) -> Resolution {
-        let ix = FrameIndex::new(now);
-        let ctx = ResolveContext {
-            screen: SCREEN,
-            crop: None,
-            anchors,
-        };
-        resolve(t, &ix, &ctx)
     }
 
     #[test]

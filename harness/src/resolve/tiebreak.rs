@@ -172,9 +172,9 @@ mod tests {
     use crate::plan::{Bounds, Point, Target};
     use crate::recording::AxSnapshot;
     use crate::resolve::crop::GrayScreen;
-    use crate::resolve::{Resolution, resolve};
+    use crate::resolve::resolve;
 
-    const SCREEN: (u32, u32) = (400, 300);
+    use crate::resolve::testing::{SCREEN, run};
 
     fn el(id: &str, role: &str, title: &str, x: i32, y: i32) -> Value {
         json!({"id": id, "ax_role": role, "title": title,
@@ -227,17 +227,6 @@ mod tests {
             x: x / SCREEN.0 as f64,
             y: y / SCREEN.1 as f64,
         })
-    }
-
-    /// Resolves `t` on `now`, with the plan's other targets `anchors`.
-    fn run(t: &Target, now: &AxSnapshot, anchors: &[&Target]) -> Resolution {
-        let ix = FrameIndex::new(now);
-        let ctx = ResolveContext {
-            screen: SCREEN,
-            crop: None,
-            anchors,
-        };
-        resolve(t, &ix, &ctx)
     }
 
     /// The check box column of [`column`] with an "Apply" button under it, in a window
