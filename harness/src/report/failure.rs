@@ -45,7 +45,11 @@ impl ScenarioReport {
             let id = r.step_id.as_deref()?;
             r.steps.iter().find(|s| s.step_id == id)
         });
-        if let Some(e) = self.plan_errors.first()
+        // The plan error the mismatch names: the first one the scenario did not declare.
+        let undeclared = self.plan_errors.iter().find(|f| {
+            f.reason != "plan-needs-review" && !self.expected.plan_errors.contains(&f.reason)
+        });
+        if let Some(e) = undeclared
             && mismatch.starts_with("the plan has")
         {
             return Some(Failure {

@@ -400,6 +400,24 @@ fn a_plan_check_would_reject_fails_its_scenario_unless_declared() {
         serde_json::json!({"outcome": "completed", "plan_errors": ["non-canonical"]}),
     );
     assert_eq!(code, 0);
+    // With a declared error and an undeclared one, the failure points at the undeclared one.
+    let both = text.replacen("\"step_id\": \"send\"", "\"step_id\": \"type-to\"", 1);
+    let dir = own_suite(
+        &both,
+        serde_json::json!({"outcome": "not-done", "plan_errors": ["non-canonical"]}),
+    );
+    let run = run_in(dir.path(), &["run", "-q"]);
+    run.check(run.code == 1, "exit 1");
+    let at = run
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("at scenarios/own/plan.json:"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        at.contains("(done-not-last)") && at.contains("at `done.step_id`"),
+        "{at}"
+    );
+    assert!(!at.contains("plan.json:1:1:"), "{at}");
     // A declared error the plan does not have is a miss too.
     let clean =
         std::fs::read_to_string(repo().join("scenarios/mail-send-reminder/plan.json")).unwrap();
