@@ -39,6 +39,7 @@ pub mod recording;
 pub mod replay;
 pub mod report;
 pub mod resolve;
+pub mod result;
 pub mod rng;
 pub mod roles;
 pub mod safe_path;

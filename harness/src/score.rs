@@ -199,6 +199,100 @@ impl Scores {
     }
 }
 
+/// One column of the score tables, listed once for every renderer (terminal, Markdown, HTML).
+pub struct Column {
+    /// The header Markdown and HTML print.
+    pub header: &'static str,
+    /// The terminal's shorter header.
+    pub short: &'static str,
+    /// Whether the per-scenario table shows it (a scenario's own success and ambiguity count
+    /// are the totals' business).
+    pub per_scenario: bool,
+    value: fn(&Scores) -> Cell,
+}
+
+impl Column {
+    /// This column's value in `s`.
+    pub fn of(&self, s: &Scores) -> Cell {
+        (self.value)(s)
+    }
+}
+
+/// A cell: a rate printed to three places (`—` when nothing was counted), or a count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Cell {
+    /// A share of 1.
+    Rate(Score),
+    /// A whole number.
+    Count(u64),
+}
+
+impl fmt::Display for Cell {
+    /// Rates take three places unless asked otherwise; width and alignment pass through.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cell::Rate(Score(Some(v))) => {
+                let s = format!("{v:.*}", f.precision().unwrap_or(3));
+                f.pad_integral(true, "", &s)
+            }
+            Cell::Rate(none) => fmt::Display::fmt(none, f),
+            Cell::Count(n) => f.pad_integral(true, "", &n.to_string()),
+        }
+    }
+}
+
+/// The score columns, in the order every table shows them.
+pub const COLUMNS: [Column; 8] = [
+    Column {
+        header: "element",
+        short: "element",
+        per_scenario: true,
+        value: |s| Cell::Rate(s.element_accuracy),
+    },
+    Column {
+        header: "click",
+        short: "click",
+        per_scenario: true,
+        value: |s| Cell::Rate(s.click_accuracy),
+    },
+    Column {
+        header: "operation",
+        short: "op",
+        per_scenario: true,
+        value: |s| Cell::Rate(s.operation_accuracy),
+    },
+    Column {
+        header: "steps",
+        short: "steps",
+        per_scenario: true,
+        value: |s| Cell::Rate(s.step_success),
+    },
+    Column {
+        header: "reached",
+        short: "reached",
+        per_scenario: true,
+        value: |s| Cell::Rate(s.reached),
+    },
+    Column {
+        header: "scenarios",
+        short: "scenarios",
+        per_scenario: false,
+        value: |s| Cell::Rate(s.scenario_success),
+    },
+    Column {
+        header: "expects",
+        short: "expects",
+        per_scenario: true,
+        value: |s| Cell::Rate(s.expect_pass_rate),
+    },
+    Column {
+        header: "ambiguous",
+        short: "ambiguous",
+        per_scenario: false,
+        value: |s| Cell::Count(s.ambiguity_count),
+    },
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,5 +357,27 @@ mod tests {
         ));
         assert_eq!(t.scores().element_accuracy, Score(Some(0.25)));
         assert_eq!(t.scores().click_accuracy, Score(Some(0.25)));
+    }
+
+    #[test]
+    fn columns_print_rates_to_three_places_and_counts_whole() {
+        let s = Scores {
+            element_accuracy: Score(Some(0.5)),
+            ambiguity_count: 2,
+            ..Default::default()
+        };
+        let cells: Vec<String> = COLUMNS.iter().map(|c| format!("{:>6}", c.of(&s))).collect();
+        assert_eq!(cells[0], " 0.500");
+        assert_eq!(cells[1], "     —");
+        assert_eq!(cells[7], "     2");
+        let per: Vec<&str> = COLUMNS
+            .iter()
+            .filter(|c| c.per_scenario)
+            .map(|c| c.short)
+            .collect();
+        assert_eq!(
+            per,
+            ["element", "click", "op", "steps", "reached", "expects"]
+        );
     }
 }

@@ -6,8 +6,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::Serialize;
-
 use crate::bridge::scenario::SCHEMA as BRIDGE_SCHEMA;
 use crate::diff::step::StepDiffs;
 use crate::errors::{FieldPath, InputError, Position, Reason};
@@ -15,11 +13,12 @@ use crate::perturb::Perturbation;
 use crate::plan::check::{Finding, Severity, check_source};
 use crate::plan::{Plan, load_plan, read_plan_source};
 use crate::recording::{Recording, load_recording};
-use crate::replay::{DEFAULT_SEED, Robustness, robustness};
+use crate::replay::{DEFAULT_SEED, robustness};
 use crate::replay::{
-    Expected, FailReason, Mode, Prepared, SCENARIO_SCHEMA, Scenario, Trace, load_scenario, replay,
+    FailReason, Mode, Prepared, SCENARIO_SCHEMA, Scenario, Trace, load_scenario, replay,
     sniff_schema,
 };
+use crate::result::{PlanRun, Ran, ScenarioResult, StepInfo};
 use crate::score::Tally;
 use crate::shard::Shard;
 use crate::text::word;
@@ -33,90 +32,6 @@ pub struct RunOptions {
     pub modes: Vec<Mode>,
     /// Perturbations applied to every scenario (on top of each scenario's own).
     pub perturb: Vec<Perturbation>,
-}
-
-/// A step as reports show it.
-#[derive(Clone, Debug, Serialize)]
-pub struct StepInfo {
-    /// Step id.
-    pub id: String,
-    /// Number.
-    pub number: u32,
-    /// Action name.
-    pub action: &'static str,
-    /// The guide's words for it.
-    pub text: String,
-    /// Where the step is written in the plan file.
-    pub position: Option<Position>,
-    /// For a step that sends a prompt to an AI app, which assistant.
-    pub assistant: Option<String>,
-    /// Whether the guide has a picture of the step's control (steps with a target).
-    pub crop_available: Option<bool>,
-}
-
-/// One scenario's results, in every mode.
-#[derive(Clone, Debug)]
-pub struct ScenarioResult {
-    /// Scenario id.
-    pub id: String,
-    /// The scenario file, as found.
-    pub file: String,
-    /// One line for people.
-    pub description: String,
-    /// The plan file.
-    pub plan: String,
-    /// The recording folder.
-    pub recording: String,
-    /// What should have happened.
-    pub expected: Expected,
-    /// The plan's steps.
-    pub steps: Vec<StepInfo>,
-    /// One trace per mode, in the order asked.
-    pub traces: Vec<Trace>,
-    /// Whether the first mode's outcome met the expectation.
-    pub met: bool,
-    /// Why not, in words.
-    pub mismatch: Option<String>,
-    /// How the steps fare under perturbations, when any were asked for.
-    pub robustness: Option<Robustness>,
-    /// A bridge scenario's checks (commands, final state, safety), as JSON.
-    pub bridge: Option<serde_json::Value>,
-    /// What `check` finds against the plan at error level (or why it was refused).
-    pub plan_errors: Vec<Finding>,
-    /// Screenshots the replay was on that cannot be decoded, with why.
-    pub unreadable: Vec<String>,
-}
-
-impl ScenarioResult {
-    /// A plan scenario's result before it is judged.
-    fn of(
-        s: &Scenario,
-        steps: Vec<StepInfo>,
-        traces: Vec<Trace>,
-        plan_errors: Vec<Finding>,
-    ) -> Self {
-        ScenarioResult {
-            id: s.file.id.clone(),
-            file: s.path.display().to_string(),
-            description: s.file.description.clone(),
-            plan: s.plan_path.display().to_string(),
-            recording: s.recording_dir.display().to_string(),
-            expected: s.file.expect.clone(),
-            steps,
-            traces,
-            met: false,
-            mismatch: None,
-            robustness: None,
-            bridge: None,
-            plan_errors,
-            unreadable: Vec::new(),
-        }
-    }
-
-    /// The tally of one mode.
-    pub fn tally(&self, mode: Mode) -> Option<Tally> {
-        self.traces.iter().find(|t| t.mode == mode).map(Tally::of)
-    }
 }
 
 /// Finds scenario files under `paths` (files or folders, searched recursively), sorted.
@@ -229,10 +144,10 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
             crop_available: st.target.as_ref().map(|t| t.crop_available),
         })
         .collect::<Vec<_>>();
-    let mut result = ScenarioResult::of(s, steps, traces, facts.errors.clone());
-    result.unreadable = unreadable_frames(&rec, &result.traces);
+    let mut run = PlanRun::of(s, steps, traces, facts.errors.clone());
+    run.unreadable = unreadable_frames(&rec, &run.traces);
     if !perturbations.is_empty() {
-        result.robustness = Some(robustness(
+        run.robustness = Some(robustness(
             &plan,
             &rec,
             &s.file,
@@ -240,9 +155,20 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
             DEFAULT_SEED,
         )?);
     }
-    result.mismatch = judge(&result);
-    result.met = result.mismatch.is_none();
-    Ok(result)
+    Ok(judged(s, run))
+}
+
+/// A plan run, judged against what its scenario declares.
+fn judged(s: &Scenario, run: PlanRun) -> ScenarioResult {
+    let mismatch = judge(&run);
+    ScenarioResult {
+        id: s.file.id.clone(),
+        file: s.path.display().to_string(),
+        description: s.file.description.clone(),
+        met: mismatch.is_none(),
+        mismatch,
+        run: Ran::Plan(run),
+    }
 }
 
 /// Every screenshot a replay stood on that cannot be decoded. A step judged on a screen the
@@ -298,10 +224,8 @@ fn refused(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
         .iter()
         .map(|&m| Trace::refused(m, FailReason::PlanNeedsReview))
         .collect();
-    let mut result = ScenarioResult::of(s, Vec::new(), traces, vec![Finding::from_input_error(e)]);
-    result.mismatch = judge(&result);
-    result.met = result.mismatch.is_none();
-    result
+    let run = PlanRun::of(s, Vec::new(), traces, vec![Finding::from_input_error(e)]);
+    judged(s, run)
 }
 
 /// The run's perturbations, then the scenario's own (without repeats).
@@ -336,7 +260,7 @@ fn check_inputs(s: &Scenario, plan: &Plan) -> Result<(), InputError> {
 }
 
 /// Compares the first mode's outcome with the expectation; `None` when met.
-fn judge(r: &ScenarioResult) -> Option<String> {
+fn judge(r: &PlanRun) -> Option<String> {
     let trace = r.traces.first()?;
     if !r.unreadable.is_empty() {
         return Some(r.unreadable.join("; "));
@@ -499,17 +423,9 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>
             id: id.clone(),
             file: path.display().to_string(),
             description: r.description.clone(),
-            plan: String::new(),
-            recording: String::new(),
-            expected: Expected::completed(),
-            steps: Vec::new(),
-            traces: Vec::new(),
             met: r.passed,
             mismatch,
-            robustness: None,
-            bridge: Some(serde_json::to_value(&r).unwrap_or_default()),
-            plan_errors: Vec::new(),
-            unreadable: Vec::new(),
+            run: Ran::Bridge(Box::new(r)),
         });
     }
     Ok(out)

@@ -14,10 +14,10 @@ use stepreplay::report::{
     Baseline, Failure, RegressionReport, Report, ScenarioReport, compare, github_annotation,
     to_json, to_junit, to_markdown, write_captures, write_html,
 };
+use stepreplay::result::ScenarioResult;
+use stepreplay::score::COLUMNS;
 use stepreplay::shard::Shard;
-use stepreplay::suite::{
-    LoadedSuite, RunOptions, ScenarioResult, discover, load_suite, run_bridge, run_loaded,
-};
+use stepreplay::suite::{LoadedSuite, RunOptions, discover, load_suite, run_bridge, run_loaded};
 use stepreplay::text::word;
 use stepreplay::{Error, InputError, Reason};
 
@@ -111,7 +111,7 @@ enum ModeArg {
 }
 
 fn line(r: &ScenarioResult) -> String {
-    let Some(trace) = r.traces.first() else {
+    let Some(trace) = r.traces().first() else {
         let verdict = if r.met { "ok  " } else { "FAIL" };
         let why = r
             .mismatch
@@ -348,38 +348,31 @@ pub fn run(args: Args) -> Result<u8, Error> {
     }
 
     println!();
-    println!(
-        "{:<36} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
-        "scenario", "element", "click", "op", "steps", "reached", "expects"
-    );
+    let per_scenario = || COLUMNS.iter().filter(|c| c.per_scenario);
+    let mut head = format!("{:<36}", "scenario");
+    for c in per_scenario() {
+        head.push_str(&format!(" {:>8}", c.short));
+    }
+    println!("{head}");
     for s in &report.scenarios {
         if let Some(run) = s.runs.get(&modes[0]) {
-            let sc = &run.scores;
-            println!(
-                "{:<36} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}{}",
-                s.id,
-                sc.element_accuracy,
-                sc.click_accuracy,
-                sc.operation_accuracy,
-                sc.step_success,
-                sc.reached,
-                sc.expect_pass_rate,
-                if s.met { "" } else { "  ← not as expected" }
-            );
+            let mut row = format!("{:<36}", s.id);
+            for c in per_scenario() {
+                row.push_str(&format!(" {:>8}", c.of(&run.scores)));
+            }
+            let flag = if s.met { "" } else { "  ← not as expected" };
+            println!("{row}{flag}");
         }
     }
     for (mode, sc) in &report.summary.scores {
+        let cells: Vec<String> = COLUMNS
+            .iter()
+            .map(|c| format!("{} {}", c.short, c.of(sc)))
+            .collect();
         println!(
-            "{:<36} element {:.3}  click {:.3}  op {:.3}  steps {:.3}  reached {:.3}  scenarios {:.3}  expects {:.3}  ambiguous {}",
+            "{:<36} {}",
             format!("all ({})", word(mode)),
-            sc.element_accuracy,
-            sc.click_accuracy,
-            sc.operation_accuracy,
-            sc.step_success,
-            sc.reached,
-            sc.scenario_success,
-            sc.expect_pass_rate,
-            sc.ambiguity_count
+            cells.join("  ")
         );
     }
     if let Some(r) = &report.summary.robustness {

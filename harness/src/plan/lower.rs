@@ -298,11 +298,15 @@ fn lower_expect(
         Some(v) => Some(lower_visible(v, &path.key("visible"), problems)?),
         None => None,
     };
+    let field_contains = match &e.field_contains {
+        Some(t) => Some(parse_template(t, &path.key("field_contains"), problems)?),
+        None => None,
+    };
     Some(Expect {
         app: e.app.clone(),
         window: e.window.clone(),
         visible,
-        field_contains: e.field_contains.clone(),
+        field_contains,
         screen_step_id: e.screen_step_id.clone(),
         screen: e.screen.as_ref().map(Into::into),
     })
@@ -382,5 +386,21 @@ mod tests {
             );
             assert_eq!(p[0].reason, "invalid-template");
         }
+    }
+
+    #[test]
+    fn field_contains_is_lowered_to_a_template_once() {
+        let at = FieldPath::root().key("expect");
+        let fox = |t: &str| foxstep::Expect {
+            field_contains: Some(t.into()),
+            ..Default::default()
+        };
+        let mut p = Vec::new();
+        let e = lower_expect(&fox("to {to}"), &at, &mut p).unwrap();
+        assert_eq!(e.field_contains.unwrap().inputs(), vec!["to"]);
+        assert!(p.is_empty());
+        assert!(lower_expect(&fox("{to"), &at, &mut p).is_none());
+        assert_eq!(p[0].reason, "invalid-template");
+        assert_eq!(p[0].path, at.key("field_contains"));
     }
 }

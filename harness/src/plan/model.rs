@@ -261,8 +261,8 @@ pub struct Expect {
     pub window: Option<String>,
     /// A control that should be showing.
     pub visible: Option<Target>,
-    /// Text the acted-on field should now hold.
-    pub field_contains: Option<String>,
+    /// Text the acted-on field should now hold; may read inputs.
+    pub field_contains: Option<Text>,
     /// The step whose recorded screenshot shows what should come next.
     pub screen_step_id: Option<String>,
     /// In a skill export: that screenshot's picture, relative to the plan's folder.

@@ -750,26 +750,15 @@ impl<'a, 'r> Follower<'a, 'r> {
         let field_text = step
             .expect
             .as_ref()
-            .and_then(|e| e.field_contains.clone())
-            .map(|want| {
-                let mut p = Vec::new();
-                match crate::plan::lower::parse_template(
-                    &want,
-                    &crate::errors::FieldPath::root(),
-                    &mut p,
-                ) {
-                    Some(t) => {
-                        let sensitive = t.inputs().iter().any(|id| {
-                            self.plan
-                                .inputs
-                                .iter()
-                                .any(|inp| &inp.id == id && inp.sensitive)
-                        });
-                        let filled = self.fill_known(&t, asked);
-                        (filled, sensitive)
-                    }
-                    None => (want, false),
-                }
+            .and_then(|e| e.field_contains.as_ref())
+            .map(|t| {
+                let sensitive = t.inputs().iter().any(|id| {
+                    self.plan
+                        .inputs
+                        .iter()
+                        .any(|inp| inp.id == *id && inp.sensitive)
+                });
+                (self.fill_known(t, asked), sensitive)
             });
         let ctx = ExpectCtx {
             index: ix,

@@ -18,6 +18,7 @@ use crate::errors::Error;
 use crate::output::copy_file;
 use crate::recording::ax::Rect;
 use crate::recording::load_recording;
+use crate::score::COLUMNS;
 use crate::text::slug;
 use crate::text::word;
 
@@ -279,25 +280,17 @@ pub fn to_html(
         if s.not_met > 0 { "bad" } else { "mute" },
         s.not_met
     );
-    h.push_str(
-        "<table class=\"totals\"><tr><th>mode</th><th>element</th><th>click</th><th>operation</th><th>steps</th>\
-         <th>reached</th><th>scenarios</th><th>expects</th><th>ambiguous</th></tr>",
-    );
+    h.push_str("<table class=\"totals\"><tr><th>mode</th>");
+    for c in &COLUMNS {
+        let _ = write!(h, "<th>{}</th>", c.header);
+    }
+    h.push_str("</tr>");
     for (mode, sc) in &s.scores {
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td>\
-             <td>{:.3}</td><td>{:.3}</td><td>{}</td></tr>",
-            word(mode),
-            sc.element_accuracy,
-            sc.click_accuracy,
-            sc.operation_accuracy,
-            sc.step_success,
-            sc.reached,
-            sc.scenario_success,
-            sc.expect_pass_rate,
-            sc.ambiguity_count
-        );
+        let _ = write!(h, "<tr><td>{}</td>", word(mode));
+        for c in &COLUMNS {
+            let _ = write!(h, "<td>{}</td>", c.of(sc));
+        }
+        h.push_str("</tr>");
     }
     h.push_str("</table></header>\n<main>\n");
     if let Some(r) = regressions {

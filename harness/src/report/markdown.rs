@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 
 use super::baseline::RegressionReport;
 use super::model::{Report, ScenarioReport};
+use crate::score::COLUMNS;
 use crate::text::word;
 
 /// Escapes text for a Markdown table cell: HTML specials, pipes, Markdown emphasis and links,
@@ -46,25 +47,12 @@ pub fn to_markdown(report: &Report, regressions: Option<&RegressionReport>) -> S
         "**{}** scenarios: **{}** as expected, **{}** not.\n",
         s.scenarios, s.met, s.not_met
     );
-    let _ = writeln!(
-        md,
-        "| mode | element | click | operation | steps | reached | scenarios | expects | ambiguous |"
-    );
-    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let headers: Vec<&str> = COLUMNS.iter().map(|c| c.header).collect();
+    let _ = writeln!(md, "| mode | {} |", headers.join(" | "));
+    let _ = writeln!(md, "|---|{}", "---:|".repeat(COLUMNS.len()));
     for (mode, sc) in &s.scores {
-        let _ = writeln!(
-            md,
-            "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} |",
-            word(mode),
-            sc.element_accuracy,
-            sc.click_accuracy,
-            sc.operation_accuracy,
-            sc.step_success,
-            sc.reached,
-            sc.scenario_success,
-            sc.expect_pass_rate,
-            sc.ambiguity_count
-        );
+        let cells: Vec<String> = COLUMNS.iter().map(|c| c.of(sc).to_string()).collect();
+        let _ = writeln!(md, "| {} | {} |", word(mode), cells.join(" | "));
     }
     if let Some(r) = regressions {
         let _ = writeln!(md, "\n### Regressions against the baseline\n");

@@ -13,9 +13,9 @@ use crate::replay::{
     Event, Expected, FailReason, Mode, OpCheck, Outcome, Robustness, StepStatus, Trace,
 };
 use crate::resolve::{Candidate, Strategy, TieBreak};
+use crate::result::{PlanRun, Ran, ScenarioResult};
 use crate::score::{Scores, Tally};
 use crate::shard::Shard;
-use crate::suite::ScenarioResult;
 use crate::text::word;
 
 /// The schema string of a report.
@@ -350,7 +350,7 @@ pub struct AskReport {
     pub answer: String,
 }
 
-fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
+fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
     let (outcome, reason, step_id) = trace.outcome();
     let tally = Tally::of(trace);
     let steps = result
@@ -479,32 +479,43 @@ fn fold_run(result: &ScenarioResult, trace: &Trace) -> RunReport {
 impl ScenarioReport {
     /// One scenario's result, folded.
     pub fn of(r: &ScenarioResult) -> ScenarioReport {
-        let runs: BTreeMap<Mode, RunReport> =
-            r.traces.iter().map(|t| (t.mode, fold_run(r, t))).collect();
-        ScenarioReport {
+        let mut report = ScenarioReport {
             id: r.id.clone(),
             file: r.file.clone(),
             description: r.description.clone(),
-            plan: r.plan.clone(),
-            recording: r.recording.clone(),
-            expected: r.expected.clone(),
+            plan: String::new(),
+            recording: String::new(),
+            expected: Expected::completed(),
             met: r.met,
             mismatch: r.mismatch.clone(),
-            runs,
-            robustness: r.robustness.clone(),
-            bridge: r.bridge.clone(),
-            plan_errors: r
-                .plan_errors
-                .iter()
-                .map(|f| PlanFinding {
-                    reason: f.reason.to_string(),
-                    path: f.path.to_string(),
-                    message: f.message.clone(),
-                    line: f.line,
-                    column: f.column,
-                })
-                .collect(),
+            runs: BTreeMap::new(),
+            robustness: None,
+            bridge: None,
+            plan_errors: Vec::new(),
+        };
+        match &r.run {
+            Ran::Plan(p) => {
+                report.plan = p.plan.clone();
+                report.recording = p.recording.clone();
+                report.expected = p.expected.clone();
+                report.runs = p.traces.iter().map(|t| (t.mode, fold_run(p, t))).collect();
+                report.robustness = p.robustness.clone();
+                report.plan_errors = p
+                    .plan_errors
+                    .iter()
+                    .map(|f| PlanFinding {
+                        reason: f.reason.to_string(),
+                        path: f.path.to_string(),
+                        message: f.message.clone(),
+                        line: f.line,
+                        column: f.column,
+                    })
+                    .collect();
+            }
+            // The report keeps the batch as JSON: it is read back by `merge` and `baseline`.
+            Ran::Bridge(b) => report.bridge = serde_json::to_value(b).ok(),
         }
+        report
     }
 }
 
