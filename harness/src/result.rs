@@ -34,7 +34,7 @@ pub enum Ran {
     /// A plan replayed on a recording, in every mode asked.
     Plan(PlanRun),
     /// A bridge batch: each command's outcome, the final state, safety.
-    Bridge(Box<BridgeScenarioResult>),
+    Bridge(BridgeScenarioResult),
 }
 
 /// A plan replayed on a recording.

@@ -425,7 +425,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>
             description: r.description.clone(),
             met: r.passed,
             mismatch,
-            run: Ran::Bridge(Box::new(r)),
+            run: Ran::Bridge(r),
         });
     }
     Ok(out)
