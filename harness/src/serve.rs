@@ -37,7 +37,7 @@ use serde_json::Value;
 
 use crate::bridge::fsio::{create_atomic, move_file, remove_stale_temps, smallest_names};
 use crate::bridge::ids::{derive_uuid, normalize_uuid};
-use crate::bridge::outcome::{Folder, Rejection, Status};
+use crate::bridge::outcome::{Folder, Outcome, Rejection, Status};
 use crate::bridge::scenario::{SCHEMA as BRIDGE_SCENARIO_SCHEMA, run_bridge_scenario};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, read_text, to_canonical_value};
@@ -98,37 +98,12 @@ pub struct ServeSummary {
     pub stopped: bool,
 }
 
-/// `<command-id>.outcome.json` in the jobs folder.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct JobOutcome {
-    /// Always [`JOB_SCHEMA_VERSION`].
-    pub schema_version: u32,
-    /// The lowercase job id (derived from the file name when unreadable).
-    #[serde(rename = "commandID")]
-    pub command_id: String,
-    /// The verb, when readable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verb: Option<String>,
-    /// Whether the job ran.
-    pub status: Status,
-    /// Why it did not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<Reason>,
-    /// Where in the job file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub field_path: Option<String>,
-    /// A short explanation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// The check report or the scenario results.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
-    /// The file the job came in as.
-    pub inbox_file: String,
-    /// Its name beside this outcome.
-    pub command_file: String,
-}
+/// `<command-id>.outcome.json` in the jobs folder: the bridge's envelope, with the harness's
+/// reason codes and the job's `result`.
+pub type JobOutcome = Outcome<Reason>;
+
+/// Why a job was refused.
+type JobRejection = Rejection<Reason>;
 
 /// Creates the jobs folder layout under `root` if needed.
 pub fn layout(root: &Path) -> Result<(), Error> {
@@ -269,26 +244,15 @@ fn process_one(root: &Path, opts: &ServeOptions, name: &str) -> Result<Done, Err
         (Ok(_), Some(v)) => run_job(&opts.base, v),
     };
     let command_file = format!("{id}.command-{}.json", derive_uuid("job", name));
-    let outcome = JobOutcome {
-        schema_version: JOB_SCHEMA_VERSION,
-        command_id: id.clone(),
+    let mut outcome = JobOutcome::new(
+        JOB_SCHEMA_VERSION,
+        id.clone(),
         verb,
-        status: if result.is_ok() {
-            Status::Succeeded
-        } else {
-            Status::Failed
-        },
-        reason: result.as_ref().err().map(|r| r.reason),
-        field_path: result
-            .as_ref()
-            .err()
-            .filter(|r| !r.path.is_root())
-            .map(|r| r.path.to_string()),
-        message: result.as_ref().err().map(|r| r.message.clone()),
-        result: result.ok(),
-        inbox_file: name.to_string(),
-        command_file: command_file.clone(),
-    };
+        &result,
+        name.to_string(),
+        command_file.clone(),
+    );
+    outcome.result = result.ok();
     let folder = match outcome.status {
         Status::Succeeded => Folder::Processed,
         Status::Failed => Folder::Failed,
@@ -329,7 +293,7 @@ fn journal(root: &Path, o: &JobOutcome) -> Result<(), Error> {
     writeln!(f, "{} {status} {}", o.command_id, o.inbox_file).map_err(err)
 }
 
-fn read_job(file: &Path, name: &str, meta: &std::fs::Metadata) -> Result<String, Rejection> {
+fn read_job(file: &Path, name: &str, meta: &std::fs::Metadata) -> Result<String, JobRejection> {
     if !meta.is_file() || !name.to_ascii_lowercase().ends_with(".json") {
         return Err(Rejection::whole(
             Reason::UnsupportedFileType,
@@ -357,7 +321,7 @@ struct RunJob {
 }
 
 /// Validates the envelope and runs the job; the result is what the outcome carries.
-fn run_job(base: &Path, v: &Value) -> Result<Value, Rejection> {
+fn run_job(base: &Path, v: &Value) -> Result<Value, JobRejection> {
     let at = |k: &str| FieldPath::root().key(k);
     if v.get("schemaVersion").and_then(Value::as_u64) != Some(u64::from(JOB_SCHEMA_VERSION)) {
         return Err(Rejection::new(
@@ -405,14 +369,14 @@ fn run_job(base: &Path, v: &Value) -> Result<Value, Rejection> {
     }
 }
 
-fn typed<T: serde::de::DeserializeOwned>(payload: Value) -> Result<T, Rejection> {
+fn typed<T: serde::de::DeserializeOwned>(payload: Value) -> Result<T, JobRejection> {
     serde_path_to_error::deserialize(payload).map_err(|e| {
         let path = FieldPath::parse(&format!("payload.{}", e.path()));
         Rejection::new(Reason::InvalidField, path, e.inner().to_string())
     })
 }
 
-fn job_file_error(e: InputError, at: FieldPath) -> Rejection {
+fn job_file_error(e: InputError, at: FieldPath) -> JobRejection {
     let mut r = Rejection::new(e.reason, at, e.message);
     if let Some(h) = e.hint {
         r.message = format!("{} (hint: {h})", r.message);
@@ -420,7 +384,7 @@ fn job_file_error(e: InputError, at: FieldPath) -> Rejection {
     r
 }
 
-fn check_job(base: &Path, job: CheckJob) -> Result<Value, Rejection> {
+fn check_job(base: &Path, job: CheckJob) -> Result<Value, JobRejection> {
     let at = FieldPath::root().key("payload").key("plan");
     let path = safe_join(base, &job.plan, Path::new("job"), at.clone())
         .map_err(|e| job_file_error(e, at.clone()))?;
@@ -430,7 +394,7 @@ fn check_job(base: &Path, job: CheckJob) -> Result<Value, Rejection> {
     Ok(serde_json::to_value(report).unwrap_or(Value::Null))
 }
 
-fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, Rejection> {
+fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, JobRejection> {
     let at = FieldPath::root().key("payload").key("scenarios");
     if job.scenarios.len() > MAX_SCENARIOS {
         return Err(Rejection::new(

@@ -14,9 +14,9 @@ use std::collections::BTreeMap;
 use super::catalog::CatalogWorkout;
 use super::command::{ActivateIn, CustomWorkoutIn, Payload, PlanIn, RoutineIn, Verb};
 use super::ids::{derive_uuid, normalize_uuid};
-use super::outcome::{Outcome, Rejection, Status};
+use super::outcome::{Code, Outcome, Rejection, Status};
 use super::state::{CustomWorkout, MyWeek, Plan, PlanDay, PlanSlot, Routine, RoutineStep, State};
-use crate::errors::{FieldPath, Reason};
+use crate::errors::FieldPath;
 
 /// What the app knows besides the state: the read-only catalog and the command ledger.
 #[derive(Clone, Copy, Debug)]
@@ -129,13 +129,13 @@ fn path(keys: &[&str]) -> FieldPath {
 }
 
 fn unknown(at: FieldPath, what: &str, id: &str) -> Rejection {
-    Rejection::new(Reason::UnknownId, at, format!("no {what} has id `{id}`"))
+    Rejection::new(Code::UnknownId, at, format!("no {what} has id `{id}`"))
 }
 
 fn check_fresh(expected: Option<&String>, actual: &str) -> Result<(), Rejection> {
     match expected {
         Some(e) if e != actual => Err(Rejection::new(
-            Reason::StaleObject,
+            Code::StaleObject,
             path(&["expectedUpdatedAt"]),
             format!("the object changed at {actual}, after {e}: read the manifest again"),
         )),
@@ -145,16 +145,12 @@ fn check_fresh(expected: Option<&String>, actual: &str) -> Result<(), Rejection>
 
 fn check_text(at: FieldPath, s: &str, max: usize, required: bool) -> Result<(), Rejection> {
     if required && s.trim().is_empty() {
-        return Err(Rejection::new(
-            Reason::InvalidField,
-            at,
-            "must not be empty",
-        ));
+        return Err(Rejection::new(Code::InvalidField, at, "must not be empty"));
     }
     let n = s.chars().count();
     if n > max {
         return Err(Rejection::new(
-            Reason::InvalidField,
+            Code::InvalidField,
             at,
             format!("{n} characters is over the limit of {max}"),
         ));
@@ -253,7 +249,7 @@ fn check_steps(s: &State, ctx: Ctx<'_>, steps: &[RoutineStep]) -> Result<(), Rej
     let at = path(&["steps"]);
     if steps.is_empty() || steps.len() > MAX_STEPS {
         return Err(Rejection::new(
-            Reason::InvalidField,
+            Code::InvalidField,
             at,
             format!("a routine has 1 to {MAX_STEPS} steps, not {}", steps.len()),
         ));
@@ -278,7 +274,7 @@ fn check_steps(s: &State, ctx: Ctx<'_>, steps: &[RoutineStep]) -> Result<(), Rej
         for (key, v, lo, hi) in ranges {
             if !(lo..=hi).contains(&v) {
                 return Err(Rejection::new(
-                    Reason::InvalidField,
+                    Code::InvalidField,
                     at.key(key),
                     format!("{v} is outside {lo}..{hi}"),
                 ));
@@ -328,7 +324,7 @@ fn check_days(s: &State, ctx: Ctx<'_>, p: &PlanIn) -> Result<Vec<PlanDay>, Rejec
     let at = path(&["days"]);
     if p.days.len() != 7 {
         return Err(Rejection::new(
-            Reason::InvalidField,
+            Code::InvalidField,
             at,
             format!(
                 "a plan has exactly seven weekday buckets (1 = Sunday … 7 = Saturday), not {}",
@@ -345,7 +341,7 @@ fn check_days(s: &State, ctx: Ctx<'_>, p: &PlanIn) -> Result<Vec<PlanDay>, Rejec
             .filter(|w| (1..=7).contains(w));
         let Some(wd) = wd else {
             return Err(Rejection::new(
-                Reason::InvalidField,
+                Code::InvalidField,
                 at.key("weekday"),
                 format!(
                     "weekday {} is outside 1 (Sunday) .. 7 (Saturday)",
@@ -355,14 +351,14 @@ fn check_days(s: &State, ctx: Ctx<'_>, p: &PlanIn) -> Result<Vec<PlanDay>, Rejec
         };
         if std::mem::replace(&mut seen[wd], true) {
             return Err(Rejection::new(
-                Reason::InvalidField,
+                Code::InvalidField,
                 at.key("weekday"),
                 format!("weekday {wd} appears twice"),
             ));
         }
         if d.slots.len() > MAX_SLOTS {
             return Err(Rejection::new(
-                Reason::InvalidField,
+                Code::InvalidField,
                 at.key("slots"),
                 format!("{} slots is over the limit of {MAX_SLOTS}", d.slots.len()),
             ));
@@ -395,7 +391,7 @@ fn resolve_ref(
             let at = at.key("fromCommand");
             let Some(cmd) = normalize_uuid(cmd) else {
                 return Err(Rejection::new(
-                    Reason::InvalidField,
+                    Code::InvalidField,
                     at,
                     "`fromCommand` must be a command's UUID",
                 ));
@@ -406,7 +402,7 @@ fn resolve_ref(
             };
             let Some(o) = ctx.ledger.get(&cmd).filter(made_routine) else {
                 return Err(Rejection::new(
-                    Reason::UnknownId,
+                    Code::UnknownId,
                     at,
                     format!(
                         "command `{cmd}` has no successful routine outcome yet: it must come \
@@ -414,7 +410,7 @@ fn resolve_ref(
                     ),
                 ));
             };
-            let Some(id) = o.resulting_ids.first() else {
+            let Some(id) = o.resulting_ids.iter().flatten().next() else {
                 return Err(unknown(at, "routine from command", &cmd));
             };
             return if s.routines.iter().any(|x| &x.id == id) {
@@ -425,7 +421,7 @@ fn resolve_ref(
         }
         _ => {
             return Err(Rejection::new(
-                Reason::InvalidField,
+                Code::InvalidField,
                 at,
                 "a routineRef has exactly one of `id` and `fromCommand`",
             ));
@@ -499,7 +495,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             (r.reason, r.path.to_string()),
-            (Reason::UnknownId, "payload.steps[1].workoutID".into())
+            (Code::UnknownId, "payload.steps[1].workoutID".into())
         );
         assert_eq!(
             s,
@@ -521,7 +517,7 @@ mod tests {
         .unwrap_err();
         assert_eq!(
             (r.reason, r.path.to_string()),
-            (Reason::UnknownId, "payload.id".into())
+            (Code::UnknownId, "payload.id".into())
         );
     }
 
@@ -541,7 +537,7 @@ mod tests {
             serde_json::json!({"id": id, "expectedUpdatedAt": "2026-01-01T00:00:00Z"}),
         )
         .unwrap_err();
-        assert_eq!(r.reason, Reason::StaleObject);
+        assert_eq!(r.reason, Code::StaleObject);
         assert!(s.my_week.is_none());
         let ok = run(
             &mut s,

@@ -12,9 +12,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::ids::normalize_uuid;
-use super::outcome::{COMMAND_SCHEMA_VERSION, Rejection};
+use super::outcome::{COMMAND_SCHEMA_VERSION, Code, Rejection};
 use super::state::RoutineStep;
-use crate::errors::{FieldPath, Reason};
+use crate::errors::FieldPath;
 
 /// The verbs the bridge accepts. There is no delete or archive verb, by design.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,13 +187,13 @@ pub fn identify(text: &str) -> Result<Identified, (Option<String>, Rejection)> {
         let msg = e.to_string();
         let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
         let rejection = Rejection::whole(
-            Reason::InvalidJson,
+            Code::InvalidJson,
             format!("{msg} at line {} column {}", e.line(), e.column()),
         );
         (None, rejection)
     })?;
     let Some(obj) = value.as_object() else {
-        let r = Rejection::whole(Reason::InvalidField, "a command is a JSON object");
+        let r = Rejection::whole(Code::InvalidField, "a command is a JSON object");
         return Err((None, r));
     };
     let id = obj
@@ -205,7 +205,7 @@ pub fn identify(text: &str) -> Result<Identified, (Option<String>, Rejection)> {
         other => {
             let what = other.map_or("missing or not a number".to_string(), |v| v.to_string());
             let r = Rejection::new(
-                Reason::UnsupportedSchema,
+                Code::UnsupportedSchema,
                 FieldPath::root().key("schemaVersion"),
                 format!("command schema version {what} is not supported; the app reads 2"),
             );
@@ -214,7 +214,7 @@ pub fn identify(text: &str) -> Result<Identified, (Option<String>, Rejection)> {
     }
     let Some(command_id) = id else {
         let r = Rejection::new(
-            Reason::InvalidField,
+            Code::InvalidField,
             FieldPath::root().key("commandID"),
             "`commandID` must be a UUID string",
         );
@@ -228,7 +228,7 @@ pub fn parse_command(cmd: &Identified) -> Result<Command, Rejection> {
     let obj = cmd.value.as_object().cloned().unwrap_or_default();
     if let Some(k) = obj.keys().find(|k| !ENVELOPE_KEYS.contains(&k.as_str())) {
         return Err(Rejection::new(
-            Reason::InvalidField,
+            Code::InvalidField,
             FieldPath::root().key(k),
             format!("unknown envelope field `{k}`"),
         ));
@@ -236,14 +236,14 @@ pub fn parse_command(cmd: &Identified) -> Result<Command, Rejection> {
     let verb_path = FieldPath::root().key("verb");
     let Some(verb_name) = obj.get("verb").and_then(Value::as_str) else {
         return Err(Rejection::new(
-            Reason::InvalidField,
+            Code::InvalidField,
             verb_path,
             "`verb` must be a string",
         ));
     };
     if verb_name == "deactivatePlan" {
         return Err(Rejection::new(
-            Reason::InvalidField,
+            Code::InvalidField,
             verb_path,
             "`deactivatePlan` is retired: select another plan with activatePlan, or delete the \
              current plan in the app",
@@ -251,7 +251,7 @@ pub fn parse_command(cmd: &Identified) -> Result<Command, Rejection> {
     }
     let Some(verb) = Verb::parse(verb_name) else {
         return Err(Rejection::new(
-            Reason::UnknownVerb,
+            Code::UnknownVerb,
             verb_path,
             format!("unknown verb `{verb_name}`; the bridge has no delete or archive verb"),
         ));
@@ -261,7 +261,7 @@ pub fn parse_command(cmd: &Identified) -> Result<Command, Rejection> {
         Some(p @ Value::Object(_)) => p.clone(),
         _ => {
             return Err(Rejection::new(
-                Reason::InvalidField,
+                Code::InvalidField,
                 payload_path,
                 "`payload` must be an object",
             ));
@@ -298,21 +298,21 @@ pub fn parse_payload(verb: Verb, payload: Value) -> Result<Payload, Rejection> {
     let at = |k: &str| FieldPath::root().key("payload").key(k);
     if verb.creates() && id {
         return Err(Rejection::new(
-            Reason::InvalidField,
+            Code::InvalidField,
             at("id"),
             format!("`{}` takes no id: the app assigns it", verb.name()),
         ));
     }
     if verb.creates() && expected {
         return Err(Rejection::new(
-            Reason::InvalidField,
+            Code::InvalidField,
             at("expectedUpdatedAt"),
             format!("`{}` takes no expectedUpdatedAt", verb.name()),
         ));
     }
     if !verb.creates() && !id {
         return Err(Rejection::new(
-            Reason::InvalidField,
+            Code::InvalidField,
             at("id"),
             format!("`{}` needs the id of the object to change", verb.name()),
         ));
@@ -323,7 +323,7 @@ pub fn parse_payload(verb: Verb, payload: Value) -> Result<Payload, Rejection> {
 fn typed<T: DeserializeOwned>(payload: Value) -> Result<T, Rejection> {
     serde_path_to_error::deserialize(payload).map_err(|e| {
         let path = FieldPath::parse(&format!("payload.{}", e.path()));
-        Rejection::new(Reason::InvalidField, path, e.inner().to_string())
+        Rejection::new(Code::InvalidField, path, e.inner().to_string())
     })
 }
 
@@ -359,7 +359,7 @@ mod tests {
     #[test]
     fn bad_json_is_invalid_json_without_an_id() {
         let (id, r) = identify("{\"schemaVersion\": 2,").unwrap_err();
-        assert_eq!((id, r.reason), (None, Reason::InvalidJson));
+        assert_eq!((id, r.reason), (None, Code::InvalidJson));
     }
 
     #[test]
@@ -367,7 +367,7 @@ mod tests {
         let text =
             env("createRoutine", "{}").replace("\"schemaVersion\": 2", "\"schemaVersion\": 1");
         let (id, r) = identify(&text).unwrap_err();
-        assert_eq!(r.reason, Reason::UnsupportedSchema);
+        assert_eq!(r.reason, Code::UnsupportedSchema);
         assert_eq!(r.path.to_string(), "schemaVersion");
         assert_eq!(id.as_deref(), Some(ID.to_ascii_lowercase().as_str()));
     }
@@ -378,7 +378,7 @@ mod tests {
         let (_, r) = identify(&text).unwrap_err();
         assert_eq!(
             (r.reason, r.path.to_string()),
-            (Reason::InvalidField, "commandID".into())
+            (Code::InvalidField, "commandID".into())
         );
     }
 
@@ -392,7 +392,7 @@ mod tests {
             "dropTable",
         ] {
             let r = command(&env(verb, "{\"id\": \"x\"}")).unwrap_err();
-            assert_eq!(r.reason, Reason::UnknownVerb, "{verb}");
+            assert_eq!(r.reason, Code::UnknownVerb, "{verb}");
             assert_eq!(r.path.to_string(), "verb");
         }
     }
@@ -402,7 +402,7 @@ mod tests {
         let r = command(&env("deactivatePlan", "{\"id\": \"x\"}")).unwrap_err();
         assert_eq!(
             (r.reason, r.path.to_string()),
-            (Reason::InvalidField, "verb".into())
+            (Code::InvalidField, "verb".into())
         );
     }
 
@@ -415,7 +415,7 @@ mod tests {
                 {"weekday": 4, "slots": [{"routineRef": {"id": "a", "name": "b"}}]}]}"#,
         ))
         .unwrap_err();
-        assert_eq!(r.reason, Reason::InvalidField);
+        assert_eq!(r.reason, Code::InvalidField);
         assert_eq!(
             r.path.to_string(),
             "payload.days[3].slots[0].routineRef.name"
@@ -436,7 +436,7 @@ mod tests {
         let r = command(&env("updateCustomWorkout", r#"{"name": "A"}"#)).unwrap_err();
         assert_eq!(
             (r.reason, r.path.to_string()),
-            (Reason::InvalidField, "payload.id".into())
+            (Code::InvalidField, "payload.id".into())
         );
     }
 

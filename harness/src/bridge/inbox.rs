@@ -29,7 +29,7 @@ use super::command::{identify, parse_command};
 use super::fsio::{move_file, remove_stale_temps, smallest_names, write_atomic};
 use super::ids::derive_uuid;
 use super::manifest::{Ingestion, Manifest};
-use super::outcome::{COMMAND_SCHEMA_VERSION, Folder, Outcome, Rejection, Status};
+use super::outcome::{COMMAND_SCHEMA_VERSION, Code, Folder, Outcome, Rejection, Status};
 use crate::errors::{Error, InputError, Reason};
 use crate::json::to_canonical_value;
 
@@ -62,12 +62,12 @@ impl SweepReport {
         let dup = self
             .files
             .iter()
-            .filter(|p| p.outcome.duplicate_command)
+            .filter(|p| p.outcome.is_duplicate())
             .count();
         let ok = self
             .files
             .iter()
-            .filter(|p| !p.outcome.duplicate_command && p.outcome.status == Status::Succeeded)
+            .filter(|p| !p.outcome.is_duplicate() && p.outcome.status == Status::Succeeded)
             .count();
         (ok, self.files.len() - ok - dup, dup)
     }
@@ -198,14 +198,14 @@ fn process_one(
 
     let outcome = if let Some(orig) = id.as_ref().and_then(|id| manifest.ledger.get(id)) {
         Outcome {
-            duplicate_command: true,
+            duplicate_command: Some(true),
             ..orig.clone()
         }
     } else {
         let command_id = id.clone().unwrap_or_else(|| ingestion.clone());
         let result = if !manifest.bridge_enabled {
             Err(Rejection::whole(
-                Reason::BridgeDisabled,
+                Code::BridgeDisabled,
                 "agent access is turned off in StepBack's settings",
             ))
         } else {
@@ -226,38 +226,23 @@ fn process_one(
                         &now,
                     )
                 }),
-                (Ok(_), None) => Err(Rejection::whole(Reason::IngestionFailed, "not read")),
+                (Ok(_), None) => Err(Rejection::whole(Code::IngestionFailed, "not read")),
             }
         };
-        let base = Outcome {
-            schema_version: COMMAND_SCHEMA_VERSION,
-            command_id: command_id.clone(),
+        let command_file = format!("{command_id}.command-{ingestion}.json");
+        let mut outcome = Outcome::new(
+            COMMAND_SCHEMA_VERSION,
+            command_id.clone(),
             verb,
-            status: Status::Succeeded,
-            reason: None,
-            field_path: None,
-            message: None,
-            resulting_ids: Vec::new(),
-            updated_at: None,
-            duplicate_command: false,
-            inbox_file: name.to_string(),
-            command_file: format!("{command_id}.command-{ingestion}.json"),
-            processed_at: now.clone(),
-        };
-        let outcome = match result {
-            Ok(applied) => Outcome {
-                resulting_ids: applied.resulting_ids,
-                updated_at: Some(applied.updated_at),
-                ..base
-            },
-            Err(r) => Outcome {
-                status: Status::Failed,
-                reason: Some(r.reason),
-                field_path: (!r.path.is_root()).then(|| r.path.to_string()),
-                message: Some(r.message),
-                ..base
-            },
-        };
+            &result,
+            name.to_string(),
+            command_file,
+        );
+        outcome.duplicate_command = Some(false);
+        outcome.processed_at = Some(now.clone());
+        let applied = result.ok();
+        outcome.updated_at = applied.as_ref().map(|a| a.updated_at.clone());
+        outcome.resulting_ids = Some(applied.map(|a| a.resulting_ids).unwrap_or_default());
         if id.is_some() {
             manifest.ledger.insert(command_id, outcome.clone());
         }
@@ -296,27 +281,29 @@ fn read_checked(
 ) -> Result<String, Rejection> {
     if !meta.is_file() {
         return Err(Rejection::whole(
-            Reason::UnsupportedFileType,
+            Code::UnsupportedFileType,
             "not a regular file (folders and links are not commands)",
         ));
     }
     if !name.to_ascii_lowercase().ends_with(".json") {
         return Err(Rejection::whole(
-            Reason::UnsupportedFileType,
+            Code::UnsupportedFileType,
             "command files end in `.json`",
         ));
     }
     if meta.len() > max {
         return Err(Rejection::whole(
-            Reason::FileTooLarge,
+            Code::FileTooLarge,
             format!("{} bytes is over the limit of {max} bytes", meta.len()),
         ));
     }
     match crate::json::read_bounded(file, max) {
         Ok(bytes) => String::from_utf8(bytes)
-            .map_err(|_| Rejection::whole(Reason::InvalidJson, "not UTF-8 text")),
-        Err(e) if e.reason == Reason::FileTooLarge => Err(Rejection::whole(e.reason, e.message)),
-        Err(e) => Err(Rejection::whole(Reason::IngestionFailed, e.message)),
+            .map_err(|_| Rejection::whole(Code::InvalidJson, "not UTF-8 text")),
+        Err(e) if e.reason == Reason::FileTooLarge => {
+            Err(Rejection::whole(Code::FileTooLarge, e.message))
+        }
+        Err(e) => Err(Rejection::whole(Code::IngestionFailed, e.message)),
     }
 }
 
@@ -334,19 +321,19 @@ mod tests {
         assert_eq!(read_checked(&file, "01.json", &meta, 1024).unwrap(), "{}");
         assert_eq!(
             read_checked(&file, "01.json", &meta, 1).unwrap_err().reason,
-            Reason::FileTooLarge
+            Code::FileTooLarge
         );
         // Gone between the listing and the read (or unreadable): the app cannot ingest it.
         std::fs::remove_file(&file).unwrap();
         let r = read_checked(&file, "01.json", &meta, 1024).unwrap_err();
-        assert_eq!(r.reason, Reason::IngestionFailed);
+        assert_eq!(r.reason, Code::IngestionFailed);
         std::fs::write(&file, [0xff, 0xfe]).unwrap();
         let meta = std::fs::symlink_metadata(&file).unwrap();
         let r = read_checked(&file, "01.json", &meta, 1024).unwrap_err();
-        assert_eq!(r.reason, Reason::InvalidJson);
+        assert_eq!(r.reason, Code::InvalidJson);
         let sub_meta = std::fs::symlink_metadata(&dir).unwrap();
         let r = read_checked(&dir, "x.json", &sub_meta, 1024).unwrap_err();
-        assert_eq!(r.reason, Reason::UnsupportedFileType);
+        assert_eq!(r.reason, Code::UnsupportedFileType);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

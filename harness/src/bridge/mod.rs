@@ -26,6 +26,6 @@ pub mod state;
 pub use inbox::{Processed, SweepReport, sweep};
 pub use init::{init, read_state};
 pub use manifest::Manifest;
-pub use outcome::{Folder, Outcome, Status};
+pub use outcome::{Code, Folder, Outcome, Status};
 pub use scenario::{BridgeScenarioResult, run_bridge_scenario};
 pub use state::State;

@@ -64,6 +64,7 @@ use super::command::{Verb, parse_payload};
 use super::inbox::{Processed, sweep};
 use super::init::init;
 use super::manifest::{MANIFEST_FILE, Manifest};
+use super::outcome::Code;
 use super::outcome::{Outcome, Status};
 use super::state::State;
 use crate::errors::{Error, FieldPath, InputError, Reason};
@@ -136,7 +137,7 @@ struct ExpectedOutcome {
     file: String,
     ok: bool,
     #[serde(default)]
-    reason: Option<Reason>,
+    reason: Option<Code>,
     #[serde(default)]
     field_path: Option<String>,
     #[serde(default)]
@@ -151,7 +152,7 @@ pub struct OutcomeSummary {
     /// Whether the command succeeded.
     pub ok: bool,
     /// The reason code, for a failure.
-    pub reason: Option<Reason>,
+    pub reason: Option<Code>,
     /// The field path, where the failure has one.
     pub field_path: Option<String>,
     /// Whether it replayed an earlier command.
@@ -338,7 +339,7 @@ fn human_edit(src: &Source, h: &HumanEditIn, at: FieldPath) -> Result<HumanEdit,
     let payload = parse_payload(verb, h.payload.clone()).map_err(|r| {
         let mut path = at.clone();
         path.0.extend(r.path.0);
-        src.error(path, r.reason, r.message)
+        src.error(path, r.reason.as_reason(), r.message)
     })?;
     Ok(HumanEdit::Bridge(verb, payload))
 }
@@ -375,7 +376,7 @@ fn execute(src: &Source, sc: &ScenarioFile, plan: &Prepared, root: &Path) -> Res
                     path.0.extend(r.path.0);
                     src.error(
                         path,
-                        r.reason,
+                        r.reason.as_reason(),
                         format!("the human edit fails: {}", r.message),
                     )
                 })?;
@@ -469,7 +470,7 @@ fn summary(p: &Processed) -> OutcomeSummary {
         ok: p.outcome.status == Status::Succeeded,
         reason: p.outcome.reason,
         field_path: p.outcome.field_path.clone(),
-        duplicate: p.outcome.duplicate_command,
+        duplicate: p.outcome.is_duplicate(),
     }
 }
 

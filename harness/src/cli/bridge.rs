@@ -87,7 +87,7 @@ fn render(dir: &std::path::Path, r: &SweepReport) -> String {
     );
     for p in &r.files {
         let o = &p.outcome;
-        let tag = match (o.duplicate_command, o.status) {
+        let tag = match (o.is_duplicate(), o.status) {
             (true, _) => "dup",
             (false, Status::Succeeded) => "ok",
             (false, Status::Failed) => "failed",
@@ -104,7 +104,7 @@ fn render(dir: &std::path::Path, r: &SweepReport) -> String {
             _ => format!(
                 "{} → {}",
                 o.verb.as_deref().unwrap_or("?"),
-                o.resulting_ids.join(", ")
+                o.resulting_ids.as_deref().unwrap_or_default().join(", ")
             ),
         };
         out.push_str(&format!(

@@ -118,7 +118,7 @@ fn a_wrong_expectation_fails_the_scenario_and_says_where() {
     assert_eq!(bad.len(), 1);
     assert_eq!(
         bad[0].actual.as_ref().unwrap().reason,
-        Some(stepreplay::Reason::StaleObject)
+        Some(stepreplay::bridge::Code::StaleObject)
     );
     let diff = r.state_diff.unwrap();
     assert!(
