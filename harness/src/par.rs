@@ -1,18 +1,108 @@
-//! Two pieces of work at once: on the calling thread and on one scoped helper. The decode
-//! and diff stages split their big passes in two this way; a one-shot `stepreplay diff`
-//! would pay more to start a thread pool than it saves.
+//! The one way the harness runs CPU work in parallel: scoped threads, no pool. The work is
+//! coarse (a scenario, half a screenshot, a band of a diff), so a thread per piece costs
+//! microseconds against milliseconds of work, and a one-shot `stepreplay diff` pays nothing
+//! to start a pool it would use once.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+
+/// A panic caught on a helper thread, as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Panicked(pub String);
+
+impl Panicked {
+    fn of(payload: Box<dyn std::any::Any + Send>) -> Self {
+        let text = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".into());
+        Panicked(text)
+    }
+}
 
 /// Runs `a` here and `b` on a helper thread, and returns both results. A panic in `b` is
 /// resumed here once `a` is done.
 pub(crate) fn join<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
-    std::thread::scope(|s| {
+    let (ra, rb) = try_join(a, b);
+    (
+        ra,
+        rb.unwrap_or_else(|p| std::panic::resume_unwind(Box::new(p.0))),
+    )
+}
+
+/// [`join`], but a panic in `b` comes back as [`Panicked`] for the caller to report.
+pub(crate) fn try_join<A, B: Send>(
+    a: impl FnOnce() -> A,
+    b: impl FnOnce() -> B + Send,
+) -> (A, Result<B, Panicked>) {
+    thread::scope(|s| {
         let hb = s.spawn(b);
         let ra = a();
-        (
-            ra,
-            hb.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-        )
+        (ra, hb.join().map_err(Panicked::of))
     })
+}
+
+/// Runs `f` on each part, each on its own thread (the last on this one), and returns the
+/// results in part order. For splitting one big pass into disjoint pieces (`chunks_mut`).
+/// A panic in any part is resumed here.
+pub(crate) fn each<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(usize, P) -> R + Sync) -> Vec<R> {
+    let f = &f;
+    thread::scope(|s| {
+        let mut parts: Vec<(usize, P)> = parts.into_iter().enumerate().collect();
+        let last = parts.pop();
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|(i, p)| s.spawn(move || f(i, p)))
+            .collect();
+        let here = last.map(|(i, p)| f(i, p));
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .chain(here)
+            .collect()
+    })
+}
+
+/// Runs `f` on every item on `workers` threads, each taking the next item when it is free
+/// (items differ a lot in cost). `done` sees each result as it finishes, one at a time; the
+/// results come back in item order whatever order they finished in. An item whose `f`
+/// panicked is `Err`; the others still run.
+pub(crate) fn map<T: Sync, R: Send>(
+    items: &[T],
+    workers: usize,
+    f: impl Fn(&T) -> R + Sync,
+    done: impl Fn(&R) + Sync,
+) -> Vec<Result<R, Panicked>> {
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Result<R, Panicked>>>> =
+        Mutex::new((0..items.len()).map(|_| None).collect());
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)))
+                .map_err(Panicked::of);
+            let mut slots = slots.lock().unwrap_or_else(|p| p.into_inner());
+            if let Ok(r) = &r {
+                done(r);
+            }
+            slots[i] = Some(r);
+        }
+    };
+    thread::scope(|s| {
+        for _ in 1..workers.clamp(1, items.len().max(1)) {
+            s.spawn(work);
+        }
+        work();
+    });
+    slots
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(Panicked("never ran".into()))))
+        .collect()
 }
 
 #[cfg(test)]
@@ -29,5 +119,46 @@ mod tests {
         assert_eq!((lo, hi), (3, 7));
         let caught = std::panic::catch_unwind(|| join(|| 1, || -> i32 { panic!("helper") }));
         assert!(caught.is_err());
+        let (a, b) = try_join(|| 1, || -> i32 { panic!("decoder") });
+        assert_eq!((a, b), (1, Err(Panicked("decoder".into()))));
+    }
+
+    #[test]
+    fn each_part_is_worked_once_in_order() {
+        let mut data = vec![0u32; 10];
+        let sums = each(data.chunks_mut(3).collect(), |i, chunk| {
+            chunk.fill(i as u32 + 1);
+            chunk.len()
+        });
+        assert_eq!(sums, [3, 3, 3, 1]);
+        assert_eq!(data, [1, 1, 1, 2, 2, 2, 3, 3, 3, 4]);
+        assert!(each(Vec::<u8>::new(), |_, _| ()).is_empty());
+    }
+
+    #[test]
+    fn map_keeps_item_order_sees_every_result_and_survives_a_panic() {
+        let items: Vec<u64> = (0..40).collect();
+        let seen = Mutex::new(Vec::new());
+        let out = map(
+            &items,
+            3,
+            |&n| {
+                if n == 7 {
+                    panic!("item seven");
+                }
+                // Later items finish first.
+                std::thread::sleep(std::time::Duration::from_micros(40 - n));
+                n * 2
+            },
+            |r| seen.lock().unwrap().push(*r),
+        );
+        assert_eq!(out[7], Err(Panicked("item seven".into())));
+        let ok: Vec<u64> = out.iter().filter_map(|r| r.clone().ok()).collect();
+        let want: Vec<u64> = (0..40).filter(|&n| n != 7).map(|n| n * 2).collect();
+        assert_eq!(ok, want);
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        assert_eq!(seen, want);
+        assert!(map(&[] as &[u8], 4, |_| (), |_| ()).is_empty());
     }
 }

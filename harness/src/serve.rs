@@ -463,7 +463,12 @@ fn run_plan_scenario(path: &Path) -> Result<(bool, Value), InputError> {
         modes: modes.clone(),
         perturb: Vec::new(),
     };
-    let results = crate::suite::run_suite(&[path.to_path_buf()], &opts, &|_| {})?;
+    let results =
+        crate::suite::run_suite(&[path.to_path_buf()], &opts, &|_| {}).map_err(|e| match e {
+            Error::Input(e) => *e,
+            // The job still gets its outcome; serve goes on with the next.
+            other => InputError::new(path, Reason::IngestionFailed, other.to_string()),
+        })?;
     let report = crate::report::Report::from_results(&results, &modes);
     let entry = report.scenarios.into_iter().next();
     Ok((

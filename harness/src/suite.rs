@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::bridge::scenario::SCHEMA as BRIDGE_SCHEMA;
 use crate::diff::step::StepDiffs;
-use crate::errors::{FieldPath, InputError, Position, Reason};
+use crate::errors::{Error, FieldPath, InputError, Position, Reason};
 use crate::perturb::Perturbation;
 use crate::plan::check::{Finding, Severity, check_source};
 use crate::plan::{Plan, load_plan, read_plan_source};
@@ -437,75 +437,38 @@ pub fn run_suite(
     files: &[PathBuf],
     opts: &RunOptions,
     on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
-) -> Result<Vec<ScenarioResult>, InputError> {
+) -> Result<Vec<ScenarioResult>, Error> {
     run_loaded(load_suite(files, None)?.scenarios, opts, on_done)
 }
 
-/// Runs loaded scenarios (see [`run_suite`]).
+/// Runs loaded scenarios (see [`run_suite`]). A scenario whose replay panicked is an
+/// internal error (exit 3), not bad input: the files were fine, the harness was not.
 pub fn run_loaded(
     scenarios: Vec<Scenario>,
     opts: &RunOptions,
     on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
-) -> Result<Vec<ScenarioResult>, InputError> {
-    let jobs = opts.jobs.max(1);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .max_blocking_threads(jobs)
-        .build()
-        .map_err(|e| {
-            InputError::new(
-                "",
-                Reason::InvalidArgument,
-                format!("cannot start workers: {e}"),
-            )
-        })?;
-    let cache = Arc::new(Cache::default());
-    let scenarios = Arc::new(scenarios);
-    let opts = Arc::new(opts.clone());
-    let results: Vec<Option<Result<ScenarioResult, InputError>>> = rt.block_on(async {
-        let sem = Arc::new(tokio::sync::Semaphore::new(jobs));
-        let mut set = tokio::task::JoinSet::new();
-        for i in 0..scenarios.len() {
-            let (cache, scenarios, opts, sem) =
-                (cache.clone(), scenarios.clone(), opts.clone(), sem.clone());
-            set.spawn(async move {
-                let _permit = sem.acquire_owned().await;
-                // Replay is CPU work: it runs on the blocking pool, never on the async thread.
-                (
-                    i,
-                    tokio::task::spawn_blocking(move || run_one(&scenarios[i], &cache, &opts))
-                        .await,
-                )
-            });
-        }
-        let mut slots: Vec<Option<Result<ScenarioResult, InputError>>> =
-            (0..scenarios.len()).map(|_| None).collect();
-        while let Some(joined) = set.join_next().await {
-            let Ok((i, r)) = joined else { continue };
-            let r = r.unwrap_or_else(|e| {
-                Err(InputError::new(
-                    &scenarios[i].path,
-                    Reason::InvalidArgument,
-                    format!("replay crashed: {e}"),
-                ))
-            });
-            if let Ok(res) = &r {
+) -> Result<Vec<ScenarioResult>, Error> {
+    let cache = Cache::default();
+    let results = crate::par::map(
+        &scenarios,
+        opts.jobs.max(1),
+        |s| run_one(s, &cache, opts),
+        |r| {
+            if let Ok(res) = r {
                 on_done(res);
             }
-            slots[i] = Some(r);
-        }
-        slots
-    });
+        },
+    );
     let mut ok = Vec::with_capacity(results.len());
-    for r in results {
+    for (s, r) in scenarios.iter().zip(results) {
         match r {
-            Some(r) => ok.push(r?),
-            None => {
-                return Err(InputError::new(
-                    "",
-                    Reason::InvalidArgument,
-                    "a scenario did not finish",
-                ));
+            Ok(r) => ok.push(r?),
+            Err(p) => {
+                return Err(Error::Internal(format!(
+                    "the replay of `{}` crashed: {}",
+                    s.path.display(),
+                    p.0
+                )));
             }
         }
     }

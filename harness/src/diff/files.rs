@@ -61,11 +61,8 @@ pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
 /// fail, `a`'s error is returned.
 pub fn decode_pair(a: &Path, b: &Path) -> Result<(RgbaImage, RgbaImage), InputError> {
     let crashed = |p: &Path| InputError::new(p, Reason::InvalidImage, "the decoder crashed");
-    let (ra, rb) = std::thread::scope(|s| {
-        let hb = s.spawn(|| read_png(b));
-        let ra = read_png(a);
-        (ra, hb.join().unwrap_or_else(|_| Err(crashed(b))))
-    });
+    let (ra, rb) = crate::par::try_join(|| read_png(a), || read_png(b));
+    let rb = rb.unwrap_or_else(|_| Err(crashed(b)));
     let (sa, sb) = (ra?, rb?);
     match (sa, sb) {
         (PngSource::Fast(x), PngSource::Fast(y))
@@ -74,12 +71,8 @@ pub fn decode_pair(a: &Path, b: &Path) -> Result<(RgbaImage, RgbaImage), InputEr
             decode_together((a, x), (b, y))
         }
         (sa, sb) => {
-            let (ra, rb) = std::thread::scope(|s| {
-                let hb = s.spawn(|| finish(b, sb));
-                let ra = finish(a, sa);
-                (ra, hb.join().unwrap_or_else(|_| Err(crashed(b))))
-            });
-            Ok((ra?, rb?))
+            let (ra, rb) = crate::par::try_join(|| finish(a, sa), || finish(b, sb));
+            Ok((ra?, rb.unwrap_or_else(|_| Err(crashed(b)))?))
         }
     }
 }

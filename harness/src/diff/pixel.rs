@@ -240,21 +240,12 @@ fn diff_bands(
         Some(o) => o.chunks_mut(band).map(Some).collect(),
         None => (0..len.div_ceil(band)).map(|_| None).collect(),
     };
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = mask
-            .chunks_mut(band / 64)
-            .zip(outs.iter_mut())
-            .enumerate()
-            .map(|(k, (m, o))| {
-                let o = o.take();
-                scope.spawn(move || diff_band(pa, pb, (w, h), opts, k * band, o, m))
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|hd| hd.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .sum()
+    let parts: Vec<_> = mask.chunks_mut(band / 64).zip(outs.iter_mut()).collect();
+    crate::par::each(parts, |k, (m, o)| {
+        diff_band(pa, pb, (w, h), opts, k * band, o.take(), m)
     })
+    .into_iter()
+    .sum()
 }
 
 /// Compares the pixels `lo..lo + mask.len() * 64` (clipped to the image): `out` holds exactly
