@@ -27,7 +27,6 @@
 //! the same way. Memory stays bounded on a flood: the inbox is listed in lexical batches,
 //! keeping only the smallest names. A stop request (Ctrl-C) is honoured between files.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -276,21 +275,12 @@ fn process_one(root: &Path, opts: &ServeOptions, name: &str) -> Result<Done, Err
 }
 
 fn journal(root: &Path, o: &JobOutcome) -> Result<(), Error> {
-    let path = root.join("journal.log");
-    let err = |source| Error::Write {
-        path: path.clone(),
-        source,
-    };
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(err)?;
     let status = match o.status {
         Status::Succeeded => "succeeded",
         Status::Failed => "failed",
     };
-    writeln!(f, "{} {status} {}", o.command_id, o.inbox_file).map_err(err)
+    let line = format!("{} {status} {}\n", o.command_id, o.inbox_file);
+    crate::output::append(&root.join("journal.log"), line.as_bytes())
 }
 
 fn read_job(file: &Path, name: &str, meta: &std::fs::Metadata) -> Result<String, JobRejection> {

@@ -7,20 +7,13 @@
 //! an agent's own half-written temporary files (and ours) stay invisible.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::Path;
 
 use crate::errors::Error;
+use crate::output::{write_error as write_err, write_synced};
 
 /// Prefix of our temporary files; listings never return them.
 pub const TEMP_PREFIX: &str = ".tmp-";
-
-fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    }
-}
 
 /// Writes `bytes` to `path` atomically (temp file, fsync, rename).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
@@ -50,12 +43,6 @@ fn temp_path(path: &Path) -> std::path::PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     path.with_file_name(format!("{TEMP_PREFIX}{name}"))
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let mut f = std::fs::File::create(path).map_err(write_err(path))?;
-    f.write_all(bytes).map_err(write_err(path))?;
-    f.sync_all().map_err(write_err(path))
 }
 
 /// Moves `from` to `to` (same file system; atomic).

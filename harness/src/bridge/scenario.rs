@@ -408,8 +408,7 @@ fn execute(src: &Source, sc: &ScenarioFile, plan: &Prepared, root: &Path) -> Res
 
 /// The agent's one kind of write: a new file directly inside `inbox/`, written whole.
 fn agent_write(inbox: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
-    let path = inbox.join(name);
-    std::fs::write(&path, bytes).map_err(|source| Error::Write { path, source })
+    crate::output::write_file(&inbox.join(name), bytes)
 }
 
 fn check_safety(root: &Path, written: &[Vec<u8>]) -> Safety {

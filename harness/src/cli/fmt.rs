@@ -67,10 +67,7 @@ fn one(path: &Path, check: bool) -> Result<u8, Error> {
         );
         return Ok(1);
     }
-    std::fs::write(path, canonical.as_bytes()).map_err(|source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    stepreplay::output::write_file(path, canonical.as_bytes())?;
     eprintln!("formatted {}", path.display());
     Ok(0)
 }

@@ -36,12 +36,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
     })?;
     let dir = args.out.parent().unwrap_or(Path::new(".")).to_path_buf();
     let code = write_outputs(&merged, &dir, &args.output.without_json())?;
-    std::fs::write(&args.out, stepreplay::report::to_json(&merged)).map_err(|source| {
-        Error::Write {
-            path: args.out.clone(),
-            source,
-        }
-    })?;
+    stepreplay::output::write_file(&args.out, stepreplay::report::to_json(&merged))?;
     println!(
         "merged {} shards: {} scenarios, {} as expected, {} not → {}",
         args.reports.len(),

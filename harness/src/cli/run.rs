@@ -234,18 +234,7 @@ pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8
     }
     if let Some(path) = &out.summary {
         // Appended, so several summaries can share `$GITHUB_STEP_SUMMARY`.
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(|source| Error::Write {
-                path: path.clone(),
-                source,
-            })?;
-        f.write_all(md.as_bytes()).map_err(|source| Error::Write {
-            path: path.clone(),
-            source,
-        })?;
+        stepreplay::output::append(path, md.as_bytes())?;
     }
     if has(Format::Html) || out.html.is_some() {
         let html_dir = out.html.as_deref().unwrap_or(dir);

@@ -106,11 +106,8 @@ pub fn same_size(a: (&Path, &RgbaImage), b: (&Path, &RgbaImage)) -> Result<(), I
 /// Writes an RGBA image as PNG with the fastest compression: a diff image is mostly flat grey
 /// and compresses well anyway, and it is written on every failing comparison.
 pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), Error> {
-    let write_err = |source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::create(path).map_err(write_err)?;
+    let write_err = crate::output::write_error(path);
+    let file = crate::output::create_file(path)?;
     let mut w = std::io::BufWriter::new(file);
     let enc = PngEncoder::new_with_quality(&mut w, CompressionType::Fast, FilterType::Adaptive);
     image::ImageEncoder::write_image(
@@ -121,5 +118,5 @@ pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), Error> {
         image::ExtendedColorType::Rgba8,
     )
     .map_err(|e| write_err(std::io::Error::other(e)))?;
-    std::io::Write::flush(&mut w).map_err(write_err)
+    std::io::Write::flush(&mut w).map_err(&write_err)
 }

@@ -177,13 +177,8 @@ impl Session {
             sub("cache")?,
         );
         for gtk in ["gtk-3.0", "gtk-4.0"] {
-            let p = d.join("config").join(gtk);
-            let written = fs::create_dir_all(&p)
-                .and_then(|_| fs::write(p.join("settings.ini"), GTK_SETTINGS));
-            written.map_err(|e| Error::Write {
-                path: p.clone(),
-                source: e,
-            })?;
+            let p = d.join("config").join(gtk).join("settings.ini");
+            crate::output::write_file(&p, GTK_SETTINGS)?;
         }
         let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
         self.env = vec![
@@ -230,13 +225,8 @@ impl Session {
 
     fn log_file(&self, name: &str) -> Result<(Stdio, Stdio), Error> {
         let p = self.dir.join(format!("{name}.log"));
-        let f = fs::File::create(&p).map_err(|e| Error::Write {
-            path: p.clone(),
-            source: e,
-        })?;
-        let g = f
-            .try_clone()
-            .map_err(|e| Error::Write { path: p, source: e })?;
+        let f = crate::output::create_file(&p)?;
+        let g = f.try_clone().map_err(crate::output::write_error(&p))?;
         Ok((Stdio::from(f), Stdio::from(g)))
     }
 
