@@ -51,9 +51,9 @@ pub struct Args {
     /// reports with `stepreplay merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
-    /// Write each acting step's before, after and diff PNGs here
-    /// (`DIR/<scenario>/<mode>/<NN>-<step>-{before,after,diff}.png`); the HTML page then
-    /// shows the diff images.
+    /// Write each acting step's before, after and diff PNGs here, and an overlay of its target
+    /// on the before frame (`DIR/<scenario>/<mode>/<NN>-<step>-{before,after,diff,overlay}.png`);
+    /// the HTML page then shows the diff images.
     #[arg(long, value_name = "DIR")]
     captures: Option<PathBuf>,
     /// Plain lines only, even on a terminal.

@@ -187,22 +187,22 @@ mod tests {
     fn the_overlay_draws_box_edges_in_the_legend_colours_and_leaves_the_inside_alone() {
         let before = RgbaImage::from_pixel(60, 40, GREY);
         let r = resolution(
-            Some(rect(5, 5, 20, 10)),
-            Some(rect(30, 20, 20, 12)),
-            Some((15.0, 10.0)),
+            Some(rect(5, 5, 30, 20)),
+            Some(rect(40, 30, 15, 8)),
+            Some((20.0, 15.0)),
         );
         let img = overlay(&before, &r).unwrap();
         // The target's box: both border pixels on each side, corners included.
-        for (x, y) in [(5, 5), (6, 6), (24, 14), (23, 13), (14, 5), (5, 9)] {
+        for (x, y) in [(5, 5), (6, 6), (34, 24), (33, 23), (14, 5), (5, 9)] {
             assert_eq!(*img.get_pixel(x, y), WIN, "({x}, {y})");
         }
         // The recorded element's box, in its own colour.
-        for (x, y) in [(30, 20), (49, 31), (31, 25)] {
+        for (x, y) in [(40, 30), (54, 37), (41, 33)] {
             assert_eq!(*img.get_pixel(x, y), WANT, "({x}, {y})");
         }
         // The click point; inside the boxes away from it and outside them, nothing changes.
-        assert_eq!(*img.get_pixel(15, 10), CLICK);
-        for (x, y) in [(8, 8), (22, 12), (35, 25), (4, 4), (25, 15), (0, 39)] {
+        assert_eq!(*img.get_pixel(20, 15), CLICK);
+        for (x, y) in [(8, 8), (30, 20), (45, 34), (4, 4), (35, 25), (0, 39)] {
             assert_eq!(*img.get_pixel(x, y), GREY, "({x}, {y})");
         }
         assert_eq!(
