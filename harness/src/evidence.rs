@@ -1,11 +1,11 @@
 //! The pictures the reporters draw, gathered on the runner's side of the flow: the frames a
 //! report's steps show and each acting step's diff image, read from the recordings and
 //! computed with the `diff` engines here, so the HTML page and `run --captures` only lay out
-//! what they are handed (like every other format, they read a [`Evidence`] and the report).
+//! what they are handed (the report and an [`Evidence`]) and read no recording themselves.
 //!
 //! A reporter says which pictures it draws as a [`Wanted`]; [`Evidence::gather`] loads each
-//! recording once and fetches exactly those. Nothing is gathered for a run that asks for no
-//! pictures.
+//! recording once and fetches exactly those, each screenshot file read once however many steps
+//! show it. Nothing is read for a run that asks for no pictures.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
