@@ -12,20 +12,23 @@
 //!       ├─> desktop ─> resolve ─> expect ─> replay ──> Trace ─> score ─> suite ─> report
 //! recording ─┘          diff ──────────────┘  (events)             (results)  (Report → JSON,
 //!                       perturb ───────────────┘                                JUnit, Markdown, HTML)
+//! recording ─> evidence (frames, diff images) ───────────────────────────────> HTML, captures
 //! ```
 //!
 //! [`plan`] and [`recording`] read the inputs; [`desktop`] simulates the screen a plan acts
 //! on; [`resolve`] finds a step's control; [`expect`] checks what should be true after it;
 //! [`replay`] follows a plan and emits a [`replay::Trace`]; [`score`] and [`report`] fold
-//! traces; [`suite`] runs scenarios into results. The front doors — the CLI, [`record`] (Linux),
-//! [`synth`] and [`serve`] — drive the stages and are imported by none of them; [`bridge`] is
-//! the StepBack simulator that `suite` runs bridge batches on.
+//! traces; [`suite`] runs scenarios into results; [`evidence`] gathers the pictures the HTML
+//! page and the captures draw, so they too read no recording. The front doors — the CLI,
+//! [`record`] (Linux), [`synth`] and [`serve`] — drive the stages and are imported by none of
+//! them; [`bridge`] is the StepBack simulator that `suite` runs bridge batches on.
 #![warn(missing_docs)]
 
 pub mod bridge;
 pub mod desktop;
 pub mod diff;
 pub mod errors;
+pub mod evidence;
 pub mod expect;
 pub mod fnv;
 pub mod json;

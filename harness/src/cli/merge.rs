@@ -35,7 +35,9 @@ pub fn run(args: Args) -> Result<u8, Error> {
         )
     })?;
     let dir = args.out.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let code = write_outputs(&merged, &dir, &args.output.without_json())?;
+    let output = args.output.without_json();
+    let evidence = output.evidence(&merged, false);
+    let code = write_outputs(&merged, &evidence, &dir, &output)?;
     stepreplay::output::write_file(&args.out, stepreplay::report::to_json(&merged))?;
     println!(
         "merged {} shards: {} scenarios, {} as expected, {} not → {}",

@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use stepreplay::evidence::{Evidence, Wanted};
 use stepreplay::output::write_file;
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::adhoc_scenario;
 use stepreplay::replay::{Event, Mode};
 use stepreplay::report::{
-    Baseline, Failure, RegressionReport, Report, ScenarioReport, compare, github_annotation,
-    to_json, to_junit, to_markdown, write_captures, write_html,
+    Baseline, Failure, RegressionReport, Report, ScenarioReport, captures_wanted, compare,
+    github_annotation, html_wanted, to_json, to_junit, to_markdown, write_captures, write_html,
 };
 use stepreplay::result::ScenarioResult;
 use stepreplay::score::COLUMNS;
@@ -50,9 +51,9 @@ pub struct Args {
     /// reports with `stepreplay merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
-    /// Write each acting step's before, after and diff PNGs here
-    /// (`DIR/<scenario>/<mode>/<NN>-<step>-{before,after,diff}.png`); the HTML page then
-    /// shows the diff images.
+    /// Write each acting step's before, after and diff PNGs here, and an overlay of its target
+    /// on the before frame (`DIR/<scenario>/<mode>/<NN>-<step>-{before,after,diff,overlay}.png`);
+    /// the HTML page then shows the diff images.
     #[arg(long, value_name = "DIR")]
     captures: Option<PathBuf>,
     /// Plain lines only, even on a terminal.
@@ -92,6 +93,24 @@ impl OutputArgs {
     pub fn without_json(mut self) -> OutputArgs {
         self.format.retain(|f| *f != Format::Json);
         self
+    }
+
+    fn wants_html(&self) -> bool {
+        self.format.contains(&Format::Html) || self.html.is_some()
+    }
+
+    /// The pictures the page (when written) and the captures (when `captures`) draw, gathered
+    /// from the recordings once for both; nothing is read for a run that draws none. Called
+    /// before the captures are written: their pairs are the diff images the page then shows.
+    pub fn evidence(&self, report: &Report, captures: bool) -> Evidence {
+        let mut wanted = Wanted::default();
+        if captures {
+            wanted.extend(captures_wanted(report));
+        }
+        if self.wants_html() {
+            wanted.extend(html_wanted(report));
+        }
+        Evidence::gather(&wanted)
     }
 }
 
@@ -215,7 +234,12 @@ pub fn baseline(out: &OutputArgs) -> Result<Option<Baseline>, Error> {
 
 /// Writes the chosen formats of `report` into `dir`, compares with the baseline, prints the
 /// regressions; returns the exit code (1 when a scenario missed its expectation or regressed).
-pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8, Error> {
+pub fn write_outputs(
+    report: &Report,
+    evidence: &Evidence,
+    dir: &Path,
+    out: &OutputArgs,
+) -> Result<u8, Error> {
     let regressions: Option<RegressionReport> =
         baseline(out)?.map(|base| compare(&base, report, out.tolerance));
     let has = |f: Format| out.format.contains(&f);
@@ -236,9 +260,9 @@ pub fn write_outputs(report: &Report, dir: &Path, out: &OutputArgs) -> Result<u8
         // Appended, so several summaries can share `$GITHUB_STEP_SUMMARY`.
         stepreplay::output::append(path, md.as_bytes())?;
     }
-    if has(Format::Html) || out.html.is_some() {
+    if out.wants_html() {
         let html_dir = out.html.as_deref().unwrap_or(dir);
-        let o = write_html(report, regressions.as_ref(), html_dir)?;
+        let o = write_html(report, regressions.as_ref(), evidence, html_dir)?;
         for m in &o.missing {
             eprintln!("note: frame not found for the HTML report: {m}");
         }
@@ -328,8 +352,9 @@ pub fn run(args: Args) -> Result<u8, Error> {
     if let Some(shard) = args.shard {
         report = report.into_shard(&suite.all_ids, shard);
     }
+    let evidence = args.out.evidence(&report, args.captures.is_some());
     if let Some(dir) = &args.captures {
-        let o = write_captures(&mut report, dir)?;
+        let o = write_captures(&mut report, &evidence, dir)?;
         println!("captures: {} files in {}", o.files, dir.display());
         for m in &o.missing {
             println!("  no pictures for {m}");
@@ -401,7 +426,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
             println!("{}", github_annotation(id, f));
         }
     }
-    let code = write_outputs(&report, &args.report_dir, &args.out)?;
+    let code = write_outputs(&report, &evidence, &args.report_dir, &args.out)?;
     let shard = args
         .shard
         .map(|s| {

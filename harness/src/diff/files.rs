@@ -1,5 +1,5 @@
 //! The file edges of a diff: telling a PNG from an AX snapshot, decoding two screenshots at
-//! once, and writing a diff image quickly. The diff engines themselves never touch files.
+//! once, and encoding a diff image quickly. The diff engines themselves never touch files.
 
 use std::io::Read;
 use std::path::Path;
@@ -103,20 +103,24 @@ pub fn same_size(a: (&Path, &RgbaImage), b: (&Path, &RgbaImage)) -> Result<(), I
     .hint("compare screenshots taken at the same size and scale"))
 }
 
-/// Writes an RGBA image as PNG with the fastest compression: a diff image is mostly flat grey
-/// and compresses well anyway, and it is written on every failing comparison.
-pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), Error> {
-    let write_err = crate::output::write_error(path);
-    let file = crate::output::create_file(path)?;
-    let mut w = std::io::BufWriter::new(file);
-    let enc = PngEncoder::new_with_quality(&mut w, CompressionType::Fast, FilterType::Adaptive);
+/// Encodes an RGBA image as PNG with the fastest compression: a diff image is mostly flat grey
+/// and compresses well anyway, and it is made on every failing comparison.
+pub fn encode_png(img: &RgbaImage) -> Result<Vec<u8>, image::ImageError> {
+    let mut out = Vec::new();
+    let enc = PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Adaptive);
     image::ImageEncoder::write_image(
         enc,
         img.as_raw(),
         img.width(),
         img.height(),
         image::ExtendedColorType::Rgba8,
-    )
-    .map_err(|e| write_err(std::io::Error::other(e)))?;
-    std::io::Write::flush(&mut w).map_err(&write_err)
+    )?;
+    Ok(out)
+}
+
+/// Writes an RGBA image as PNG ([`encode_png`]'s bytes).
+pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), Error> {
+    let png =
+        encode_png(img).map_err(|e| crate::output::write_error(path)(std::io::Error::other(e)))?;
+    crate::output::write_file(path, png)
 }

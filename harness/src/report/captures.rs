@@ -1,21 +1,35 @@
-//! `run --captures DIR`: each acting step's before, after and diff PNGs, written from the
-//! report and the recordings it names (a consumer like the other formats; the replay only
-//! computed the summaries). The HTML page shows the diff images it finds here.
+//! `run --captures DIR`: each acting step's before, after and diff PNGs, and an overlay of
+//! what the follower chose, written from the report and the [`Evidence`] the runner gathered
+//! (a consumer like the other formats: it reads no recording and computes no diff). The HTML
+//! page shows the diff images too.
 //!
-//! Layout: `DIR/<scenario>/<mode>/<NN>-<step>-{before,after,diff}.png`, names slugged so no id
-//! can climb out of `DIR`. A frame pair shared by many steps is rendered once and copied.
+//! Layout: `DIR/<scenario>/<mode>/<NN>-<step>-{before,after,diff,overlay}.png`, names slugged
+//! so no id can climb out of `DIR`. The overlay is the before frame with, in the page legend's
+//! colours, the box of the target the follower chose (blue), the box of the element the
+//! recording acted on when it is another (amber) and the click point (a red ring and cross);
+//! a step with none of these (no target) has no overlay.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeSet;
+use std::path::Path;
 
-use super::model::{CaptureFiles, Report};
-use crate::diff::files::write_png;
-use crate::diff::step::diff_image;
+use image::{Rgba, RgbaImage};
+use imageproc::drawing::{draw_cross_mut, draw_hollow_circle_mut, draw_hollow_rect_mut};
+
+use super::model::{CaptureFiles, Report, ResolutionReport};
+use crate::diff::files::encode_png;
 use crate::errors::Error;
-use crate::output::{copy_file, create_dir};
-use crate::recording::{Recording, load_recording};
+use crate::evidence::{Evidence, Wanted};
+use crate::output::write_file;
+use crate::recording::ax::Rect;
 use crate::text::slug;
 use crate::text::word;
+
+/// The target box the follower chose: the page's `--win`.
+pub(super) const WIN: Rgba<u8> = Rgba([0x09, 0x69, 0xda, 0xff]);
+/// The element the recording acted on: the page's `--want`.
+pub(super) const WANT: Rgba<u8> = Rgba([0xbf, 0x87, 0x00, 0xff]);
+/// The click point: the page's `--bad`.
+pub(super) const CLICK: Rgba<u8> = Rgba([0xcf, 0x22, 0x2e, 0xff]);
 
 /// What [`write_captures`] wrote.
 #[derive(Clone, Debug, Default)]
@@ -26,13 +40,26 @@ pub struct CapturesOutput {
     pub missing: Vec<String>,
 }
 
-/// Writes the pictures of every step that carries a diff and records their paths in the
-/// report's steps.
-pub fn write_captures(report: &mut Report, dir: &Path) -> Result<CapturesOutput, Error> {
+/// The pictures the captures draw: every acting step's frame pair.
+pub fn captures_wanted(report: &Report) -> Wanted {
+    let pairs = report
+        .steps()
+        .filter(|(_, st)| st.diff.is_some())
+        .filter_map(|(sc, st)| st.pair(&sc.recording));
+    Wanted {
+        pairs: pairs.collect(),
+        ..Wanted::default()
+    }
+}
+
+/// Writes the pictures of every step that carries a diff, from `evidence` (gathered for
+/// [`captures_wanted`]), and records their paths in the report's steps.
+pub fn write_captures(
+    report: &mut Report,
+    evidence: &Evidence,
+    dir: &Path,
+) -> Result<CapturesOutput, Error> {
     let mut out = CapturesOutput::default();
-    let mut recordings: BTreeMap<String, Option<Recording>> = BTreeMap::new();
-    // (recording, before, after) → the first diff PNG written for it.
-    let mut rendered: BTreeMap<(String, String, String), PathBuf> = BTreeMap::new();
     let mut used = BTreeSet::new();
     for sc in &mut report.scenarios {
         let mut name = slug(&sc.id);
@@ -41,56 +68,162 @@ pub fn write_captures(report: &mut Report, dir: &Path) -> Result<CapturesOutput,
             name = format!("{}-{n}", slug(&sc.id));
             n += 1;
         }
-        let rec = recordings
-            .entry(sc.recording.clone())
-            .or_insert_with(|| load_recording(Path::new(&sc.recording)).ok())
-            .as_ref();
         for (mode, run) in &mut sc.runs {
             let folder = dir.join(&name).join(word(mode));
             for st in &mut run.steps {
-                let (Some((before, after)), Some(_)) = (&st.frames, &st.diff) else {
+                let Some(key) = st.diff.as_ref().and(st.pair(&sc.recording)) else {
                     continue;
                 };
-                let frames = rec.and_then(|r| Some((r.frame(before)?, r.frame(after)?)));
-                let Some((fb, fa)) = frames else {
-                    out.missing
-                        .push(format!("{} step {}: frames unreadable", sc.id, st.number));
-                    continue;
+                let pics = match evidence.pairs.get(&key) {
+                    Some(Ok(pics)) => pics,
+                    Some(Err(why)) => {
+                        out.missing
+                            .push(format!("{} step {}: {why}", sc.id, st.number));
+                        continue;
+                    }
+                    None => {
+                        out.missing
+                            .push(format!("{} step {}: frames not gathered", sc.id, st.number));
+                        continue;
+                    }
                 };
                 let stem = format!("{:02}-{}", st.number, slug(&st.step_id));
                 let path = |what: &str| folder.join(format!("{stem}-{what}.png"));
-                let files = CaptureFiles {
+                write_file(&path("diff"), &pics.diff.png)?;
+                write_file(&path("before"), &pics.before.png)?;
+                write_file(&path("after"), &pics.after.png)?;
+                out.files += 3;
+                if let Some(img) = st
+                    .resolution
+                    .as_ref()
+                    .and_then(|r| overlay(&pics.pixels, r))
+                {
+                    let png = encode_png(&img).map_err(|e| Error::Write {
+                        path: path("overlay"),
+                        source: std::io::Error::other(e),
+                    })?;
+                    write_file(&path("overlay"), png)?;
+                    out.files += 1;
+                }
+                st.captures = Some(CaptureFiles {
                     before: path("before").display().to_string(),
                     after: path("after").display().to_string(),
                     diff: path("diff").display().to_string(),
-                };
-                let key = (sc.recording.clone(), before.to_string(), after.to_string());
-                let diff_to = path("diff");
-                let made = match rendered.get(&key) {
-                    Some(first) => copy_file(first, &diff_to).map(|()| true),
-                    None => match diff_image(fb, fa) {
-                        Ok(img) => {
-                            create_dir(&folder)?;
-                            write_png(&diff_to, &img)?;
-                            rendered.insert(key, diff_to.clone());
-                            Ok(true)
-                        }
-                        Err(why) => {
-                            out.missing
-                                .push(format!("{} step {}: {why}", sc.id, st.number));
-                            Ok(false)
-                        }
-                    },
-                }?;
-                if !made {
-                    continue;
-                }
-                copy_file(&fb.screenshot_path, &path("before"))?;
-                copy_file(&fa.screenshot_path, &path("after"))?;
-                out.files += 3;
-                st.captures = Some(files);
+                });
             }
         }
     }
     Ok(out)
+}
+
+/// The before frame with the step's target drawn on it, in the page's colours and border width
+/// (2 px inside the box); None when there is nothing to draw.
+fn overlay(before: &RgbaImage, r: &ResolutionReport) -> Option<RgbaImage> {
+    if r.element_frame.is_none() && r.expected_frame.is_none() && r.click.is_none() {
+        return None;
+    }
+    let mut img = before.clone();
+    let boxes = [(&r.expected_frame, WANT), (&r.element_frame, WIN)];
+    for (rect, colour) in boxes {
+        for inset in rect.iter().flat_map(|f| [0, 1].map(|i| inset_of(f, i))) {
+            draw_hollow_rect_mut(&mut img, inset, colour);
+        }
+    }
+    if let Some((x, y)) = r.click {
+        let (x, y) = (x.round() as i32, y.round() as i32);
+        draw_hollow_circle_mut(&mut img, (x, y), 5, CLICK);
+        draw_cross_mut(&mut img, CLICK, x, y);
+    }
+    Some(img)
+}
+
+/// `r` shrunk by `i` pixels on every side (at least one pixel wide and high).
+fn inset_of(r: &Rect, i: i32) -> imageproc::rect::Rect {
+    let side = |n: i32| u32::try_from(n - 2 * i).unwrap_or(0).max(1);
+    imageproc::rect::Rect::at(r.x + i, r.y + i).of_size(side(r.width), side(r.height))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resolve::Strategy;
+
+    const GREY: Rgba<u8> = Rgba([40, 50, 60, 255]);
+
+    fn resolution(
+        element: Option<Rect>,
+        expected: Option<Rect>,
+        click: Option<(f64, f64)>,
+    ) -> ResolutionReport {
+        ResolutionReport {
+            element: element.map(|_| "e1".into()),
+            strategy: Strategy::AxExact,
+            confidence: 1.0,
+            margin: 1.0,
+            candidate_count: 1,
+            candidates: Vec::new(),
+            ambiguous: false,
+            expected: None,
+            correct: None,
+            click_in_box: None,
+            click,
+            element_frame: element,
+            expected_frame: expected,
+            note: None,
+            tie_break: None,
+        }
+    }
+
+    fn rect(x: i32, y: i32, width: i32, height: i32) -> Rect {
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
+    #[test]
+    fn the_overlay_draws_box_edges_in_the_legend_colours_and_leaves_the_inside_alone() {
+        let before = RgbaImage::from_pixel(60, 40, GREY);
+        let r = resolution(
+            Some(rect(5, 5, 30, 20)),
+            Some(rect(40, 30, 15, 8)),
+            Some((20.0, 15.0)),
+        );
+        let img = overlay(&before, &r).unwrap();
+        // The target's box: both border pixels on each side, corners included.
+        for (x, y) in [(5, 5), (6, 6), (34, 24), (33, 23), (14, 5), (5, 9)] {
+            assert_eq!(*img.get_pixel(x, y), WIN, "({x}, {y})");
+        }
+        // The recorded element's box, in its own colour.
+        for (x, y) in [(40, 30), (54, 37), (41, 33)] {
+            assert_eq!(*img.get_pixel(x, y), WANT, "({x}, {y})");
+        }
+        // The click point; inside the boxes away from it and outside them, nothing changes.
+        assert_eq!(*img.get_pixel(20, 15), CLICK);
+        for (x, y) in [(8, 8), (30, 20), (45, 34), (4, 4), (35, 25), (0, 39)] {
+            assert_eq!(*img.get_pixel(x, y), GREY, "({x}, {y})");
+        }
+        assert_eq!(
+            *before.get_pixel(5, 5),
+            GREY,
+            "the before frame is left as it was"
+        );
+    }
+
+    #[test]
+    fn a_step_with_nothing_to_point_at_has_no_overlay() {
+        let before = RgbaImage::from_pixel(8, 8, GREY);
+        assert!(overlay(&before, &resolution(None, None, None)).is_none());
+        assert!(overlay(&before, &resolution(None, None, Some((2.0, 2.0)))).is_some());
+    }
+
+    #[test]
+    fn the_overlay_colours_are_the_pages_legend() {
+        for (name, c) in [("win", WIN), ("want", WANT), ("bad", CLICK)] {
+            let css = format!("--{name}:#{:02x}{:02x}{:02x}", c[0], c[1], c[2]);
+            assert!(super::super::html::STYLE.contains(&css), "{css}");
+        }
+    }
 }

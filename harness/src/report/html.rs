@@ -3,11 +3,13 @@
 //! per step: the guide's words, how the target was resolved, each expect check, and the
 //! before / after frames side by side with the winner's box drawn over the before frame.
 //!
-//! Only the frames steps reference are copied, into `img/` beside the page, under names made
-//! from the recording folder and the frame id, so the folder is the same bytes every run.
+//! Only the frames steps reference are written, as recorded, into `img/` beside the page, under
+//! names made from the recording folder and the frame id, so the folder is the same bytes every
+//! run. The pictures come from the [`Evidence`] the runner gathered; the page reads no
+//! recording.
 //! Guide text is untrusted: every piece of text goes through [`html_escape`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -15,9 +17,9 @@ use super::baseline::RegressionReport;
 use super::model::{Report, ResolutionReport, RunReport, ScenarioReport, StepReport};
 use crate::diff::StepDiff;
 use crate::errors::Error;
-use crate::output::copy_file;
+use crate::evidence::{Evidence, PairKey, Picture, Wanted};
+use crate::output::write_file;
 use crate::recording::ax::Rect;
-use crate::recording::load_recording;
 use crate::score::COLUMNS;
 use crate::text::slug;
 use crate::text::word;
@@ -38,7 +40,7 @@ pub fn html_escape(s: &str) -> String {
     out
 }
 
-/// A frame image copied beside the page.
+/// An image written beside the page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PageImage {
     /// Path relative to the page (`img/mini-f0.png`).
@@ -75,107 +77,87 @@ impl PageImages {
 pub struct HtmlOutput {
     /// The page.
     pub page: PathBuf,
-    /// Images copied.
+    /// Images written.
     pub images: usize,
     /// Frames that could not be found or read (the page shows a placeholder for each).
     pub missing: Vec<String>,
 }
 
-/// The frames the report's steps show, per recording folder, sorted.
-fn referenced_frames(report: &Report) -> BTreeMap<String, Vec<String>> {
-    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for s in &report.scenarios {
-        for run in s.runs.values() {
-            for st in &run.steps {
-                if let Some((a, b)) = &st.frames {
-                    let v = out.entry(s.recording.clone()).or_default();
-                    v.push(a.clone());
-                    v.push(b.clone());
-                }
-            }
+/// The pictures the page draws: every frame a step shows, and the diff of every step that
+/// `run --captures` wrote pictures for.
+pub fn html_wanted(report: &Report) -> Wanted {
+    let mut out = Wanted::default();
+    for (sc, st) in report.steps() {
+        if let Some((rec, before, after)) = st.pair(&sc.recording) {
+            out.frames.insert((rec.clone(), before));
+            out.frames.insert((rec, after));
         }
     }
-    for v in out.values_mut() {
-        v.sort();
-        v.dedup();
-    }
+    out.pairs.extend(captured_diffs(report).into_values());
     out
 }
 
-/// The step diff images `run --captures` wrote, sorted.
-fn referenced_diffs(report: &Report) -> Vec<String> {
-    let mut out: Vec<String> = report
-        .scenarios
-        .iter()
-        .flat_map(|s| s.runs.values())
-        .flat_map(|r| &r.steps)
-        .filter_map(|st| st.captures.as_ref().map(|c| c.diff.clone()))
-        .collect();
-    out.sort();
-    out.dedup();
-    out
+/// The step diff images `run --captures` wrote, by path, with their frame pair.
+fn captured_diffs(report: &Report) -> BTreeMap<String, PairKey> {
+    report
+        .steps()
+        .filter_map(|(sc, st)| Some((st.captures.as_ref()?.diff.clone(), st.pair(&sc.recording)?)))
+        .collect()
 }
 
-/// Copies `src` into `img_dir` under a name made from `base` that no other image of the page
-/// has; None when it is not a readable image (the page then shows a placeholder).
+/// Writes `pic` into `img_dir` under a name made from `base` that no other image of the page
+/// has.
 fn place(
-    src: &Path,
+    pic: &Picture,
     base: &str,
-    used: &mut std::collections::BTreeSet<String>,
+    used: &mut BTreeSet<String>,
     img_dir: &Path,
-) -> Result<Option<PageImage>, Error> {
-    let Ok((width, height)) = image::image_dimensions(src) else {
-        return Ok(None);
-    };
+) -> Result<PageImage, Error> {
     let mut name = format!("{base}.png");
     let mut n = 2;
     while !used.insert(name.clone()) {
         name = format!("{base}-{n}.png");
         n += 1;
     }
-    copy_file(src, &img_dir.join(&name))?;
-    Ok(Some(PageImage {
+    write_file(&img_dir.join(&name), &pic.png)?;
+    Ok(PageImage {
         href: format!("img/{name}"),
-        width,
-        height,
-    }))
+        width: pic.width,
+        height: pic.height,
+    })
 }
 
-/// Writes `dir/index.html` and copies the frames it shows into `dir/img/`.
+/// Writes `dir/index.html` and the frames it shows into `dir/img/`, from the pictures in
+/// `evidence` (gathered for [`html_wanted`]).
 pub fn write_html(
     report: &Report,
     regressions: Option<&RegressionReport>,
+    evidence: &Evidence,
     dir: &Path,
 ) -> Result<HtmlOutput, Error> {
     let img_dir = dir.join("img");
     let mut images = PageImages::default();
     let mut missing = Vec::new();
-    let mut used_names = std::collections::BTreeSet::new();
-    for (rec_dir, frames) in referenced_frames(report) {
-        let rec = load_recording(Path::new(&rec_dir)).ok();
-        let rec_name = Path::new(&rec_dir)
+    let mut used_names = BTreeSet::new();
+    for key in html_wanted(report).frames {
+        let (rec_dir, frame) = &key;
+        let Some(pic) = evidence.frames.get(&key) else {
+            missing.push(format!("{rec_dir}: {frame}"));
+            continue;
+        };
+        let rec_name = Path::new(rec_dir)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        for frame in frames {
-            let Some(src) = rec
-                .as_ref()
-                .and_then(|r| r.frame(&frame))
-                .map(|f| f.screenshot_path.clone())
-            else {
-                missing.push(format!("{rec_dir}: {frame}"));
-                continue;
-            };
-            let base = format!("{}-{}", slug(&rec_name), slug(&frame));
-            match place(&src, &base, &mut used_names, &img_dir)? {
-                Some(img) => {
-                    images.frames.insert((rec_dir.clone(), frame), img);
-                }
-                None => missing.push(format!("{rec_dir}: {frame}")),
-            }
-        }
+        let base = format!("{}-{}", slug(&rec_name), slug(frame));
+        let img = place(pic, &base, &mut used_names, &img_dir)?;
+        images.frames.insert(key, img);
     }
-    for path in referenced_diffs(report) {
+    for (path, pair) in captured_diffs(report) {
+        let Some(Ok(pics)) = evidence.pairs.get(&pair) else {
+            missing.push(path);
+            continue;
+        };
         // scenario/mode/NN-step-diff: unique within the captures folder.
         let mut tail: Vec<String> = Path::new(&path)
             .iter()
@@ -185,20 +167,11 @@ pub fn write_html(
             .collect();
         tail.reverse();
         let base = format!("diff-{}", slug(tail.join("-").trim_end_matches(".png")));
-        match place(Path::new(&path), &base, &mut used_names, &img_dir)? {
-            Some(img) => {
-                images.diffs.insert(path, img);
-            }
-            None => missing.push(path),
-        }
+        let img = place(&pics.diff, &base, &mut used_names, &img_dir)?;
+        images.diffs.insert(path, img);
     }
     let page = dir.join("index.html");
-    std::fs::write(&page, to_html(report, regressions, &images)).map_err(|source| {
-        Error::Write {
-            path: page.clone(),
-            source,
-        }
-    })?;
+    write_file(&page, to_html(report, regressions, &images))?;
     Ok(HtmlOutput {
         page,
         images: images.len(),
@@ -206,7 +179,7 @@ pub fn write_html(
     })
 }
 
-const STYLE: &str = r#"
+pub(super) const STYLE: &str = r#"
 :root{--ok:#1a7f37;--bad:#cf222e;--mute:#6e7781;--line:#d0d7de;--bg:#f6f8fa;--win:#0969da;--want:#bf8700}
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1f2328;background:#fff}

@@ -1,6 +1,7 @@
 //! Reports: the run folded into one [`Report`], and its formats — canonical JSON, the
 //! baseline and its regressions, JUnit XML, a Markdown summary and a static HTML page — each in
-//! its own file, each reading only the [`Report`].
+//! its own file, each reading only the [`Report`] (the page and the captures also the
+//! [`Evidence`](crate::evidence::Evidence) gathered for them: the pictures they draw).
 
 mod baseline;
 mod captures;
@@ -13,9 +14,9 @@ mod merge;
 mod model;
 
 pub use baseline::*;
-pub use captures::{CapturesOutput, write_captures};
+pub use captures::{CapturesOutput, captures_wanted, write_captures};
 pub use failure::{Failure, github_annotation, step_detail};
-pub use html::{HtmlOutput, PageImage, PageImages, html_escape, to_html, write_html};
+pub use html::{HtmlOutput, PageImage, PageImages, html_escape, html_wanted, to_html, write_html};
 pub use json::{MAX_REPORT_BYTES, load_report, to_json};
 pub use junit::to_junit;
 pub use markdown::{md_escape, to_markdown};

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::diff::StepDiff;
+use crate::evidence::PairKey;
 use crate::expect::Check;
 use crate::fnv::fnv1a64;
 use crate::recording::ax::Rect;
@@ -278,6 +279,15 @@ pub struct StepReport {
     pub captures: Option<CaptureFiles>,
 }
 
+impl StepReport {
+    /// The frame pair the step went between in `recording`, named as the
+    /// [`Evidence`](crate::evidence::Evidence) keeps it.
+    pub fn pair(&self, recording: &str) -> Option<PairKey> {
+        let (before, after) = self.frames.clone()?;
+        Some((recording.to_string(), before, after))
+    }
+}
+
 /// A step's before, after and diff PNGs, as paths under the captures folder given to `run`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct CaptureFiles {
@@ -538,5 +548,14 @@ impl Report {
     /// True when every scenario met its expectation.
     pub fn all_met(&self) -> bool {
         self.summary.not_met == 0
+    }
+
+    /// Every step of every run, with its scenario.
+    pub fn steps(&self) -> impl Iterator<Item = (&ScenarioReport, &StepReport)> {
+        self.scenarios.iter().flat_map(|sc| {
+            sc.runs
+                .values()
+                .flat_map(move |run| run.steps.iter().map(move |st| (sc, st)))
+        })
     }
 }

@@ -5,10 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use stepreplay::evidence::Evidence;
 use stepreplay::replay::Mode;
 use stepreplay::report::{
-    Baseline, MergeError, RegressionKind, Report, compare, html_escape, merge, to_html, to_json,
-    to_junit, to_markdown,
+    Baseline, MergeError, RegressionKind, Report, captures_wanted, compare, html_escape,
+    html_wanted, merge, to_html, to_json, to_junit, to_markdown, write_captures, write_html,
 };
 use stepreplay::score::Score;
 use stepreplay::shard::Shard;
@@ -680,8 +681,9 @@ fn markdown_and_html_escape_guide_text() {
 fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
     let report = report_of(&[passing(), failing()], None);
     let (a, b) = (temp("html-a"), temp("html-b"));
-    let oa = stepreplay::report::write_html(&report, None, &a).unwrap();
-    stepreplay::report::write_html(&report, None, &b).unwrap();
+    let evidence = Evidence::gather(&html_wanted(&report));
+    let oa = write_html(&report, None, &evidence, &a).unwrap();
+    write_html(&report, None, &evidence, &b).unwrap();
     assert!(oa.missing.is_empty(), "{:?}", oa.missing);
     let mut names: Vec<String> = std::fs::read_dir(a.join("img"))
         .unwrap()
@@ -755,6 +757,62 @@ fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
     assert!(page.contains("wrong: the recording acted on e1"));
     std::fs::remove_dir_all(&a).unwrap();
     std::fs::remove_dir_all(&b).unwrap();
+}
+
+/// The captures: an overlay beside the before frame exactly for the steps that point at
+/// something, the same bytes on every write, and the page then shows the diff images, all
+/// drawn from one gathered evidence.
+#[test]
+fn captures_draw_overlays_for_targeted_steps_from_the_evidence_alone() {
+    let mut report = report_of(&[passing()], None);
+    // Every acting step of the suite has a target: make one a step without (keys only).
+    let keys_only = report.scenarios[0]
+        .runs
+        .get_mut(&Mode::Chained)
+        .unwrap()
+        .steps
+        .iter_mut()
+        .find(|st| st.diff.is_some())
+        .unwrap();
+    keys_only.resolution = None;
+    let mut wanted = captures_wanted(&report);
+    wanted.extend(html_wanted(&report));
+    let evidence = Evidence::gather(&wanted);
+    let (a, b) = (temp("captures-a"), temp("captures-b"));
+    let oa = write_captures(&mut report.clone(), &evidence, &a).unwrap();
+    assert!(oa.missing.is_empty(), "{:?}", oa.missing);
+    let ob = write_captures(&mut report, &evidence, &b).unwrap();
+    assert_eq!(oa.files, ob.files);
+    let (mut with, mut without) = (0, 0);
+    for (_, st) in report.steps() {
+        let Some(c) = &st.captures else { continue };
+        let overlay = c.before.replace("-before.png", "-overlay.png");
+        let pointed = st.resolution.as_ref().is_some_and(|r| {
+            r.element_frame.is_some() || r.expected_frame.is_some() || r.click.is_some()
+        });
+        assert_eq!(Path::new(&overlay).is_file(), pointed, "{overlay}");
+        if pointed {
+            with += 1;
+            let again = overlay.replace(&a.display().to_string(), &b.display().to_string());
+            let bytes = std::fs::read(&overlay).unwrap();
+            assert_ne!(bytes, std::fs::read(&c.before).unwrap(), "drawn on");
+            assert_eq!(bytes, std::fs::read(again).unwrap(), "same bytes");
+        } else {
+            without += 1;
+        }
+    }
+    assert!(
+        with > 0 && without > 0,
+        "{with} with an overlay, {without} without"
+    );
+    let html = temp("captures-html");
+    let o = write_html(&report, None, &evidence, &html).unwrap();
+    assert!(o.missing.is_empty(), "{:?}", o.missing);
+    let page = std::fs::read_to_string(html.join("index.html")).unwrap();
+    assert!(page.contains("src=\"img/diff-"), "diff images on the page");
+    for d in [a, b, html] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
 }
 
 /// Renders the page in headless Chromium (`scripts/html-smoke.sh`): the page titles itself

@@ -1,0 +1,136 @@
+//! The pictures the reporters draw, gathered on the runner's side of the flow: the frames a
+//! report's steps show and each acting step's diff image, read from the recordings and
+//! computed with the `diff` engines here, so the HTML page and `run --captures` only lay out
+//! what they are handed (the report and an [`Evidence`]) and read no recording themselves.
+//!
+//! A reporter says which pictures it draws as a [`Wanted`]; [`Evidence::gather`] loads each
+//! recording once and fetches exactly those, each screenshot file read once however many steps
+//! show it. Nothing is read for a run that asks for no pictures.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use image::RgbaImage;
+
+use crate::diff::files::encode_png;
+use crate::diff::step::diff_image;
+use crate::recording::{Frame, load_recording};
+
+/// A frame of a recording: (recording folder, frame id).
+pub type FrameKey = (String, String);
+
+/// A step's frame pair: (recording folder, frame before, frame after).
+pub type PairKey = (String, String, String);
+
+/// The pictures a reporter draws.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Wanted {
+    /// Frames shown as they were recorded.
+    pub frames: BTreeSet<FrameKey>,
+    /// Frame pairs whose diff image is shown (their two frames come with them).
+    pub pairs: BTreeSet<PairKey>,
+}
+
+impl Wanted {
+    /// Adds what `other` wants.
+    pub fn extend(&mut self, other: Wanted) {
+        self.frames.extend(other.frames);
+        self.pairs.extend(other.pairs);
+    }
+
+    fn recordings(&self) -> BTreeSet<&str> {
+        let frames = self.frames.iter().map(|(r, _)| r.as_str());
+        frames
+            .chain(self.pairs.iter().map(|(r, _, _)| r.as_str()))
+            .collect()
+    }
+}
+
+/// A PNG as written to disk, with its size.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Picture {
+    /// The file's bytes (a recorded screenshot as it is on disk, or an encoded image).
+    pub png: Vec<u8>,
+    /// Pixel width.
+    pub width: u32,
+    /// Pixel height.
+    pub height: u32,
+}
+
+/// What one step's frame pair shows.
+#[derive(Clone, Debug)]
+pub struct PairPictures {
+    /// The frame before, as recorded.
+    pub before: Arc<Picture>,
+    /// The frame after, as recorded.
+    pub after: Arc<Picture>,
+    /// pixelmatch's diff image of the two.
+    pub diff: Picture,
+    /// The frame before, decoded, to draw on.
+    pub pixels: Arc<RgbaImage>,
+}
+
+/// The pictures gathered for the reporters.
+#[derive(Clone, Debug, Default)]
+pub struct Evidence {
+    /// Frames found and readable, by (recording folder, frame id). A wanted frame that is
+    /// absent could not be found or read.
+    pub frames: BTreeMap<FrameKey, Arc<Picture>>,
+    /// Every wanted pair: its pictures, or why there are none.
+    pub pairs: BTreeMap<PairKey, Result<PairPictures, String>>,
+}
+
+impl Evidence {
+    /// Loads each recording `wanted` names once and takes from it what `wanted` asks for.
+    pub fn gather(wanted: &Wanted) -> Evidence {
+        let mut out = Evidence::default();
+        for dir in wanted.recordings() {
+            let rec = load_recording(Path::new(dir)).ok();
+            let frame = |id: &str| rec.as_ref().and_then(|r| r.frame(id));
+            for (_, id) in wanted.frames.iter().filter(|(r, _)| r == dir) {
+                if let Some(f) = frame(id) {
+                    out.picture(dir, f);
+                }
+            }
+            for key in wanted.pairs.iter().filter(|(r, _, _)| r == dir) {
+                let got = match (frame(&key.1), frame(&key.2)) {
+                    (Some(b), Some(a)) => out.pair(dir, b, a),
+                    _ => Err("frames unreadable".to_string()),
+                };
+                out.pairs.insert(key.clone(), got);
+            }
+        }
+        out
+    }
+
+    /// The diff image of `before` → `after`, with both frames.
+    fn pair(&mut self, dir: &str, before: &Frame, after: &Frame) -> Result<PairPictures, String> {
+        let img = diff_image(before, after)?;
+        let read = |f: &Frame| format!("frame `{}` cannot be read", f.id);
+        Ok(PairPictures {
+            before: self.picture(dir, before).ok_or_else(|| read(before))?,
+            after: self.picture(dir, after).ok_or_else(|| read(after))?,
+            diff: Picture {
+                png: encode_png(&img).map_err(|e| e.to_string())?,
+                width: img.width(),
+                height: img.height(),
+            },
+            pixels: before.pixels().map_err(|e| e.message)?,
+        })
+    }
+
+    /// A frame's screenshot file as it is, when it is a readable image; read once however
+    /// many steps show it.
+    fn picture(&mut self, dir: &str, f: &Frame) -> Option<Arc<Picture>> {
+        let key = (dir.to_string(), f.id.clone());
+        if let Some(p) = self.frames.get(&key) {
+            return Some(p.clone());
+        }
+        let (width, height) = image::image_dimensions(&f.screenshot_path).ok()?;
+        let png = std::fs::read(&f.screenshot_path).ok()?;
+        let p = Arc::new(Picture { png, width, height });
+        self.frames.insert(key, p.clone());
+        Some(p)
+    }
+}
