@@ -39,6 +39,8 @@ mod model;
 pub(crate) mod options;
 pub(crate) mod origin;
 mod parse;
+#[cfg(test)]
+mod tests;
 
 pub use model::{DevPlan, DevStep, Environment, EpochMs, Risk, State};
 pub use options::{Naming, Options, Pair};
