@@ -408,3 +408,37 @@ fn replay_refuses_a_protocolv2_plan_for_now() {
     assert_eq!(e.reason, Reason::UnsupportedSchema);
     assert!(e.message.contains("protocolv2"), "{}", e.message);
 }
+
+#[test]
+fn options_nest_as_deep_as_any_input_and_no_deeper() {
+    let nested = |depth: usize| {
+        format!(
+            "{{\"targetref\": {{\"a\": {}1{}}}}}",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        )
+    };
+    let mut plan = example();
+    plan["steps"][1]["options"] = nested(100).into();
+    assert!(parse_protocolv2(&source(&plan)).is_ok());
+    assert_eq!(
+        with_options(1, &nested(200)),
+        (Reason::LimitExceeded, "steps[1].options".to_string())
+    );
+}
+
+#[test]
+fn no_cap_on_the_step_count() {
+    let mut plan = example();
+    let step = plan["steps"][4].clone();
+    let steps: Vec<Value> = (0..20_000)
+        .map(|i| {
+            let mut s = step.clone();
+            s["id"] = format!("w{i}").into();
+            s
+        })
+        .collect();
+    plan["steps"] = steps.into();
+    let report = check_source(&source(&plan));
+    assert_eq!(report.exit_code(), 0, "{:?}", report.findings.first());
+}
