@@ -341,8 +341,8 @@ fn an_unknown_kind_is_a_finding_listing_the_kinds() {
 
 #[test]
 fn a_risk_lower_than_the_kind_is_a_finding() {
-    let got = findings(|p| p["steps"][3]["risk"] = "interaction".into());
-    assert_eq!(got, [("risk-below-kind", "steps[3].risk".to_string())]);
+    let got = findings(|p| p["steps"][2]["risk"] = "read".into());
+    assert_eq!(got, [("risk-below-kind", "steps[2].risk".to_string())]);
     // Higher than the class is the author's choice.
     assert!(findings(|p| p["steps"][4]["risk"] = "sensitive".into()).is_empty());
 }
@@ -441,4 +441,19 @@ fn no_cap_on_the_step_count() {
     plan["steps"] = steps.into();
     let report = check_source(&source(&plan));
     assert_eq!(report.exit_code(), 0, "{:?}", report.findings.first());
+}
+
+#[test]
+fn a_diff_on_a_step_that_is_not_sensitive_is_a_warning() {
+    let mut plan = example();
+    plan["steps"][1]["options"] = r#"{"diff": true}"#.into();
+    let report = check_source(&source(&plan));
+    assert_eq!(report.exit_code(), 0, "a warning only");
+    let f = &report.findings[0];
+    assert_eq!(
+        (f.reason, f.path.to_string()),
+        ("diff-without-sensitive", "steps[1].options.diff".into())
+    );
+    // The example's submit step is sensitive and diffs: no finding.
+    assert!(findings(|_| {}).is_empty());
 }

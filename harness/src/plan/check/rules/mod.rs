@@ -4,6 +4,7 @@
 mod canonical;
 mod confirm_reason;
 mod crop_flag;
+mod diff_risk;
 mod done_step;
 mod geometry;
 mod injection;
@@ -74,6 +75,7 @@ pub(crate) const DEVTHINK_RULES: &[DevRule] = &[
     step_kind::check,
     option_kind::check,
     outside_origin::check,
+    diff_risk::check,
 ];
 
 /// The field path of step `i`.
