@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::duplicates::find_duplicate_key;
 use super::locate::{locate, position_of};
-use crate::errors::{FieldPath, InputError, Position, Reason};
+use crate::errors::{FieldPath, InputError, Position, Reason, Seg};
 
 /// A text file read into memory, kept for locating findings.
 #[derive(Clone, Debug)]
@@ -174,6 +175,28 @@ pub fn expect_schema(
             )
             .hint(format!("{what} are \"{want}\""))),
     }
+}
+
+/// Refuses a document that repeats a key in any object (`invalid-field` at the repeat).
+/// Typed parsing refuses repeats in typed objects; this covers free-form ones too.
+pub fn refuse_duplicate_keys(src: &Source) -> Result<(), InputError> {
+    let Some((path, position)) = find_duplicate_key(&src.text) else {
+        return Ok(());
+    };
+    let key = match path.0.last() {
+        Some(Seg::Key(k)) => k.clone(),
+        _ => String::new(),
+    };
+    Err(InputError::new(
+        &src.path,
+        Reason::InvalidField,
+        format!("duplicate key `{key}`"),
+    )
+    .at(path)
+    .at_position(Some(position))
+    .hint(format!(
+        "keep one `{key}`: readers disagree on which of two repeats wins"
+    )))
 }
 
 /// Parses strictly into `T`: unknown fields, wrong types and missing fields are

@@ -8,7 +8,7 @@ use super::foxstep::{self, FoxPlan};
 use super::lower::lower_foxstep;
 use super::model::Plan;
 use crate::errors::{FieldPath, InputError, Reason, Seg};
-use crate::json::{Source, find_duplicate_key, parse_typed, parse_value, read_text};
+use crate::json::{Source, parse_typed, parse_value, read_text, refuse_duplicate_keys};
 
 /// The largest plan file accepted. Real plans are a few kB; this leaves room for huge guides.
 pub const MAX_PLAN_BYTES: u64 = 4 * 1024 * 1024;
@@ -62,6 +62,15 @@ fn is_get_guide(value: &Value) -> bool {
 /// its plan has not been through the privacy review, so nothing may follow it.
 pub fn parse_handed(src: &Source) -> Result<Handed, InputError> {
     let value = parse_value(src)?;
+    if super::devthink::is_protocolv2(&value) {
+        return Err(src
+            .error(
+                FieldPath::root(),
+                Reason::UnsupportedSchema,
+                "a devthink protocolv2 plan can be checked and formatted, not yet replayed",
+            )
+            .hint("run `stepreplay check` on it; see docs/devthink.md"));
+    }
     if !is_get_guide(&value) {
         return Ok(Handed {
             plan: parse_foxstep(src)?,
@@ -121,27 +130,17 @@ pub fn parse_foxstep(src: &Source) -> Result<FoxPlan, InputError> {
     check_schema(src, &value, foxstep::SCHEMA)?;
     let plan = parse_typed(src).map_err(explain)?;
     // Typed parsing refused repeats in typed objects; this finds those in free-form ones.
-    if let Some((path, position)) = find_duplicate_key(&src.text) {
-        let key = match path.0.last() {
-            Some(Seg::Key(k)) => k.clone(),
-            _ => String::new(),
-        };
-        return Err(InputError::new(
-            &src.path,
-            Reason::InvalidField,
-            format!("duplicate key `{key}`"),
-        )
-        .at(path)
-        .at_position(Some(position))
-        .hint(format!(
-            "keep one `{key}`: readers disagree on which of two repeats wins"
-        )));
-    }
+    refuse_duplicate_keys(src)?;
     Ok(plan)
 }
 
-/// Puts serde's wording of a type error in the guide author's terms and adds a fix hint.
-fn explain(mut e: InputError) -> InputError {
+fn explain(e: InputError) -> InputError {
+    explain_as(e, "see the field table of foxstep-step-plan/1")
+}
+
+/// Puts serde's wording of a type error in the plan author's terms and adds a fix hint;
+/// `otherwise` is the hint when no better one applies.
+pub(crate) fn explain_as(mut e: InputError, otherwise: &str) -> InputError {
     if e.reason != Reason::InvalidField || e.hint.is_some() {
         return e;
     }
@@ -185,7 +184,7 @@ fn explain(mut e: InputError) -> InputError {
     } else if let Some((_, expected)) = e.message.split_once(", expected ") {
         format!("write {expected} here")
     } else {
-        "see the field table of foxstep-step-plan/1".to_string()
+        otherwise.to_string()
     };
     e.hint(hint)
 }

@@ -2,6 +2,7 @@
 //! pre-approval lint (`check`).
 
 pub mod check;
+pub mod devthink;
 pub mod foxstep;
 pub mod keys;
 mod load;

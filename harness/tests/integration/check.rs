@@ -383,3 +383,53 @@ fn a_plan_with_twelve_thousand_findings() {
     );
     assert!(findings[11_999]["line"].as_u64().unwrap() > 12_000 * 8);
 }
+
+/// A devthink protocolv2 plan goes through the same commands: clean in both formats, and
+/// `fmt` restores its layout without touching the reviewed options text or showing what a
+/// sensitive step types.
+#[test]
+fn a_protocolv2_plan_is_checked_and_formatted() {
+    const PLAN: &str = "devthink-login.json";
+    let dir = plans_dir();
+    let run = stepreplay(&dir).args(["check", PLAN]).expect_code(0);
+    assert_eq!(run.stdout, "devthink-login.json: clean\n");
+    let (_, json) = check_transcript(&dir, PLAN);
+    assert_eq!(json["findings"], Value::Array(vec![]));
+    stepreplay(&dir)
+        .args(["fmt", "--check", PLAN])
+        .expect_code(0);
+
+    let canonical = std::fs::read_to_string(dir.join(PLAN)).unwrap();
+    let value: Value = serde_json::from_str(&canonical).unwrap();
+    let mut scrambled = String::new();
+    scramble(&value, &mut scrambled, 0);
+    let tmp = TempDir::new("fmt-devthink");
+    std::fs::write(tmp.path().join("plan.json"), &scrambled).unwrap();
+    let run = stepreplay(tmp.path())
+        .args(["fmt", "--check", "plan.json"])
+        .expect_code(1);
+    run.check(
+        !run.stdout.contains("correct-horse"),
+        "fmt --check showed a sensitive step's value",
+    );
+    let (_, json) = check_transcript(tmp.path(), "plan.json");
+    assert_eq!(json["findings"][0]["reason"], "non-canonical");
+    stepreplay(tmp.path())
+        .args(["fmt", "plan.json"])
+        .expect_code(0);
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("plan.json")).unwrap(),
+        canonical
+    );
+
+    // `run` does not replay one yet, and says so.
+    let recording = crate::util::repo().join("recordings/browser-signup-form");
+    let run = stepreplay(&dir)
+        .args(["run", PLAN, "--recording"])
+        .arg(&recording)
+        .expect_code(2);
+    run.check(
+        run.stderr.contains("unsupported-schema") && run.stderr.contains("protocolv2"),
+        "run says why it refuses a protocolv2 plan",
+    );
+}

@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::finding::{Finding, Severity};
-use super::rules::{Ctx, RULES};
-use crate::errors::Reason;
+use super::rules::{Ctx, DEVTHINK_RULES, DevCtx, RULES};
+use crate::errors::{FieldPath, Reason};
 use crate::json::Source;
+use crate::plan::devthink::{is_protocolv2, parse_protocolv2};
 use crate::plan::load::{Handed, parse_handed};
 use crate::plan::lower::lower_foxstep;
 
@@ -80,6 +81,11 @@ impl CheckReport {
 /// Checks a plan's text with every rule: a plan file, or the plan in a `get_guide` response
 /// (its findings placed under `plan`).
 pub fn check_source(src: &Source) -> CheckReport {
+    if let Ok(value) = crate::json::parse_value(src)
+        && is_protocolv2(&value)
+    {
+        return check_devthink(src, &value);
+    }
     let Handed { plan: fox, at } = match parse_handed(src) {
         Ok(h) => h,
         // Read and understood, and refused: a finding, not an unreadable file.
@@ -108,6 +114,31 @@ pub fn check_source(src: &Source) -> CheckReport {
     for rule in RULES {
         rule(&ctx, &mut findings);
     }
+    place(src, &at, &mut findings);
+    CheckReport::new(&src.path, findings, true)
+}
+
+/// A protocolv2 plan: parsed strictly (options included), then its rules.
+fn check_devthink(src: &Source, value: &serde_json::Value) -> CheckReport {
+    let plan = match parse_protocolv2(src) {
+        Ok(p) => p,
+        Err(e) => return CheckReport::new(&src.path, vec![Finding::from_input_error(&e)], false),
+    };
+    let ctx = DevCtx {
+        src,
+        plan: &plan,
+        value,
+    };
+    let mut findings = Vec::new();
+    for rule in DEVTHINK_RULES {
+        rule(&ctx, &mut findings);
+    }
+    place(src, &FieldPath::root(), &mut findings);
+    CheckReport::new(&src.path, findings, true)
+}
+
+/// Puts the findings that have no position yet under `at` and at their line and column.
+fn place(src: &Source, at: &FieldPath, findings: &mut [Finding]) {
     // One pass over the text for every finding: a plan can hold thousands.
     let unplaced: Vec<usize> = (0..findings.len())
         .filter(|&i| findings[i].line.is_none())
@@ -122,5 +153,4 @@ pub fn check_source(src: &Source) -> CheckReport {
     {
         findings[i] = findings[i].clone().at(position);
     }
-    CheckReport::new(&src.path, findings, true)
 }

@@ -7,9 +7,12 @@
 //! the format says optional fields are.
 //! Example: keys out of order → finding at the first line that differs. Only a plan file is
 //! checked: the plan inside an MCP `get_guide` response is not saved as it stands.
+//! A protocolv2 plan is held to the same layout; its `options` strings are left as written
+//! (they are the reviewed text, and `fmt` does not rewrite what a reviewer approved).
 
-use super::Ctx;
+use super::{Ctx, DevCtx};
 use crate::errors::FieldPath;
+use crate::json::Source;
 use crate::plan::check::{Finding, Severity};
 use crate::plan::foxstep::canonical_plan_text;
 
@@ -18,17 +21,24 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
     if !ctx.bare {
         return;
     }
-    let canonical = canonical_plan_text(ctx.value);
-    if canonical == ctx.src.text {
+    differs(ctx.src, &canonical_plan_text(ctx.value), out);
+}
+
+pub(crate) fn check_devthink(ctx: &DevCtx, out: &mut Vec<Finding>) {
+    differs(ctx.src, &crate::json::to_canonical(ctx.value), out);
+}
+
+/// A finding at the first line where `src` is not `canonical`.
+fn differs(src: &Source, canonical: &str, out: &mut Vec<Finding>) {
+    if canonical == src.text {
         return;
     }
-    let line = ctx
-        .src
+    let line = src
         .text
         .split_inclusive('\n')
         .zip(canonical.split_inclusive('\n'))
         .position(|(a, b)| a != b)
-        .unwrap_or_else(|| canonical.lines().count().min(ctx.src.text.lines().count()))
+        .unwrap_or_else(|| canonical.lines().count().min(src.text.lines().count()))
         + 1;
     let mut f = Finding::new(
         Severity::Error,
@@ -36,7 +46,7 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
         FieldPath::root(),
         format!("the bytes are not in canonical form (first difference on line {line})"),
     )
-    .hint(format!("run `stepreplay fmt {}`", ctx.src.path.display()));
+    .hint(format!("run `stepreplay fmt {}`", src.path.display()));
     f.line = Some(line);
     f.column = Some(1);
     out.push(f);

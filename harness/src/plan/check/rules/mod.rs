@@ -4,13 +4,17 @@
 mod canonical;
 mod confirm_reason;
 mod crop_flag;
+mod diff_risk;
 mod done_step;
 mod geometry;
 mod injection;
 mod inputs;
 mod irreversible;
 mod literal_template;
+mod option_kind;
+mod outside_origin;
 mod pictures;
+mod step_kind;
 mod step_numbers;
 mod unique;
 mod unused_field;
@@ -20,6 +24,7 @@ use serde_json::Value;
 
 use super::finding::Finding;
 use crate::json::Source;
+use crate::plan::devthink::DevPlan;
 use crate::plan::foxstep::FoxPlan;
 
 /// What a rule sees: the text, the strict parse and the raw JSON value.
@@ -50,6 +55,27 @@ pub(crate) const RULES: &[Rule] = &[
     window_example::check,
     crop_flag::check,
     pictures::check,
+];
+
+/// What a protocolv2 rule sees: the text and the strict parse (options parsed too).
+pub(crate) struct DevCtx<'a> {
+    pub src: &'a Source,
+    pub plan: &'a DevPlan,
+    pub value: &'a Value,
+}
+
+/// A protocolv2 rule appends its findings.
+pub(crate) type DevRule = fn(&DevCtx, &mut Vec<Finding>);
+
+/// Every protocolv2 rule. The Foxstep rules above read Foxstep fields; these read the
+/// protocolv2 ones, and share a file with a Foxstep rule where the two mean the same thing.
+pub(crate) const DEVTHINK_RULES: &[DevRule] = &[
+    unique::check_devthink,
+    canonical::check_devthink,
+    step_kind::check,
+    option_kind::check,
+    outside_origin::check,
+    diff_risk::check,
 ];
 
 /// The field path of step `i`.

@@ -1,13 +1,14 @@
 //! `duplicate-step-id`, `duplicate-label`, `duplicate-input-id`
 //!
-//! What: step ids, step labels and input ids are each unique in a plan.
+//! What: step ids, step labels and input ids are each unique in a plan (a protocolv2 plan:
+//! step ids, which results and idempotent replays are keyed on).
 //! Why: `done.step_id`, `screen_step_id` and `get_step_image` name steps by id, and guides name
 //! them by label; templates name inputs by id. A repeat makes the reference ambiguous.
 //! Example: two steps with `"label": "2"` → `duplicate-label` at the second one.
 
 use std::collections::HashMap;
 
-use super::{Ctx, step_path};
+use super::{Ctx, DevCtx, step_path};
 use crate::errors::FieldPath;
 use crate::plan::check::{Finding, Severity};
 
@@ -65,6 +66,19 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
             .map(|(i, inp)| (inp.id.as_str(), inputs.index(i).key("id"))),
         "duplicate-input-id",
         "input id",
+        out,
+    );
+}
+
+pub(crate) fn check_devthink(ctx: &DevCtx, out: &mut Vec<Finding>) {
+    repeats(
+        ctx.plan
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.id.as_str(), step_path(i).key("id"))),
+        "duplicate-step-id",
+        "step id",
         out,
     );
 }
