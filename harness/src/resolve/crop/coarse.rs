@@ -143,8 +143,8 @@ pub(crate) fn coarse_map(src: &CoarseScreen, t: &CoarseTemplate) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::super::ncc::{Template, score_map};
-    use super::super::synth::Rng;
     use super::*;
+    use crate::rng::Rng;
 
     #[test]
     fn close_to_the_exact_scores() {

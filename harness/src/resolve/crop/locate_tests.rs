@@ -1,14 +1,137 @@
-//! Tests of `locate` on synthetic desktops.
+//! Tests of `locate` on synthetic desktops, drawn by the synthetic desktop's painter.
 
 use image::{RgbaImage, imageops};
 
 use super::gray::{GrayScreen, Plane};
 use super::ncc::{Template, score_map};
-use super::synth::{Rng, button, button_size, desktop, fill, text};
 use super::{CropOptions, CropQuery, Searched, locate};
+use crate::recording::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
+use crate::recording::format::Screen;
+use crate::rng::Rng;
 
 fn cut(img: &RgbaImage, x: u32, y: u32, w: u32, h: u32) -> RgbaImage {
     imageops::crop_imm(img, x, y, w, h).to_image()
+}
+
+/// A `w × h` screen at UI `scale` with one window, a file manager whose table rows each end
+/// in a "Delete" button.
+fn scene(w: u32, h: u32, scale: u32) -> (AxSnapshot, Screen) {
+    let (s, sw, sh) = (scale as i32, w as i32, h as i32);
+    let rect = |x, y, width, height| Rect {
+        x,
+        y,
+        width,
+        height,
+    };
+    let (wx, wy, ww, wh) = (20 * s, 30 * s, sw - 40 * s, sh - 46 * s);
+    let (tx, tw) = (wx + 8 * s, ww - 16 * s);
+    let names = [
+        "report.pdf",
+        "notes.txt",
+        "photo.png",
+        "budget.xlsx",
+        "draft.md",
+    ];
+    let mut rows = Vec::new();
+    let mut y = wy + 40 * s;
+    while y + 30 * s < wy + wh - 10 * s {
+        let i = rows.len();
+        let delete = Element {
+            title: Some("Delete".into()),
+            ..Element::new(
+                format!("delete-{i}"),
+                "AXButton",
+                button_at(tx + tw - 90 * s, y + 4 * s, scale),
+            )
+        };
+        rows.push(Element {
+            title: Some(names[i % names.len()].into()),
+            children: vec![delete],
+            ..Element::new(format!("row-{i}"), "AXRow", rect(tx + 1, y, tw - 2, 30 * s))
+        });
+        y += 30 * s;
+    }
+    let table = Element {
+        children: rows,
+        ..Element::new("table", "AXTable", rect(tx, wy + 36 * s, tw, wh - 44 * s))
+    };
+    let window = Window {
+        id: "files".into(),
+        title: "Files — Manager".into(),
+        kind: Some("window".into()),
+        frame: rect(wx, wy, ww, wh),
+        focused: true,
+        elements: vec![table],
+    };
+    let app = App {
+        name: "Files".into(),
+        bundle_id: None,
+        frontmost: true,
+        windows: vec![window],
+    };
+    let ax = AxSnapshot {
+        schema: AX_SCHEMA.into(),
+        apps: vec![app],
+    };
+    let screen = Screen {
+        width: w,
+        height: h,
+        scale,
+    };
+    (ax, screen)
+}
+
+/// The frame of a "Delete" button with its top-left at `(x, y)`: 64×22 points.
+fn button_at(x: i32, y: i32, scale: u32) -> Rect {
+    let (w, h) = button_size(scale);
+    Rect {
+        x,
+        y,
+        width: w as i32,
+        height: h as i32,
+    }
+}
+
+fn button_size(scale: u32) -> (u32, u32) {
+    (64 * scale, 22 * scale)
+}
+
+fn paint((ax, screen): &(AxSnapshot, Screen)) -> RgbaImage {
+    image::DynamicImage::ImageRgb8(crate::synth::render(ax, screen)).into_rgba8()
+}
+
+/// The scene's window, to add controls to.
+fn window(scene: &mut (AxSnapshot, Screen)) -> &mut Vec<Element> {
+    &mut scene.0.apps[0].windows[0].elements
+}
+
+/// A static text showing `text` in the box `(x, y, w, h)`.
+fn label(x: i32, y: i32, w: i32, h: i32, text: &str) -> Element {
+    Element {
+        value: Some(text.into()),
+        ..Element::new(
+            text,
+            "AXStaticText",
+            Rect {
+                x,
+                y,
+                width: w,
+                height: h,
+            },
+        )
+    }
+}
+
+/// The painted scene and the top-left corner of every "Delete" button, top to bottom.
+fn desktop(w: u32, h: u32, scale: u32) -> (RgbaImage, Vec<(u32, u32)>) {
+    let scene = scene(w, h, scale);
+    let mut buttons = Vec::new();
+    scene.0.walk(&mut |e| {
+        if e.ax_role == "AXButton" {
+            buttons.push((e.frame.x as u32, e.frame.y as u32));
+        }
+    });
+    (paint(&scene), buttons)
 }
 
 fn find(
@@ -50,13 +173,16 @@ fn identical_buttons_nearest_expected_wins() {
 
 #[test]
 fn recoloured_control_is_rejected_by_the_floor() {
-    let (mut screen, buttons) = desktop(800, 600, 1);
+    let (screen, buttons) = desktop(800, 600, 1);
     let (bw, bh) = button_size(1);
     let crop = cut(&screen, buttons[2].0, buttons[2].1, bw, bh);
-    // Every button turns into a red one: the face goes darker than the border.
-    for &(x, y) in &buttons {
-        button(&mut screen, x, y, 1, "Delete", [200, 30, 30]);
+    // Every button turns into a pressed one: the face goes darker than the border, the label
+    // white.
+    let mut pressed = scene(800, 600, 1);
+    for row in &mut window(&mut pressed)[0].children {
+        row.children[0].selected = true;
     }
+    let screen = paint(&pressed);
     assert_eq!(find(&screen, &crop, Some(buttons[2])), None);
     assert_eq!(find(&screen, &crop, None), None);
     // A floor low enough lets the weak resemblance through, so the rejection was the floor's.
@@ -75,15 +201,9 @@ fn recoloured_control_is_rejected_by_the_floor() {
 
 #[test]
 fn near_search_fails_then_full_screen_finds_it() {
-    let (mut screen, _) = desktop(1000, 700, 1);
-    text(
-        &mut screen,
-        700.0,
-        600.0,
-        15.0,
-        "Unique label",
-        [10, 60, 10],
-    );
+    let mut scene = scene(1000, 700, 1);
+    window(&mut scene).push(label(700, 600, 96, 20, "Unique label"));
+    let screen = paint(&scene);
     let crop = cut(&screen, 696, 598, 100, 24);
     let m = find(&screen, &crop, Some((40, 40))).unwrap();
     assert_eq!((m.x, m.y, m.searched), (696, 598, Searched::FullScreen));
@@ -99,9 +219,10 @@ fn twice_scale_screens() {
     let crop = cut(&screen, buttons[4].0, buttons[4].1, bw, bh);
     let m = find(&screen, &crop, Some((buttons[4].0 + 30, buttons[4].1 - 20))).unwrap();
     assert_eq!((m.x, m.y), buttons[4]);
-    let title = cut(&screen, 52, 40, 151, 37);
+    // The window title, centred at x 800 in the title bar (y 60..116).
+    let title = cut(&screen, 725, 70, 151, 37);
     let m = find(&screen, &title, Some((300, 500))).unwrap();
-    assert_eq!((m.x, m.y, m.searched), (52, 40, Searched::FullScreen));
+    assert_eq!((m.x, m.y, m.searched), (725, 70, Searched::FullScreen));
 }
 
 #[test]
@@ -125,8 +246,9 @@ fn every_phase_and_odd_size_is_found_exactly() {
 
 #[test]
 fn crops_at_the_edges_and_the_whole_screen() {
-    let (mut screen, _) = desktop(320, 240, 1);
-    text(&mut screen, 270.0, 222.0, 12.0, "edge", [200, 0, 0]);
+    let mut scene = scene(320, 240, 1);
+    window(&mut scene).push(label(280, 212, 36, 14, "edge"));
+    let screen = paint(&scene);
     let (w, h) = (screen.width(), screen.height());
     let corner = cut(&screen, w - 37, h - 23, 37, 23);
     let m = find(&screen, &corner, Some((w - 37, h - 23))).unwrap();
@@ -151,8 +273,8 @@ fn too_big_or_empty_crops_are_none() {
 #[test]
 fn one_pixel_and_flat_crops_match_the_same_grey_nearest_expected() {
     let mut screen = RgbaImage::from_pixel(60, 40, image::Rgba([255, 255, 255, 255]));
-    fill(&mut screen, 10, 10, 1, 1, [0, 0, 0]);
-    fill(&mut screen, 50, 30, 1, 1, [0, 0, 0]);
+    screen.put_pixel(10, 10, image::Rgba([0, 0, 0, 255]));
+    screen.put_pixel(50, 30, image::Rgba([0, 0, 0, 255]));
     let dot = cut(&screen, 10, 10, 1, 1);
     let m = find(&screen, &dot, Some((45, 28))).unwrap();
     assert_eq!((m.x, m.y, m.score), (50, 30, 1.0));
@@ -248,10 +370,11 @@ fn exact_crops_are_found_near_and_on_the_whole_screen() {
 fn an_edge_crop_that_matches_all_along_it_is_still_found() {
     // The window's bottom edge over the wallpaper: blurred, it looks like every other
     // horizontal edge, and more than `max_candidates` of those outscored it when coarse.
+    // The window ends at y 434; the crop is left of the dock and right of the corner's shadow.
     let (screen, _) = desktop(720, 450, 1);
-    let crop = cut(&screen, 335, 426, 135, 10);
+    let crop = cut(&screen, 60, 428, 135, 10);
     let m = find(&screen, &crop, None).expect("found");
-    assert_eq!((m.y, m.score, m.searched), (426, 1.0, Searched::FullScreen));
+    assert_eq!((m.y, m.score, m.searched), (428, 1.0, Searched::FullScreen));
     assert_eq!(m.runner_up, Some(1.0), "the edge is the same all along");
 }
 

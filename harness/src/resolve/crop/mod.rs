@@ -17,8 +17,6 @@ mod peaks;
 mod pyramid;
 #[cfg(test)]
 mod reference;
-#[cfg(test)]
-mod synth;
 
 pub use gray::GrayScreen;
 pub use locate::{CropMatch, CropOptions, CropQuery, Searched, locate};

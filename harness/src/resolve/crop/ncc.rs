@@ -296,8 +296,8 @@ pub(crate) fn score_at(src: &Plane, t: &Template, x: usize, y: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::super::reference::ncc_reference;
-    use super::super::synth::Rng;
     use super::*;
+    use crate::rng::Rng;
 
     fn plane(w: usize, h: usize, rng: &mut Rng, levels: u32) -> Plane {
         let data = (0..w * h).map(|_| (rng.below_u32(levels) * (255 / (levels - 1).max(1))) as u8);
