@@ -116,7 +116,7 @@ fn bench_diff(c: &mut Criterion) {
             .mask;
         let gray = image::GrayImage::from_fn(w, h, |x, y| {
             let i = (y * w + x) as usize;
-            image::Luma([if mask[i / 64] >> (i % 64) & 1 == 1 {
+            image::Luma([if (mask[i / 64] >> (i % 64)) & 1 == 1 {
                 255
             } else {
                 0
