@@ -7,16 +7,12 @@
 //! per case and mode: `name mode median_ns x y score`. Screens are prepared outside the timed
 //! region, one per repetition, so no cached coarse copy carries over.
 
-#[path = "../benches/crop_support/desktop.rs"]
-mod desktop;
-
 use std::path::Path;
 use std::time::Instant;
 
 use image::{GrayImage, RgbaImage, imageops};
 use stepreplay::resolve::crop::{CropOptions, CropQuery, GrayScreen, locate};
-
-const SIZES: [(u32, u32, u32); 3] = [(1440, 900, 1), (2880, 1800, 2), (3840, 2160, 2)];
+use stepreplay_benches::desktop::{Desktop, SIZES, Variant};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -42,14 +38,14 @@ fn fixtures(dir: &Path) {
     std::fs::create_dir_all(dir).expect("fixture folder");
     let mut cases = String::new();
     for (w, h, s) in SIZES {
-        let d = desktop::paint(w, h, s);
+        let d = Desktop::paint(w, h, s, Variant::Before);
         let screen = format!("screen-{w}x{h}.png");
         gray(&d.image)
             .save(dir.join(&screen))
             .expect("write screen");
         let (bx, by) = d.delete_buttons[d.delete_buttons.len() / 2];
         let (bw, bh) = d.button_size;
-        let (ux, uy, uw, uh) = d.unique;
+        let (ux, uy, uw, uh) = d.export;
         let picks = [
             (
                 "delete",

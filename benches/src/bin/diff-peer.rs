@@ -38,12 +38,11 @@ mod anyhow_free {
 
 fn generate(dir: &Path) -> anyhow_free::Result {
     std::fs::create_dir_all(dir)?;
-    let d = Desktop::new();
-    for (w, h) in SIZES {
+    for (w, h, s) in SIZES {
         for (v, tag) in [(Variant::Before, "a"), (Variant::After, "b")] {
             let path = dir.join(format!("desktop-{w}x{h}-{tag}.png"));
             // Default compression, like the screenshots the tools are fed in practice.
-            d.render(w, h, v).save(&path)?;
+            Desktop::paint(w, h, s, v).image.save(&path)?;
             println!("{}", path.display());
         }
     }

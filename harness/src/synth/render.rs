@@ -174,6 +174,15 @@ fn menu_bar(c: &mut Canvas, app: &str, bar: Option<&Window>, s: f32) {
             }
         }
     }
+    // A bar that lists its own menu extras (a clock that ticks, say) draws those instead.
+    let own_extras = bar.is_some_and(|b| {
+        b.elements
+            .iter()
+            .any(|e| e.subrole.as_deref() == Some("AXMenuExtra"))
+    });
+    if own_extras {
+        return;
+    }
     let clock = "Mon 9:41";
     let tw = font::measure(clock, size, Weight::Regular);
     font::draw_line(
@@ -307,16 +316,19 @@ mod tests {
     use super::*;
     use crate::recording::ax::{App, Element, Rect};
 
+    fn rect(x: i32, y: i32, width: i32, height: i32) -> Rect {
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
     fn snapshot(title: &str) -> AxSnapshot {
-        let frame = Rect {
-            x: 40,
-            y: 80,
-            width: 80,
-            height: 24,
-        };
         let button = Element {
             title: Some(title.into()),
-            ..Element::new("ok", "AXButton", frame)
+            ..Element::new("ok", "AXButton", rect(40, 80, 80, 24))
         };
         AxSnapshot {
             schema: crate::recording::ax::AX_SCHEMA.into(),
@@ -364,6 +376,54 @@ mod tests {
                 .iter()
                 .all(|&(x, y)| (40..120).contains(&x) && (80..104).contains(&y))
         );
+    }
+
+    #[test]
+    fn a_bar_with_its_own_clock_draws_that_clock_only() {
+        let screen = Screen {
+            width: 320,
+            height: 200,
+            scale: 1,
+        };
+        let with_clock = |time: &str| {
+            let mut ax = snapshot("OK");
+            let clock = Element {
+                subrole: Some("AXMenuExtra".into()),
+                title: Some(time.into()),
+                ..Element::new("clock", "AXMenuBarItem", rect(200, 0, 80, 24))
+            };
+            ax.apps[0].windows.push(Window {
+                id: "bar".into(),
+                title: String::new(),
+                kind: Some("menubar".into()),
+                frame: rect(0, 0, 320, 24),
+                focused: false,
+                elements: vec![clock],
+            });
+            render(&ax, &screen)
+        };
+        let (a, b) = (with_clock("10:41"), with_clock("10:42"));
+        let changed: Vec<(u32, u32)> = a
+            .enumerate_pixels()
+            .filter(|(x, y, p)| b.get_pixel(*x, *y) != *p)
+            .map(|(x, y, _)| (x, y))
+            .collect();
+        assert!(!changed.is_empty(), "the clock ticked");
+        assert!(
+            changed
+                .iter()
+                .all(|&(x, y)| (200..280).contains(&x) && y < 24)
+        );
+        // The default clock, which ends 16 px from the screen's edge, is not drawn.
+        let plain = render(&snapshot("OK"), &screen);
+        let ends_default_clock = |img: &RgbImage| -> Vec<_> {
+            (0..24)
+                .flat_map(|y| (282..320).map(move |x| (x, y)))
+                .map(|(x, y)| *img.get_pixel(x, y))
+                .collect()
+        };
+        assert_ne!(ends_default_clock(&plain), ends_default_clock(&a));
+        assert_eq!(ends_default_clock(&a), ends_default_clock(&b));
     }
 
     #[test]
