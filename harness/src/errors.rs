@@ -190,6 +190,18 @@ impl InputError {
         }
     }
 
+    /// A bad command-line or scenario value, before any file is known (`invalid-argument`);
+    /// a caller that knows the file sets it with [`InputError::in_file`].
+    pub fn argument(message: impl Into<String>) -> Self {
+        InputError::new("", Reason::InvalidArgument, message)
+    }
+
+    /// The same error, about `file`.
+    pub fn in_file(mut self, file: impl AsRef<Path>) -> Self {
+        self.file = file.as_ref().to_path_buf();
+        self
+    }
+
     /// The same error, at a field path.
     pub fn at(mut self, path: FieldPath) -> Self {
         self.path = path;
@@ -211,7 +223,11 @@ impl InputError {
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: `{}`", self.reason, self.file.display())?;
+        write!(f, "{}", self.reason)?;
+        // An argument (`--shard 5/4`) has no file.
+        if !self.file.as_os_str().is_empty() {
+            write!(f, ": `{}`", self.file.display())?;
+        }
         if let Some(p) = self.position {
             write!(f, ":{}:{}", p.line, p.column)?;
         }

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::errors::InputError;
 use crate::fnv::fnv1a64;
 
 /// A part of a suite for one CI job: the scenarios whose id hashes (FNV-1a, 64 bits) to
@@ -23,23 +24,25 @@ impl Shard {
 }
 
 impl std::str::FromStr for Shard {
-    type Err = String;
+    type Err = InputError;
 
     /// Parses `k/n` with 1 ≤ k ≤ n.
-    fn from_str(s: &str) -> Result<Shard, String> {
+    fn from_str(s: &str) -> Result<Shard, InputError> {
         let (k, n) = s
             .split_once('/')
-            .ok_or_else(|| format!("`{s}` is not k/n (e.g. 2/4)"))?;
+            .ok_or_else(|| InputError::argument(format!("`{s}` is not k/n (e.g. 2/4)")))?;
         let k: u32 = k
             .trim()
             .parse()
-            .map_err(|_| format!("`{k}` is not a number"))?;
+            .map_err(|_| InputError::argument(format!("`{k}` is not a number")))?;
         let n: u32 = n
             .trim()
             .parse()
-            .map_err(|_| format!("`{n}` is not a number"))?;
+            .map_err(|_| InputError::argument(format!("`{n}` is not a number")))?;
         if n == 0 || k == 0 || k > n {
-            return Err(format!("shard {k}/{n}: need 1 ≤ k ≤ n"));
+            return Err(InputError::argument(format!(
+                "shard {k}/{n}: need 1 ≤ k ≤ n"
+            )));
         }
         Ok(Shard { index: k, count: n })
     }

@@ -232,8 +232,8 @@ fn refused(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
 fn perturbations_of(s: &Scenario, opts: &RunOptions) -> Result<Vec<Perturbation>, InputError> {
     let mut all = opts.perturb.clone();
     for (i, name) in s.file.perturbations.iter().enumerate() {
-        let p: Perturbation = name.parse().map_err(|e: String| {
-            InputError::new(&s.path, Reason::InvalidField, e)
+        let p: Perturbation = name.parse().map_err(|e: InputError| {
+            InputError::new(&s.path, Reason::InvalidField, e.message)
                 .at(FieldPath::root().key("perturbations").index(i))
         })?;
         if !all.contains(&p) {

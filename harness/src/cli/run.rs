@@ -49,7 +49,7 @@ pub struct Args {
     perturb: Option<String>,
     /// Run only part `k` of `n` (1-based): scenarios whose id hashes to it. Join the parts'
     /// reports with `stepreplay merge`.
-    #[arg(long, value_name = "K/N")]
+    #[arg(long, value_name = "K/N", value_parser = |s: &str| s.parse::<Shard>().map_err(|e| e.message))]
     shard: Option<Shard>,
     /// Write each acting step's before, after and diff PNGs here, and an overlay of its target
     /// on the before frame (`DIR/<scenario>/<mode>/<NN>-<step>-{before,after,diff,overlay}.png`);
@@ -458,7 +458,7 @@ fn parse_perturbations(list: &str) -> Result<Vec<Perturbation>, Error> {
         .map(|n| {
             n.parse::<Perturbation>().map_err(|e| {
                 Error::from(
-                    InputError::new("--perturb", Reason::InvalidArgument, e)
+                    e.in_file("--perturb")
                         .hint("use `default` or names such as move-window,dark-theme"),
                 )
             })

@@ -53,19 +53,21 @@ pub const STANDARD: &[&str] = &[
 ];
 
 impl FromStr for Perturbation {
-    type Err = String;
+    type Err = InputError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, InputError> {
         let (name, arg) = s.split_once(':').map_or((s, None), |(n, a)| (n, Some(a)));
         let p = match name {
             "move-window" => Perturbation::MoveWindow(match arg {
                 None => None,
                 Some(a) => {
-                    let (x, y) = a.split_once(',').ok_or("move-window takes dx,dy")?;
+                    let (x, y) = a
+                        .split_once(',')
+                        .ok_or_else(|| InputError::argument("move-window takes dx,dy"))?;
                     let parse = |v: &str| {
-                        v.trim()
-                            .parse::<i32>()
-                            .map_err(|_| format!("`{v}` is not a whole number"))
+                        v.trim().parse::<i32>().map_err(|_| {
+                            InputError::argument(format!("`{v}` is not a whole number"))
+                        })
                     };
                     Some((parse(x)?, parse(y)?))
                 }
@@ -81,14 +83,14 @@ impl FromStr for Perturbation {
             "banner" => Perturbation::Banner,
             "retitle-window" => Perturbation::RetitleWindow,
             _ => {
-                return Err(format!(
+                return Err(InputError::argument(format!(
                     "unknown perturbation `{s}`; known: {}",
                     STANDARD.join(", ")
-                ));
+                )));
             }
         };
         if arg.is_some() && !matches!(p, Perturbation::MoveWindow(_)) {
-            return Err(format!("`{name}` takes no parameter"));
+            return Err(InputError::argument(format!("`{name}` takes no parameter")));
         }
         Ok(p)
     }
