@@ -241,56 +241,42 @@ impl fmt::Display for Cell {
     }
 }
 
+impl Column {
+    const fn new(
+        header: &'static str,
+        short: &'static str,
+        per_scenario: bool,
+        value: fn(&Scores) -> Cell,
+    ) -> Self {
+        Column {
+            header,
+            short,
+            per_scenario,
+            value,
+        }
+    }
+}
+
 /// The score columns, in the order every table shows them.
 pub const COLUMNS: [Column; 8] = [
-    Column {
-        header: "element",
-        short: "element",
-        per_scenario: true,
-        value: |s| Cell::Rate(s.element_accuracy),
-    },
-    Column {
-        header: "click",
-        short: "click",
-        per_scenario: true,
-        value: |s| Cell::Rate(s.click_accuracy),
-    },
-    Column {
-        header: "operation",
-        short: "op",
-        per_scenario: true,
-        value: |s| Cell::Rate(s.operation_accuracy),
-    },
-    Column {
-        header: "steps",
-        short: "steps",
-        per_scenario: true,
-        value: |s| Cell::Rate(s.step_success),
-    },
-    Column {
-        header: "reached",
-        short: "reached",
-        per_scenario: true,
-        value: |s| Cell::Rate(s.reached),
-    },
-    Column {
-        header: "scenarios",
-        short: "scenarios",
-        per_scenario: false,
-        value: |s| Cell::Rate(s.scenario_success),
-    },
-    Column {
-        header: "expects",
-        short: "expects",
-        per_scenario: true,
-        value: |s| Cell::Rate(s.expect_pass_rate),
-    },
-    Column {
-        header: "ambiguous",
-        short: "ambiguous",
-        per_scenario: false,
-        value: |s| Cell::Count(s.ambiguity_count),
-    },
+    Column::new("element", "element", true, |s| {
+        Cell::Rate(s.element_accuracy)
+    }),
+    Column::new("click", "click", true, |s| Cell::Rate(s.click_accuracy)),
+    Column::new("operation", "op", true, |s| {
+        Cell::Rate(s.operation_accuracy)
+    }),
+    Column::new("steps", "steps", true, |s| Cell::Rate(s.step_success)),
+    Column::new("reached", "reached", true, |s| Cell::Rate(s.reached)),
+    Column::new("scenarios", "scenarios", false, |s| {
+        Cell::Rate(s.scenario_success)
+    }),
+    Column::new("expects", "expects", true, |s| {
+        Cell::Rate(s.expect_pass_rate)
+    }),
+    Column::new("ambiguous", "ambiguous", false, |s| {
+        Cell::Count(s.ambiguity_count)
+    }),
 ];
 
 #[cfg(test)]

@@ -74,6 +74,44 @@ pub struct Resolution {
 /// Scores closer than this are a tie.
 pub const AMBIGUITY_MARGIN: f64 = 0.05;
 
+/// Every score the resolver gives, in one place. The order they make is the design: a name
+/// as written, then folded, then shortened, beats any picture; a picture beats geometry; a
+/// wrong window or an off-screen control loses more than any two strategies are apart.
+pub(super) mod weight {
+    use super::AMBIGUITY_MARGIN;
+
+    /// The label equal as written.
+    pub const NAME_EXACT: f64 = 1.0;
+    /// Equal after folding case, spaces, quotes and ellipses: more than the ambiguity margin
+    /// below, so "Send" and "send" are not a tie.
+    pub const NAME_FOLDED: f64 = 0.9;
+    /// A label shortened with an ellipsis on either side.
+    pub const NAME_SHORTENED: f64 = 0.85;
+    /// The crop found on screen: `CROP_BASE + CROP_SPAN × match score`, so an exact picture
+    /// (0.9) ties a folded name but never beats it.
+    pub const CROP_BASE: f64 = 0.6;
+    /// See [`CROP_BASE`].
+    pub const CROP_SPAN: f64 = 0.3;
+    /// A nameless control under the plan's point with bounds: `GEOMETRY_BASE + GEOMETRY_SPAN
+    /// × overlap` (intersection over union).
+    pub const GEOMETRY_BASE: f64 = 0.5;
+    /// See [`GEOMETRY_BASE`].
+    pub const GEOMETRY_SPAN: f64 = 0.4;
+    /// Under a point without bounds: this, less a hundredth of the log of the control's area,
+    /// so the innermost control wins.
+    pub const GEOMETRY_POINT: f64 = 0.7;
+    /// Taken off a control in another window than the step names (or, for geometry, when only
+    /// another window of the app has one there).
+    pub const OTHER_WINDOW: f64 = 0.3;
+    /// Taken off a disabled control: still it, but a follower would hesitate.
+    pub const DISABLED: f64 = 0.05;
+    /// Taken off a control outside the screen.
+    pub const OFF_SCREEN: f64 = 0.3;
+    /// Taken off the candidates a tie-break rules out: more than the ambiguity margin, so the
+    /// winner leads clearly, and taken from the losers so its confidence stays its own.
+    pub const RULED_OUT: f64 = 2.0 * AMBIGUITY_MARGIN;
+}
+
 /// What the resolver needs besides the target and the frame: only what a follower holding
 /// the plan has. No frame of the recording: a real follower never sees one.
 #[derive(Clone, Copy)]
@@ -216,7 +254,8 @@ fn crop_candidates(
     if t.label.is_some() && !ix.norm(i).is_empty() {
         return false;
     }
-    out.push((i, 0.6 + 0.3 * m.score.clamp(0.0, 1.0), Strategy::Crop));
+    let s = weight::CROP_BASE + weight::CROP_SPAN * m.score.clamp(0.0, 1.0);
+    out.push((i, s, Strategy::Crop));
     true
 }
 
@@ -239,7 +278,7 @@ fn label_candidates(
         }
         let mut s = base;
         if !window_matches(t, w) {
-            s -= 0.3;
+            s -= weight::OTHER_WINDOW;
         }
         // A role that contradicts the step's is another control, whatever its name.
         if !role_matches(t, n) {
@@ -247,10 +286,10 @@ fn label_candidates(
             return;
         }
         if !n.enabled {
-            s -= 0.05;
+            s -= weight::DISABLED;
         }
         if !n.frame.shows_on(ctx.screen) {
-            s -= 0.3;
+            s -= weight::OFF_SCREEN;
         }
         out.push((i, s, strategy));
     };
@@ -261,9 +300,9 @@ fn label_candidates(
         // The name as written outranks one equal only after case folding by more than the
         // ambiguity margin: "Send" and "send" are not a tie.
         if n.name == Some(exact) {
-            push(i, 1.0, Strategy::AxExact);
+            push(i, weight::NAME_EXACT, Strategy::AxExact);
         } else {
-            push(i, 0.9, Strategy::AxNormalized);
+            push(i, weight::NAME_FOLDED, Strategy::AxNormalized);
         }
     }
     if found {
@@ -287,7 +326,7 @@ fn label_candidates(
             (have_norm.ends_with("...") && have.chars().count() >= 3 && want.starts_with(have))
                 || (norm.ends_with("...") && have_norm.starts_with(want));
         if shortened {
-            push(i, 0.85, Strategy::AxNormalized);
+            push(i, weight::NAME_SHORTENED, Strategy::AxNormalized);
         }
     }
     other_roles
@@ -347,7 +386,7 @@ fn geometry_candidates(
         .filter(|&i| window_matches(t, ix.window_of(&ix.nodes[i as usize])))
         .collect();
     let penalty = if titled.is_empty() && !in_app.is_empty() {
-        0.3
+        weight::OTHER_WINDOW
     } else {
         0.0
     };
@@ -358,8 +397,8 @@ fn geometry_candidates(
     for i in hits {
         let f = ix.nodes[i as usize].frame;
         let s = match want {
-            Some(b) => 0.5 + 0.4 * iou(&b, &f),
-            None => 0.7 - (f.area() as f64).ln().max(0.0) / 100.0,
+            Some(b) => weight::GEOMETRY_BASE + weight::GEOMETRY_SPAN * iou(&b, &f),
+            None => weight::GEOMETRY_POINT - (f.area() as f64).ln().max(0.0) / 100.0,
         } - penalty;
         out.push((i, s, Strategy::Geometry));
     }

@@ -33,10 +33,6 @@ pub enum TieBreak {
     Position,
 }
 
-/// How far a tie-break moves the candidates it rules out: more than the ambiguity margin, so
-/// the winner leads clearly, and taken from the losers so the winner's confidence stays its own.
-const DEMOTION: f64 = 2.0 * AMBIGUITY_MARGIN;
-
 /// Settles ties among `cands` (element, score) found by name, and says what decided the
 /// winner against its same-named rivals, if anything did.
 pub(super) fn break_ties(
@@ -75,7 +71,7 @@ pub(super) fn break_ties(
     let (winner, why) = decided?;
     for (j, &k) in tied.iter().enumerate() {
         if j != winner {
-            cands[k].1 -= DEMOTION;
+            cands[k].1 -= super::target::weight::RULED_OUT;
         }
     }
     Some(why)
