@@ -25,11 +25,11 @@
 #![warn(missing_docs)]
 
 pub mod bridge;
-pub mod desktop;
+pub(crate) mod desktop;
 pub mod diff;
 pub mod errors;
 pub mod evidence;
-pub mod expect;
+pub(crate) mod expect;
 pub mod fnv;
 pub mod json;
 pub mod output;
@@ -44,8 +44,8 @@ pub mod report;
 pub mod resolve;
 pub mod result;
 pub mod rng;
-pub mod roles;
-pub mod safe_path;
+pub(crate) mod roles;
+pub(crate) mod safe_path;
 pub mod score;
 pub mod serve;
 pub mod shard;

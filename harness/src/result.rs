@@ -104,7 +104,7 @@ impl ScenarioResult {
 pub struct StepInfo {
     /// Step id.
     pub id: String,
-    /// Number.
+    /// The step's number in the plan, from 1.
     pub number: u32,
     /// Action name.
     pub action: &'static str,

@@ -144,7 +144,7 @@ impl Summary {
 /// One scenario.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ScenarioReport {
-    /// Id.
+    /// The scenario's id, as its file gives it.
     pub id: String,
     /// Scenario file.
     pub file: String,
@@ -196,7 +196,7 @@ pub struct PlanFinding {
 pub struct RunReport {
     /// How it ended.
     pub outcome: Outcome,
-    /// Why.
+    /// Why it did not complete (none when it did).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<FailReason>,
     /// Where.
@@ -230,7 +230,7 @@ pub struct DoneReport {
 pub struct StepReport {
     /// Step id.
     pub step_id: String,
-    /// Number.
+    /// The step's number in the plan, from 1.
     pub number: u32,
     /// Action.
     pub action: String,
@@ -250,7 +250,7 @@ pub struct StepReport {
     pub crop_available: Option<bool>,
     /// `passed`, `failed`, `stopped` or `not-run`.
     pub status: String,
-    /// Why.
+    /// Why it did not pass (none when it did).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<FailReason>,
     /// Frame before and after.

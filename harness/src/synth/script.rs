@@ -304,7 +304,7 @@ pub struct StepSpec {
     /// Whether the person must approve first.
     #[serde(default)]
     pub confirm: bool,
-    /// Why.
+    /// What the person is told they approve.
     #[serde(default)]
     pub confirm_reason: Option<String>,
     /// What should hold afterwards.
