@@ -8,8 +8,7 @@ use serde::Serialize;
 use crate::bridge::scenario::BridgeScenarioResult;
 use crate::errors::Position;
 use crate::plan::check::Finding;
-use crate::replay::{Expected, Mode, Robustness, Scenario, Trace};
-use crate::score::Tally;
+use crate::replay::{Expected, Robustness, Scenario, Trace};
 
 /// One scenario's result.
 #[derive(Clone, Debug)]
@@ -77,25 +76,15 @@ impl PlanRun {
             unreadable: Vec::new(),
         }
     }
-
-    /// The tally of one mode.
-    pub fn tally(&self, mode: Mode) -> Option<Tally> {
-        self.traces.iter().find(|t| t.mode == mode).map(Tally::of)
-    }
 }
 
 impl ScenarioResult {
-    /// The plan run, when this scenario replayed a plan.
-    pub fn plan_run(&self) -> Option<&PlanRun> {
-        match &self.run {
-            Ran::Plan(p) => Some(p),
-            Ran::Bridge(_) => None,
-        }
-    }
-
     /// The traces of a plan run (none for a bridge batch).
     pub fn traces(&self) -> &[Trace] {
-        self.plan_run().map_or(&[], |p| &p.traces)
+        match &self.run {
+            Ran::Plan(p) => &p.traces,
+            Ran::Bridge(_) => &[],
+        }
     }
 }
 
