@@ -13,7 +13,7 @@ use crate::recording::format::Transition;
 
 /// What acting did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Acted {
+pub(crate) enum Acted {
     /// The recording moved on to this frame.
     Advanced {
         /// The frame before.
@@ -34,7 +34,7 @@ pub enum Acted {
 
 /// The simulated desktop over one recording.
 #[derive(Debug)]
-pub struct Desktop<'r> {
+pub(crate) struct Desktop<'r> {
     rec: &'r Recording,
     frame: usize,
     typed: BTreeMap<String, String>,
@@ -44,7 +44,7 @@ pub struct Desktop<'r> {
 
 impl<'r> Desktop<'r> {
     /// A desktop showing the recording's frame `frame`.
-    pub fn new(rec: &'r Recording, frame: usize) -> Self {
+    pub(crate) fn new(rec: &'r Recording, frame: usize) -> Self {
         Desktop {
             rec,
             frame,
@@ -55,22 +55,22 @@ impl<'r> Desktop<'r> {
     }
 
     /// The recording.
-    pub fn recording(&self) -> &'r Recording {
+    pub(crate) fn recording(&self) -> &'r Recording {
         self.rec
     }
 
     /// Index of the frame showing.
-    pub fn frame_index(&self) -> usize {
+    pub(crate) fn frame_index(&self) -> usize {
         self.frame
     }
 
     /// Id of the frame showing.
-    pub fn frame_id(&self) -> &'r str {
+    pub(crate) fn frame_id(&self) -> &'r str {
         &self.rec.frames[self.frame].id
     }
 
     /// The field's text: what we typed, else what the recording shows.
-    pub fn field_value(&self, element: &str) -> Option<String> {
+    pub(crate) fn field_value(&self, element: &str) -> Option<String> {
         if let Some(v) = self.typed.get(element) {
             return Some(v.clone());
         }
@@ -79,12 +79,12 @@ impl<'r> Desktop<'r> {
     }
 
     /// Whether we typed into this field ourselves.
-    pub fn typed_into(&self, element: &str) -> bool {
+    pub(crate) fn typed_into(&self, element: &str) -> bool {
         self.typed.contains_key(element)
     }
 
     /// The element with keyboard focus: the last one acted on, else the recording's.
-    pub fn focused(&self) -> Option<String> {
+    pub(crate) fn focused(&self) -> Option<String> {
         self.focused.clone().or_else(|| {
             let mut found = None;
             for app in &self.rec.frames[self.frame].ax.apps {
@@ -101,18 +101,18 @@ impl<'r> Desktop<'r> {
     }
 
     /// The clipboard.
-    pub fn clipboard(&self) -> Option<&str> {
+    pub(crate) fn clipboard(&self) -> Option<&str> {
         self.clipboard.as_deref()
     }
 
     /// Types `text` into `element`, replacing what it held.
-    pub fn type_text(&mut self, element: &str, text: &str) {
+    pub(crate) fn type_text(&mut self, element: &str, text: &str) {
         self.typed.insert(element.to_string(), text.to_string());
         self.focused = Some(element.to_string());
     }
 
     /// Copies the element's text to the clipboard.
-    pub fn copy_from(&mut self, element: Option<&str>) {
+    pub(crate) fn copy_from(&mut self, element: Option<&str>) {
         let text = element.and_then(|e| {
             self.field_value(e).or_else(|| {
                 self.rec.frames[self.frame]
@@ -135,7 +135,7 @@ impl<'r> Desktop<'r> {
     }
 
     /// Acts on `element` (None: a keyboard or whole-screen action) for step `step_id`.
-    pub fn act(&mut self, step_id: &str, element: Option<&str>) -> Acted {
+    pub(crate) fn act(&mut self, step_id: &str, element: Option<&str>) -> Acted {
         let out: Vec<&Transition> = self.outgoing().collect();
         if out.is_empty() {
             return Acted::Stayed;

@@ -83,33 +83,33 @@ pub struct FieldPath(pub Vec<Seg>);
 
 impl FieldPath {
     /// The document itself.
-    pub fn root() -> Self {
+    pub(crate) fn root() -> Self {
         FieldPath(Vec::new())
     }
 
     /// This path with an object key appended.
-    pub fn key(&self, k: &str) -> Self {
+    pub(crate) fn key(&self, k: &str) -> Self {
         let mut v = self.0.clone();
         v.push(Seg::Key(k.to_string()));
         FieldPath(v)
     }
 
     /// `other` taken as relative to this path (a plan's findings inside a larger file).
-    pub fn join(&self, other: &FieldPath) -> Self {
+    pub(crate) fn join(&self, other: &FieldPath) -> Self {
         let mut p = self.clone();
         p.0.extend(other.0.iter().cloned());
         p
     }
 
     /// This path with an array index appended.
-    pub fn index(&self, i: usize) -> Self {
+    pub(crate) fn index(&self, i: usize) -> Self {
         let mut v = self.0.clone();
         v.push(Seg::Index(i));
         FieldPath(v)
     }
 
     /// Parses the display form back (`steps[2].target` → segments).
-    pub fn parse(s: &str) -> Self {
+    pub(crate) fn parse(s: &str) -> Self {
         let mut segs = Vec::new();
         for part in s.split('.').filter(|p| !p.is_empty()) {
             let (name, rest) = part.split_at(part.find('[').unwrap_or(part.len()));
@@ -155,9 +155,9 @@ impl Serialize for FieldPath {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Position {
     /// Line, from 1.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Column in characters, from 1.
-    pub column: usize,
+    pub(crate) column: usize,
 }
 
 /// An input that cannot be used: which file, where, and why.
@@ -174,7 +174,7 @@ pub struct InputError {
     /// A short lowercase fragment saying what is wrong.
     pub message: String,
     /// What to do about it, where that helps.
-    pub hint: Option<String>,
+    pub(crate) hint: Option<String>,
 }
 
 impl InputError {
@@ -192,7 +192,7 @@ impl InputError {
 
     /// A bad command-line or scenario value, before any file is known (`invalid-argument`);
     /// a caller that knows the file sets it with [`InputError::in_file`].
-    pub fn argument(message: impl Into<String>) -> Self {
+    pub(crate) fn argument(message: impl Into<String>) -> Self {
         InputError::new("", Reason::InvalidArgument, message)
     }
 
@@ -203,13 +203,13 @@ impl InputError {
     }
 
     /// The same error, at a field path.
-    pub fn at(mut self, path: FieldPath) -> Self {
+    pub(crate) fn at(mut self, path: FieldPath) -> Self {
         self.path = path;
         self
     }
 
     /// The same error, at a line and column.
-    pub fn at_position(mut self, position: Option<Position>) -> Self {
+    pub(crate) fn at_position(mut self, position: Option<Position>) -> Self {
         self.position = position;
         self
     }
@@ -283,14 +283,6 @@ impl Error {
             Error::Input(_) => 2,
             Error::Write { .. } | Error::Internal(_) | Error::Desktop(_) => 3,
             Error::Interrupted => 130,
-        }
-    }
-
-    /// The reason code, for bad input.
-    pub fn reason(&self) -> Option<Reason> {
-        match self {
-            Error::Input(e) => Some(e.reason),
-            _ => None,
         }
     }
 }

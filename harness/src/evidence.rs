@@ -18,18 +18,18 @@ use crate::diff::step::diff_image;
 use crate::recording::{Frame, load_recording};
 
 /// A frame of a recording: (recording folder, frame id).
-pub type FrameKey = (String, String);
+pub(crate) type FrameKey = (String, String);
 
 /// A step's frame pair: (recording folder, frame before, frame after).
-pub type PairKey = (String, String, String);
+pub(crate) type PairKey = (String, String, String);
 
 /// The pictures a reporter draws.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Wanted {
     /// Frames shown as they were recorded.
-    pub frames: BTreeSet<FrameKey>,
+    pub(crate) frames: BTreeSet<FrameKey>,
     /// Frame pairs whose diff image is shown (their two frames come with them).
-    pub pairs: BTreeSet<PairKey>,
+    pub(crate) pairs: BTreeSet<PairKey>,
 }
 
 impl Wanted {
@@ -49,26 +49,26 @@ impl Wanted {
 
 /// A PNG as written to disk, with its size.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Picture {
+pub(crate) struct Picture {
     /// The file's bytes (a recorded screenshot as it is on disk, or an encoded image).
-    pub png: Vec<u8>,
+    pub(crate) png: Vec<u8>,
     /// Pixel width.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Pixel height.
-    pub height: u32,
+    pub(crate) height: u32,
 }
 
 /// What one step's frame pair shows.
 #[derive(Clone, Debug)]
-pub struct PairPictures {
+pub(crate) struct PairPictures {
     /// The frame before, as recorded.
-    pub before: Arc<Picture>,
+    pub(crate) before: Arc<Picture>,
     /// The frame after, as recorded.
-    pub after: Arc<Picture>,
+    pub(crate) after: Arc<Picture>,
     /// pixelmatch's diff image of the two.
-    pub diff: Picture,
+    pub(crate) diff: Picture,
     /// The frame before, decoded, to draw on.
-    pub pixels: Arc<RgbaImage>,
+    pub(crate) pixels: Arc<RgbaImage>,
 }
 
 /// The pictures gathered for the reporters.
@@ -76,9 +76,9 @@ pub struct PairPictures {
 pub struct Evidence {
     /// Frames found and readable, by (recording folder, frame id). A wanted frame that is
     /// absent could not be found or read.
-    pub frames: BTreeMap<FrameKey, Arc<Picture>>,
+    pub(crate) frames: BTreeMap<FrameKey, Arc<Picture>>,
     /// Every wanted pair: its pictures, or why there are none.
-    pub pairs: BTreeMap<PairKey, Result<PairPictures, String>>,
+    pub(crate) pairs: BTreeMap<PairKey, Result<PairPictures, String>>,
 }
 
 impl Evidence {

@@ -15,8 +15,8 @@
 //! recording ─> evidence (frames, diff images) ───────────────────────────────> HTML, captures
 //! ```
 //!
-//! [`plan`] and [`recording`] read the inputs; [`desktop`] simulates the screen a plan acts
-//! on; [`resolve`] finds a step's control; [`expect`] checks what should be true after it;
+//! [`plan`] and [`recording`] read the inputs; `desktop` simulates the screen a plan acts
+//! on; [`resolve`] finds a step's control; `expect` checks what should be true after it;
 //! [`replay`] follows a plan and emits a [`replay::Trace`]; [`score`] and [`report`] fold
 //! traces; [`suite`] runs scenarios into results; [`evidence`] gathers the pictures the HTML
 //! page and the captures draw, so they too read no recording. The front doors — the CLI,
@@ -27,7 +27,7 @@
 pub mod bridge;
 pub(crate) mod desktop;
 pub mod diff;
-pub mod errors;
+pub(crate) mod errors;
 pub mod evidence;
 pub(crate) mod expect;
 pub mod fnv;
@@ -43,7 +43,7 @@ pub mod replay;
 pub mod report;
 pub mod resolve;
 pub mod result;
-pub mod rng;
+pub(crate) mod rng;
 pub(crate) mod roles;
 pub(crate) mod safe_path;
 pub mod score;

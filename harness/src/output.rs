@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::errors::Error;
 
 /// Makes `dir` and its parents.
-pub fn create_dir(dir: &Path) -> Result<(), Error> {
+pub(crate) fn create_dir(dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|source| Error::Write {
         path: dir.to_path_buf(),
         source,
@@ -35,7 +35,7 @@ pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), Error> {
 
 /// Writes `bytes` to `path` and waits until they are on disk: for files a crash must not
 /// leave half-written (the inboxes' outcomes, written to a temporary name first).
-pub fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+pub(crate) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let err = write_error(path);
     let mut f = create_file(path)?;
     f.write_all(bytes).map_err(&err)?;
@@ -57,27 +57,17 @@ pub fn append(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 /// Creates (or truncates) `path` for a writer that streams into it (an encoder, a child's
 /// log), making its folder first.
-pub fn create_file(path: &Path) -> Result<File, Error> {
+pub(crate) fn create_file(path: &Path) -> Result<File, Error> {
     create_parent(path)?;
     File::create(path).map_err(write_error(path))
 }
 
 /// The [`Error::Write`] for `path`, for a writer's own I/O calls.
-pub fn write_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+pub(crate) fn write_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Write {
         path: path.to_path_buf(),
         source,
     }
-}
-
-/// Copies `from` to `to`, making `to`'s folder first.
-pub fn copy_file(from: &Path, to: &Path) -> Result<(), Error> {
-    create_parent(to)?;
-    std::fs::copy(from, to).map_err(|source| Error::Write {
-        path: to.to_path_buf(),
-        source,
-    })?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -16,20 +16,20 @@ pub struct ScenarioResult {
     /// Scenario id.
     pub id: String,
     /// The scenario file, as found.
-    pub file: String,
+    pub(crate) file: String,
     /// One line for people.
-    pub description: String,
+    pub(crate) description: String,
     /// Whether it went as declared (for a plan, the first mode decides).
     pub met: bool,
     /// Why not, in words.
     pub mismatch: Option<String>,
     /// What ran.
-    pub run: Ran,
+    pub(crate) run: Ran,
 }
 
 /// What a scenario ran.
 #[derive(Clone, Debug)]
-pub enum Ran {
+pub(crate) enum Ran {
     /// A plan replayed on a recording, in every mode asked.
     Plan(PlanRun),
     /// A bridge batch: each command's outcome, the final state, safety.
@@ -38,23 +38,23 @@ pub enum Ran {
 
 /// A plan replayed on a recording.
 #[derive(Clone, Debug)]
-pub struct PlanRun {
+pub(crate) struct PlanRun {
     /// The plan file.
-    pub plan: String,
+    pub(crate) plan: String,
     /// The recording folder.
-    pub recording: String,
+    pub(crate) recording: String,
     /// What should have happened.
-    pub expected: Expected,
+    pub(crate) expected: Expected,
     /// The plan's steps.
-    pub steps: Vec<StepInfo>,
+    pub(crate) steps: Vec<StepInfo>,
     /// One trace per mode, in the order asked.
-    pub traces: Vec<Trace>,
+    pub(crate) traces: Vec<Trace>,
     /// How the steps fare under perturbations, when any were asked for.
-    pub robustness: Option<Robustness>,
+    pub(crate) robustness: Option<Robustness>,
     /// What `check` finds against the plan at error level (or why it was refused).
-    pub plan_errors: Vec<Finding>,
+    pub(crate) plan_errors: Vec<Finding>,
     /// Screenshots the replay was on that cannot be decoded, with why.
-    pub unreadable: Vec<String>,
+    pub(crate) unreadable: Vec<String>,
 }
 
 impl PlanRun {
@@ -90,19 +90,19 @@ impl ScenarioResult {
 
 /// A step as reports show it.
 #[derive(Clone, Debug, Serialize)]
-pub struct StepInfo {
+pub(crate) struct StepInfo {
     /// Step id.
-    pub id: String,
+    pub(crate) id: String,
     /// The step's number in the plan, from 1.
-    pub number: u32,
+    pub(crate) number: u32,
     /// Action name.
-    pub action: &'static str,
+    pub(crate) action: &'static str,
     /// The guide's words for it.
-    pub text: String,
+    pub(crate) text: String,
     /// Where the step is written in the plan file.
-    pub position: Option<Position>,
+    pub(crate) position: Option<Position>,
     /// For a step that sends a prompt to an AI app, which assistant.
-    pub assistant: Option<String>,
+    pub(crate) assistant: Option<String>,
     /// Whether the guide has a picture of the step's control (steps with a target).
-    pub crop_available: Option<bool>,
+    pub(crate) crop_available: Option<bool>,
 }

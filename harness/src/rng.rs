@@ -3,17 +3,18 @@
 //! stream may change between versions.
 
 /// A SplitMix64 stream.
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
+    #[cfg(test)]
     /// A stream from a seed.
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng(seed)
     }
 
     /// A stream from a seed and a name, so that two users of one seed (two perturbations)
     /// draw different numbers.
-    pub fn salted(seed: u64, salt: &str) -> Rng {
+    pub(crate) fn salted(seed: u64, salt: &str) -> Rng {
         let mut h = seed ^ 0x9E37_79B9_7F4A_7C15;
         for b in salt.bytes() {
             h = (h ^ b as u64).wrapping_mul(0x100_0000_01B3);
@@ -22,7 +23,7 @@ impl Rng {
     }
 
     /// The next 64 bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -30,33 +31,38 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    #[cfg(test)]
     /// Uniform in `0..n` (`n > 0`); the modulo bias is irrelevant here.
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n
     }
 
+    #[cfg(test)]
     /// [`Rng::below`] for pixel sizes and positions.
-    pub fn below_u32(&mut self, n: u32) -> u32 {
+    pub(crate) fn below_u32(&mut self, n: u32) -> u32 {
         self.below(u64::from(n)) as u32
     }
 
     /// A number in `lo..=hi`.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+    pub(crate) fn range(&mut self, lo: i64, hi: i64) -> i64 {
         lo + (self.next_u64() % ((hi - lo + 1) as u64)) as i64
     }
 
+    #[cfg(test)]
     /// A random byte.
-    pub fn byte(&mut self) -> u8 {
+    pub(crate) fn byte(&mut self) -> u8 {
         self.next_u64() as u8
     }
 
+    #[cfg(test)]
     /// Uniform in `0..1`.
-    pub fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
+    #[cfg(test)]
     /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
+    pub(crate) fn chance(&mut self, p: f64) -> bool {
         self.unit() < p
     }
 }

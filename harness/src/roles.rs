@@ -3,12 +3,12 @@
 //! the lint, the importers, the recorder and the resolver.
 
 /// Roles whose words are their value (a static text's name is what it says).
-pub fn is_text_role(ax_role: &str) -> bool {
+pub(crate) fn is_text_role(ax_role: &str) -> bool {
     matches!(ax_role, "AXStaticText" | "AXHeading")
 }
 
 /// Roles a person types into.
-pub fn is_field_role(ax_role: &str) -> bool {
+pub(crate) fn is_field_role(ax_role: &str) -> bool {
     matches!(
         ax_role,
         "AXTextField" | "AXTextArea" | "AXSearchField" | "AXComboBox"
@@ -18,7 +18,7 @@ pub fn is_field_role(ax_role: &str) -> bool {
 /// Roles whose click flips a state that another click flips back: check boxes (switches and
 /// toggle buttons are check boxes underneath, `AXSwitch`/`AXToggle` their subroles) and radio
 /// buttons.
-pub fn is_toggle_role(ax_role: &str) -> bool {
+pub(crate) fn is_toggle_role(ax_role: &str) -> bool {
     matches!(
         ax_role,
         "AXCheckBox" | "AXRadioButton" | "AXSwitch" | "AXToggle"
@@ -38,7 +38,7 @@ const ROLE_KIN: &[&[&str]] = &[
 ];
 
 /// Whether a control of role `have` can be what a plan calls `want` (equal, or kin).
-pub fn roles_agree(want: &str, have: &str) -> bool {
+pub(crate) fn roles_agree(want: &str, have: &str) -> bool {
     want == have
         || ROLE_KIN
             .iter()
@@ -48,7 +48,7 @@ pub fn roles_agree(want: &str, have: &str) -> bool {
 /// The AX role that role words (a plan's `target.role`, an element's `role`) name, in any
 /// case and spacing: `check box` and the synth's `checkbox` → `AXCheckBox`. None for words
 /// not in this table. Not AT-SPI's names: its `text` is a field, macOS's a static text.
-pub fn ax_role_of_words(role: &str) -> Option<&'static str> {
+pub(crate) fn ax_role_of_words(role: &str) -> Option<&'static str> {
     Some(match crate::text::words(role).join(" ").as_str() {
         "button" | "push button" => "AXButton",
         "check box" | "checkbox" | "switch" | "toggle button" => "AXCheckBox",

@@ -9,7 +9,7 @@ use crate::errors::{FieldPath, InputError, Reason};
 
 /// Joins `rel` onto `dir`, refusing anything that would leave `dir`. `file` and `field` say
 /// where the path was written, for the error.
-pub fn safe_join(
+pub(crate) fn safe_join(
     dir: &Path,
     rel: &str,
     file: &Path,

@@ -6,7 +6,7 @@
 //! step the run never reached is not right, and a tie is never right. A score with nothing to
 //! count is `None` (shown as "—"), never 1: a run that judged nothing says so.
 //!
-//! [`Tally`] keeps numerators and denominators, so scores over a run are true ratios over all
+//! `Tally` keeps numerators and denominators, so scores over a run are true ratios over all
 //! steps (not averages of averages) and tallies from shards add up exactly.
 
 use std::collections::BTreeMap;
@@ -19,45 +19,44 @@ use crate::replay::{Event, Outcome, StepStatus, Trace, Truth};
 
 /// Counts behind the scores.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// Steps in the plans.
-    pub steps: u64,
+    pub(crate) steps: u64,
     /// Of those, steps the run reached.
-    pub reached: u64,
+    pub(crate) reached: u64,
     /// Steps whose target the recording names, reached or not: element and click accuracy
     /// count over these.
-    pub targets: u64,
+    pub(crate) targets: u64,
     /// Steps with a target the recording names no element for: they cannot be judged.
-    pub unjudged: u64,
+    pub(crate) unjudged: u64,
     /// Targets reached and resolved, so their element could be compared.
-    pub judged: u64,
+    pub(crate) judged: u64,
     /// Of the targets, resolved to the right element without a tie.
-    pub correct: u64,
+    pub(crate) correct: u64,
     /// Targets reached with a click point.
-    pub clicks: u64,
+    pub(crate) clicks: u64,
     /// Of the targets, clicked inside the right element's box without a tie.
-    pub clicks_in_box: u64,
+    pub(crate) clicks_in_box: u64,
     /// Steps that passed.
-    pub passed_steps: u64,
-    /// Scenarios.
-    pub scenarios: u64,
+    pub(crate) passed_steps: u64,
+    pub(crate) scenarios: u64,
     /// Scenarios that completed.
-    pub completed: u64,
+    pub(crate) completed: u64,
     /// Resolutions with a (near) tie.
-    pub ambiguous: u64,
+    pub(crate) ambiguous: u64,
     /// Steps that act and were recorded: operation accuracy counts over these.
-    pub operations: u64,
+    pub(crate) operations: u64,
     /// Of those, reached and done as recorded.
-    pub operations_right: u64,
+    pub(crate) operations_right: u64,
     /// Expect checks run.
-    pub checks: u64,
+    pub(crate) checks: u64,
     /// Of those, held.
-    pub checks_passed: u64,
+    pub(crate) checks_passed: u64,
 }
 
 impl Tally {
     /// Counts one trace, over every step of its plan.
-    pub fn of(trace: &Trace) -> Tally {
+    pub(crate) fn of(trace: &Trace) -> Tally {
         let count = |want: Truth| trace.truth.iter().filter(|t| **t == want).count() as u64;
         let mut t = Tally {
             steps: trace.truth.len() as u64,
@@ -108,7 +107,7 @@ impl Tally {
     }
 
     /// Adds another tally.
-    pub fn add(&mut self, o: &Tally) {
+    pub(crate) fn add(&mut self, o: &Tally) {
         self.steps += o.steps;
         self.reached += o.reached;
         self.targets += o.targets;
@@ -128,7 +127,7 @@ impl Tally {
     }
 
     /// The scores, rounded for reports; a ratio with nothing to count is `None`.
-    pub fn scores(&self) -> Scores {
+    pub(crate) fn scores(&self) -> Scores {
         let r = |n: u64, d: u64| Score((d > 0).then(|| round(n as f64 / d as f64)));
         Scores {
             element_accuracy: r(self.correct, self.targets),
@@ -164,28 +163,28 @@ pub struct Scores {
     /// Top-1 target right, over every step whose target the recording names.
     pub element_accuracy: Score,
     /// Click point inside the right element's box, over the same steps.
-    pub click_accuracy: Score,
+    pub(crate) click_accuracy: Score,
     /// Done as recorded (action, button, count, keys, text), over every step that acts and was
     /// recorded.
     #[serde(default)]
-    pub operation_accuracy: Score,
+    pub(crate) operation_accuracy: Score,
     /// Right target, action applied, expect held, over every plan step.
     pub step_success: Score,
     /// Steps the run reached, over every plan step.
     #[serde(default)]
-    pub reached: Score,
+    pub(crate) reached: Score,
     /// Scenarios completed.
-    pub scenario_success: Score,
+    pub(crate) scenario_success: Score,
     /// Resolutions with a (near) tie.
     pub ambiguity_count: u64,
     /// Expect checks that held.
-    pub expect_pass_rate: Score,
+    pub(crate) expect_pass_rate: Score,
 }
 
 impl Scores {
     /// The scores by name, as scenario floors and baselines name them; `None` where nothing
     /// was counted.
-    pub fn by_name(&self) -> BTreeMap<&'static str, Option<f64>> {
+    pub(crate) fn by_name(&self) -> BTreeMap<&'static str, Option<f64>> {
         BTreeMap::from([
             ("element_accuracy", self.element_accuracy.0),
             ("click_accuracy", self.click_accuracy.0),
@@ -202,7 +201,7 @@ impl Scores {
 /// One column of the score tables, listed once for every renderer (terminal, Markdown, HTML).
 pub struct Column {
     /// The header Markdown and HTML print.
-    pub header: &'static str,
+    pub(crate) header: &'static str,
     /// The terminal's shorter header.
     pub short: &'static str,
     /// Whether the per-scenario table shows it (a scenario's own success and ambiguity count

@@ -5,7 +5,7 @@
 //! and `journal.log`. A job file is
 //! `{ "schemaVersion": 1, "commandID": "<uuid>", "verb": "check", "payload": { "plan": "p.json" } }`
 //! or verb `run` with `{ "scenarios": ["scenarios/bridge/a.json"] }` (paths relative to the
-//! base folder, never outside it). The answer is `<command-id>.outcome.json` ([`JobOutcome`])
+//! base folder, never outside it). The answer is `<command-id>.outcome.json` (`JobOutcome`)
 //! beside the moved job file, as in the bridge.
 //!
 //! # Never lost, never twice
@@ -45,10 +45,10 @@ use crate::plan::read_plan_source;
 use crate::safe_path::safe_join;
 
 /// The job schema version.
-pub const JOB_SCHEMA_VERSION: u32 = 1;
+pub(crate) const JOB_SCHEMA_VERSION: u32 = 1;
 
 /// The largest job file read.
-pub const MAX_JOB_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_JOB_BYTES: u64 = 1024 * 1024;
 
 /// The most scenarios one `run` job may name.
 const MAX_SCENARIOS: usize = 1000;
@@ -57,7 +57,7 @@ const MAX_SCENARIOS: usize = 1000;
 #[derive(Clone, Debug)]
 pub struct ServeOptions {
     /// Folder that job paths are relative to (and may not leave).
-    pub base: PathBuf,
+    pub(crate) base: PathBuf,
     /// Process what is there (and whatever arrives meanwhile), then return.
     pub once: bool,
     /// How long to wait between looks at an empty inbox.
@@ -99,13 +99,13 @@ pub struct ServeSummary {
 
 /// `<command-id>.outcome.json` in the jobs folder: the bridge's envelope, with the harness's
 /// reason codes and the job's `result`.
-pub type JobOutcome = Outcome<Reason>;
+pub(crate) type JobOutcome = Outcome<Reason>;
 
 /// Why a job was refused.
 type JobRejection = Rejection<Reason>;
 
 /// Creates the jobs folder layout under `root` if needed.
-pub fn layout(root: &Path) -> Result<(), Error> {
+pub(crate) fn layout(root: &Path) -> Result<(), Error> {
     for sub in ["inbox", "processed", "failed"] {
         let dir = root.join(sub);
         std::fs::create_dir_all(&dir).map_err(|source| Error::Write {

@@ -3,7 +3,7 @@
 
 /// Folds a control label for comparison: case, runs of whitespace, curly quotes and
 /// apostrophes, and the ellipsis character, as a careful person reading a screen would.
-pub fn normalize_label(s: &str) -> String {
+pub(crate) fn normalize_label(s: &str) -> String {
     if s.is_ascii() {
         // The usual case, and the resolver folds every target's strings on every lookup.
         let mut out = Vec::with_capacity(s.len());
@@ -61,7 +61,7 @@ pub(crate) fn push_normalized_ascii(s: &[u8], out: &mut Vec<u8>) {
 }
 
 /// The words of a text, lowercased, split at anything that is not a letter or digit.
-pub fn words(s: &str) -> Vec<String> {
+pub(crate) fn words(s: &str) -> Vec<String> {
     s.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
@@ -70,7 +70,7 @@ pub fn words(s: &str) -> Vec<String> {
 
 /// Keeps `[A-Za-z0-9_-]` and turns anything else into `_`, so a name made from an id is safe
 /// as a file name and in a URL, and can never climb out of its folder.
-pub fn slug(s: &str) -> String {
+pub(crate) fn slug(s: &str) -> String {
     let out: String = s
         .chars()
         .map(|c| {

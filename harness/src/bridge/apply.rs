@@ -20,25 +20,25 @@ use crate::errors::FieldPath;
 
 /// What the app knows besides the state: the read-only catalog and the command ledger.
 #[derive(Clone, Copy, Debug)]
-pub struct Ctx<'a> {
+pub(crate) struct Ctx<'a> {
     /// Built-in workouts.
-    pub catalog: &'a [CatalogWorkout],
+    pub(crate) catalog: &'a [CatalogWorkout],
     /// Processed commands by lowercase id.
-    pub ledger: &'a BTreeMap<String, Outcome>,
+    pub(crate) ledger: &'a BTreeMap<String, Outcome>,
 }
 
 /// What a successful command did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Applied {
+pub(crate) struct Applied {
     /// Ids created, replaced or selected.
-    pub resulting_ids: Vec<String>,
+    pub(crate) resulting_ids: Vec<String>,
     /// Their new `updatedAt`.
-    pub updated_at: String,
+    pub(crate) updated_at: String,
 }
 
 /// A change made by a person in the app rather than through the bridge.
 #[derive(Clone, Debug, PartialEq)]
-pub enum HumanEdit {
+pub(crate) enum HumanEdit {
     /// Anything a command can do.
     Bridge(Verb, Payload),
     /// Deleting a routine; it also leaves every plan slot that used it.
@@ -54,7 +54,7 @@ const MAX_SLOTS: usize = 10;
 
 /// Applies `payload` under `verb`. New objects get ids derived from `seed` (the command id),
 /// and every changed object gets `now` as its `updatedAt`.
-pub fn apply(
+pub(crate) fn apply(
     state: &mut State,
     ctx: Ctx<'_>,
     verb: Verb,
@@ -78,7 +78,7 @@ pub fn apply(
 
 /// Applies a person's edit. The app's UI cannot make invalid objects either, so the same
 /// rules hold; a failure here is a broken scenario, reported by the caller.
-pub fn apply_human(
+pub(crate) fn apply_human(
     state: &mut State,
     ctx: Ctx<'_>,
     edit: &HumanEdit,

@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct CatalogWorkout {
     /// The stable id routines use (`bridge`).
-    pub id: String,
+    pub(crate) id: String,
     /// The name the app shows.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// `(id, name)` of every built-in workout, sorted by id.
@@ -37,7 +37,7 @@ const BUILT_IN: &[(&str, &str)] = &[
 ];
 
 /// The built-in catalog, in id order.
-pub fn built_in_catalog() -> Vec<CatalogWorkout> {
+pub(crate) fn built_in_catalog() -> Vec<CatalogWorkout> {
     BUILT_IN
         .iter()
         .map(|(id, name)| CatalogWorkout {

@@ -19,7 +19,7 @@ use crate::errors::FieldPath;
 /// The verbs the bridge accepts. There is no delete or archive verb, by design.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[allow(missing_docs)]
-pub enum Verb {
+pub(crate) enum Verb {
     CreateCustomWorkout,
     UpdateCustomWorkout,
     CreateRoutine,
@@ -31,7 +31,7 @@ pub enum Verb {
 
 impl Verb {
     /// Every verb, in the protocol's order.
-    pub const ALL: [Verb; 7] = [
+    pub(crate) const ALL: [Verb; 7] = [
         Verb::CreateCustomWorkout,
         Verb::UpdateCustomWorkout,
         Verb::CreateRoutine,
@@ -42,7 +42,7 @@ impl Verb {
     ];
 
     /// The verb as commands spell it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Verb::CreateCustomWorkout => "createCustomWorkout",
             Verb::UpdateCustomWorkout => "updateCustomWorkout",
@@ -55,12 +55,12 @@ impl Verb {
     }
 
     /// The verb named `s` (exact spelling), if it is one.
-    pub fn parse(s: &str) -> Option<Verb> {
+    pub(crate) fn parse(s: &str) -> Option<Verb> {
         Verb::ALL.into_iter().find(|v| v.name() == s)
     }
 
     /// True for the create verbs, which take no `id` and no `expectedUpdatedAt`.
-    pub fn creates(self) -> bool {
+    pub(crate) fn creates(self) -> bool {
         matches!(
             self,
             Verb::CreateCustomWorkout | Verb::CreateRoutine | Verb::CreatePlan
@@ -70,28 +70,28 @@ impl Verb {
 
 /// A command whose envelope is schema version 2 with a UUID `commandID`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Identified {
+pub(crate) struct Identified {
     /// The lowercase `commandID`.
-    pub command_id: String,
+    pub(crate) command_id: String,
     /// The whole document.
-    pub value: Value,
+    pub(crate) value: Value,
 }
 
 /// A command fully validated against its verb's payload shape.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Command {
+pub(crate) struct Command {
     /// The lowercase `commandID`.
-    pub command_id: String,
+    pub(crate) command_id: String,
     /// The verb.
-    pub verb: Verb,
+    pub(crate) verb: Verb,
     /// The payload.
-    pub payload: Payload,
+    pub(crate) payload: Payload,
 }
 
 /// A payload, by the kind of object it describes.
 #[derive(Clone, Debug, PartialEq)]
 #[allow(missing_docs)]
-pub enum Payload {
+pub(crate) enum Payload {
     CustomWorkout(CustomWorkoutIn),
     Routine(RoutineIn),
     Plan(PlanIn),
@@ -102,79 +102,78 @@ pub enum Payload {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[allow(missing_docs)]
-pub struct CustomWorkoutIn {
+pub(crate) struct CustomWorkoutIn {
     #[serde(default)]
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
     #[serde(default)]
-    pub expected_updated_at: Option<String>,
-    pub name: String,
+    pub(crate) expected_updated_at: Option<String>,
+    pub(crate) name: String,
     #[serde(default)]
-    pub notes: Option<String>,
+    pub(crate) notes: Option<String>,
 }
 
 /// `createRoutine` / `updateRoutine`: the whole routine (updates are full replacements).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[allow(missing_docs)]
-pub struct RoutineIn {
+pub(crate) struct RoutineIn {
     #[serde(default)]
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
     #[serde(default)]
-    pub expected_updated_at: Option<String>,
-    pub name: String,
-    pub steps: Vec<RoutineStep>,
+    pub(crate) expected_updated_at: Option<String>,
+    pub(crate) name: String,
+    pub(crate) steps: Vec<RoutineStep>,
 }
 
 /// `createPlan` / `updatePlan`: the whole plan, seven weekday buckets.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[allow(missing_docs)]
-pub struct PlanIn {
+pub(crate) struct PlanIn {
     #[serde(default)]
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
     #[serde(default)]
-    pub expected_updated_at: Option<String>,
-    pub name: String,
-    pub days: Vec<DayIn>,
+    pub(crate) expected_updated_at: Option<String>,
+    pub(crate) name: String,
+    pub(crate) days: Vec<DayIn>,
 }
 
 /// One weekday bucket as a command writes it.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
-pub struct DayIn {
-    pub weekday: i64,
-    pub slots: Vec<SlotIn>,
+pub(crate) struct DayIn {
+    pub(crate) weekday: i64,
+    pub(crate) slots: Vec<SlotIn>,
 }
 
 /// One slot as a command writes it.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
-pub struct SlotIn {
+pub(crate) struct SlotIn {
     #[serde(rename = "routineRef")]
-    pub routine_ref: RoutineRefIn,
+    pub(crate) routine_ref: RoutineRefIn,
 }
 
 /// A routine named by its id, or by the command that created it earlier.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(missing_docs)]
-pub struct RoutineRefIn {
+pub(crate) struct RoutineRefIn {
     #[serde(default)]
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
     #[serde(default, rename = "fromCommand")]
-    pub from_command: Option<String>,
+    pub(crate) from_command: Option<String>,
 }
 
-/// `activatePlan`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[allow(missing_docs)]
-pub struct ActivateIn {
-    pub id: String,
+pub(crate) struct ActivateIn {
+    pub(crate) id: String,
     #[serde(default)]
-    pub expected_updated_at: Option<String>,
+    pub(crate) expected_updated_at: Option<String>,
 }
 
 /// The envelope keys; anything else is `invalid-field`.
@@ -182,7 +181,7 @@ const ENVELOPE_KEYS: [&str; 4] = ["schemaVersion", "commandID", "verb", "payload
 
 /// Reads a command file's text as far as its id. On failure, the id is returned too when it
 /// could be read, so the outcome can be named after it.
-pub fn identify(text: &str) -> Result<Identified, (Option<String>, Rejection)> {
+pub(crate) fn identify(text: &str) -> Result<Identified, (Option<String>, Rejection)> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
@@ -224,7 +223,7 @@ pub fn identify(text: &str) -> Result<Identified, (Option<String>, Rejection)> {
 }
 
 /// Validates the rest of an identified command.
-pub fn parse_command(cmd: &Identified) -> Result<Command, Rejection> {
+pub(crate) fn parse_command(cmd: &Identified) -> Result<Command, Rejection> {
     let obj = cmd.value.as_object().cloned().unwrap_or_default();
     if let Some(k) = obj.keys().find(|k| !ENVELOPE_KEYS.contains(&k.as_str())) {
         return Err(Rejection::new(
@@ -276,7 +275,7 @@ pub fn parse_command(cmd: &Identified) -> Result<Command, Rejection> {
 }
 
 /// Parses `payload` into `verb`'s shape and checks the id rules every verb shares.
-pub fn parse_payload(verb: Verb, payload: Value) -> Result<Payload, Rejection> {
+pub(crate) fn parse_payload(verb: Verb, payload: Value) -> Result<Payload, Rejection> {
     let (payload, id, expected) = match verb {
         Verb::CreateCustomWorkout | Verb::UpdateCustomWorkout => {
             let p: CustomWorkoutIn = typed(payload)?;

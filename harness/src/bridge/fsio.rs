@@ -13,10 +13,10 @@ use crate::errors::Error;
 use crate::output::{write_error as write_err, write_synced};
 
 /// Prefix of our temporary files; listings never return them.
-pub const TEMP_PREFIX: &str = ".tmp-";
+pub(crate) const TEMP_PREFIX: &str = ".tmp-";
 
 /// Writes `bytes` to `path` atomically (temp file, fsync, rename).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let tmp = temp_path(path);
     write_synced(&tmp, bytes)?;
     std::fs::rename(&tmp, path).map_err(write_err(path))
@@ -25,7 +25,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 /// Writes `bytes` to `path` only if `path` does not exist yet, atomically: the temp file is
 /// hard-linked to its final name, which fails rather than replaces. Returns false when the
 /// file already existed (another run got there first).
-pub fn create_atomic(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
+pub(crate) fn create_atomic(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
     let tmp = temp_path(path);
     write_synced(&tmp, bytes)?;
     let linked = std::fs::hard_link(&tmp, path);
@@ -46,12 +46,12 @@ fn temp_path(path: &Path) -> std::path::PathBuf {
 }
 
 /// Moves `from` to `to` (same file system; atomic).
-pub fn move_file(from: &Path, to: &Path) -> Result<(), Error> {
+pub(crate) fn move_file(from: &Path, to: &Path) -> Result<(), Error> {
     std::fs::rename(from, to).map_err(write_err(to))
 }
 
 /// Removes temporary files a crash left in `dir`.
-pub fn remove_stale_temps(dir: &Path) -> Result<(), Error> {
+pub(crate) fn remove_stale_temps(dir: &Path) -> Result<(), Error> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(());
     };
@@ -67,7 +67,7 @@ pub fn remove_stale_temps(dir: &Path) -> Result<(), Error> {
 ///
 /// Memory stays bounded by `limit` however many files a flood drops in: the listing is
 /// streamed and only the smallest names seen so far are kept.
-pub fn smallest_names(dir: &Path, limit: usize) -> std::io::Result<(Vec<String>, bool)> {
+pub(crate) fn smallest_names(dir: &Path, limit: usize) -> std::io::Result<(Vec<String>, bool)> {
     let mut kept = BTreeSet::new();
     let mut more = false;
     for entry in std::fs::read_dir(dir)? {

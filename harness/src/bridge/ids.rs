@@ -10,7 +10,7 @@
 const EPOCH_DAYS: i64 = days_from_civil(2026, 1, 1);
 
 /// The lowercase form of a UUID (`8-4-4-4-12` hex digits), or `None` when `s` is not one.
-pub fn normalize_uuid(s: &str) -> Option<String> {
+pub(crate) fn normalize_uuid(s: &str) -> Option<String> {
     let groups: Vec<&str> = s.split('-').collect();
     let shape = [8, 4, 4, 4, 12];
     let ok = groups.len() == shape.len()
@@ -23,7 +23,7 @@ pub fn normalize_uuid(s: &str) -> Option<String> {
 
 /// A UUID-shaped id derived from `kind` and `seed` (FNV-1a, two lanes, version 8 and the
 /// RFC 9562 variant set), so different kinds of object made by one command never share an id.
-pub fn derive_uuid(kind: &str, seed: &str) -> String {
+pub(crate) fn derive_uuid(kind: &str, seed: &str) -> String {
     let lane = |basis: u64| {
         let mut h = basis;
         for b in kind.bytes().chain([0]).chain(seed.bytes()) {
@@ -48,7 +48,7 @@ pub fn derive_uuid(kind: &str, seed: &str) -> String {
 }
 
 /// The ISO 8601 UTC timestamp of logical tick `tick` (`2026-01-01T00:00:07Z` for 7).
-pub fn timestamp(tick: u64) -> String {
+pub(crate) fn timestamp(tick: u64) -> String {
     let secs = i64::try_from(tick).unwrap_or(i64::MAX / 2);
     let days = EPOCH_DAYS + secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);

@@ -51,7 +51,7 @@ pub struct Processed {
     /// Where it went.
     pub folder: Folder,
     /// Its name there.
-    pub command_file: String,
+    pub(crate) command_file: String,
     /// The outcome written beside it (for a duplicate, the replayed original).
     pub outcome: Outcome,
 }

@@ -23,13 +23,13 @@ use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, parse_typed, parse_value, read_text, to_canonical_value};
 
 /// The manifest schema version this simulator writes and reads.
-pub const MANIFEST_SCHEMA_VERSION: u32 = 3;
+pub(crate) const MANIFEST_SCHEMA_VERSION: u32 = 3;
 
 /// The file name inside the bridge folder.
-pub const MANIFEST_FILE: &str = "manifest.json";
+pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 
 /// The default largest command file the app reads.
-pub const DEFAULT_MAX_COMMAND_BYTES: u64 = 256 * 1024;
+pub(crate) const DEFAULT_MAX_COMMAND_BYTES: u64 = 256 * 1024;
 
 /// The largest manifest read; a real one is kilobytes.
 const MAX_MANIFEST_BYTES: u64 = 64 * 1024 * 1024;
@@ -39,57 +39,57 @@ const MAX_MANIFEST_BYTES: u64 = 64 * 1024 * 1024;
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Manifest {
     /// Always [`MANIFEST_SCHEMA_VERSION`].
-    pub schema_version: u32,
+    pub(crate) schema_version: u32,
     /// The one command schema version accepted (2).
-    pub command_schema_version: u32,
+    pub(crate) command_schema_version: u32,
     /// Off: every command fails with `bridge-disabled` and nothing is applied.
-    pub bridge_enabled: bool,
+    pub(crate) bridge_enabled: bool,
     /// Where agents write commands (absolute, or relative to the manifest's folder).
-    pub inbox_path: String,
+    pub(crate) inbox_path: String,
     /// Where succeeded commands and their outcomes go.
-    pub processed_path: String,
+    pub(crate) processed_path: String,
     /// Where refused commands and their outcomes go.
-    pub failed_path: String,
+    pub(crate) failed_path: String,
     /// Larger command files fail with `file-too-large`, unread.
-    pub max_command_bytes: u64,
+    pub(crate) max_command_bytes: u64,
     /// The built-in workouts.
     pub catalog: Vec<CatalogWorkout>,
     /// The app's state.
     pub state: State,
     /// Every command id processed, lowercase, with its original outcome.
     #[serde(default)]
-    pub ledger: BTreeMap<String, Outcome>,
+    pub(crate) ledger: BTreeMap<String, Outcome>,
     /// The command being moved when the app last saved, if that move may not have happened.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_ingestion: Option<Ingestion>,
+    pub(crate) last_ingestion: Option<Ingestion>,
 }
 
 /// A command whose outcome and state are saved but whose file may still sit in `inbox/`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct Ingestion {
+pub(crate) struct Ingestion {
     /// The file's name in `inbox/`.
-    pub inbox_file: String,
+    pub(crate) inbox_file: String,
     /// Where it goes.
-    pub folder: Folder,
+    pub(crate) folder: Folder,
     /// Its name there.
-    pub command_file: String,
+    pub(crate) command_file: String,
 }
 
 /// The three folders a manifest names, resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Paths {
+pub(crate) struct Paths {
     /// `inbox/`.
-    pub inbox: PathBuf,
+    pub(crate) inbox: PathBuf,
     /// `processed/`.
-    pub processed: PathBuf,
+    pub(crate) processed: PathBuf,
     /// `failed/`.
-    pub failed: PathBuf,
+    pub(crate) failed: PathBuf,
 }
 
 impl Paths {
     /// The folder for `folder`.
-    pub fn of(&self, folder: Folder) -> &Path {
+    pub(crate) fn of(&self, folder: Folder) -> &Path {
         match folder {
             Folder::Processed => &self.processed,
             Folder::Failed => &self.failed,
@@ -99,7 +99,7 @@ impl Paths {
 
 impl Manifest {
     /// A fresh manifest for the bridge folder `root` holding `state`.
-    pub fn new(root: &Path, state: State) -> Self {
+    pub(crate) fn new(root: &Path, state: State) -> Self {
         let abs = |name: &str| root.join(name).to_string_lossy().into_owned();
         Manifest {
             schema_version: MANIFEST_SCHEMA_VERSION,
@@ -117,7 +117,7 @@ impl Manifest {
     }
 
     /// The folders, with relative paths taken from `root` (the manifest's folder).
-    pub fn paths(&self, root: &Path) -> Paths {
+    pub(crate) fn paths(&self, root: &Path) -> Paths {
         let resolve = |p: &str| root.join(p);
         Paths {
             inbox: resolve(&self.inbox_path),
@@ -128,7 +128,7 @@ impl Manifest {
 
     /// Reads `root/manifest.json`: `missing-file`, `invalid-json`, `unsupported-schema` or
     /// `invalid-field` (at its field path) when it cannot be used.
-    pub fn load(root: &Path) -> Result<Self, InputError> {
+    pub(crate) fn load(root: &Path) -> Result<Self, InputError> {
         let path = root.join(MANIFEST_FILE);
         let src = read_text(&path, MAX_MANIFEST_BYTES).map_err(|e| {
             if e.reason == Reason::MissingFile {
@@ -143,7 +143,7 @@ impl Manifest {
     }
 
     /// Writes `root/manifest.json` atomically, in canonical form.
-    pub fn save(&self, root: &Path) -> Result<(), Error> {
+    pub(crate) fn save(&self, root: &Path) -> Result<(), Error> {
         write_atomic(
             &root.join(MANIFEST_FILE),
             to_canonical_value(self).as_bytes(),

@@ -7,25 +7,24 @@
 //! agent's batch can be replayed and scored ([`run_bridge_scenario`]). The harness's own job
 //! inbox, in the same file-inbox style, is a front door of its own (`serve.rs`).
 //!
-//! One concern per file: [`ids`] (UUIDs, time), [`catalog`], [`state`], [`manifest`],
-//! [`command`] (envelope and payloads), [`apply`] (the verbs), [`outcome`], [`inbox`] (the
-//! sweep), [`scenario`], and `fsio` (crash-safe writes, which `serve` uses too).
+//! One concern per file: `ids` (UUIDs, time), `catalog`, `state`, [`manifest`],
+//! `command` (envelope and payloads), `apply` (the verbs), `outcome`, `inbox` (the
+//! sweep), `scenario`, and `fsio` (crash-safe writes, which `serve` uses too).
 
-pub mod apply;
-pub mod catalog;
-pub mod command;
+pub(crate) mod apply;
+pub(crate) mod catalog;
+pub(crate) mod command;
 pub(crate) mod fsio;
-pub mod ids;
-pub mod inbox;
+pub(crate) mod ids;
+pub(crate) mod inbox;
 mod init;
 pub mod manifest;
-pub mod outcome;
-pub mod scenario;
-pub mod state;
+pub(crate) mod outcome;
+pub(crate) mod scenario;
+pub(crate) mod state;
 
 pub use inbox::{Processed, SweepReport, sweep};
 pub use init::{init, read_state};
-pub use manifest::Manifest;
 pub use outcome::{Code, Folder, Outcome, Status};
 pub use scenario::{BridgeScenarioResult, run_bridge_scenario};
 pub use state::State;

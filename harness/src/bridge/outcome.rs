@@ -43,7 +43,7 @@ pub enum Code {
 
 impl Code {
     /// The code as the protocol spells it.
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             Code::UnsupportedSchema => "unsupported-schema",
             Code::InvalidJson => "invalid-json",
@@ -84,7 +84,7 @@ impl fmt::Display for Code {
 }
 
 /// The command schema version the outcome answers.
-pub const COMMAND_SCHEMA_VERSION: u32 = 2;
+pub(crate) const COMMAND_SCHEMA_VERSION: u32 = 2;
 
 /// Which folder a command and its outcome end up in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,7 +110,7 @@ impl Folder {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
-    /// Applied.
+    /// The command was applied.
     Succeeded,
     /// Refused; nothing changed.
     Failed,
@@ -126,7 +126,7 @@ pub enum Status {
 )]
 pub struct Outcome<R = Code> {
     /// The schema version of the file it answers.
-    pub schema_version: u32,
+    pub(crate) schema_version: u32,
     /// The lowercase command (or job) id; for a file whose id could not be read, an id
     /// derived from its inbox file name.
     #[serde(rename = "commandID")]
@@ -147,7 +147,7 @@ pub struct Outcome<R = Code> {
     pub message: Option<String>,
     /// A job's answer: the check report or the scenario results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
+    pub(crate) result: Option<Value>,
     /// A command's: ids of the objects created, changed or selected.
     #[serde(
         rename = "resultingIDs",
@@ -157,23 +157,23 @@ pub struct Outcome<R = Code> {
     pub resulting_ids: Option<Vec<String>>,
     /// A command's: the changed objects' new `updatedAt`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<String>,
+    pub(crate) updated_at: Option<String>,
     /// A command's: true when this replays an earlier command with the same id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duplicate_command: Option<bool>,
+    pub(crate) duplicate_command: Option<bool>,
     /// The file the agent wrote into `inbox/`.
-    pub inbox_file: String,
+    pub(crate) inbox_file: String,
     /// The name the file was moved to, beside this outcome.
-    pub command_file: String,
+    pub(crate) command_file: String,
     /// A command's: the logical time it was processed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub processed_at: Option<String>,
+    pub(crate) processed_at: Option<String>,
 }
 
 impl<R> Outcome<R> {
     /// The outcome of `rejected` (or of success when `Ok`), with every kind-specific field
     /// empty for the caller to fill.
-    pub fn new<T>(
+    pub(crate) fn new<T>(
         schema_version: u32,
         command_id: String,
         verb: Option<String>,
@@ -215,7 +215,7 @@ impl<R> Outcome<R> {
     }
 
     /// The folder this outcome belongs in.
-    pub fn folder(&self) -> Folder {
+    pub(crate) fn folder(&self) -> Folder {
         match self.status {
             Status::Succeeded => Folder::Processed,
             Status::Failed => Folder::Failed,
@@ -225,18 +225,18 @@ impl<R> Outcome<R> {
 
 /// Why a command (or job) was refused: the reason code, where, and a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rejection<R = Code> {
+pub(crate) struct Rejection<R = Code> {
     /// The reason code.
-    pub reason: R,
+    pub(crate) reason: R,
     /// The field path inside the command (root for the file as a whole).
-    pub path: FieldPath,
+    pub(crate) path: FieldPath,
     /// A short lowercase explanation.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl<R> Rejection<R> {
     /// A rejection at `path`.
-    pub fn new(reason: R, path: FieldPath, message: impl Into<String>) -> Self {
+    pub(crate) fn new(reason: R, path: FieldPath, message: impl Into<String>) -> Self {
         Rejection {
             reason,
             path,
@@ -245,7 +245,7 @@ impl<R> Rejection<R> {
     }
 
     /// A rejection of the file as a whole.
-    pub fn whole(reason: R, message: impl Into<String>) -> Self {
+    pub(crate) fn whole(reason: R, message: impl Into<String>) -> Self {
         Self::new(reason, FieldPath::root(), message)
     }
 }

@@ -71,7 +71,7 @@ use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, parse_typed, parse_value, read_text, to_canonical, to_canonical_value};
 
 /// The schema tag of a bridge scenario file.
-pub const SCHEMA: &str = "stepreplay-bridge-scenario/1";
+pub(crate) const SCHEMA: &str = "stepreplay-bridge-scenario/1";
 
 const MAX_SCENARIO_BYTES: u64 = 4 * 1024 * 1024;
 const MAX_PAD_BYTES: u64 = 16 * 1024 * 1024;
@@ -148,22 +148,22 @@ struct ExpectedOutcome {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OutcomeSummary {
     /// The inbox file it answers.
-    pub file: String,
+    pub(crate) file: String,
     /// Whether the command succeeded.
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// The reason code, for a failure.
     pub reason: Option<Code>,
     /// The field path, where the failure has one.
-    pub field_path: Option<String>,
+    pub(crate) field_path: Option<String>,
     /// Whether it replayed an earlier command.
-    pub duplicate: bool,
+    pub(crate) duplicate: bool,
 }
 
 /// One processed file: what was expected and what happened.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CommandCheck {
     /// The expectation, if the scenario had one at this position.
-    pub expected: Option<OutcomeSummary>,
+    pub(crate) expected: Option<OutcomeSummary>,
     /// What the app did, if it processed a file at this position.
     pub actual: Option<OutcomeSummary>,
     /// Both present and equal.
@@ -176,16 +176,16 @@ pub struct Safety {
     /// No problems.
     pub ok: bool,
     /// What was wrong, sorted.
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
 }
 
 /// What a bridge scenario did, as plain data for reports.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BridgeScenarioResult {
     /// The scenario's id.
-    pub id: String,
+    pub(crate) id: String,
     /// Its description.
-    pub description: String,
+    pub(crate) description: String,
     /// Per processed file, in processing order.
     pub commands: Vec<CommandCheck>,
     /// Every outcome matched.
@@ -195,7 +195,7 @@ pub struct BridgeScenarioResult {
     /// A unified diff, expected → actual, of the canonical state JSON when they differ.
     pub state_diff: Option<String>,
     /// The actual final state, when it differs from the expected one (to review and accept).
-    pub actual_state: Option<State>,
+    pub(crate) actual_state: Option<State>,
     /// The safety checks.
     pub safety: Safety,
     /// Outcomes, state and safety all good.

@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 pub struct State {
     /// Ticks so far; the next change is stamped `ids::timestamp(logicalClock + 1)`.
     #[serde(default)]
-    pub logical_clock: u64,
+    pub(crate) logical_clock: u64,
     /// The user's own workouts, in creation order.
     #[serde(default)]
-    pub custom_workouts: Vec<CustomWorkout>,
+    pub(crate) custom_workouts: Vec<CustomWorkout>,
     /// Routines, in creation order.
     #[serde(default)]
     pub routines: Vec<Routine>,
@@ -25,22 +25,22 @@ pub struct State {
     pub plans: Vec<Plan>,
     /// The plan selected as My Week, if any.
     #[serde(default)]
-    pub my_week: Option<MyWeek>,
+    pub(crate) my_week: Option<MyWeek>,
 }
 
 /// A workout the user (or an agent) added beside the built-in catalog.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct CustomWorkout {
+pub(crate) struct CustomWorkout {
     /// Its id, usable as a routine step's `workoutID`.
-    pub id: String,
+    pub(crate) id: String,
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// Free-text instructions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub notes: Option<String>,
+    pub(crate) notes: Option<String>,
     /// When it last changed.
-    pub updated_at: String,
+    pub(crate) updated_at: String,
 }
 
 /// An ordered list of timed workout steps.
@@ -48,30 +48,30 @@ pub struct CustomWorkout {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Routine {
     /// Its id, usable as a plan slot's `routineRef.id`.
-    pub id: String,
+    pub(crate) id: String,
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// Its steps, in order.
-    pub steps: Vec<RoutineStep>,
+    pub(crate) steps: Vec<RoutineStep>,
     /// When it last changed.
-    pub updated_at: String,
+    pub(crate) updated_at: String,
 }
 
 /// One step of a routine, exactly as the protocol's `createRoutine` example spells it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct RoutineStep {
+pub(crate) struct RoutineStep {
     /// A built-in or custom workout id.
     #[serde(rename = "workoutID")]
-    pub workout_id: String,
+    pub(crate) workout_id: String,
     /// Seconds of work per set.
-    pub work_seconds: u32,
+    pub(crate) work_seconds: u32,
     /// How many sets.
-    pub sets: u32,
+    pub(crate) sets: u32,
     /// Rest between sets, in seconds.
-    pub set_rest_seconds: u32,
+    pub(crate) set_rest_seconds: u32,
     /// Rest after the last set, in seconds.
-    pub rest_after_seconds: u32,
+    pub(crate) rest_after_seconds: u32,
 }
 
 /// A repeating weekday schedule: seven buckets, 1 = Sunday … 7 = Saturday.
@@ -79,48 +79,48 @@ pub struct RoutineStep {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Plan {
     /// Its id, usable with `activatePlan`.
-    pub id: String,
+    pub(crate) id: String,
     /// Its name.
-    pub name: String,
+    pub(crate) name: String,
     /// Exactly seven days, in weekday order.
-    pub days: Vec<PlanDay>,
+    pub(crate) days: Vec<PlanDay>,
     /// When it last changed.
-    pub updated_at: String,
+    pub(crate) updated_at: String,
 }
 
 /// One weekday's ordered slots; no slots is a rest day.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct PlanDay {
+pub(crate) struct PlanDay {
     /// 1 = Sunday … 7 = Saturday.
-    pub weekday: u8,
+    pub(crate) weekday: u8,
     /// The routines of the day, in order.
-    pub slots: Vec<PlanSlot>,
+    pub(crate) slots: Vec<PlanSlot>,
 }
 
 /// One slot: a routine, resolved to its id when the command was applied.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PlanSlot {
+pub(crate) struct PlanSlot {
     /// The routine's id.
     #[serde(rename = "routineID")]
-    pub routine_id: String,
+    pub(crate) routine_id: String,
 }
 
 /// The My Week selection.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct MyWeek {
+pub(crate) struct MyWeek {
     /// The selected plan.
     #[serde(rename = "planID")]
-    pub plan_id: String,
+    pub(crate) plan_id: String,
     /// When it was selected.
-    pub updated_at: String,
+    pub(crate) updated_at: String,
 }
 
 impl State {
     /// Advances the logical clock and returns the new tick's timestamp.
-    pub fn tick(&mut self) -> String {
+    pub(crate) fn tick(&mut self) -> String {
         self.logical_clock = self.logical_clock.saturating_add(1);
         super::ids::timestamp(self.logical_clock)
     }

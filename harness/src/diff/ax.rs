@@ -20,9 +20,9 @@ use crate::recording::ax::{AxSnapshot, Element, Rect, Window};
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct AxDiff {
     /// Windows opened, closed or changed, sorted by path.
-    pub windows: Vec<WindowDiff>,
+    pub(crate) windows: Vec<WindowDiff>,
     /// Elements added, removed or changed, sorted by path.
-    pub elements: Vec<ElementDiff>,
+    pub(crate) elements: Vec<ElementDiff>,
     /// Counts, for reports.
     pub summary: AxSummary,
 }
@@ -42,45 +42,45 @@ pub enum Status {
     Added,
     /// Only in `before`.
     Removed,
-    /// In both, with at least one [`Change`].
+    /// In both, with at least one `Change`.
     Changed,
 }
 
 /// One window that differs. Opened windows are `added`, closed ones `removed`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct WindowDiff {
+pub(crate) struct WindowDiff {
     /// `app/window-id`.
-    pub path: String,
+    pub(crate) path: String,
     /// Added, removed or changed.
-    pub status: Status,
+    pub(crate) status: Status,
     /// Its title (in `after`, or in `before` when removed).
-    pub title: String,
+    pub(crate) title: String,
     /// What changed, for `changed` windows; in a fixed order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub changes: Vec<Change>,
+    pub(crate) changes: Vec<Change>,
 }
 
 /// One element that differs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ElementDiff {
+pub(crate) struct ElementDiff {
     /// `app/window-id/element-id` (the window it is in `after`, or in `before` when removed).
-    pub path: String,
+    pub(crate) path: String,
     /// Its `ax_role`.
-    pub role: String,
+    pub(crate) role: String,
     /// Its own name (see [`Element::own_name`]), when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Added, removed or changed.
-    pub status: Status,
+    pub(crate) status: Status,
     /// What changed, for `changed` elements; in a fixed order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub changes: Vec<Change>,
+    pub(crate) changes: Vec<Change>,
 }
 
 /// One property that changed, with its value before and after.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Change {
+pub(crate) enum Change {
     /// The frame changed (position or size).
     Moved {
         /// Frame before.
@@ -143,7 +143,7 @@ pub enum Change {
 
 impl Change {
     /// The stable kebab-case name of the change, as in the JSON `kind`.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Change::Moved { .. } => "moved",
             Change::Reparented { .. } => "reparented",

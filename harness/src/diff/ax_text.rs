@@ -21,7 +21,7 @@ use crate::plan::REDACTED;
 use crate::recording::ax::{AxSnapshot, Element, Rect};
 
 /// Lines of context around each hunk of [`unified`].
-pub const CONTEXT_LINES: usize = 3;
+pub(crate) const CONTEXT_LINES: usize = 3;
 
 fn quoted(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
@@ -32,7 +32,7 @@ fn rect(r: &Rect) -> String {
 }
 
 /// Renders a snapshot, one line per window and element, each ending in `\n`.
-pub fn render(s: &AxSnapshot) -> String {
+pub(crate) fn render(s: &AxSnapshot) -> String {
     let mut out = String::new();
     for app in &s.apps {
         for w in &app.windows {

@@ -67,8 +67,9 @@ impl Masks {
         Ok(())
     }
 
+    #[cfg(test)]
     /// The rectangles, in the order added.
-    pub fn rects(&self) -> &[Rect] {
+    pub(crate) fn rects(&self) -> &[Rect] {
         &self.rects
     }
 
@@ -139,8 +140,9 @@ impl Masks {
         }
     }
 
+    #[cfg(test)]
     /// Whether pixel `(x, y)` of a `width × height` image is masked.
-    pub fn is_masked(&self, x: u32, y: u32, width: u32, height: u32) -> bool {
+    pub(crate) fn is_masked(&self, x: u32, y: u32, width: u32, height: u32) -> bool {
         self.clipped(width, height)
             .any(|(x0, y0, x1, y1)| x >= x0 && x < x1 && y >= y0 && y < y1)
     }

@@ -11,13 +11,13 @@ pub mod pixel;
 mod reference;
 pub mod regions;
 mod shared_rows;
-pub mod step;
+pub(crate) mod step;
 pub mod summary;
 pub mod verdict;
 
-pub use ax::{AxDiff, AxSummary};
+pub(crate) use ax::AxSummary;
 pub use mask::{MaskStats, Masks};
 pub use pixel::{Options, PixelDiff};
-pub use step::StepDiff;
+pub(crate) use step::StepDiff;
 pub use summary::PixelSummary;
 pub use verdict::{Tolerance, Verdict, verdict};

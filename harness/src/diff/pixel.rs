@@ -68,9 +68,9 @@ impl Default for Options {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PixelDiff {
     /// Image width in pixels.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Image height in pixels.
-    pub height: u32,
+    pub(crate) height: u32,
     /// The number pixelmatch returns.
     pub mismatched: u64,
     /// One bit per pixel in row-major order (pixel `i` is bit `i % 64` of word `i / 64`), set
@@ -79,8 +79,9 @@ pub struct PixelDiff {
 }
 
 impl PixelDiff {
+    #[cfg(test)]
     /// Whether pixel `(x, y)` was counted as mismatched; `false` outside the image.
-    pub fn is_mismatched(&self, x: u32, y: u32) -> bool {
+    pub(crate) fn is_mismatched(&self, x: u32, y: u32) -> bool {
         if x >= self.width || y >= self.height {
             return false;
         }

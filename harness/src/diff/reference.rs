@@ -7,7 +7,7 @@
 use crate::diff::pixel::Options;
 
 /// pixelmatch(img1, img2, output, width, height, options), returning the mismatch count.
-pub fn pixelmatch(
+pub(crate) fn pixelmatch(
     img1: &[u8],
     img2: &[u8],
     mut output: Option<&mut [u8]>,

@@ -232,18 +232,18 @@ fn merge(mut boxes: Vec<Region>, gap: u32) -> Vec<Region> {
 
 /// The densest `n × n` window of a mask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Density {
+pub(crate) struct Density {
     /// The requested window side.
-    pub n: u32,
+    pub(crate) n: u32,
     /// Changed pixels in the densest window.
-    pub max_changed: u64,
+    pub(crate) max_changed: u64,
     /// That window (clipped to the image when `n` exceeds it); `window.pixels == max_changed`.
-    pub window: Region,
+    pub(crate) window: Region,
 }
 
 impl Density {
     /// `max_changed` as a fraction of the window's area (0 for an empty window).
-    pub fn fraction(&self) -> f64 {
+    pub(crate) fn fraction(&self) -> f64 {
         let area = u64::from(self.window.width) * u64::from(self.window.height);
         if area == 0 {
             0.0
@@ -258,7 +258,7 @@ impl Density {
 /// (a side larger than the image is clipped to it); ties go to the first window in row-major
 /// order of its top-left corner. O(w·h) time and O(w) memory: per-column counts over the last
 /// `n` rows, the row-by-row form of a summed-area table, slid across each row.
-pub fn density(mask: &[u64], width: u32, height: u32, n: u32) -> Density {
+pub(crate) fn density(mask: &[u64], width: u32, height: u32, n: u32) -> Density {
     let (w, h) = (width as usize, height as usize);
     let nw = (n as usize).min(w);
     let nh = (n as usize).min(h);

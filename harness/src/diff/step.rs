@@ -20,12 +20,12 @@ pub struct StepDiff {
     /// The pixel diff under pixelmatch's defaults (threshold 0.1, anti-aliasing ignored).
     /// Absent when a screenshot could not be read or the two differ in size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pixel: Option<PixelSummary>,
+    pub(crate) pixel: Option<PixelSummary>,
     /// Why there is no pixel diff.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pixel_note: Option<String>,
+    pub(crate) pixel_note: Option<String>,
     /// What changed in the accessibility tree.
-    pub ax: AxSummary,
+    pub(crate) ax: AxSummary,
 }
 
 /// One frame pair's diff, filled by whichever replay asks first.
@@ -35,13 +35,13 @@ type Pair = Arc<OnceLock<StepDiff>>;
 /// modes replay it. The lock is held only to find a pair's cell, so different pairs are
 /// computed in parallel.
 #[derive(Debug, Default)]
-pub struct StepDiffs {
+pub(crate) struct StepDiffs {
     pairs: Mutex<BTreeMap<(usize, usize), Pair>>,
 }
 
 impl StepDiffs {
     /// The diff of going from `frames[before]` to `frames[after]`.
-    pub fn get(&self, frames: &[Frame], before: usize, after: usize) -> StepDiff {
+    pub(crate) fn get(&self, frames: &[Frame], before: usize, after: usize) -> StepDiff {
         let cell = {
             let mut pairs = self.pairs.lock().unwrap_or_else(|p| p.into_inner());
             pairs.entry((before, after)).or_default().clone()
@@ -52,7 +52,7 @@ impl StepDiffs {
 }
 
 /// Compares two frames. The screenshots are decoded once per frame (the recording caches them).
-pub fn compare_frames(before: &Frame, after: &Frame) -> StepDiff {
+pub(crate) fn compare_frames(before: &Frame, after: &Frame) -> StepDiff {
     let ax = ax::diff(&before.ax, &after.ax).summary;
     let (pixel, pixel_note) = match pixel_summary(before, after) {
         Ok(s) => (Some(s), None),
@@ -67,7 +67,7 @@ pub fn compare_frames(before: &Frame, after: &Frame) -> StepDiff {
 
 /// The diff image of a step (pixelmatch's rendering: a faded copy of `before`, changed pixels
 /// red, anti-aliasing yellow), for `run --captures`.
-pub fn diff_image(before: &Frame, after: &Frame) -> Result<RgbaImage, String> {
+pub(crate) fn diff_image(before: &Frame, after: &Frame) -> Result<RgbaImage, String> {
     let (a, b) = pair(before, after)?;
     let mut out = RgbaImage::new(a.width(), a.height());
     pixel::diff_images(&a, &b, &Tolerance::default().options(), Some(&mut out))

@@ -15,7 +15,7 @@ use crate::json::round;
 pub const DEFAULT_DENSITY_WINDOW: u32 = 32;
 
 /// Most regions listed in a summary; `regions_total` still counts them all.
-pub const MAX_LISTED_REGIONS: usize = 100;
+pub(crate) const MAX_LISTED_REGIONS: usize = 100;
 
 /// What a pixel comparison found, ready to serialize.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -30,7 +30,7 @@ pub struct PixelSummary {
     pub mismatched: u64,
     /// `mismatched / pixels`, rounded to 6 decimals.
     pub ratio: f64,
-    /// Changed regions, merged when close (the first [`MAX_LISTED_REGIONS`]).
+    /// Changed regions, merged when close (the first `MAX_LISTED_REGIONS`).
     pub regions: Vec<Region>,
     /// Number of changed regions.
     pub regions_total: u64,
@@ -43,7 +43,7 @@ pub struct PixelSummary {
     pub verdict: Verdict,
 }
 
-/// [`Density`] with its fraction, for reports.
+/// `Density` with its fraction, for reports.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DensitySummary {
     /// Window side.

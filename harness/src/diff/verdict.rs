@@ -34,7 +34,7 @@ impl Default for Tolerance {
 impl Tolerance {
     /// The most mismatched pixels allowed in an image of `pixels` pixels. With both limits the
     /// stricter one applies; with neither, none is allowed (as in Playwright).
-    pub fn allowed(&self, pixels: u64) -> u64 {
+    pub(crate) fn allowed(&self, pixels: u64) -> u64 {
         match (self.max_diff_pixels, self.max_diff_pixel_ratio) {
             (None, None) => 0,
             (count, ratio) => {
@@ -48,7 +48,7 @@ impl Tolerance {
     }
 
     /// Pixel diff options with this tolerance's threshold and pixelmatch's other defaults.
-    pub fn options(&self) -> Options {
+    pub(crate) fn options(&self) -> Options {
         Options {
             threshold: self.threshold,
             ..Options::default()
@@ -80,7 +80,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// Whether the comparison passes.
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         !matches!(self, Verdict::Different { .. })
     }
 

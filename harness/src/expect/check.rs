@@ -15,11 +15,11 @@ use crate::resolve::FrameIndex;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Check {
     /// `app`, `window`, `visible`, `field-contains`, `screen`, `next-control`.
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     /// Whether it held.
-    pub passed: bool,
+    pub(crate) passed: bool,
     /// What was expected and what was found (sensitive values redacted).
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 impl Check {
@@ -33,25 +33,25 @@ impl Check {
 }
 
 /// What the checks look at.
-pub struct ExpectCtx<'a, 'r> {
+pub(crate) struct ExpectCtx<'a, 'r> {
     /// The frame now showing, indexed.
-    pub index: &'a FrameIndex<'a>,
+    pub(crate) index: &'a FrameIndex<'a>,
     /// The desktop (typed values, frame).
-    pub desktop: &'a Desktop<'r>,
+    pub(crate) desktop: &'a Desktop<'r>,
     /// The element the step acted on.
-    pub acted: Option<&'a str>,
+    pub(crate) acted: Option<&'a str>,
     /// Screenshot size in pixels.
-    pub screen: (u32, u32),
+    pub(crate) screen: (u32, u32),
     /// Expected text with inputs filled in, and whether it holds a sensitive value.
-    pub field_text: Option<(String, bool)>,
+    pub(crate) field_text: Option<(String, bool)>,
     /// The recorded frame id of a step's screenshot (its before-frame), by step id.
-    pub step_frame: &'a dyn Fn(&str) -> Option<String>,
+    pub(crate) step_frame: &'a dyn Fn(&str) -> Option<String>,
     /// A plan picture (relative to the plan's folder), decoded; `None` when unreadable.
-    pub picture: &'a dyn Fn(&Path) -> Option<Arc<RgbaImage>>,
+    pub(crate) picture: &'a dyn Fn(&Path) -> Option<Arc<RgbaImage>>,
 }
 
 /// Runs every check `expect` names, in a fixed order.
-pub fn check_expect(e: &Expect, ctx: &ExpectCtx) -> Vec<Check> {
+pub(crate) fn check_expect(e: &Expect, ctx: &ExpectCtx) -> Vec<Check> {
     let mut out = Vec::new();
     super::app_window::check(e, ctx, &mut out);
     if let Some(v) = &e.visible {
@@ -70,4 +70,4 @@ pub fn check_expect(e: &Expect, ctx: &ExpectCtx) -> Vec<Check> {
     out
 }
 
-pub use super::next_control::check as check_next_control;
+pub(crate) use super::next_control::check as check_next_control;

@@ -9,7 +9,7 @@ use super::screen::{against_frame, against_picture};
 use crate::plan::Done;
 
 /// The done check, and whether it could be judged at all.
-pub fn check_done(done: &Done, frame: Option<&str>, ctx: &ExpectCtx) -> (Check, bool) {
+pub(crate) fn check_done(done: &Done, frame: Option<&str>, ctx: &ExpectCtx) -> (Check, bool) {
     let result = match (&done.screen, &done.step_id, frame) {
         (Some(picture), _, _) => against_picture(picture, "done", ctx),
         (None, Some(id), Some(frame)) => {

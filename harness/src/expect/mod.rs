@@ -9,5 +9,5 @@ mod next_control;
 mod screen;
 mod visible;
 
-pub use check::{Check, ExpectCtx, check_expect, check_next_control};
-pub use done::check_done;
+pub(crate) use check::{Check, ExpectCtx, check_expect, check_next_control};
+pub(crate) use done::check_done;

@@ -5,7 +5,7 @@ use crate::plan::Target;
 use crate::resolve::{ResolveContext, resolve};
 
 /// Checks that `next` resolves in the frame now showing.
-pub fn check(next: &Target, ctx: &ExpectCtx) -> Check {
+pub(crate) fn check(next: &Target, ctx: &ExpectCtx) -> Check {
     let r = resolve(
         next,
         ctx.index,

@@ -17,7 +17,7 @@ const MAX_CHANGED_RATIO: f64 = 0.005;
 
 /// Why a screen comparison could not be made (no screenshot, an unreadable picture, another
 /// size): the caller decides whether that fails the check or leaves it unjudged.
-pub type Unjudged = String;
+pub(crate) type Unjudged = String;
 
 pub(super) fn check(step_id: &str, ctx: &ExpectCtx) -> Check {
     let result = match (ctx.step_frame)(step_id) {
@@ -37,7 +37,7 @@ pub(super) fn check_picture(rel: &Path, ctx: &ExpectCtx) -> Check {
 }
 
 /// The screen now against recorded frame `want`, described as `what` in the detail.
-pub fn against_frame(
+pub(crate) fn against_frame(
     want: &str,
     what: &str,
     kind: &'static str,
@@ -58,7 +58,11 @@ pub fn against_frame(
 }
 
 /// The screen now against a plan picture (relative to the plan's folder).
-pub fn against_picture(rel: &Path, kind: &'static str, ctx: &ExpectCtx) -> Result<Check, Unjudged> {
+pub(crate) fn against_picture(
+    rel: &Path,
+    kind: &'static str,
+    ctx: &ExpectCtx,
+) -> Result<Check, Unjudged> {
     let picture = (ctx.picture)(rel)
         .ok_or_else(|| format!("the picture `{}` cannot be read", rel.display()))?;
     compare(

@@ -23,7 +23,7 @@ enum Frame {
 
 /// The first repeated key — its full path and the position of its opening quote — in a
 /// document that is valid JSON. `None` when every object's keys are distinct.
-pub fn find_duplicate_key(text: &str) -> Option<(FieldPath, Position)> {
+pub(crate) fn find_duplicate_key(text: &str) -> Option<(FieldPath, Position)> {
     let b = text.as_bytes();
     let mut stack: Vec<Frame> = Vec::new();
     let mut path: Vec<Seg> = Vec::new();

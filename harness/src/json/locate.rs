@@ -12,12 +12,12 @@ use crate::errors::{FieldPath, Position, Seg};
 
 /// The position of the value at `path`, or of the deepest part of `path` that exists.
 /// `None` only when the text is not a JSON document at all.
-pub fn locate(text: &str, path: &FieldPath) -> Option<Position> {
+pub(crate) fn locate(text: &str, path: &FieldPath) -> Option<Position> {
     locate_all(text, std::slice::from_ref(path)).pop().flatten()
 }
 
 /// [`locate`] for many paths at once, in one pass; answers in the order of `paths`.
-pub fn locate_all(text: &str, paths: &[FieldPath]) -> Vec<Option<Position>> {
+pub(crate) fn locate_all(text: &str, paths: &[FieldPath]) -> Vec<Option<Position>> {
     let b = text.as_bytes();
     let start = skip_ws(b, 0);
     if start >= b.len() {

@@ -7,7 +7,6 @@ mod locate;
 mod read;
 
 pub use canonical::{round, to_canonical, to_canonical_value};
-pub use duplicates::find_duplicate_key;
-pub use locate::{locate, locate_all};
+pub(crate) use locate::{locate, locate_all};
 pub(crate) use read::read_bounded;
 pub use read::{Source, expect_schema, parse_typed, parse_value, read_text, refuse_duplicate_keys};

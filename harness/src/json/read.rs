@@ -18,14 +18,14 @@ use crate::errors::{FieldPath, InputError, Position, Reason, Seg};
 #[derive(Clone, Debug)]
 pub struct Source {
     /// The file as the user named it.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Its whole text.
     pub text: String,
 }
 
 impl Source {
     /// Wraps text that did not come from a file (tests, stdin).
-    pub fn from_text(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
+    pub(crate) fn from_text(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
         Source {
             path: path.into(),
             text: text.into(),
@@ -38,7 +38,12 @@ impl Source {
     }
 
     /// An error about this file at `path`, with the position filled in.
-    pub fn error(&self, path: FieldPath, reason: Reason, message: impl Into<String>) -> InputError {
+    pub(crate) fn error(
+        &self,
+        path: FieldPath,
+        reason: Reason,
+        message: impl Into<String>,
+    ) -> InputError {
         InputError::new(&self.path, reason, message)
             .at_position(self.position(&path))
             .at(path)

@@ -117,8 +117,8 @@ impl fmt::Display for Perturbation {
 
 /// What a perturbation works on: one frame at a time, with the ids the recording acts on.
 pub(crate) struct Ctx<'a> {
-    pub targets: &'a BTreeSet<String>,
-    pub scale: u32,
+    pub(crate) targets: &'a BTreeSet<String>,
+    pub(crate) scale: u32,
 }
 
 /// Applies a perturbation to every frame of a recording, deterministically for a seed.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The schema string of this format.
-pub const SCHEMA: &str = "foxstep-step-plan/1";
+pub(crate) const SCHEMA: &str = "foxstep-step-plan/1";
 
 /// Optional lists a plan leaves out when they are empty ("optional fields are left out when
 /// they have nothing to say").
@@ -42,46 +42,46 @@ pub fn canonical_plan_text(v: &serde_json::Value) -> String {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FoxPlan {
-    pub schema: String,
-    pub guide: Guide,
+    pub(crate) schema: String,
+    pub(crate) guide: Guide,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub inputs: Vec<Input>,
-    pub steps: Vec<Step>,
+    pub(crate) inputs: Vec<Input>,
+    pub(crate) steps: Vec<Step>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub done: Option<Done>,
+    pub(crate) done: Option<Done>,
 }
 
 /// The guide a plan comes from.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Guide {
-    pub id: String,
-    pub title: String,
+pub(crate) struct Guide {
+    pub(crate) id: String,
+    pub(crate) title: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revision: Option<String>,
+    pub(crate) revision: Option<String>,
 }
 
 /// A value that can change each time the guide is followed.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Input {
-    pub id: String,
-    pub name: String,
-    pub changes: Changes,
-    pub basis: Basis,
+pub(crate) struct Input {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) changes: Changes,
+    pub(crate) basis: Basis,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub example: Option<String>,
+    pub(crate) example: Option<String>,
     #[serde(default)]
-    pub sensitive: bool,
-    pub shape: Shape,
+    pub(crate) sensitive: bool,
+    pub(crate) shape: Shape,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub used_by: Vec<u32>,
+    pub(crate) used_by: Vec<u32>,
 }
 
 /// Whether an input changes between runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Changes {
+pub(crate) enum Changes {
     EachTime,
     Same,
 }
@@ -89,7 +89,7 @@ pub enum Changes {
 /// Who marked an input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Basis {
+pub(crate) enum Basis {
     Typed,
     Author,
 }
@@ -97,7 +97,7 @@ pub enum Basis {
 /// What kind of text an input holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Shape {
+pub(crate) enum Shape {
     Email,
     Link,
     Phone,
@@ -112,7 +112,7 @@ pub enum Shape {
 /// What a step does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum ActionKind {
+pub(crate) enum ActionKind {
     Navigate,
     Click,
     Type,
@@ -127,54 +127,54 @@ pub enum ActionKind {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
-    pub number: u32,
-    pub label: String,
-    pub step_id: String,
-    pub action: ActionKind,
-    pub text: String,
+    pub(crate) number: u32,
+    pub(crate) label: String,
+    pub(crate) step_id: String,
+    pub(crate) action: ActionKind,
+    pub(crate) text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<String>,
+    pub(crate) value: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub template: Option<String>,
+    pub(crate) template: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub reads: Vec<String>,
+    pub(crate) reads: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub submit: Option<String>,
+    pub(crate) submit: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keys: Option<String>,
+    pub(crate) keys: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub click: Option<Click>,
+    pub(crate) click: Option<Click>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub assistant: Option<String>,
+    pub(crate) assistant: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<Target>,
+    pub(crate) target: Option<Target>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expect: Option<Expect>,
+    pub(crate) expect: Option<Expect>,
     #[serde(default)]
-    pub confirm: bool,
+    pub(crate) confirm: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confirm_reason: Option<String>,
+    pub(crate) confirm_reason: Option<String>,
     /// Words, or an object with `text` and the conditions of an `expect`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop_if: Option<Value>,
+    pub(crate) stop_if: Option<Value>,
 }
 
 /// How to click.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Click {
-    pub button: Button,
-    pub count: u8,
+pub(crate) struct Click {
+    pub(crate) button: Button,
+    pub(crate) count: u8,
     #[serde(default)]
-    pub drag: bool,
+    pub(crate) drag: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub modifiers: Vec<String>,
+    pub(crate) modifiers: Vec<String>,
 }
 
 /// Which mouse button.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Button {
+pub(crate) enum Button {
     Left,
     Right,
     Middle,
@@ -184,18 +184,18 @@ pub enum Button {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Point {
-    pub x: f64,
-    pub y: f64,
+    pub(crate) x: f64,
+    pub(crate) y: f64,
 }
 
 /// A frame as shares of the step's screenshot.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Bounds {
-    pub x: f64,
-    pub y: f64,
-    pub width: f64,
-    pub height: f64,
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    pub(crate) width: f64,
+    pub(crate) height: f64,
 }
 
 /// Where a step acts.
@@ -227,29 +227,29 @@ pub struct Target {
 /// What should be true after a step.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Expect {
+pub(crate) struct Expect {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub app: Option<String>,
+    pub(crate) app: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub window: Option<String>,
+    pub(crate) window: Option<String>,
     /// A control's label, or a target object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub visible: Option<Value>,
+    pub(crate) visible: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub field_contains: Option<String>,
+    pub(crate) field_contains: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub screen_step_id: Option<String>,
+    pub(crate) screen_step_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub screen: Option<String>,
+    pub(crate) screen: Option<String>,
 }
 
 /// What finished looks like.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Done {
-    pub text: String,
+pub(crate) struct Done {
+    pub(crate) text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step_id: Option<String>,
+    pub(crate) step_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub screen: Option<String>,
+    pub(crate) screen: Option<String>,
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 /// A modifier key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Modifier {
+pub(crate) enum Modifier {
     /// ⌘, Cmd, Command, Meta, Super.
     Command,
     /// ⌃, Ctrl, Control.
@@ -19,11 +19,11 @@ pub enum Modifier {
 
 /// A shortcut: held modifiers and one key, its name lowercased (`a`, `return`, `tab`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Chord {
+pub(crate) struct Chord {
     /// Held modifiers.
-    pub modifiers: BTreeSet<Modifier>,
+    pub(crate) modifiers: BTreeSet<Modifier>,
     /// The key pressed.
-    pub key: String,
+    pub(crate) key: String,
 }
 
 fn modifier_word(w: &str) -> Option<Modifier> {
@@ -47,7 +47,7 @@ fn modifier_symbol(c: char) -> Option<Modifier> {
 }
 
 /// A modifier as plans name it, in a word (`Cmd`, `control`) or a symbol (`⌘`).
-pub fn parse_modifier(s: &str) -> Option<Modifier> {
+pub(crate) fn parse_modifier(s: &str) -> Option<Modifier> {
     let mut chars = s.trim().chars();
     match (chars.next(), chars.next()) {
         (Some(c), None) => modifier_symbol(c),
@@ -69,7 +69,7 @@ fn key_name(k: &str) -> String {
 }
 
 /// Reads a chord; `None` when there is no key in it (only modifiers, or nothing).
-pub fn parse_chord(s: &str) -> Option<Chord> {
+pub(crate) fn parse_chord(s: &str) -> Option<Chord> {
     let mut modifiers = BTreeSet::new();
     // Symbols anywhere: ⌘⇧A, Shift+⌘S.
     let rest: String = s
@@ -105,7 +105,7 @@ pub fn parse_chord(s: &str) -> Option<Chord> {
 }
 
 /// Whether `keys` selects everything in the focused field: ⌘A on a Mac, Ctrl+A elsewhere.
-pub fn selects_all(keys: &str) -> bool {
+pub(crate) fn selects_all(keys: &str) -> bool {
     parse_chord(keys).is_some_and(|c| {
         c.key == "a"
             && (c.modifiers == BTreeSet::from([Modifier::Command])

@@ -4,16 +4,14 @@
 pub mod check;
 pub mod devthink;
 pub mod foxstep;
-pub mod keys;
+pub(crate) mod keys;
 mod load;
 pub(crate) mod lower;
 mod model;
 mod redact;
 
-pub use load::{
-    Handed, MAX_PLAN_BYTES, SKILL_PLAN, load_plan, parse_foxstep, parse_handed, plan_from_source,
-    read_plan_source,
-};
+pub use load::{Handed, MAX_PLAN_BYTES, SKILL_PLAN, parse_foxstep, parse_handed};
+pub use load::{load_plan, plan_from_source, read_plan_source};
 pub use lower::lower_foxstep;
 pub use model::*;
 pub use redact::{REDACTED, redact_json_text, sensitive_values};

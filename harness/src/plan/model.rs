@@ -26,35 +26,35 @@ pub struct Plan {
     /// The dialect it was written in.
     pub dialect: Dialect,
     /// The guide's (or plan's) id.
-    pub id: String,
+    pub(crate) id: String,
     /// Its title or objective.
-    pub title: String,
+    pub(crate) title: String,
     /// The revision it was approved at, when known.
-    pub revision: Option<String>,
+    pub(crate) revision: Option<String>,
     /// Declared inputs.
-    pub inputs: Vec<Input>,
+    pub(crate) inputs: Vec<Input>,
     /// Steps, in order.
     pub steps: Vec<Step>,
     /// What finished looks like.
-    pub done: Option<Done>,
+    pub(crate) done: Option<Done>,
     /// The folder the plan file sits in; crops are relative to it.
     #[serde(skip)]
-    pub base_dir: PathBuf,
+    pub(crate) base_dir: PathBuf,
 }
 
 /// A declared input.
 #[derive(Clone, Debug, Serialize)]
-pub struct Input {
+pub(crate) struct Input {
     /// The name templates use.
-    pub id: String,
+    pub(crate) id: String,
     /// The input as a person would say it.
-    pub name: String,
+    pub(crate) name: String,
     /// Always ask a person; never show or reuse the value.
-    pub sensitive: bool,
+    pub(crate) sensitive: bool,
     /// What it was when recorded (never set for a sensitive input after lowering).
-    pub example: Option<String>,
+    pub(crate) example: Option<String>,
     /// It changes between runs: its example is the recorded run's value, never a default.
-    pub each_time: bool,
+    pub(crate) each_time: bool,
 }
 
 /// One step.
@@ -63,34 +63,33 @@ pub struct Step {
     /// The step's id, unique in the plan.
     pub id: String,
     /// Its 1-based number.
-    pub number: u32,
+    pub(crate) number: u32,
     /// Its label in the guide.
-    pub label: String,
+    pub(crate) label: String,
     /// The step as the guide words it (information, never an instruction).
-    pub text: String,
+    pub(crate) text: String,
     /// What to do.
-    pub action: Action,
-    /// Where.
-    pub target: Option<Target>,
+    pub(crate) action: Action,
+    pub(crate) target: Option<Target>,
     /// What should be true next.
-    pub expect: Option<Expect>,
+    pub(crate) expect: Option<Expect>,
     /// Ask the person first, for this reason.
-    pub confirm: Option<String>,
+    pub(crate) confirm: Option<String>,
     /// Stop instead of going on when this holds.
-    pub stop_if: Option<StopIf>,
+    pub(crate) stop_if: Option<StopIf>,
     /// The inputs the step reads.
-    pub reads: Vec<String>,
+    pub(crate) reads: Vec<String>,
     /// For a step that sends a prompt to an AI app, which assistant (kept for reports).
-    pub assistant: Option<String>,
+    pub(crate) assistant: Option<String>,
     /// Where the step sits in its source file.
     #[serde(skip)]
-    pub path: FieldPath,
+    pub(crate) path: FieldPath,
 }
 
 impl Step {
     /// A step that acts on nothing unless the recording shows it did: an `ask`, a `do`
     /// without a target. Recordings hold no action for it.
-    pub fn talks_only(&self) -> bool {
+    pub(crate) fn talks_only(&self) -> bool {
         matches!(self.action, Action::Ask | Action::Do) && self.target.is_none()
     }
 }
@@ -98,7 +97,7 @@ impl Step {
 /// What a step does.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Action {
+pub(crate) enum Action {
     /// Go to a place (a URL, a settings pane).
     Navigate {
         /// Where to, when the plan says.
@@ -133,7 +132,7 @@ pub enum Action {
 
 impl Action {
     /// The action's name as plans write it.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Action::Navigate { .. } => "navigate",
             Action::Click(_) => "click",
@@ -149,21 +148,21 @@ impl Action {
 
 /// How to click.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Click {
+pub(crate) struct Click {
     /// `left`, `right` or `middle`.
-    pub button: String,
+    pub(crate) button: String,
     /// 1 for a click, 2 for a double click.
-    pub count: u8,
+    pub(crate) count: u8,
     /// Press, move and release.
-    pub drag: bool,
+    pub(crate) drag: bool,
     /// Held keys.
-    pub modifiers: Vec<String>,
+    pub(crate) modifiers: Vec<String>,
 }
 
 /// Text to type: the same every time, or built from inputs.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Text {
+pub(crate) enum Text {
     /// Exactly this.
     Literal(String),
     /// Text with `{input}` holes.
@@ -173,7 +172,7 @@ pub enum Text {
 /// A piece of a template.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Part {
+pub(crate) enum Part {
     /// Literal text.
     Text(String),
     /// The value of the named input.
@@ -182,7 +181,7 @@ pub enum Part {
 
 impl Text {
     /// The input ids this text reads.
-    pub fn inputs(&self) -> Vec<&str> {
+    pub(crate) fn inputs(&self) -> Vec<&str> {
         match self {
             Text::Literal(_) => Vec::new(),
             Text::Template(parts) => parts
@@ -200,29 +199,20 @@ impl Text {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Point {
     /// From the left.
-    pub x: f64,
+    pub(crate) x: f64,
     /// From the top.
-    pub y: f64,
+    pub(crate) y: f64,
 }
 
 /// A rectangle as shares (0..1) of the step's screenshot.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Bounds {
     /// Left edge.
-    pub x: f64,
+    pub(crate) x: f64,
     /// Top edge.
-    pub y: f64,
-    /// Width.
-    pub width: f64,
-    /// Height.
-    pub height: f64,
-}
-
-impl Bounds {
-    /// Whether `p` lies inside (edges included).
-    pub fn contains(&self, p: Point) -> bool {
-        p.x >= self.x && p.x <= self.x + self.width && p.y >= self.y && p.y <= self.y + self.height
-    }
+    pub(crate) y: f64,
+    pub(crate) width: f64,
+    pub(crate) height: f64,
 }
 
 /// Where a step acts.
@@ -254,44 +244,44 @@ pub struct Target {
 
 /// What should be true after a step.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Expect {
+pub(crate) struct Expect {
     /// App in front.
-    pub app: Option<String>,
+    pub(crate) app: Option<String>,
     /// Window in front.
-    pub window: Option<String>,
+    pub(crate) window: Option<String>,
     /// A control that should be showing.
-    pub visible: Option<Target>,
+    pub(crate) visible: Option<Target>,
     /// Text the acted-on field should now hold; may read inputs.
-    pub field_contains: Option<Text>,
+    pub(crate) field_contains: Option<Text>,
     /// The step whose recorded screenshot shows what should come next.
-    pub screen_step_id: Option<String>,
+    pub(crate) screen_step_id: Option<String>,
     /// In a skill export: that screenshot's picture, relative to the plan's folder.
-    pub screen: Option<PathBuf>,
+    pub(crate) screen: Option<PathBuf>,
 }
 
 impl Expect {
     /// True when there is nothing to check.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self == &Expect::default()
     }
 }
 
 /// When to stop instead of going on.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct StopIf {
+pub(crate) struct StopIf {
     /// The words.
-    pub text: String,
+    pub(crate) text: String,
     /// A checkable condition, when the plan gives one.
-    pub when: Option<Expect>,
+    pub(crate) when: Option<Expect>,
 }
 
 /// What finished looks like.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Done {
+pub(crate) struct Done {
     /// In words.
-    pub text: String,
+    pub(crate) text: String,
     /// The capture that shows it: the finished screen's own id, or the last step's.
-    pub step_id: Option<String>,
+    pub(crate) step_id: Option<String>,
     /// In a skill export: a picture of the finished screen, relative to the plan's folder.
-    pub screen: Option<PathBuf>,
+    pub(crate) screen: Option<PathBuf>,
 }

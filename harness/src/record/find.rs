@@ -15,17 +15,17 @@ use super::script::ScriptTarget;
 
 /// The control a step acts on.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Found {
+pub(crate) struct Found {
     /// Its element id in the imported tree (`e0-0-3`).
-    pub id: String,
+    pub(crate) id: String,
     /// Its AT-SPI child-index path (`0/0/3`), or `None` for a point on no control.
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// Where to click, in pixels.
-    pub point: (i32, i32),
+    pub(crate) point: (i32, i32),
     /// Its box, when it is a control.
-    pub frame: Option<Rect>,
+    pub(crate) frame: Option<Rect>,
     /// The title of the window a person works in when it shows.
-    pub window: Option<String>,
+    pub(crate) window: Option<String>,
 }
 
 /// `AXTextField` from `text field`; the AX role that role words name by their shape.
@@ -49,7 +49,7 @@ fn role_ok(want: &str, ax_role: &str, atspi_role: Option<&str>) -> bool {
 }
 
 /// The node of a `realrec.atspi/1` dump at a child-index path (`0/2/1`).
-pub fn node_at<'a>(dump: &'a Value, path: &str) -> Option<&'a Value> {
+pub(crate) fn node_at<'a>(dump: &'a Value, path: &str) -> Option<&'a Value> {
     let mut parts = path.split('/').map(|p| p.parse::<usize>().ok());
     let mut node = dump.get("applications")?.get(parts.next()??)?;
     for p in parts {
@@ -68,7 +68,7 @@ pub(super) fn path_of(id: &str) -> Option<String> {
 
 /// The title of the window a person works in when `w` shows: its own, or for a nameless
 /// popup its owner's.
-pub fn work_title(ix: &FrameIndex, w: &WindowInfo) -> Option<String> {
+pub(crate) fn work_title(ix: &FrameIndex, w: &WindowInfo) -> Option<String> {
     if !w.title.is_empty() {
         return Some(w.title.clone());
     }
@@ -79,7 +79,7 @@ pub fn work_title(ix: &FrameIndex, w: &WindowInfo) -> Option<String> {
 }
 
 /// Finds `t` in a frame: `ax` is the dump converted by the importer, `dump` the dump itself.
-pub fn find(
+pub(crate) fn find(
     t: &ScriptTarget,
     ax: &AxSnapshot,
     dump: &Value,

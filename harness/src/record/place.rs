@@ -106,7 +106,7 @@ fn place_popups(dump: &mut Value, popups: &[ClientWindow]) {
 
 /// Moves each top-level window of `dump` (a `realrec.atspi/1` tree) to where X says it is,
 /// then each popover inside one to its own surface.
-pub fn place_on_screen(
+pub(crate) fn place_on_screen(
     dump: &mut Value,
     windows: &[ClientWindow],
     popups: &[ClientWindow],

@@ -26,19 +26,19 @@ use super::script::{Script, ScriptStep};
 
 /// A step as it was carried out.
 #[derive(Clone, Debug)]
-pub struct Acted {
+pub(crate) struct Acted {
     /// The script's step.
-    pub step: ScriptStep,
+    pub(crate) step: ScriptStep,
     /// Frame before it and after it (indices into the recording's frames).
-    pub before: usize,
+    pub(crate) before: usize,
     /// Frame after it.
-    pub after: usize,
+    pub(crate) after: usize,
     /// The control acted on: clicked, or focused when keys were typed.
-    pub found: Option<Found>,
+    pub(crate) found: Option<Found>,
 }
 
 /// A UUID (RFC 9562 version 8: bits of our own) from `seed`.
-pub fn step_uuid(seed: &str) -> String {
+pub(crate) fn step_uuid(seed: &str) -> String {
     // FNV spreads a one-character change over few bits; SplitMix64's finalizer spreads it
     // over all of them, so neighbouring steps get ids that look unrelated.
     let mix = |mut z: u64| {
@@ -168,7 +168,7 @@ fn words_for(
 }
 
 /// The plan, and per step the crop of its control.
-pub fn make_plan(
+pub(crate) fn make_plan(
     script: &Script,
     name: &str,
     acted: &[Acted],

@@ -21,7 +21,7 @@ use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
 use crate::plan::keys::parse_chord;
 
 /// The schema of a record script.
-pub const SCRIPT_SCHEMA: &str = "stepreplay-record-script/1";
+pub(crate) const SCRIPT_SCHEMA: &str = "stepreplay-record-script/1";
 
 const MAX_SCRIPT_BYTES: u64 = 1 << 20;
 
@@ -32,52 +32,52 @@ pub struct Script {
     /// `stepreplay-record-script/1`.
     pub schema: String,
     /// What the recording shows; it becomes the guide's title.
-    pub title: String,
+    pub(crate) title: String,
     /// The command to start, program first (the command line's `-- CMD…` replaces it).
     #[serde(default)]
     pub app: Vec<String>,
     /// The screen size of a display the recorder starts itself.
     #[serde(default)]
-    pub screen: Option<ScreenSize>,
+    pub(crate) screen: Option<ScreenSize>,
     /// Values the steps type, by id; they become the plan's inputs.
     #[serde(default)]
-    pub inputs: Vec<ScriptInput>,
+    pub(crate) inputs: Vec<ScriptInput>,
     /// What the person does, in order.
-    pub steps: Vec<ScriptStep>,
+    pub(crate) steps: Vec<ScriptStep>,
     /// The plan's `done` text.
     #[serde(default)]
-    pub done: Option<String>,
+    pub(crate) done: Option<String>,
 }
 
 /// Width and height in pixels.
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScreenSize {
+pub(crate) struct ScreenSize {
     /// Pixels across.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Pixels down.
-    pub height: u32,
+    pub(crate) height: u32,
 }
 
 /// A value the script types.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScriptInput {
+pub(crate) struct ScriptInput {
     /// Its id, as steps and the plan name it.
-    pub id: String,
+    pub(crate) id: String,
     /// What a person calls it.
-    pub name: String,
+    pub(crate) name: String,
     /// What is typed.
-    pub value: String,
+    pub(crate) value: String,
     /// A secret: typed, but never written anywhere but the scenario's answers.
     #[serde(default)]
-    pub sensitive: bool,
+    pub(crate) sensitive: bool,
 }
 
 /// One thing the person does.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "action", rename_all = "lowercase", deny_unknown_fields)]
-pub enum ScriptStep {
+pub(crate) enum ScriptStep {
     /// Click a control (or a point).
     Click {
         /// What to click.
@@ -124,7 +124,7 @@ pub enum ScriptStep {
 
 impl ScriptStep {
     /// Whether the step is one the plan shows (a wait is not).
-    pub fn acts(&self) -> bool {
+    pub(crate) fn acts(&self) -> bool {
         !matches!(self, ScriptStep::Wait { .. })
     }
 }
@@ -132,22 +132,22 @@ impl ScriptStep {
 /// A control as a person names it, or a point.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScriptTarget {
+pub(crate) struct ScriptTarget {
     /// Role words (`push button`, `text field`), an AX role (`AXButton`) or an AT-SPI role.
     #[serde(default)]
-    pub role: Option<String>,
+    pub(crate) role: Option<String>,
     /// Its accessible name, or the text of the label beside it.
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// The title of its window (a popup's owner's title for a popup).
     #[serde(default)]
-    pub window: Option<String>,
+    pub(crate) window: Option<String>,
     /// Which of several matches, in reading order: top to bottom, then left to right (0 first).
     #[serde(default)]
-    pub index: Option<usize>,
+    pub(crate) index: Option<usize>,
     /// A point as shares of the screen (`[0.5, 0.5]`) instead of a control.
     #[serde(default)]
-    pub point: Option<[f64; 2]>,
+    pub(crate) point: Option<[f64; 2]>,
 }
 
 /// Reads and checks a script: every step's fields, input ids, key chords.
@@ -157,7 +157,7 @@ pub fn read_script(path: &Path) -> Result<Script, InputError> {
 }
 
 /// [`read_script`] on text in hand.
-pub fn parse_script(src: &Source) -> Result<Script, InputError> {
+pub(crate) fn parse_script(src: &Source) -> Result<Script, InputError> {
     let v = parse_value(src)?;
     expect_schema(src, &v, SCRIPT_SCHEMA, "record scripts")?;
     let script: Script = parse_typed(src)?;

@@ -22,7 +22,7 @@ use crate::errors::Error;
 
 /// The environment variable whose value the recorder passes on to everything it starts, so
 /// that a test can find (and count) those processes.
-pub const TAG_ENV: &str = "STEPREPLAY_RECORD_TAG";
+pub(crate) const TAG_ENV: &str = "STEPREPLAY_RECORD_TAG";
 
 /// GTK settings that make two recordings of one script pixel-equal: no caret blink, no
 /// animations, no sounds.
@@ -31,25 +31,25 @@ gtk-enable-event-sounds = false\ngtk-enable-input-feedback-sounds = false\n";
 
 /// How a session gets its display.
 #[derive(Clone, Debug)]
-pub struct SessionOptions {
+pub(crate) struct SessionOptions {
     /// Start an Xvfb even when `$DISPLAY` is set.
-    pub own_display: bool,
+    pub(crate) own_display: bool,
     /// The size of a display started here.
-    pub screen: (u32, u32),
+    pub(crate) screen: (u32, u32),
     /// Start a window manager on a display started here.
-    pub window_manager: bool,
+    pub(crate) window_manager: bool,
 }
 
 /// A running desktop session.
-pub struct Session {
+pub(crate) struct Session {
     /// `:99`.
-    pub display: String,
+    pub(crate) display: String,
     /// The session bus address.
-    pub bus: String,
+    pub(crate) bus: String,
     /// Whether the display, the buses and the window manager are this session's own.
-    pub own: bool,
+    pub(crate) own: bool,
     /// The window manager running, if any (`openbox`).
-    pub window_manager: Option<String>,
+    pub(crate) window_manager: Option<String>,
     env: Vec<(String, String)>,
     dir: PathBuf,
     children: Vec<(String, Child)>,
@@ -95,7 +95,7 @@ fn need_program(names: &[&str], package: &str) -> Result<PathBuf, Error> {
 impl Session {
     /// Starts what is needed: on the user's display only the bus pieces missing, else Xvfb,
     /// a session bus, the AT-SPI bus and a window manager. `stop` is polled while waiting.
-    pub fn start(opts: &SessionOptions, stop: &AtomicBool) -> Result<Session, Error> {
+    pub(crate) fn start(opts: &SessionOptions, stop: &AtomicBool) -> Result<Session, Error> {
         set_subreaper();
         let dir = scratch_dir()?;
         let mut s = Session {
@@ -352,7 +352,7 @@ impl Session {
     }
 
     /// Starts the app under test; its pid.
-    pub fn start_app(&mut self, argv: &[String]) -> Result<u32, Error> {
+    pub(crate) fn start_app(&mut self, argv: &[String]) -> Result<u32, Error> {
         let Some((program, args)) = argv.split_first() else {
             return Err(desktop_error("no app to start"));
         };
@@ -365,7 +365,7 @@ impl Session {
     }
 
     /// Whether the app has exited, with what it said last when it has.
-    pub fn app_exit(&mut self) -> Option<String> {
+    pub(crate) fn app_exit(&mut self) -> Option<String> {
         let pid = self.app?;
         let tail = self.log_tail("app");
         let (_, child) = self.children.iter_mut().find(|(_, c)| c.id() == pid)?;
@@ -376,7 +376,7 @@ impl Session {
     }
 
     /// The app's process and every process it started.
-    pub fn app_pids(&self) -> Vec<u32> {
+    pub(crate) fn app_pids(&self) -> Vec<u32> {
         match self.app {
             Some(pid) => {
                 let mut all = vec![pid];
@@ -388,7 +388,7 @@ impl Session {
     }
 
     /// Stops everything this session started, newest first, and removes its scratch folder.
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if self.stopped {
             return;
         }
@@ -442,7 +442,7 @@ impl Drop for Session {
 }
 
 /// An error when the user asked to stop.
-pub fn check_stop(stop: &AtomicBool) -> Result<(), Error> {
+pub(crate) fn check_stop(stop: &AtomicBool) -> Result<(), Error> {
     if stop.load(Ordering::SeqCst) {
         Err(Error::Interrupted)
     } else {
@@ -515,7 +515,7 @@ fn parse_ppid(stat: &str) -> Option<u32> {
 }
 
 /// Every live descendant of `root`, zombies included until reaped.
-pub fn descendants(root: u32) -> Vec<u32> {
+pub(crate) fn descendants(root: u32) -> Vec<u32> {
     let parents = parents();
     let mut out = Vec::new();
     let mut frontier = vec![root];

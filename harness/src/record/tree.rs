@@ -26,10 +26,10 @@ use crate::errors::Error;
 use super::session::check_stop;
 
 /// The schema of a dump (the importer's `REALREC_ATSPI_SCHEMA`).
-pub use crate::recording::atspi::REALREC_ATSPI_SCHEMA;
+pub(crate) use crate::recording::atspi::REALREC_ATSPI_SCHEMA;
 
 /// A dump stops here and says it is truncated.
-pub const MAX_NODES: usize = 20_000;
+pub(crate) const MAX_NODES: usize = 20_000;
 
 /// Longest text read from one node.
 const MAX_TEXT_CHARS: i32 = 4096;
@@ -38,7 +38,7 @@ const REGISTRY: &str = "org.a11y.atspi.Registry";
 const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
 
 /// A connection to the AT-SPI bus of one session.
-pub struct TreeReader {
+pub(crate) struct TreeReader {
     rt: tokio::runtime::Runtime,
     conn: zbus::Connection,
     dbus: zbus::fdo::DBusProxy<'static>,
@@ -59,7 +59,7 @@ struct Raw {
 impl TreeReader {
     /// Connects to the session bus at `session_bus`, turns accessibility on, and connects to
     /// the accessibility bus it names (waiting up to 15 s for the AT-SPI bus launcher).
-    pub fn connect(
+    pub(crate) fn connect(
         session_bus: &str,
         stop: &std::sync::atomic::AtomicBool,
     ) -> Result<TreeReader, Error> {
@@ -106,7 +106,7 @@ impl TreeReader {
     }
 
     /// The bus names of the applications on the bus, with their process ids.
-    pub fn applications(&self) -> Result<Vec<(String, String, Option<u32>)>, Error> {
+    pub(crate) fn applications(&self) -> Result<Vec<(String, String, Option<u32>)>, Error> {
         self.rt.block_on(async {
             let root = self.proxy(REGISTRY, ROOT_PATH).await?;
             let apps = root
@@ -134,7 +134,7 @@ impl TreeReader {
 
     /// The tree of the apps whose process is one of `pids` (every app when `None`), in the
     /// `realrec.atspi/1` shape. `scrub` lists secrets replaced wherever they would show.
-    pub fn dump(
+    pub(crate) fn dump(
         &self,
         pids: Option<&[u32]>,
         screen: (u32, u32),

@@ -23,29 +23,27 @@ use crate::plan::keys::{Chord, Modifier};
 /// A top-level window as the window manager lists it, its box on the screen (without the
 /// client-side shadow GTK 4 draws around its windows).
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClientWindow {
+pub(crate) struct ClientWindow {
     /// `_NET_WM_NAME` (else `WM_NAME`).
-    pub title: String,
+    pub(crate) title: String,
     /// `_NET_WM_PID`, when set.
-    pub pid: Option<u32>,
+    pub(crate) pid: Option<u32>,
     /// Left edge in screen pixels.
-    pub x: i32,
+    pub(crate) x: i32,
     /// Top edge.
-    pub y: i32,
-    /// Width.
-    pub width: i32,
-    /// Height.
-    pub height: i32,
+    pub(crate) y: i32,
+    pub(crate) width: i32,
+    pub(crate) height: i32,
 }
 
 /// One X connection to the display being recorded.
-pub struct X11 {
+pub(crate) struct X11 {
     conn: RustConnection,
     root: u32,
     /// Screen width in pixels.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Screen height in pixels.
-    pub height: u32,
+    pub(crate) height: u32,
     min_keycode: u8,
     per_keycode: usize,
     keysyms: Vec<u32>,
@@ -56,7 +54,7 @@ fn x_error(what: &str, e: impl std::fmt::Display) -> Error {
 }
 
 /// The keysym X gives a character: Latin-1 as itself, the rest as `0x01000000 + code point`.
-pub fn char_keysym(c: char) -> u32 {
+pub(crate) fn char_keysym(c: char) -> u32 {
     match c {
         '\n' | '\r' => 0xff0d,
         '\t' => 0xff09,
@@ -66,7 +64,7 @@ pub fn char_keysym(c: char) -> u32 {
 }
 
 /// The keysym of a key as [`crate::plan::keys`] names it (`return`, `tab`, `a`, `f5`).
-pub fn key_keysym(key: &str) -> Option<u32> {
+pub(crate) fn key_keysym(key: &str) -> Option<u32> {
     Some(match key {
         "return" => 0xff0d,
         "tab" => 0xff09,
@@ -110,7 +108,7 @@ fn modifier_keysym(m: Modifier) -> u32 {
 
 impl X11 {
     /// Connects to `display` (`:99`).
-    pub fn connect(display: &str) -> Result<X11, Error> {
+    pub(crate) fn connect(display: &str) -> Result<X11, Error> {
         let (conn, screen) = x11rb::connect(Some(display)).map_err(|e| x_error("connect", e))?;
         let setup = conn.setup();
         let s = &setup.roots[screen];
@@ -134,7 +132,7 @@ impl X11 {
     }
 
     /// The whole screen.
-    pub fn screenshot(&self) -> Result<RgbImage, Error> {
+    pub(crate) fn screenshot(&self) -> Result<RgbImage, Error> {
         let reply = self
             .conn
             .get_image(
@@ -210,7 +208,7 @@ impl X11 {
 
     /// The managed top-level windows (`_NET_CLIENT_LIST`), with their boxes on screen; empty
     /// without a window manager that keeps the list.
-    pub fn client_windows(&self) -> Result<Vec<ClientWindow>, Error> {
+    pub(crate) fn client_windows(&self) -> Result<Vec<ClientWindow>, Error> {
         let list = self.property(self.root, "_NET_CLIENT_LIST", u32::from(AtomEnum::WINDOW))?;
         let utf8 = self.atom("UTF8_STRING")?;
         let mut out = Vec::new();
@@ -255,7 +253,7 @@ impl X11 {
 
     /// Mapped override-redirect windows (menus, popovers, tooltips: surfaces the window
     /// manager does not manage), as boxes on the screen.
-    pub fn popup_windows(&self) -> Result<Vec<ClientWindow>, Error> {
+    pub(crate) fn popup_windows(&self) -> Result<Vec<ClientWindow>, Error> {
         let tree = self
             .conn
             .query_tree(self.root)
@@ -304,7 +302,7 @@ impl X11 {
 
     /// Moves the pointer to `(x, y)` and clicks `button` (1 left, 2 middle, 3 right) `count`
     /// times, holding `modifiers`.
-    pub fn click(
+    pub(crate) fn click(
         &self,
         x: i32,
         y: i32,
@@ -412,7 +410,7 @@ impl X11 {
     }
 
     /// Types `text` into whatever has the keyboard focus.
-    pub fn type_text(&mut self, text: &str) -> Result<(), Error> {
+    pub(crate) fn type_text(&mut self, text: &str) -> Result<(), Error> {
         for c in text.chars() {
             self.type_keysym(char_keysym(c))?;
         }
@@ -420,7 +418,7 @@ impl X11 {
     }
 
     /// Presses a chord: its modifiers held around one key.
-    pub fn press(&mut self, chord: &Chord) -> Result<(), Error> {
+    pub(crate) fn press(&mut self, chord: &Chord) -> Result<(), Error> {
         let keysym = key_keysym(&chord.key)
             .ok_or_else(|| Error::Desktop(format!("no X key for {:?}", chord.key)))?;
         let mods: Vec<Modifier> = chord.modifiers.iter().copied().collect();

@@ -65,17 +65,17 @@ use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
 use crate::roles::{is_field_role, is_toggle_role};
 
 /// The schema of the full per-frame AT-SPI trees.
-pub const REALREC_ATSPI_SCHEMA: &str = "realrec.atspi/1";
+pub(crate) const REALREC_ATSPI_SCHEMA: &str = "realrec.atspi/1";
 
 /// One `frame_NNN.ax.json`, converted.
 #[derive(Clone, Debug)]
-pub struct AtspiFrame {
+pub(crate) struct AtspiFrame {
     /// The screen size the dump states, `(width, height)`.
-    pub screen: (u32, u32),
+    pub(crate) screen: (u32, u32),
     /// The tree, in AX vocabulary.
-    pub ax: AxSnapshot,
+    pub(crate) ax: AxSnapshot,
     /// Whether the recorder stopped at its node limit (the tree is incomplete).
-    pub truncated: bool,
+    pub(crate) truncated: bool,
 }
 
 #[derive(Deserialize)]
@@ -132,31 +132,31 @@ impl Node {
 
 /// What the role table needs to know about a node besides its AT-SPI role name.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct RoleContext<'a> {
+pub(crate) struct RoleContext<'a> {
     /// Its states (`multi-line`, `editable`, …).
-    pub states: &'a [String],
+    pub(crate) states: &'a [String],
     /// Its action names (`click`, `toggle`, …).
-    pub actions: &'a [String],
+    pub(crate) actions: &'a [String],
     /// Its parent's AT-SPI role, when known.
-    pub parent_role: Option<&'a str>,
+    pub(crate) parent_role: Option<&'a str>,
     /// Whether it is a child of the application (a top-level window).
-    pub top_level: bool,
+    pub(crate) top_level: bool,
     /// Whether one of its children is an editable `text`.
-    pub editable_text_child: bool,
+    pub(crate) editable_text_child: bool,
 }
 
 /// An AX role and subrole.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AxRole {
+pub(crate) struct AxRole {
     /// `AXButton`, …
-    pub role: &'static str,
+    pub(crate) role: &'static str,
     /// `AXSecureTextField`, …, when the row has one.
-    pub subrole: Option<&'static str>,
+    pub(crate) subrole: Option<&'static str>,
 }
 
 /// The AX role of an AT-SPI role: the corpus's `ROLE-MAP.md`, row for row (see the module
 /// doc for the rows that depend on `cx`).
-pub fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
+pub(crate) fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
     let has = |s: &str| cx.states.iter().any(|x| x == s);
     let r = |role| AxRole {
         role,
@@ -226,13 +226,13 @@ pub fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
 }
 
 /// Reads and converts one `frame_NNN.ax.json` of at most `max_bytes`.
-pub fn read_atspi(path: &Path, max_bytes: u64) -> Result<AtspiFrame, InputError> {
+pub(crate) fn read_atspi(path: &Path, max_bytes: u64) -> Result<AtspiFrame, InputError> {
     parse_atspi(&read_text(path, max_bytes)?)
 }
 
 /// Converts the text of a `realrec.atspi/1` file; every error names the file, the field path
 /// and a reason code.
-pub fn parse_atspi(src: &Source) -> Result<AtspiFrame, InputError> {
+pub(crate) fn parse_atspi(src: &Source) -> Result<AtspiFrame, InputError> {
     let value = parse_value(src)?;
     expect_schema(src, &value, REALREC_ATSPI_SCHEMA, "realrec AT-SPI trees")?;
     let file: AtspiFile = parse_typed(src)?;

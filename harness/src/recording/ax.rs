@@ -22,15 +22,15 @@ pub struct Rect {
     pub x: i32,
     /// Top edge.
     pub y: i32,
-    /// Width.
+    /// Width in pixels.
     pub width: i32,
-    /// Height.
+    /// Height in pixels.
     pub height: i32,
 }
 
 impl Rect {
     /// Whether the pixel `(px, py)` is inside.
-    pub fn contains(&self, px: f64, py: f64) -> bool {
+    pub(crate) fn contains(&self, px: f64, py: f64) -> bool {
         px >= self.x as f64
             && py >= self.y as f64
             && px < (self.x + self.width) as f64
@@ -38,7 +38,7 @@ impl Rect {
     }
 
     /// Whether any of it, with some area, is on a screen of `(width, height)`.
-    pub fn shows_on(&self, screen: (u32, u32)) -> bool {
+    pub(crate) fn shows_on(&self, screen: (u32, u32)) -> bool {
         self.width > 0
             && self.height > 0
             && self.x + self.width > 0
@@ -48,7 +48,7 @@ impl Rect {
     }
 
     /// Whether `o` lies inside this box and is not the same box.
-    pub fn encloses(&self, o: &Rect) -> bool {
+    pub(crate) fn encloses(&self, o: &Rect) -> bool {
         self != o
             && o.x >= self.x
             && o.y >= self.y
@@ -57,7 +57,7 @@ impl Rect {
     }
 
     /// The centre point.
-    pub fn center(&self) -> (f64, f64) {
+    pub(crate) fn center(&self) -> (f64, f64) {
         (
             self.x as f64 + self.width as f64 / 2.0,
             self.y as f64 + self.height as f64 / 2.0,
@@ -65,12 +65,12 @@ impl Rect {
     }
 
     /// Area in pixels (0 for degenerate rectangles).
-    pub fn area(&self) -> i64 {
+    pub(crate) fn area(&self) -> i64 {
         (self.width.max(0) as i64) * (self.height.max(0) as i64)
     }
 
     /// The same rectangle moved by `(dx, dy)`.
-    pub fn translated(&self, dx: i32, dy: i32) -> Rect {
+    pub(crate) fn translated(&self, dx: i32, dy: i32) -> Rect {
         // GTK parks hidden controls at i32::MIN: moving one must not overflow.
         Rect {
             x: self.x.saturating_add(dx),
@@ -230,7 +230,7 @@ impl Element {
     }
 
     /// Calls `f` on this element and every descendant, depth first, parents first.
-    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Element)) {
+    pub(crate) fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Element)) {
         f(self);
         for c in &self.children {
             c.walk(f);
@@ -240,7 +240,7 @@ impl Element {
 
 impl Window {
     /// Calls `f` on every element of the window, depth first.
-    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Element)) {
+    pub(crate) fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Element)) {
         for e in &self.elements {
             e.walk(f);
         }
@@ -249,15 +249,10 @@ impl Window {
 
 impl AxSnapshot {
     /// Calls `f` on every element of every window, depth first.
-    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Element)) {
+    pub(crate) fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Element)) {
         for w in self.apps.iter().flat_map(|a| &a.windows) {
             w.walk(f);
         }
-    }
-
-    /// The app in front, if any.
-    pub fn frontmost(&self) -> Option<&App> {
-        self.apps.iter().find(|a| a.frontmost)
     }
 
     /// Finds an element by id, with its app and window.

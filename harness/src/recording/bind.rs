@@ -11,11 +11,11 @@ use crate::plan::{Action, Plan};
 
 /// One recorded action, as the source names it.
 #[derive(Clone, Debug)]
-pub struct RecordedAction {
+pub(crate) struct RecordedAction {
     /// The source's operation: `click`, `type`, `key`, …
-    pub op: String,
+    pub(crate) op: String,
     /// The source's words for it, for error messages.
-    pub description: String,
+    pub(crate) description: String,
 }
 
 /// Whether a plan action can be the recorded operation `op`. Typing and pasting both put
@@ -35,7 +35,7 @@ pub(crate) fn kinds_agree(action: &Action, op: &str) -> bool {
 
 /// The plan step id for each recorded action, in order. Steps that only talk (an `ask`, a
 /// `do` without a target) have no recorded action and are skipped.
-pub fn bind(
+pub(crate) fn bind(
     plan: &Plan,
     plan_src: &Source,
     recorded: &[RecordedAction],

@@ -5,14 +5,14 @@
 use serde::{Deserialize, Serialize};
 
 /// The schema string of `recording.json`.
-pub const RECORDING_SCHEMA: &str = "stepreplay-recording/1";
+pub(crate) const RECORDING_SCHEMA: &str = "stepreplay-recording/1";
 
 /// `recording.json`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecordingFile {
     /// Always [`RECORDING_SCHEMA`].
-    pub schema: String,
+    pub(crate) schema: String,
     /// A short name (the folder name by convention).
     pub name: String,
     /// The screen the frames were taken on.
@@ -64,15 +64,15 @@ pub enum SourceKind {
 #[serde(deny_unknown_fields)]
 pub struct FrameRef {
     /// Stable id, unique in the recording.
-    pub id: String,
+    pub(crate) id: String,
     /// The screenshot PNG, relative to the recording folder.
-    pub screenshot: String,
+    pub(crate) screenshot: String,
     /// The AX snapshot JSON, relative to the recording folder.
-    pub ax: String,
+    pub(crate) ax: String,
     /// The guide capture this frame is, when no transition starts from it: the finished
     /// screen a plan's `done.step_id` names is such a capture.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step_id: Option<String>,
+    pub(crate) step_id: Option<String>,
 }
 
 /// One recorded action and the frame it led to.
@@ -96,7 +96,7 @@ pub struct Transition {
     pub step_id: Option<String>,
     /// How it was done, as far as the source recorded it.
     #[serde(default, skip_serializing_if = "Operation::is_empty")]
-    pub operation: Operation,
+    pub(crate) operation: Operation,
 }
 
 /// How a recorded action was done: which button, how many clicks, which keys, what text. Each
@@ -104,30 +104,30 @@ pub struct Transition {
 /// text is absent when it may have been a secret.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Operation {
+pub(crate) struct Operation {
     /// `left`, `right` or `middle`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub button: Option<String>,
+    pub(crate) button: Option<String>,
     /// Clicks: 1, or 2 for a double click.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub count: Option<u8>,
+    pub(crate) count: Option<u8>,
     /// Keys held during a click.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub modifiers: Option<Vec<String>>,
+    pub(crate) modifiers: Option<Vec<String>>,
     /// Whether the click was a drag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub drag: Option<bool>,
+    pub(crate) drag: Option<bool>,
     /// The chord pressed (`ctrl+a`, `Return`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keys: Option<String>,
+    pub(crate) keys: Option<String>,
     /// The text typed, when it was no secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
+    pub(crate) text: Option<String>,
 }
 
 impl Operation {
     /// Whether nothing about the action was recorded.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == Operation::default()
     }
 }

@@ -5,10 +5,10 @@
 //! the harness replays like its synthetic ones.
 //!
 //! A frame's tree comes from its `.ax.json` whenever there is one, converted by
-//! [`super::atspi`] (the corpus's role map, and containers without geometry kept so that a
+//! `super::atspi` (the corpus's role map, and containers without geometry kept so that a
 //! GTK 4 popover's or stack page's controls are not lost); a frame without one falls back to
 //! its `.mac.json`, which drops every subtree under a node without extents, and a frame with
-//! neither to its `.macapptree.json`, converted by [`super::macapptree`] (positions relative
+//! neither to its `.macapptree.json`, converted by `super::macapptree` (positions relative
 //! to the dumped window, whose size is the screen's; containers without geometry kept). Which
 //! files were read is in [`ImportOutput`] and in the recording's `source.detail`.
 //!
@@ -38,7 +38,7 @@ use crate::output::write_file;
 use crate::plan::{Action, Plan};
 
 /// The schema of the per-frame trees this importer reads.
-pub const REALREC_MAC_SCHEMA: &str = "realrec.macax/1";
+pub(crate) const REALREC_MAC_SCHEMA: &str = "realrec.macax/1";
 
 /// Largest source JSON file read.
 const MAX_SOURCE_BYTES: u64 = 64 << 20;
@@ -354,7 +354,7 @@ fn read_mac(path: &Path) -> Result<MacFile, InputError> {
 /// result is loaded back before returning, so what was written is known to replay.
 ///
 /// With `plan` (the plan and its source text), each recorded action is bound to the plan's
-/// step at the same place ([`bind`]), or the import is refused; without it, the actions are
+/// step at the same place (`bind`), or the import is refused; without it, the actions are
 /// named `s1..sN`.
 pub fn import_realrec(
     src: &Path,

@@ -16,17 +16,17 @@ use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
 use crate::safe_path::safe_join;
 
 /// Largest `recording.json`.
-pub const MAX_RECORDING_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_RECORDING_BYTES: u64 = 4 * 1024 * 1024;
 /// Largest AX snapshot file.
-pub const MAX_AX_BYTES: u64 = 32 * 1024 * 1024;
+pub(crate) const MAX_AX_BYTES: u64 = 32 * 1024 * 1024;
 /// Largest screenshot file.
-pub const MAX_PNG_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_PNG_BYTES: u64 = 64 * 1024 * 1024;
 /// Largest screenshot side, in pixels (an 8K screen is 7680).
-pub const MAX_PNG_SIDE: u32 = 16_384;
+pub(crate) const MAX_PNG_SIDE: u32 = 16_384;
 /// Most memory a screenshot decoder may take.
-pub const MAX_DECODE_BYTES: u64 = 512 * 1024 * 1024;
+pub(crate) const MAX_DECODE_BYTES: u64 = 512 * 1024 * 1024;
 /// Most elements in one AX snapshot.
-pub const MAX_ELEMENTS: usize = 500_000;
+pub(crate) const MAX_ELEMENTS: usize = 500_000;
 
 /// A loaded recording. AX snapshots are parsed at load; screenshots when first needed.
 #[derive(Debug)]
@@ -53,7 +53,7 @@ pub struct Frame {
 
 impl Frame {
     /// A frame built in memory (synthetic desktops, perturbations, tests).
-    pub fn new(id: String, ax: AxSnapshot, screenshot_path: PathBuf) -> Self {
+    pub(crate) fn new(id: String, ax: AxSnapshot, screenshot_path: PathBuf) -> Self {
         Frame {
             id,
             ax: Arc::new(ax),
@@ -63,7 +63,7 @@ impl Frame {
     }
 
     /// A frame whose pixels are already in memory.
-    pub fn with_pixels(id: String, ax: AxSnapshot, pixels: RgbaImage) -> Self {
+    pub(crate) fn with_pixels(id: String, ax: AxSnapshot, pixels: RgbaImage) -> Self {
         let f = Frame::new(id, ax, PathBuf::new());
         let _ = f.pixels.set(Ok(Arc::new(pixels)));
         f
@@ -84,13 +84,13 @@ impl Recording {
     }
 
     /// The index of the frame with this id.
-    pub fn frame_index(&self, id: &str) -> Option<usize> {
+    pub(crate) fn frame_index(&self, id: &str) -> Option<usize> {
         self.frames.iter().position(|f| f.id == id)
     }
 }
 
 /// Decodes a PNG within the size, dimension and memory limits.
-pub fn decode_png(path: &Path) -> Result<RgbaImage, InputError> {
+pub(crate) fn decode_png(path: &Path) -> Result<RgbaImage, InputError> {
     match read_png(path)? {
         PngSource::Fast(lines) => lines.into_rgba(path),
         PngSource::Other(bytes) => decode_general(path, &bytes),
@@ -229,7 +229,7 @@ pub fn load_ax(path: &Path) -> Result<AxSnapshot, InputError> {
 }
 
 /// Parses an AX snapshot from text (see [`load_ax`]).
-pub fn parse_ax(src: &Source) -> Result<AxSnapshot, InputError> {
+pub(crate) fn parse_ax(src: &Source) -> Result<AxSnapshot, InputError> {
     let value = parse_value(src)?;
     expect_schema(src, &value, AX_SCHEMA, "AX snapshots")?;
     let ax: AxSnapshot = parse_typed(src)?;

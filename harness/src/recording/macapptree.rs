@@ -52,11 +52,11 @@ use crate::json::{Source, parse_typed, read_text};
 
 /// One `frame_NNN.macapptree.json`, converted.
 #[derive(Clone, Debug)]
-pub struct MacapptreeFrame {
+pub(crate) struct MacapptreeFrame {
     /// The screen, `(width, height)`: the dumped window's size, in which every position is.
-    pub screen: (u32, u32),
+    pub(crate) screen: (u32, u32),
     /// The tree.
-    pub ax: AxSnapshot,
+    pub(crate) ax: AxSnapshot,
 }
 
 #[derive(Deserialize)]
@@ -150,13 +150,13 @@ impl Node {
 }
 
 /// Reads and converts one macapptree dump of at most `max_bytes`.
-pub fn read_macapptree(path: &Path, max_bytes: u64) -> Result<MacapptreeFrame, InputError> {
+pub(crate) fn read_macapptree(path: &Path, max_bytes: u64) -> Result<MacapptreeFrame, InputError> {
     parse_macapptree(&read_text(path, max_bytes)?)
 }
 
 /// Converts the text of a macapptree dump; every error names the file, the field path and a
 /// reason code.
-pub fn parse_macapptree(src: &Source) -> Result<MacapptreeFrame, InputError> {
+pub(crate) fn parse_macapptree(src: &Source) -> Result<MacapptreeFrame, InputError> {
     // macapptree's command line writes a list of roots, its Python API one root.
     let (root, at) = if src.text.trim_start().starts_with('[') {
         let mut roots: Vec<Node> = parse_typed(src)?;

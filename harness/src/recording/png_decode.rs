@@ -28,29 +28,29 @@ pub(crate) enum Parsed {
 /// at the start of a buffer large enough for the RGBA result.
 pub(crate) struct Scanlines {
     /// Width in pixels.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Height in pixels.
-    pub height: u32,
+    pub(crate) height: u32,
     /// 3 (RGB) or 4 (RGBA).
-    pub channels: usize,
+    pub(crate) channels: usize,
     /// The buffer (see the type's doc).
-    pub buf: Vec<u8>,
+    pub(crate) buf: Vec<u8>,
 }
 
 impl Scanlines {
     /// Bytes in one reconstructed row.
-    pub fn stride(&self) -> usize {
+    pub(crate) fn stride(&self) -> usize {
         self.width as usize * self.channels
     }
 
     /// Row `y` as stored in the file: the filter byte, then the filtered bytes.
-    pub fn filtered_row(&self, y: usize) -> &[u8] {
+    pub(crate) fn filtered_row(&self, y: usize) -> &[u8] {
         let s = self.stride() + 1;
         &self.buf[y * s..(y + 1) * s]
     }
 
     /// Reconstructs every row and widens RGB to RGBA, in place.
-    pub fn into_rgba(mut self, path: &Path) -> Result<RgbaImage, InputError> {
+    pub(crate) fn into_rgba(mut self, path: &Path) -> Result<RgbaImage, InputError> {
         let (h, s, bpp) = (self.height as usize, self.stride(), self.channels);
         let zeros = vec![0u8; s];
         let rows = Rows {
@@ -66,14 +66,14 @@ impl Scanlines {
 
     /// For each row: whether its filter (None or Sub) ignores the row above, so reconstruction
     /// can start there without the rows before it.
-    pub fn independent_rows(&self) -> Vec<bool> {
+    pub(crate) fn independent_rows(&self) -> Vec<bool> {
         (0..self.height as usize)
             .map(|y| self.filtered_row(y)[0] <= 1)
             .collect()
     }
 
     /// Turns reconstructed rows (at the start of the buffer) into the RGBA image.
-    pub fn finish(mut self) -> RgbaImage {
+    pub(crate) fn finish(mut self) -> RgbaImage {
         let pixels = self.width as usize * self.height as usize;
         if self.channels == 3 {
             // Backwards, so every RGB triple is read before a wider RGBA pixel covers it.
@@ -134,20 +134,20 @@ fn unfilter_at(
 /// image's reconstructed rows with the rows to copy from it instead of reconstructing.
 pub(crate) struct Rows<'a> {
     /// Bytes in one reconstructed row.
-    pub s: usize,
+    pub(crate) s: usize,
     /// Bytes per pixel (3 or 4).
-    pub bpp: usize,
+    pub(crate) bpp: usize,
     /// `s` zero bytes: the row above the first.
-    pub zeros: &'a [u8],
+    pub(crate) zeros: &'a [u8],
     /// Reconstructed rows of an identical-size image, and which rows to take from it.
-    pub copy: Option<(&'a [u8], &'a [bool])>,
+    pub(crate) copy: Option<(&'a [u8], &'a [bool])>,
 }
 
 impl Rows<'_> {
     /// Reconstructs `rows` in place in `seg`, the part of the image buffer from byte `base`
     /// (`rows.start × s`). When the filtered bytes of the last row run past the part (the
     /// buffer was split after it), `tail` holds a copy of them, filter byte first.
-    pub fn run(
+    pub(crate) fn run(
         &self,
         seg: &mut [u8],
         base: usize,
@@ -203,7 +203,7 @@ impl Rows<'_> {
     /// Reconstructs all `h` rows of `buf` in place on two threads: the second starts at the
     /// row nearest the middle that needs nothing above it (`starts[y]`), if there is one.
     /// Returns the error of the first bad row.
-    pub fn run_split(
+    pub(crate) fn run_split(
         &self,
         buf: &mut [u8],
         h: usize,

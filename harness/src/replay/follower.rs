@@ -32,7 +32,7 @@ use crate::text::normalize_label;
 /// first use.
 pub struct Prepared<'r> {
     /// The recording.
-    pub rec: &'r Recording,
+    pub(crate) rec: &'r Recording,
     indexes: Vec<OnceLock<FrameIndex<'r>>>,
     grays: Vec<OnceLock<Option<GrayScreen>>>,
     crops: Mutex<BTreeMap<PathBuf, Option<Arc<RgbaImage>>>>,
@@ -55,7 +55,7 @@ impl<'r> Prepared<'r> {
     /// Turns on the before/after diff of every step that acts, computed through `diffs` (one
     /// per recording, shared by every scenario on it). `run` reports carry them; the
     /// perturbation and approval replays leave them off, as they only judge resolutions.
-    pub fn with_diffs(mut self, diffs: Arc<StepDiffs>) -> Self {
+    pub(crate) fn with_diffs(mut self, diffs: Arc<StepDiffs>) -> Self {
         self.diffs = Some(diffs);
         self
     }
@@ -65,7 +65,7 @@ impl<'r> Prepared<'r> {
     }
 
     /// Frame `i` in grey, for crop matching (None when its screenshot cannot be read).
-    pub fn gray(&self, i: usize) -> Option<&GrayScreen> {
+    pub(crate) fn gray(&self, i: usize) -> Option<&GrayScreen> {
         self.grays[i]
             .get_or_init(|| {
                 self.rec.frames[i]
@@ -79,7 +79,7 @@ impl<'r> Prepared<'r> {
     /// A plan's picture (a control's crop, a skill export's screen), decoded once; None when
     /// it is missing, unsafe or unreadable (the resolver then does without it, as a follower
     /// without the picture would; a screen check says it cannot compare).
-    pub fn picture(&self, base: &Path, rel: &Path) -> Option<Arc<RgbaImage>> {
+    pub(crate) fn picture(&self, base: &Path, rel: &Path) -> Option<Arc<RgbaImage>> {
         let mut crops = self.crops.lock().unwrap_or_else(|p| p.into_inner());
         crops
             .entry(base.join(rel))
@@ -91,7 +91,7 @@ impl<'r> Prepared<'r> {
     }
 
     /// The index of frame `i`.
-    pub fn frame_index(&self, i: usize) -> &FrameIndex<'r> {
+    pub(crate) fn frame_index(&self, i: usize) -> &FrameIndex<'r> {
         self.indexes[i].get_or_init(|| FrameIndex::new(&self.rec.frames[i].ax))
     }
 

@@ -12,7 +12,7 @@ mod trace;
 
 pub use approval::approval_findings;
 pub use follower::{Prepared, replay};
-pub use operation::{OpCheck, check_operation};
+pub(crate) use operation::OpCheck;
 pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
 pub use scenario::*;
 pub use trace::*;

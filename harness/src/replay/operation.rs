@@ -16,13 +16,13 @@ use crate::recording::format::Transition;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OpCheck {
     /// `action`, `button`, `count`, `modifiers`, `drag`, `keys` or `text`.
-    pub part: String,
+    pub(crate) part: String,
     /// What the plan says (typed text as filled in; a secret is never shown).
-    pub planned: String,
+    pub(crate) planned: String,
     /// What the recording has.
-    pub recorded: String,
+    pub(crate) recorded: String,
     /// Whether they agree.
-    pub passed: bool,
+    pub(crate) passed: bool,
 }
 
 fn check(part: &'static str, planned: String, recorded: String, passed: bool) -> OpCheck {
@@ -58,7 +58,7 @@ fn show_mods(m: &[String]) -> String {
 
 /// The checks of one step against its recorded transition. `typed` is the text the step
 /// types, filled in; `secret` when it holds a sensitive value (then it is not compared).
-pub fn check_operation(
+pub(crate) fn check_operation(
     action: &Action,
     t: &Transition,
     typed: Option<&str>,

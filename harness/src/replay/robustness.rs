@@ -25,16 +25,16 @@ pub const DEFAULT_SEED: u64 = 20261130;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pair {
     /// Step id.
-    pub step_id: String,
+    pub(crate) step_id: String,
     /// Step number.
-    pub number: u32,
+    pub(crate) number: u32,
     /// The perturbation.
     pub perturbation: String,
     /// Still right.
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// Why not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<FailReason>,
+    pub(crate) reason: Option<FailReason>,
     /// In words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
@@ -44,11 +44,11 @@ pub struct Pair {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Robustness {
     /// Pairs still right / all pairs.
-    pub score: f64,
+    pub(crate) score: f64,
     /// Pairs still right.
-    pub ok: u64,
+    pub(crate) ok: u64,
     /// All pairs.
-    pub total: u64,
+    pub(crate) total: u64,
     /// Only the broken pairs (the rest are right).
     pub broken: Vec<Pair>,
 }

@@ -28,20 +28,20 @@ pub struct ScenarioFile {
     pub id: String,
     /// One line for people.
     #[serde(default)]
-    pub description: String,
+    pub(crate) description: String,
     /// The plan, relative to the scenario's folder.
     pub plan: String,
     /// The recording's folder name under `recordings/`.
     pub recording: String,
     /// Values of non-sensitive inputs.
     #[serde(default)]
-    pub inputs: BTreeMap<String, String>,
+    pub(crate) inputs: BTreeMap<String, String>,
     /// What the scripted person says when asked.
     #[serde(default)]
     pub answers: Answers,
     /// Perturbations to apply (by name).
     #[serde(default)]
-    pub perturbations: Vec<String>,
+    pub(crate) perturbations: Vec<String>,
     /// What should happen.
     pub expect: Expected,
 }
@@ -52,22 +52,22 @@ pub struct ScenarioFile {
 pub struct Answers {
     /// Per confirm step (by step id): approve or decline. A step not listed is declined.
     #[serde(default)]
-    pub confirm: BTreeMap<String, Answer>,
+    pub(crate) confirm: BTreeMap<String, Answer>,
     /// Values for sensitive inputs, given each time the follower asks.
     #[serde(default)]
     pub sensitive: BTreeMap<String, String>,
     /// Per type step (by step id): may pre-filled text be replaced? Not listed: no.
     #[serde(default)]
-    pub replace: BTreeMap<String, bool>,
+    pub(crate) replace: BTreeMap<String, bool>,
     /// By step id: what the person says when a `stop_if` in words is put to them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub stop_if: BTreeMap<String, StopAnswer>,
+    pub(crate) stop_if: BTreeMap<String, StopAnswer>,
 }
 
 /// The person's answer to a `stop_if` put in words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum StopAnswer {
+pub(crate) enum StopAnswer {
     /// The condition holds: stop.
     Stop,
     /// It does not: go on.
@@ -78,7 +78,7 @@ pub enum StopAnswer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[allow(missing_docs)]
-pub enum Answer {
+pub(crate) enum Answer {
     Approve,
     Decline,
 }
@@ -130,16 +130,16 @@ pub enum FailReason {
 #[serde(deny_unknown_fields)]
 pub struct Expected {
     /// The chained run's outcome.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
     /// Why, when not completed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<FailReason>,
     /// The step where it happens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step_id: Option<String>,
+    pub(crate) step_id: Option<String>,
     /// Minimum scores (by score name).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub floors: BTreeMap<String, f64>,
+    pub(crate) floors: BTreeMap<String, f64>,
     /// `check` reason codes the plan is meant to have at error level. Any other error-level
     /// finding fails the scenario, and so does a listed one the plan does not have.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -148,7 +148,7 @@ pub struct Expected {
 
 impl Expected {
     /// The run completes, and nothing more is asked of it.
-    pub fn completed() -> Expected {
+    pub(crate) fn completed() -> Expected {
         Expected {
             outcome: Outcome::Completed,
             reason: None,
@@ -163,7 +163,7 @@ impl Expected {
 #[derive(Clone, Debug)]
 pub struct Scenario {
     /// The file it came from.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Its contents.
     pub file: ScenarioFile,
     /// The plan file.
@@ -176,13 +176,13 @@ pub struct Scenario {
 /// scripted person's answers, as a scenario file holds them.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AnswersFile {
+pub(crate) struct AnswersFile {
     /// Values of non-sensitive inputs.
     #[serde(default)]
-    pub inputs: BTreeMap<String, String>,
+    pub(crate) inputs: BTreeMap<String, String>,
     /// What the scripted person says when asked.
     #[serde(default)]
-    pub answers: Answers,
+    pub(crate) answers: Answers,
 }
 
 /// One plan and one recording as a scenario that expects the run to complete: for trying a
@@ -235,10 +235,10 @@ pub fn adhoc_scenario(
 }
 
 /// Largest scenario file.
-pub const MAX_SCENARIO_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_SCENARIO_BYTES: u64 = 1024 * 1024;
 
 /// Reads a file's `schema` without parsing the rest strictly (for discovery).
-pub fn sniff_schema(path: &Path) -> Option<String> {
+pub(crate) fn sniff_schema(path: &Path) -> Option<String> {
     let src = read_text(path, MAX_SCENARIO_BYTES).ok()?;
     let v = parse_value(&src).ok()?;
     v.get("schema")?.as_str().map(str::to_string)

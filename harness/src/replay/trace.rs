@@ -134,7 +134,7 @@ pub enum Event {
     StepFinished {
         /// Step index.
         step: usize,
-        /// How.
+        /// How it ended.
         status: StepStatus,
         /// Why, when not passed.
         reason: Option<FailReason>,
@@ -150,11 +150,11 @@ pub enum Event {
     },
     /// The run ended.
     Finished {
-        /// How.
+        /// How the run ended.
         outcome: Outcome,
         /// Why, when not completed.
         reason: Option<FailReason>,
-        /// Where.
+        /// The step it ended on, when not completed.
         step_id: Option<String>,
     },
 }
@@ -163,7 +163,7 @@ pub enum Event {
 /// every plan step, reached or not, so they must know which ones could be judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Truth {
+pub(crate) enum Truth {
     /// The step has no target to find (a key press into the focused field, a question).
     NoTarget,
     /// The step has a target, but the recording names no element for it: it cannot be judged.
@@ -178,16 +178,16 @@ pub struct Trace {
     /// The mode it ran in.
     pub mode: Mode,
     /// One per plan step, in order.
-    pub truth: Vec<Truth>,
+    pub(crate) truth: Vec<Truth>,
     /// One per plan step: whether what it does can be judged (it acts and was recorded).
-    pub operations: Vec<bool>,
+    pub(crate) operations: Vec<bool>,
     /// The events, in order.
     pub events: Vec<Event>,
 }
 
 impl Trace {
     /// A replay that never started: the plan may not be followed.
-    pub fn refused(mode: Mode, reason: FailReason) -> Trace {
+    pub(crate) fn refused(mode: Mode, reason: FailReason) -> Trace {
         Trace {
             mode,
             truth: Vec::new(),
@@ -216,14 +216,14 @@ impl Trace {
     }
 
     /// The events of one step, in order.
-    pub fn step_events(&self, step: usize) -> impl Iterator<Item = &Event> {
+    pub(crate) fn step_events(&self, step: usize) -> impl Iterator<Item = &Event> {
         self.events.iter().filter(move |e| e.step() == Some(step))
     }
 }
 
 impl Event {
     /// The step an event belongs to.
-    pub fn step(&self) -> Option<usize> {
+    pub(crate) fn step(&self) -> Option<usize> {
         match self {
             Event::StepStarted { step, .. }
             | Event::Asked { step, .. }

@@ -18,23 +18,23 @@ use crate::replay::{FailReason, Mode, Outcome};
 use crate::score::Scores;
 
 /// The schema string of a baseline.
-pub const BASELINE_SCHEMA: &str = "stepreplay-baseline/1";
+pub(crate) const BASELINE_SCHEMA: &str = "stepreplay-baseline/1";
 
 /// Largest baseline file read.
-pub const MAX_BASELINE_BYTES: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_BASELINE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Accepted results.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Baseline {
     /// Always [`BASELINE_SCHEMA`].
-    pub schema: String,
+    pub(crate) schema: String,
     /// Modes of the accepted run.
-    pub modes: Vec<Mode>,
+    pub(crate) modes: Vec<Mode>,
     /// Per scenario id.
     pub scenarios: BTreeMap<String, BaselineScenario>,
     /// The run's scores per mode.
-    pub scores: BTreeMap<Mode, Scores>,
+    pub(crate) scores: BTreeMap<Mode, Scores>,
 }
 
 /// One scenario's accepted result.
@@ -44,12 +44,12 @@ pub struct BaselineScenario {
     /// Whether it met its expectation.
     pub met: bool,
     /// The deciding (first) mode's outcome.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
     /// Why, when not completed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<FailReason>,
+    pub(crate) reason: Option<FailReason>,
     /// Scores per mode.
-    pub scores: BTreeMap<Mode, Scores>,
+    pub(crate) scores: BTreeMap<Mode, Scores>,
 }
 
 impl Baseline {
@@ -155,9 +155,9 @@ impl std::fmt::Display for Regression {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RegressionReport {
     /// Always `stepreplay-regressions/1`.
-    pub schema: String,
+    pub(crate) schema: String,
     /// The tolerance used for scores.
-    pub tolerance: f64,
+    pub(crate) tolerance: f64,
     /// Scenarios in the baseline that this run did not hold (a shard, or paths given).
     pub not_compared: Vec<String>,
     /// Every regression, scenario by scenario.

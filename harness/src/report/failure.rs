@@ -11,13 +11,13 @@ use crate::text::word;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Failure {
     /// The plan file (at the failing step or plan error), else the scenario file.
-    pub file: String,
+    pub(crate) file: String,
     /// Line, from 1, when known.
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// Column, from 1, when known.
-    pub column: Option<usize>,
+    pub(crate) column: Option<usize>,
     /// What went wrong, root cause first.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl fmt::Display for Failure {

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::baseline::RegressionReport;
 use super::model::{Report, ResolutionReport, RunReport, ScenarioReport, StepReport};
@@ -60,25 +60,9 @@ pub struct PageImages {
     pub diffs: BTreeMap<String, PageImage>,
 }
 
-impl PageImages {
-    /// How many images the page has.
-    pub fn len(&self) -> usize {
-        self.frames.len() + self.diffs.len()
-    }
-
-    /// True when it has none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 /// What [`write_html`] wrote.
 #[derive(Clone, Debug)]
 pub struct HtmlOutput {
-    /// The page.
-    pub page: PathBuf,
-    /// Images written.
-    pub images: usize,
     /// Frames that could not be found or read (the page shows a placeholder for each).
     pub missing: Vec<String>,
 }
@@ -170,13 +154,11 @@ pub fn write_html(
         let img = place(&pics.diff, &base, &mut used_names, &img_dir)?;
         images.diffs.insert(path, img);
     }
-    let page = dir.join("index.html");
-    write_file(&page, to_html(report, regressions, &images))?;
-    Ok(HtmlOutput {
-        page,
-        images: images.len(),
-        missing,
-    })
+    write_file(
+        &dir.join("index.html"),
+        to_html(report, regressions, &images),
+    )?;
+    Ok(HtmlOutput { missing })
 }
 
 pub(super) const STYLE: &str = r#"

@@ -67,7 +67,7 @@ pub enum MergeError {
     Incomplete {
         /// The suite's count.
         expected: u64,
-        /// Found.
+        /// How many the shards hold.
         found: u64,
     },
 }

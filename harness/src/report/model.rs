@@ -20,13 +20,13 @@ use crate::shard::Shard;
 use crate::text::word;
 
 /// The schema string of a report.
-pub const REPORT_SCHEMA: &str = "stepreplay-report/1";
+pub(crate) const REPORT_SCHEMA: &str = "stepreplay-report/1";
 
 /// A whole run.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Report {
     /// Always [`REPORT_SCHEMA`].
-    pub schema: String,
+    pub(crate) schema: String,
     /// The harness that wrote it.
     pub harness: String,
     /// Modes run, in order.
@@ -36,7 +36,7 @@ pub struct Report {
     /// This report's part of a sharded run; absent when whole (and after `merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
-    /// Totals.
+    /// Scenario counts and mean scores over the whole run.
     pub summary: Summary,
     /// Every scenario, by id.
     pub scenarios: Vec<ScenarioReport>,
@@ -49,12 +49,12 @@ pub struct SuiteId {
     /// Scenarios in the whole suite.
     pub scenarios: u64,
     /// FNV-1a (64 bits, hex) of the sorted ids, one per line.
-    pub ids_fnv1a: String,
+    pub(crate) ids_fnv1a: String,
 }
 
 impl SuiteId {
     /// The identity of a suite with these ids (any order).
-    pub fn of<S: AsRef<str>>(ids: &[S]) -> SuiteId {
+    pub(crate) fn of<S: AsRef<str>>(ids: &[S]) -> SuiteId {
         let mut v: Vec<&str> = ids.iter().map(AsRef::as_ref).collect();
         v.sort_unstable();
         let mut text = String::new();
@@ -81,7 +81,7 @@ pub struct Summary {
     /// Scores per mode.
     pub scores: BTreeMap<Mode, Scores>,
     /// The counts behind them.
-    pub tallies: BTreeMap<Mode, Tally>,
+    pub(crate) tallies: BTreeMap<Mode, Tally>,
     /// Step × perturbation pairs still right, over the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robustness: Option<RobustnessTotal>,
@@ -100,7 +100,7 @@ pub struct RobustnessTotal {
 
 impl RobustnessTotal {
     /// Pairs re-added over scenarios (so shards sum exactly); `None` when none were perturbed.
-    pub fn fold(scenarios: &[ScenarioReport]) -> Option<RobustnessTotal> {
+    pub(crate) fn fold(scenarios: &[ScenarioReport]) -> Option<RobustnessTotal> {
         let robust: Vec<&Robustness> = scenarios
             .iter()
             .filter_map(|s| s.robustness.as_ref())
@@ -121,7 +121,7 @@ impl RobustnessTotal {
 
 impl Summary {
     /// Totals of these scenarios: tallies re-added (so shards sum exactly), scores from them.
-    pub fn fold(scenarios: &[ScenarioReport], modes: &[Mode]) -> Summary {
+    pub(crate) fn fold(scenarios: &[ScenarioReport], modes: &[Mode]) -> Summary {
         let mut tallies: BTreeMap<Mode, Tally> =
             modes.iter().map(|&m| (m, Tally::default())).collect();
         for s in scenarios {
@@ -147,15 +147,15 @@ pub struct ScenarioReport {
     /// The scenario's id, as its file gives it.
     pub id: String,
     /// Scenario file.
-    pub file: String,
+    pub(crate) file: String,
     /// One line.
     pub description: String,
     /// Plan file.
-    pub plan: String,
+    pub(crate) plan: String,
     /// Recording folder.
     pub recording: String,
     /// What should have happened.
-    pub expected: Expected,
+    pub(crate) expected: Expected,
     /// Whether it did.
     pub met: bool,
     /// Why not.
@@ -168,86 +168,83 @@ pub struct ScenarioReport {
     pub robustness: Option<Robustness>,
     /// A bridge scenario's checks: each command's outcome, the final state, safety.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bridge: Option<serde_json::Value>,
+    pub(crate) bridge: Option<serde_json::Value>,
     /// What `check` finds against the plan at error level, or why it was refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub plan_errors: Vec<PlanFinding>,
+    pub(crate) plan_errors: Vec<PlanFinding>,
 }
 
 /// One error-level `check` finding against a scenario's plan.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct PlanFinding {
+pub(crate) struct PlanFinding {
     /// The reason code.
-    pub reason: String,
+    pub(crate) reason: String,
     /// The field path, as `steps[2].target.label`.
-    pub path: String,
+    pub(crate) path: String,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
     /// Where in the plan file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// See `line`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
+    pub(crate) column: Option<usize>,
 }
 
 /// One scenario in one mode.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct RunReport {
     /// How it ended.
-    pub outcome: Outcome,
+    pub(crate) outcome: Outcome,
     /// Why it did not complete (none when it did).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<FailReason>,
-    /// Where.
+    pub(crate) reason: Option<FailReason>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step_id: Option<String>,
-    /// Scores.
+    pub(crate) step_id: Option<String>,
+    /// The scenario's scores, one per column.
     pub scores: Scores,
-    /// Counts.
-    pub tally: Tally,
+    pub(crate) tally: Tally,
     /// Each step of the plan (steps never reached say so).
     pub steps: Vec<StepReport>,
     /// The plan's `done`, as checked at the end of a completed run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub done: Option<DoneReport>,
+    pub(crate) done: Option<DoneReport>,
 }
 
 /// What finished looks like, and whether the run ended there.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct DoneReport {
+pub(crate) struct DoneReport {
     /// The guide's words.
-    pub text: String,
+    pub(crate) text: String,
     /// Whether the screen matched; absent when it could not be judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub passed: Option<bool>,
+    pub(crate) passed: Option<bool>,
     /// What was compared, or why nothing could be.
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 /// One step in one run.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct StepReport {
     /// Step id.
-    pub step_id: String,
+    pub(crate) step_id: String,
     /// The step's number in the plan, from 1.
-    pub number: u32,
-    /// Action.
-    pub action: String,
+    pub(crate) number: u32,
+    pub(crate) action: String,
     /// The guide's words.
     pub text: String,
     /// Where the step is written in the plan file: line, from 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// See `line`: column, from 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
+    pub(crate) column: Option<usize>,
     /// For a step that sends a prompt to an AI app, which assistant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub assistant: Option<String>,
+    pub(crate) assistant: Option<String>,
     /// Whether the guide has a picture of the step's control (steps with a target).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub crop_available: Option<bool>,
+    pub(crate) crop_available: Option<bool>,
     /// `passed`, `failed`, `stopped` or `not-run`.
     pub status: String,
     /// Why it did not pass (none when it did).
@@ -255,22 +252,22 @@ pub struct StepReport {
     pub reason: Option<FailReason>,
     /// Frame before and after.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frames: Option<(String, String)>,
+    pub(crate) frames: Option<(String, String)>,
     /// How the target was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<ResolutionReport>,
     /// What the step did, part by part against the recording.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub operation: Vec<OpCheck>,
+    pub(crate) operation: Vec<OpCheck>,
     /// Expect checks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checks: Vec<CheckReport>,
     /// What the follower asked the person.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub asked: Vec<AskReport>,
+    pub(crate) asked: Vec<AskReport>,
     /// What the recording did where we diverged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub diverged: Option<String>,
+    pub(crate) diverged: Option<String>,
     /// What the step changed on screen and in the AX tree (steps that acted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<StepDiff>,
@@ -282,7 +279,7 @@ pub struct StepReport {
 impl StepReport {
     /// The frame pair the step went between in `recording`, named as the
     /// [`Evidence`](crate::evidence::Evidence) keeps it.
-    pub fn pair(&self, recording: &str) -> Option<PairKey> {
+    pub(crate) fn pair(&self, recording: &str) -> Option<PairKey> {
         let (before, after) = self.frames.clone()?;
         Some((recording.to_string(), before, after))
     }
@@ -294,34 +291,33 @@ pub struct CaptureFiles {
     /// The screen before the step.
     pub before: String,
     /// The screen after it.
-    pub after: String,
+    pub(crate) after: String,
     /// pixelmatch's diff image of the two.
-    pub diff: String,
+    pub(crate) diff: String,
 }
 
 /// A resolution, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ResolutionReport {
     /// The winner.
-    pub element: Option<String>,
-    /// How.
-    pub strategy: Strategy,
+    pub(crate) element: Option<String>,
+    pub(crate) strategy: Strategy,
     /// Score of the winner.
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// Over the runner-up.
-    pub margin: f64,
+    pub(crate) margin: f64,
     /// Candidates in all.
-    pub candidate_count: usize,
+    pub(crate) candidate_count: usize,
     /// Top candidates.
-    pub candidates: Vec<Candidate>,
+    pub(crate) candidates: Vec<Candidate>,
     /// A (near) tie.
-    pub ambiguous: bool,
+    pub(crate) ambiguous: bool,
     /// The element the recording acted on.
-    pub expected: Option<String>,
+    pub(crate) expected: Option<String>,
     /// Right or wrong against it.
     pub correct: Option<bool>,
     /// Click point inside its box.
-    pub click_in_box: Option<bool>,
+    pub(crate) click_in_box: Option<bool>,
     /// Click point in pixels.
     pub click: Option<(f64, f64)>,
     /// The winner's box in pixels (for drawing).
@@ -332,17 +328,17 @@ pub struct ResolutionReport {
     pub expected_frame: Option<Rect>,
     /// Why nothing was found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// What told the winner apart from controls with the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tie_break: Option<TieBreak>,
+    pub(crate) tie_break: Option<TieBreak>,
 }
 
 /// An expect check, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CheckReport {
     /// Which check.
-    pub kind: String,
+    pub(crate) kind: String,
     /// Held or not.
     pub passed: bool,
     /// In words.
@@ -351,13 +347,13 @@ pub struct CheckReport {
 
 /// A question to the person, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct AskReport {
+pub(crate) struct AskReport {
     /// What kind.
-    pub kind: String,
+    pub(crate) kind: String,
     /// The question.
-    pub detail: String,
+    pub(crate) detail: String,
     /// The answer (sensitive values redacted).
-    pub answer: String,
+    pub(crate) answer: String,
 }
 
 fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {

@@ -84,10 +84,7 @@ mod tests {
             ax_role: "AXButton",
             name: None,
             frame: Rect::default(),
-            value: None,
             enabled: true,
-            focused: false,
-            secure: false,
         }
     }
 

@@ -23,60 +23,52 @@ use super::name::Namer;
 #[derive(Clone, Copy, Debug)]
 pub struct Node<'a> {
     /// Stable element id.
-    pub id: &'a str,
+    pub(crate) id: &'a str,
     /// Index into [`FrameIndex::windows`].
-    pub window: u32,
+    pub(crate) window: u32,
     /// `AXButton`, …
-    pub ax_role: &'a str,
+    pub(crate) ax_role: &'a str,
     /// The accessible name (own, labelled-by, or the label beside it).
-    pub name: Option<&'a str>,
+    pub(crate) name: Option<&'a str>,
     /// Where it is, in pixels.
-    pub frame: Rect,
-    /// Its AX value.
-    pub value: Option<&'a str>,
+    pub(crate) frame: Rect,
     /// Whether it can be used.
-    pub enabled: bool,
-    /// Whether it has keyboard focus.
-    pub focused: bool,
-    /// Whether it is a secure (password) field.
-    pub secure: bool,
+    pub(crate) enabled: bool,
 }
 
 /// A window, with its app.
 #[derive(Clone, Debug)]
 pub struct WindowInfo {
-    /// Stable window id.
-    pub id: String,
     /// Its title.
-    pub title: String,
+    pub(crate) title: String,
     /// Title, normalized.
-    pub norm_title: String,
+    pub(crate) norm_title: String,
     /// App name.
-    pub app: String,
+    pub(crate) app: String,
     /// App name, normalized.
-    pub norm_app: String,
+    pub(crate) norm_app: String,
     /// App bundle id.
-    pub bundle_id: Option<String>,
+    pub(crate) bundle_id: Option<String>,
     /// Whether its app is in front.
-    pub frontmost_app: bool,
+    pub(crate) frontmost_app: bool,
     /// Whether the window has focus.
-    pub focused: bool,
+    pub(crate) focused: bool,
     /// Where it is.
-    pub frame: Rect,
+    pub(crate) frame: Rect,
     /// Front-to-back order across the screen (0 is in front).
-    pub z: u32,
+    pub(crate) z: u32,
     /// The normalized title of the window a person works in when this one shows: its own,
     /// or for a nameless popup its owner's (see `owner.rs`); empty when there is none.
-    pub work_title: String,
+    pub(crate) work_title: String,
 }
 
 /// One frame's AX snapshot, indexed.
 #[derive(Debug, Default)]
 pub struct FrameIndex<'a> {
     /// All elements, in tree order.
-    pub nodes: Vec<Node<'a>>,
+    pub(crate) nodes: Vec<Node<'a>>,
     /// All windows.
-    pub windows: Vec<WindowInfo>,
+    pub(crate) windows: Vec<WindowInfo>,
     labels: LabelTable,
     by_id: IdTable,
     grid: PointGrid,
@@ -109,7 +101,6 @@ impl<'a> FrameIndex<'a> {
             for win in &app.windows {
                 let w = ix.windows.len() as u32;
                 ix.windows.push(WindowInfo {
-                    id: win.id.clone(),
                     title: win.title.clone(),
                     norm_title: normalize_label(&win.title),
                     app: app.name.clone(),
@@ -130,10 +121,7 @@ impl<'a> FrameIndex<'a> {
                     ax_role: &e.ax_role,
                     name: e.own_name(),
                     frame: e.frame,
-                    value: e.value.as_deref(),
                     enabled: e.enabled,
-                    focused: e.focused,
-                    secure: e.subrole.as_deref() == Some("AXSecureTextField"),
                 }));
                 namer.derive(&mut ix.nodes[start..], &flat, &mut source);
                 // Names and ids now, while this window's strings are still in cache.
@@ -158,34 +146,34 @@ impl<'a> FrameIndex<'a> {
     }
 
     /// Elements whose normalized name is `norm`, in tree order.
-    pub fn with_label<'s>(&'s self, norm: &'s str) -> impl Iterator<Item = u32> + 's {
+    pub(crate) fn with_label<'s>(&'s self, norm: &'s str) -> impl Iterator<Item = u32> + 's {
         self.labels.with(norm)
     }
 
     /// Element `i`'s normalized name ("" when it has none).
-    pub fn norm(&self, i: u32) -> &str {
+    pub(crate) fn norm(&self, i: u32) -> &str {
         self.labels.norm(i)
     }
 
     /// The element with this id.
-    pub fn by_id(&self, id: &str) -> Option<&Node<'a>> {
+    pub(crate) fn by_id(&self, id: &str) -> Option<&Node<'a>> {
         self.index_of(id).map(|i| &self.nodes[i as usize])
     }
 
     /// Index of the element with this id.
-    pub fn index_of(&self, id: &str) -> Option<u32> {
+    pub(crate) fn index_of(&self, id: &str) -> Option<u32> {
         self.by_id.get(&self.nodes, id)
     }
 
     /// Elements whose frame contains the pixel `(x, y)`, in tree order.
-    pub fn at_point(&self, x: f64, y: f64) -> Vec<u32> {
+    pub(crate) fn at_point(&self, x: f64, y: f64) -> Vec<u32> {
         let mut hits = self.grid.near(x, y);
         hits.retain(|&i| self.nodes[i as usize].frame.contains(x, y));
         hits
     }
 
     /// The window of an element.
-    pub fn window_of(&self, node: &Node) -> &WindowInfo {
+    pub(crate) fn window_of(&self, node: &Node) -> &WindowInfo {
         &self.windows[node.window as usize]
     }
 }

@@ -15,7 +15,7 @@ mod tiebreak;
 
 pub use index::{FrameIndex, Node, WindowInfo};
 pub use target::{AMBIGUITY_MARGIN, Candidate, Resolution, ResolveContext, Strategy, resolve};
-pub use tiebreak::TieBreak;
+pub(crate) use tiebreak::TieBreak;
 
 /// The unit tests' screen, and resolving on it without a picture: `t` on `now`, with the
 /// plan's other targets `anchors`.

@@ -39,11 +39,11 @@ pub enum Strategy {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
     /// Element id.
-    pub element: String,
+    pub(crate) element: String,
     /// Score, 0..1.
-    pub score: f64,
+    pub(crate) score: f64,
     /// Strategy that proposed it.
-    pub strategy: Strategy,
+    pub(crate) strategy: Strategy,
 }
 
 /// The outcome of resolving one target in one frame.
@@ -52,23 +52,23 @@ pub struct Resolution {
     /// The winner, if any.
     pub element: Option<String>,
     /// How it was found.
-    pub strategy: Strategy,
+    pub(crate) strategy: Strategy,
     /// The winner's score.
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// Winner's score minus the runner-up's.
-    pub margin: f64,
+    pub(crate) margin: f64,
     /// Top candidates, best first (at most 5).
-    pub candidates: Vec<Candidate>,
+    pub(crate) candidates: Vec<Candidate>,
     /// How many candidates there were in all.
-    pub candidate_count: usize,
+    pub(crate) candidate_count: usize,
     /// Two candidates are (nearly) tied.
-    pub ambiguous: bool,
+    pub(crate) ambiguous: bool,
     /// Where the follower would click, in pixels.
-    pub click: Option<(f64, f64)>,
+    pub(crate) click: Option<(f64, f64)>,
     /// Why nothing was found, or what was odd.
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
     /// What told the winner apart from controls with the same name, when something did.
-    pub tie_break: Option<TieBreak>,
+    pub(crate) tie_break: Option<TieBreak>,
 }
 
 /// Scores closer than this are a tie.
@@ -81,35 +81,35 @@ pub(super) mod weight {
     use super::AMBIGUITY_MARGIN;
 
     /// The label equal as written.
-    pub const NAME_EXACT: f64 = 1.0;
+    pub(crate) const NAME_EXACT: f64 = 1.0;
     /// Equal after folding case, spaces, quotes and ellipses: more than the ambiguity margin
     /// below, so "Send" and "send" are not a tie.
-    pub const NAME_FOLDED: f64 = 0.9;
+    pub(crate) const NAME_FOLDED: f64 = 0.9;
     /// A label shortened with an ellipsis on either side.
-    pub const NAME_SHORTENED: f64 = 0.85;
+    pub(crate) const NAME_SHORTENED: f64 = 0.85;
     /// The crop found on screen: `CROP_BASE + CROP_SPAN × match score`, so an exact picture
     /// (0.9) ties a folded name but never beats it.
-    pub const CROP_BASE: f64 = 0.6;
+    pub(crate) const CROP_BASE: f64 = 0.6;
     /// See [`CROP_BASE`].
-    pub const CROP_SPAN: f64 = 0.3;
+    pub(crate) const CROP_SPAN: f64 = 0.3;
     /// A nameless control under the plan's point with bounds: `GEOMETRY_BASE + GEOMETRY_SPAN
     /// × overlap` (intersection over union).
-    pub const GEOMETRY_BASE: f64 = 0.5;
+    pub(crate) const GEOMETRY_BASE: f64 = 0.5;
     /// See [`GEOMETRY_BASE`].
-    pub const GEOMETRY_SPAN: f64 = 0.4;
+    pub(crate) const GEOMETRY_SPAN: f64 = 0.4;
     /// Under a point without bounds: this, less a hundredth of the log of the control's area,
     /// so the innermost control wins.
-    pub const GEOMETRY_POINT: f64 = 0.7;
+    pub(crate) const GEOMETRY_POINT: f64 = 0.7;
     /// Taken off a control in another window than the step names (or, for geometry, when only
     /// another window of the app has one there).
-    pub const OTHER_WINDOW: f64 = 0.3;
+    pub(crate) const OTHER_WINDOW: f64 = 0.3;
     /// Taken off a disabled control: still it, but a follower would hesitate.
-    pub const DISABLED: f64 = 0.05;
+    pub(crate) const DISABLED: f64 = 0.05;
     /// Taken off a control outside the screen.
-    pub const OFF_SCREEN: f64 = 0.3;
+    pub(crate) const OFF_SCREEN: f64 = 0.3;
     /// Taken off the candidates a tie-break rules out: more than the ambiguity margin, so the
     /// winner leads clearly, and taken from the losers so its confidence stays its own.
-    pub const RULED_OUT: f64 = 2.0 * AMBIGUITY_MARGIN;
+    pub(crate) const RULED_OUT: f64 = 2.0 * AMBIGUITY_MARGIN;
 }
 
 /// What the resolver needs besides the target and the frame: only what a follower holding

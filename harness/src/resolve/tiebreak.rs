@@ -22,7 +22,7 @@ use crate::recording::Rect;
 /// What told equally named controls apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum TieBreak {
+pub(crate) enum TieBreak {
     /// Only one had the step's role.
     Role,
     /// Only one was in the step's window.

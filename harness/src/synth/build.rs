@@ -18,11 +18,11 @@ use crate::recording::format::{Operation, Transition};
 #[derive(Debug)]
 pub struct Built {
     /// One AX snapshot per frame, in order.
-    pub frames: Vec<AxSnapshot>,
+    pub(crate) frames: Vec<AxSnapshot>,
     /// The transitions.
-    pub transitions: Vec<Transition>,
+    pub(crate) transitions: Vec<Transition>,
     /// For each step, the index of the frame it acts on.
-    pub before: Vec<usize>,
+    pub(crate) before: Vec<usize>,
 }
 
 /// The frame id of frame `i`.
@@ -31,7 +31,7 @@ pub fn frame_id(i: usize) -> String {
 }
 
 /// The action's wire word (`click`, `type`, …).
-pub fn action_word(a: ActionKind) -> String {
+pub(crate) fn action_word(a: ActionKind) -> String {
     serde_json::to_value(a)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))

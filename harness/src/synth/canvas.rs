@@ -9,24 +9,24 @@ use image::RgbImage;
 use crate::fnv::fnv1a64;
 
 /// An RGB colour.
-pub type Rgb = [u8; 3];
+pub(crate) type Rgb = [u8; 3];
 
 /// The image being drawn, with clipping to its bounds.
-pub struct Canvas {
+pub(crate) struct Canvas {
     /// The pixels.
-    pub img: RgbImage,
+    pub(crate) img: RgbImage,
 }
 
 impl Canvas {
     /// A canvas of `width × height` filled with `color`.
-    pub fn new(width: u32, height: u32, color: Rgb) -> Self {
+    pub(crate) fn new(width: u32, height: u32, color: Rgb) -> Self {
         Canvas {
             img: RgbImage::from_pixel(width, height, image::Rgb(color)),
         }
     }
 
     /// Blends `color` over pixel `(x, y)` with opacity `a` (0..1); outside pixels are ignored.
-    pub fn blend(&mut self, x: i32, y: i32, color: Rgb, a: f32) {
+    pub(crate) fn blend(&mut self, x: i32, y: i32, color: Rgb, a: f32) {
         if x < 0 || y < 0 || x >= self.img.width() as i32 || y >= self.img.height() as i32 {
             return;
         }
@@ -42,7 +42,7 @@ impl Canvas {
     }
 
     /// Fills an axis-aligned rectangle (clipped).
-    pub fn fill_rect(&mut self, x: i32, y: i32, w: i32, h: i32, color: Rgb) {
+    pub(crate) fn fill_rect(&mut self, x: i32, y: i32, w: i32, h: i32, color: Rgb) {
         let x0 = x.max(0);
         let y0 = y.max(0);
         let x1 = (x + w).min(self.img.width() as i32);
@@ -55,7 +55,7 @@ impl Canvas {
     }
 
     /// Blends a translucent rectangle.
-    pub fn shade_rect(&mut self, x: i32, y: i32, w: i32, h: i32, color: Rgb, a: f32) {
+    pub(crate) fn shade_rect(&mut self, x: i32, y: i32, w: i32, h: i32, color: Rgb, a: f32) {
         for yy in y.max(0)..(y + h).min(self.img.height() as i32) {
             for xx in x.max(0)..(x + w).min(self.img.width() as i32) {
                 self.blend(xx, yy, color, a);
@@ -64,13 +64,13 @@ impl Canvas {
     }
 
     /// Fills a rounded rectangle with anti-aliased corners of radius `r`.
-    pub fn fill_round_rect(&mut self, x: i32, y: i32, w: i32, h: i32, r: f32, color: Rgb) {
+    pub(crate) fn fill_round_rect(&mut self, x: i32, y: i32, w: i32, h: i32, r: f32, color: Rgb) {
         self.round_rect_alpha(x, y, w, h, r, color, 1.0);
     }
 
     /// Blends a rounded rectangle with opacity `alpha`.
     #[allow(clippy::too_many_arguments)]
-    pub fn round_rect_alpha(
+    pub(crate) fn round_rect_alpha(
         &mut self,
         x: i32,
         y: i32,
@@ -126,7 +126,7 @@ impl Canvas {
 
     /// A rounded rectangle with a border of `bw` pixels: the border colour, then the fill inset.
     #[allow(clippy::too_many_arguments)]
-    pub fn bordered_round_rect(
+    pub(crate) fn bordered_round_rect(
         &mut self,
         x: i32,
         y: i32,
@@ -149,7 +149,7 @@ impl Canvas {
     }
 
     /// Fills an anti-aliased circle.
-    pub fn fill_circle(&mut self, cx: f32, cy: f32, r: f32, color: Rgb) {
+    pub(crate) fn fill_circle(&mut self, cx: f32, cy: f32, r: f32, color: Rgb) {
         let (x0, x1, y0, y1) = self.clamp_box(
             (cx - r - 1.0).floor(),
             (cx + r + 1.0).ceil(),
@@ -165,7 +165,7 @@ impl Canvas {
     }
 
     /// Draws an anti-aliased line of width `w` with round ends.
-    pub fn line(&mut self, a: (f32, f32), b: (f32, f32), w: f32, color: Rgb) {
+    pub(crate) fn line(&mut self, a: (f32, f32), b: (f32, f32), w: f32, color: Rgb) {
         let half = w / 2.0;
         let (x0, x1, y0, y1) = self.clamp_box(
             (a.0.min(b.0) - half - 1.0).floor(),
@@ -199,7 +199,7 @@ impl Canvas {
     }
 
     /// Copies out a rectangle, clamped to the image (at least 1×1).
-    pub fn crop(&self, x: i32, y: i32, w: i32, h: i32) -> RgbImage {
+    pub(crate) fn crop(&self, x: i32, y: i32, w: i32, h: i32) -> RgbImage {
         let iw = self.img.width() as i32;
         let ih = self.img.height() as i32;
         let x0 = x.clamp(0, iw - 1);
@@ -218,12 +218,12 @@ impl Canvas {
 }
 
 /// A colour a little darker (`f` < 1) or lighter (`f` > 1).
-pub fn shade(c: Rgb, f: f32) -> Rgb {
+pub(crate) fn shade(c: Rgb, f: f32) -> Rgb {
     c.map(|v| (v as f32 * f).round().clamp(0.0, 255.0) as u8)
 }
 
 /// A stable colour for a name (FNV-1a over its bytes), for avatars and app icons.
-pub fn name_color(name: &str) -> Rgb {
+pub(crate) fn name_color(name: &str) -> Rgb {
     const PALETTE: [Rgb; 8] = [
         [0, 122, 255],
         [52, 199, 89],

@@ -12,7 +12,7 @@ use super::canvas::{Canvas, Rgb};
 
 /// Regular or bold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Weight {
+pub(crate) enum Weight {
     /// DejaVu Sans.
     Regular,
     /// DejaVu Sans Bold.
@@ -33,7 +33,7 @@ fn font(weight: Weight) -> &'static FontRef<'static> {
 }
 
 /// The advance width of `text` at `size` pixels.
-pub fn measure(text: &str, size: f32, weight: Weight) -> f32 {
+pub(crate) fn measure(text: &str, size: f32, weight: Weight) -> f32 {
     let f = font(weight).as_scaled(PxScale::from(size));
     let mut w = 0.0;
     let mut prev = None;
@@ -50,7 +50,7 @@ pub fn measure(text: &str, size: f32, weight: Weight) -> f32 {
 
 /// `text` cut with `…` so it fits in `max` pixels. One pass over the characters, so a very
 /// long value in a snapshot costs linear time.
-pub fn ellipsize(text: &str, size: f32, weight: Weight, max: f32) -> String {
+pub(crate) fn ellipsize(text: &str, size: f32, weight: Weight, max: f32) -> String {
     if measure(text, size, weight) <= max {
         return text.to_string();
     }
@@ -74,7 +74,7 @@ pub fn ellipsize(text: &str, size: f32, weight: Weight, max: f32) -> String {
 }
 
 /// Splits `text` into lines of at most `max` pixels, on spaces and newlines.
-pub fn wrap(text: &str, size: f32, weight: Weight, max: f32) -> Vec<String> {
+pub(crate) fn wrap(text: &str, size: f32, weight: Weight, max: f32) -> Vec<String> {
     let mut lines = Vec::new();
     for para in text.split('\n') {
         let mut line = String::new();
@@ -97,14 +97,14 @@ pub fn wrap(text: &str, size: f32, weight: Weight, max: f32) -> Vec<String> {
 }
 
 /// Where a line of text sits: its baseline for a box centred on `cy`.
-pub fn baseline_for_center(cy: f32, size: f32) -> f32 {
+pub(crate) fn baseline_for_center(cy: f32, size: f32) -> f32 {
     let f = font(Weight::Regular).as_scaled(PxScale::from(size));
     // Centre the cap height, not the whole em: labels look centred that way.
     cy + (f.ascent() + f.descent()) / 2.0 - size * 0.02
 }
 
 /// Draws `text` with its baseline at `(x, baseline)`; returns the advance width.
-pub fn draw(
+pub(crate) fn draw(
     c: &mut Canvas,
     x: f32,
     baseline: f32,
@@ -137,7 +137,7 @@ pub fn draw(
 
 /// Draws `text` vertically centred on `cy`, left-aligned at `x`, cut to `max` pixels.
 #[allow(clippy::too_many_arguments)]
-pub fn draw_line(
+pub(crate) fn draw_line(
     c: &mut Canvas,
     x: f32,
     cy: f32,
@@ -153,7 +153,7 @@ pub fn draw_line(
 
 /// Draws `text` centred in the box `(x, y, w, h)`.
 #[allow(clippy::too_many_arguments)]
-pub fn draw_centered(
+pub(crate) fn draw_centered(
     c: &mut Canvas,
     x: f32,
     y: f32,

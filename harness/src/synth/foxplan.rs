@@ -23,12 +23,12 @@ fn share(v: i32, of: u32) -> f64 {
 }
 
 /// The crop file of step `n`, relative to the plan.
-pub fn crop_name(n: u32) -> String {
+pub(crate) fn crop_name(n: u32) -> String {
     format!("crops/step-{n}.png")
 }
 
 /// The plan and, per step, the crop of its control (none for steps without one).
-pub fn make_plan(
+pub(crate) fn make_plan(
     script: &Script,
     built: &Built,
     shots: &[RgbImage],
@@ -119,7 +119,10 @@ pub fn make_plan(
 
 /// A variant of the plan as JSON, and for each of its steps the main plan's step index (to
 /// find its crop). Edits name steps by their number in the main plan.
-pub fn apply_variant(plan: &FoxPlan, variant: &Variant) -> Result<(Value, Vec<usize>), String> {
+pub(crate) fn apply_variant(
+    plan: &FoxPlan,
+    variant: &Variant,
+) -> Result<(Value, Vec<usize>), String> {
     let mut value = serde_json::to_value(plan).map_err(|e| e.to_string())?;
     let steps = value
         .get_mut("steps")

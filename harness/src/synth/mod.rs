@@ -9,7 +9,7 @@ pub(crate) mod foxplan;
 mod render;
 pub mod script;
 mod widgets;
-pub(crate) mod write;
+pub mod write;
 
 pub use build::{Built, accessible_name, build, frame_id};
 pub use render::render;

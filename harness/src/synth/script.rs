@@ -3,7 +3,7 @@
 //!
 //! A script declares apps, their windows and controls (frames in points, relative to the
 //! window's content area), then the steps a person takes: which control, which action, and how
-//! the next frame differs ([`Change`]). It also carries what the plan needs that the desktop
+//! the next frame differs (`Change`). It also carries what the plan needs that the desktop
 //! cannot tell (guide, inputs, expects, confirms), plan variants meant to fail, and the
 //! scenarios that replay them. It is parsed strictly: a typo is an error at its field path.
 
@@ -22,7 +22,7 @@ use crate::replay::{Answers, Expected as ScenarioExpect};
 pub const SCRIPT_SCHEMA: &str = "stepreplay-synth/1";
 
 /// Largest script file.
-pub const MAX_SCRIPT_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_SCRIPT_BYTES: u64 = 1024 * 1024;
 
 /// A whole script.
 #[derive(Clone, Debug, Deserialize)]
@@ -31,34 +31,34 @@ pub struct Script {
     /// Always [`SCRIPT_SCHEMA`].
     pub schema: String,
     /// The recording's name (its folder name by convention).
-    pub name: String,
+    pub(crate) name: String,
     /// Pixels per point: 1 or 2.
     #[serde(default = "one")]
     pub scale: u32,
     /// Screen size in points; 1440×900 when absent.
     #[serde(default = "default_screen")]
-    pub screen: [u32; 2],
+    pub(crate) screen: [u32; 2],
     /// The guide the plan belongs to.
-    pub guide: Guide,
+    pub(crate) guide: Guide,
     /// The plan's inputs, as Foxstep writes them.
     #[serde(default)]
-    pub inputs: Vec<Input>,
+    pub(crate) inputs: Vec<Input>,
     /// Running apps, each with its windows.
-    pub apps: Vec<AppSpec>,
+    pub(crate) apps: Vec<AppSpec>,
     /// The control with keyboard focus in the first frame.
     #[serde(default)]
-    pub focus: Option<String>,
+    pub(crate) focus: Option<String>,
     /// What the person does, in order.
-    pub steps: Vec<StepSpec>,
+    pub(crate) steps: Vec<StepSpec>,
     /// The plan's done screen.
     #[serde(default)]
-    pub done: Option<Done>,
+    pub(crate) done: Option<Done>,
     /// Plans derived from the main one by hand edits (meant to fail).
     #[serde(default)]
-    pub variants: Vec<Variant>,
+    pub(crate) variants: Vec<Variant>,
     /// Scenarios replaying this recording.
     #[serde(default)]
-    pub scenarios: Vec<ScenarioSpec>,
+    pub(crate) scenarios: Vec<ScenarioSpec>,
 }
 
 fn one() -> u32 {
@@ -74,23 +74,23 @@ fn default_screen() -> [u32; 2] {
 /// A running app.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AppSpec {
+pub(crate) struct AppSpec {
     /// Name as the menu bar shows it.
-    pub name: String,
+    pub(crate) name: String,
     /// Bundle id.
     #[serde(default)]
-    pub bundle_id: Option<String>,
+    pub(crate) bundle_id: Option<String>,
     /// Whether it is in front in the first frame (the first app is, when none says so).
     #[serde(default)]
-    pub frontmost: bool,
+    pub(crate) frontmost: bool,
     /// Its windows, front to back.
-    pub windows: Vec<WindowSpec>,
+    pub(crate) windows: Vec<WindowSpec>,
 }
 
 /// What sort of window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum WindowKind {
+pub(crate) enum WindowKind {
     /// A document window with a title bar and traffic lights.
     Window,
     /// A dialog: title bar, no minimize/zoom.
@@ -105,7 +105,7 @@ pub enum WindowKind {
 
 impl WindowKind {
     /// The word written into the AX snapshot.
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             WindowKind::Window => "window",
             WindowKind::Dialog => "dialog",
@@ -116,7 +116,7 @@ impl WindowKind {
     }
 
     /// Height of the title bar in points.
-    pub fn title_bar(self) -> i32 {
+    pub(crate) fn title_bar(self) -> i32 {
         match self {
             WindowKind::Window | WindowKind::Dialog => 28,
             _ => 0,
@@ -127,23 +127,22 @@ impl WindowKind {
 /// A window.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct WindowSpec {
+pub(crate) struct WindowSpec {
     /// Stable id.
-    pub id: String,
-    /// Title.
+    pub(crate) id: String,
     #[serde(default)]
-    pub title: String,
+    pub(crate) title: String,
     /// Kind; `window` when absent.
     #[serde(default = "default_kind")]
-    pub kind: WindowKind,
+    pub(crate) kind: WindowKind,
     /// `[x, y, width, height]` in screen points, title bar included.
-    pub frame: [i32; 4],
+    pub(crate) frame: [i32; 4],
     /// Whether it is on screen in the first frame.
     #[serde(default = "yes")]
-    pub open: bool,
+    pub(crate) open: bool,
     /// Its controls.
     #[serde(default)]
-    pub controls: Vec<ControlSpec>,
+    pub(crate) controls: Vec<ControlSpec>,
 }
 
 fn default_kind() -> WindowKind {
@@ -154,7 +153,7 @@ fn default_kind() -> WindowKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[allow(missing_docs)]
-pub enum Kind {
+pub(crate) enum Kind {
     Button,
     /// A button with an icon and no name (found only by point and bounds).
     IconButton,
@@ -185,7 +184,7 @@ pub enum Kind {
 
 impl Kind {
     /// `(ax_role, role words, subrole)`.
-    pub fn roles(self) -> (&'static str, &'static str, Option<&'static str>) {
+    pub(crate) fn roles(self) -> (&'static str, &'static str, Option<&'static str>) {
         match self {
             Kind::Button | Kind::IconButton => ("AXButton", "button", None),
             Kind::TextField => ("AXTextField", "text field", None),
@@ -220,7 +219,7 @@ impl Kind {
 /// Where a control keeps its name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum NameIn {
+pub(crate) enum NameIn {
     /// `AXTitle` (static texts: their value).
     #[default]
     Title,
@@ -231,199 +230,198 @@ pub enum NameIn {
 /// A control.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ControlSpec {
+pub(crate) struct ControlSpec {
     /// Stable id (unique across the script).
-    pub id: String,
+    pub(crate) id: String,
     /// What it is.
-    pub kind: Kind,
+    pub(crate) kind: Kind,
     /// Its visible name (static text: its words).
     #[serde(default)]
-    pub label: Option<String>,
+    pub(crate) label: Option<String>,
     /// Where the name goes.
     #[serde(default)]
-    pub name_in: NameIn,
+    pub(crate) name_in: NameIn,
     /// Field text, popup choice, row detail.
     #[serde(default)]
-    pub value: Option<String>,
+    pub(crate) value: Option<String>,
     /// Placeholder of an empty field.
     #[serde(default)]
-    pub placeholder: Option<String>,
+    pub(crate) placeholder: Option<String>,
     /// The id of the label control that names it.
     #[serde(default)]
-    pub labelled_by: Option<String>,
+    pub(crate) labelled_by: Option<String>,
     /// `[x, y, width, height]` in points from the window's content origin.
-    pub frame: [i32; 4],
+    pub(crate) frame: [i32; 4],
     /// Whether it can be used.
     #[serde(default = "yes")]
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// Checked, selected or highlighted (the default button).
     #[serde(default)]
-    pub selected: bool,
+    pub(crate) selected: bool,
     /// Whether it is absent from the first frame.
     #[serde(default)]
-    pub hidden: bool,
+    pub(crate) hidden: bool,
     /// Child controls (rows of a list, items of a group).
     #[serde(default)]
-    pub children: Vec<ControlSpec>,
+    pub(crate) children: Vec<ControlSpec>,
 }
 
 /// One step the person takes.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct StepSpec {
+pub(crate) struct StepSpec {
     /// The plan's `step_id`.
-    pub id: String,
+    pub(crate) id: String,
     /// The plan's step text.
-    pub text: String,
+    pub(crate) text: String,
     /// The action.
-    pub action: ActionKind,
+    pub(crate) action: ActionKind,
     /// The control acted on (none for keyboard-only, ask and do steps).
     #[serde(default)]
-    pub control: Option<String>,
+    pub(crate) control: Option<String>,
     /// Click details (a plain left click when absent on a click step).
     #[serde(default)]
-    pub click: Option<Click>,
+    pub(crate) click: Option<Click>,
     /// Literal value typed, pasted or navigated to.
     #[serde(default)]
-    pub value: Option<String>,
+    pub(crate) value: Option<String>,
     /// Template typed (`{input-id}`).
     #[serde(default)]
-    pub template: Option<String>,
+    pub(crate) template: Option<String>,
     /// Inputs the step reads.
     #[serde(default)]
-    pub reads: Vec<String>,
+    pub(crate) reads: Vec<String>,
     /// Key that submits after typing.
     #[serde(default)]
-    pub submit: Option<String>,
+    pub(crate) submit: Option<String>,
     /// Keys pressed.
     #[serde(default)]
-    pub keys: Option<String>,
+    pub(crate) keys: Option<String>,
     /// Words for an AI assistant step.
     #[serde(default)]
-    pub assistant: Option<String>,
+    pub(crate) assistant: Option<String>,
     /// Whether the person must approve first.
     #[serde(default)]
-    pub confirm: bool,
+    pub(crate) confirm: bool,
     /// What the person is told they approve.
     #[serde(default)]
-    pub confirm_reason: Option<String>,
+    pub(crate) confirm_reason: Option<String>,
     /// What should hold afterwards.
     #[serde(default)]
-    pub expect: Option<Expect>,
+    pub(crate) expect: Option<Expect>,
     /// When to stop instead.
     #[serde(default)]
-    pub stop_if: Option<Value>,
+    pub(crate) stop_if: Option<Value>,
     /// The target label the plan carries, when not the control's accessible name.
     #[serde(default)]
-    pub label: Option<String>,
+    pub(crate) label: Option<String>,
     /// Leave the label out of the plan (nameless controls have none anyway).
     #[serde(default)]
-    pub no_label: bool,
+    pub(crate) no_label: bool,
     /// How the next frame differs from this one.
     #[serde(default)]
-    pub changes: Vec<Change>,
+    pub(crate) changes: Vec<Change>,
 }
 
 /// One difference between a frame and the next. Exactly one operation per entry.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Change {
+pub(crate) struct Change {
     /// Set this control's value to `value` (secure fields keep bullets only).
     #[serde(default)]
-    pub set: Option<String>,
+    pub(crate) set: Option<String>,
     /// Open this window (it comes to the front of its app).
     #[serde(default)]
-    pub open: Option<String>,
+    pub(crate) open: Option<String>,
     /// Close this window.
     #[serde(default)]
-    pub close: Option<String>,
+    pub(crate) close: Option<String>,
     /// Give this control keyboard focus.
     #[serde(default)]
-    pub focus: Option<String>,
+    pub(crate) focus: Option<String>,
     /// Check or select this control.
     #[serde(default)]
-    pub select: Option<String>,
+    pub(crate) select: Option<String>,
     /// Uncheck or deselect this control.
     #[serde(default)]
-    pub deselect: Option<String>,
+    pub(crate) deselect: Option<String>,
     /// Show this hidden control.
     #[serde(default)]
-    pub show: Option<String>,
+    pub(crate) show: Option<String>,
     /// Hide this control.
     #[serde(default)]
-    pub hide: Option<String>,
+    pub(crate) hide: Option<String>,
     /// Enable this control.
     #[serde(default)]
-    pub enable: Option<String>,
+    pub(crate) enable: Option<String>,
     /// Disable this control.
     #[serde(default)]
-    pub disable: Option<String>,
+    pub(crate) disable: Option<String>,
     /// Bring this app to the front.
     #[serde(default)]
-    pub front: Option<String>,
+    pub(crate) front: Option<String>,
     /// Retitle this window to `value`.
     #[serde(default)]
-    pub retitle: Option<String>,
+    pub(crate) retitle: Option<String>,
     /// Move this control (or window) by `dx`, `dy` points.
     #[serde(rename = "move", default)]
-    pub move_: Option<String>,
+    pub(crate) move_: Option<String>,
     /// The value for `set` and `retitle`.
     #[serde(default)]
-    pub value: Option<String>,
+    pub(crate) value: Option<String>,
     /// Horizontal move in points.
     #[serde(default)]
-    pub dx: i32,
+    pub(crate) dx: i32,
     /// Vertical move in points.
     #[serde(default)]
-    pub dy: i32,
+    pub(crate) dy: i32,
 }
 
 /// A plan derived from the main one by edits: the plans meant to fail.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Variant {
+pub(crate) struct Variant {
     /// Folder name beside the main plan's.
-    pub name: String,
+    pub(crate) name: String,
     /// Edits, applied in order.
-    pub edits: Vec<Edit>,
+    pub(crate) edits: Vec<Edit>,
 }
 
 /// One edit of a step (by its number in the main plan).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Edit {
+pub(crate) struct Edit {
     /// The step's number in the main plan.
-    pub step: u32,
+    pub(crate) step: u32,
     /// Drop the step (later steps are renumbered).
     #[serde(default)]
-    pub delete: bool,
+    pub(crate) delete: bool,
     /// Dotted paths inside the step (`target.label`) and their new values; `null` removes.
     #[serde(default)]
-    pub set: BTreeMap<String, Value>,
+    pub(crate) set: BTreeMap<String, Value>,
 }
 
 /// A scenario to write beside the plan.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScenarioSpec {
+pub(crate) struct ScenarioSpec {
     /// Scenario id (its file name).
-    pub id: String,
+    pub(crate) id: String,
     /// One line.
-    pub description: String,
+    pub(crate) description: String,
     /// The variant it replays; the main plan when absent.
     #[serde(default)]
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Input values.
     #[serde(default)]
-    pub inputs: BTreeMap<String, String>,
+    pub(crate) inputs: BTreeMap<String, String>,
     /// The scripted person's answers.
     #[serde(default)]
-    pub answers: Answers,
-    /// Perturbations.
+    pub(crate) answers: Answers,
     #[serde(default)]
-    pub perturbations: Vec<String>,
+    pub(crate) perturbations: Vec<String>,
     /// What should happen.
-    pub expect: ScenarioExpect,
+    pub(crate) expect: ScenarioExpect,
 }
 
 /// Reads and parses a script file.

@@ -15,7 +15,7 @@ const ACCENT: Rgb = [0, 122, 255];
 const WHITE: Rgb = [255, 255, 255];
 
 /// Draws elements and their children, parents first.
-pub fn draw_all(c: &mut Canvas, elements: &[Element], s: f32) {
+pub(crate) fn draw_all(c: &mut Canvas, elements: &[Element], s: f32) {
     for e in elements {
         draw(c, e, s);
         draw_all(c, &e.children, s);

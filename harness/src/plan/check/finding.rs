@@ -15,8 +15,9 @@ pub enum Severity {
 }
 
 impl Severity {
+    #[cfg(test)]
     /// The word, as printed.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -34,20 +35,25 @@ pub struct Finding {
     /// Where, as `steps[2].target.label`.
     pub path: FieldPath,
     /// What is wrong.
-    pub message: String,
+    pub(crate) message: String,
     /// What to do about it.
-    pub hint: Option<String>,
+    pub(crate) hint: Option<String>,
     /// Line and column of `path` in the file.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<usize>,
+    pub(crate) line: Option<usize>,
     /// See `line`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub column: Option<usize>,
+    pub(crate) column: Option<usize>,
 }
 
 impl Finding {
     /// A finding without a hint or position yet.
-    pub fn new(severity: Severity, reason: &'static str, path: FieldPath, message: String) -> Self {
+    pub(crate) fn new(
+        severity: Severity,
+        reason: &'static str,
+        path: FieldPath,
+        message: String,
+    ) -> Self {
         Finding {
             severity,
             reason,
@@ -60,7 +66,7 @@ impl Finding {
     }
 
     /// The same finding with a hint.
-    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+    pub(crate) fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
     }

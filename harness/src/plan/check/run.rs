@@ -16,15 +16,15 @@ use crate::plan::lower::lower_foxstep;
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckReport {
     /// The file checked.
-    pub file: String,
+    pub(crate) file: String,
     /// Findings, in file order.
     pub findings: Vec<Finding>,
     /// How many are errors.
-    pub errors: usize,
+    pub(crate) errors: usize,
     /// How many are warnings.
-    pub warnings: usize,
+    pub(crate) warnings: usize,
     /// False when the file could not be read or parsed at all (exit 2).
-    pub parsed: bool,
+    pub(crate) parsed: bool,
 }
 
 impl CheckReport {

@@ -27,7 +27,7 @@ pub(crate) struct CoarseTemplate {
 }
 
 impl CoarseTemplate {
-    pub fn new(plane: &Plane) -> CoarseTemplate {
+    pub(crate) fn new(plane: &Plane) -> CoarseTemplate {
         let n = plane.data.len().max(1) as f64;
         let sum: u64 = plane.data.iter().map(|&v| u64::from(v)).sum();
         let mean = sum as f64 / n;
@@ -54,11 +54,11 @@ impl CoarseTemplate {
         }
     }
 
-    pub fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.width
     }
 
-    pub fn height(&self) -> usize {
+    pub(crate) fn height(&self) -> usize {
         self.height
     }
 }
@@ -75,7 +75,7 @@ pub(crate) struct CoarseScreen {
 }
 
 impl CoarseScreen {
-    pub fn new(src: &Plane) -> CoarseScreen {
+    pub(crate) fn new(src: &Plane) -> CoarseScreen {
         let stride = src.width + LANES;
         let mut rows = vec![0f32; stride * src.height];
         for (dst, line) in rows
@@ -95,11 +95,11 @@ impl CoarseScreen {
         }
     }
 
-    pub fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.width
     }
 
-    pub fn height(&self) -> usize {
+    pub(crate) fn height(&self) -> usize {
         self.height
     }
 }

@@ -10,21 +10,21 @@ use super::pyramid;
 /// An 8-bit grayscale image, row-major and tightly packed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Plane {
-    pub width: usize,
-    pub height: usize,
-    pub data: Vec<u8>,
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+    pub(crate) data: Vec<u8>,
 }
 
 impl Plane {
     /// The `width` pixels of row `y` starting at column `x`.
     #[inline]
-    pub fn row(&self, x: usize, y: usize, width: usize) -> &[u8] {
+    pub(crate) fn row(&self, x: usize, y: usize, width: usize) -> &[u8] {
         let start = y * self.width + x;
         &self.data[start..start + width]
     }
 
     /// Luma of an RGBA image, ignoring alpha (screenshots are opaque).
-    pub fn from_rgba(img: &RgbaImage) -> Plane {
+    pub(crate) fn from_rgba(img: &RgbaImage) -> Plane {
         let data = img
             .as_raw()
             .chunks_exact(4)

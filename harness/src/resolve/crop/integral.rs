@@ -13,7 +13,7 @@ pub(crate) struct Integral {
 
 impl Integral {
     /// Tables for the `w`×`h` area of `src` whose top-left corner is (`x0`, `y0`).
-    pub fn new(src: &Plane, x0: usize, y0: usize, w: usize, h: usize) -> Integral {
+    pub(crate) fn new(src: &Plane, x0: usize, y0: usize, w: usize, h: usize) -> Integral {
         let stride = w + 1;
         let mut sum = vec![0u64; stride * (h + 1)];
         let mut sq = vec![0u64; stride * (h + 1)];
@@ -34,7 +34,7 @@ impl Integral {
 
     /// Sum and sum of squares of the `w`×`h` window at (`x`, `y`), relative to the origin.
     #[inline]
-    pub fn window(&self, x: usize, y: usize, w: usize, h: usize) -> (u64, u64) {
+    pub(crate) fn window(&self, x: usize, y: usize, w: usize, h: usize) -> (u64, u64) {
         let (a, b) = (y * self.stride + x, y * self.stride + x + w);
         let (c, d) = ((y + h) * self.stride + x, (y + h) * self.stride + x + w);
         let s = self.sum[d] + self.sum[a] - self.sum[b] - self.sum[c];

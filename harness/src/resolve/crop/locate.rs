@@ -40,21 +40,21 @@ pub struct CropQuery<'a> {
 pub struct CropOptions {
     /// Lowest score accepted as a match. A control that changed colour or content falls below
     /// it. Default `0.9`.
-    pub floor: f64,
+    pub(crate) floor: f64,
     /// Scores within this of the best are a tie, settled by distance to the expected place.
     /// Default `0.002`.
-    pub hair: f64,
+    pub(crate) hair: f64,
     /// Half-size of the near window around the expected place, as a fraction of the screen's
     /// width and height. Default `0.1` (±10% each way).
-    pub near: f64,
+    pub(crate) near: f64,
     /// How far below the floor a coarse (or half-resolution) score may be and still be
     /// refined. Downscaling blurs a match, so it scores a little lower there. Default `0.3`.
-    pub coarse_slack: f64,
+    pub(crate) coarse_slack: f64,
     /// Most coarse candidates a level may leave: a level with more moves the pass to the
     /// next finer level. The finest level checks its best this many first, and the rest only
     /// when none of those reaches the floor (a crop of a plain edge matches all along it, and
     /// the best coarse scores may all be look-alikes). Default `1024`.
-    pub max_candidates: usize,
+    pub(crate) max_candidates: usize,
 }
 
 impl Default for CropOptions {
@@ -95,7 +95,7 @@ pub struct CropMatch {
     /// the coarse and half-resolution checks.
     /// Close to `score`, it means the crop is ambiguous (identical copies of a control) and
     /// the expected place decided.
-    pub runner_up: Option<f64>,
+    pub(crate) runner_up: Option<f64>,
 }
 
 /// Finds `q.crop` on `q.screen`, or `None` when nothing scores at least `opts.floor`, the crop

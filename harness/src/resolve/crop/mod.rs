@@ -22,4 +22,4 @@ mod synth;
 
 pub use gray::GrayScreen;
 pub use locate::{CropMatch, CropOptions, CropQuery, Searched, locate};
-pub use near::score_near;
+pub(crate) use near::score_near;

@@ -22,7 +22,7 @@ use super::integral::Integral;
 
 /// A crop prepared for scoring: its pixels and the sums that do not depend on the window.
 pub(crate) struct Template {
-    pub plane: Plane,
+    pub(crate) plane: Plane,
     sum: u64,
     /// `N·ΣT² − (ΣT)²`, zero exactly when the crop is flat.
     var_n: i128,
@@ -95,7 +95,7 @@ impl Blocks {
 }
 
 impl Template {
-    pub fn new(plane: Plane) -> Template {
+    pub(crate) fn new(plane: Plane) -> Template {
         let sum: u64 = plane.data.iter().map(|&v| u64::from(v)).sum();
         let sq: u64 = plane
             .data
@@ -113,16 +113,16 @@ impl Template {
         }
     }
 
-    pub fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.plane.width
     }
 
-    pub fn height(&self) -> usize {
+    pub(crate) fn height(&self) -> usize {
         self.plane.height
     }
 
     /// True when every pixel has the same value.
-    pub fn is_flat(&self) -> bool {
+    pub(crate) fn is_flat(&self) -> bool {
         self.var_n == 0
     }
 

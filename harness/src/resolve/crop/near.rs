@@ -10,7 +10,7 @@ use super::ncc::{Template, score_map};
 
 /// The best `TM_CCOEFF_NORMED` score of `crop` with its centre at most `reach` pixels from
 /// `centre` (clipped to the screen), or `None` when the crop cannot be placed there at all.
-pub fn score_near(
+pub(crate) fn score_near(
     screen: &GrayScreen,
     crop: &RgbaImage,
     centre: (f64, f64),

@@ -8,9 +8,9 @@ use crate::resolve::hash::FastState;
 /// A position with its exact full-resolution score.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Peak {
-    pub x: usize,
-    pub y: usize,
-    pub score: f64,
+    pub(crate) x: usize,
+    pub(crate) y: usize,
+    pub(crate) score: f64,
 }
 
 /// Local maxima of an `nx`×`ny` map scoring at least `cut`, best first (ties in raster order),
@@ -60,8 +60,8 @@ pub(crate) fn local_maxima(map: &[f64], nx: usize, ny: usize, cut: f64, cap: usi
 /// The chosen peak and the best score of a peak distinct from it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Choice {
-    pub best: Peak,
-    pub runner_up: Option<f64>,
+    pub(crate) best: Peak,
+    pub(crate) runner_up: Option<f64>,
 }
 
 /// Picks among `peaks` (full-resolution positions of a `w`×`h` crop).

@@ -6,7 +6,7 @@
 use super::gray::Plane;
 
 /// Score of `t` at (`x`, `y`) of `src`.
-pub fn ncc_reference(src: &Plane, t: &Plane, x: usize, y: usize) -> f64 {
+pub(crate) fn ncc_reference(src: &Plane, t: &Plane, x: usize, y: usize) -> f64 {
     let n = (t.width * t.height) as f64;
     let window: Vec<f64> = (0..t.height)
         .flat_map(|r| src.row(x, y + r, t.width).to_vec())

@@ -4,9 +4,9 @@
 use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
 use image::{Rgba, RgbaImage};
 
-pub use crate::rng::Rng;
+pub(crate) use crate::rng::Rng;
 
-pub fn fill(img: &mut RgbaImage, x: u32, y: u32, w: u32, h: u32, c: [u8; 3]) {
+pub(crate) fn fill(img: &mut RgbaImage, x: u32, y: u32, w: u32, h: u32, c: [u8; 3]) {
     for yy in y..(y + h).min(img.height()) {
         for xx in x..(x + w).min(img.width()) {
             img.put_pixel(xx, yy, Rgba([c[0], c[1], c[2], 255]));
@@ -15,7 +15,7 @@ pub fn fill(img: &mut RgbaImage, x: u32, y: u32, w: u32, h: u32, c: [u8; 3]) {
 }
 
 /// Draws `s` with its baseline-top at (`x`, `y`), blending coverage over what is there.
-pub fn text(img: &mut RgbaImage, x: f32, y: f32, px: f32, s: &str, c: [u8; 3]) {
+pub(crate) fn text(img: &mut RgbaImage, x: f32, y: f32, px: f32, s: &str, c: [u8; 3]) {
     let font = FontRef::try_from_slice(dejavu::sans::regular()).expect("DejaVu parses");
     let scaled = font.as_scaled(PxScale::from(px));
     let mut caret = x;
@@ -44,7 +44,7 @@ pub fn text(img: &mut RgbaImage, x: f32, y: f32, px: f32, s: &str, c: [u8; 3]) {
 }
 
 /// A bordered button with a label, `scale` times the base size (64×22).
-pub fn button(img: &mut RgbaImage, x: u32, y: u32, scale: u32, label: &str, face: [u8; 3]) {
+pub(crate) fn button(img: &mut RgbaImage, x: u32, y: u32, scale: u32, label: &str, face: [u8; 3]) {
     let (w, h) = (64 * scale, 22 * scale);
     fill(img, x, y, w, h, [120, 120, 130]);
     fill(
@@ -66,13 +66,13 @@ pub fn button(img: &mut RgbaImage, x: u32, y: u32, scale: u32, label: &str, face
 }
 
 /// Size of [`button`] at `scale`.
-pub fn button_size(scale: u32) -> (u32, u32) {
+pub(crate) fn button_size(scale: u32) -> (u32, u32) {
     (64 * scale, 22 * scale)
 }
 
 /// A desktop: grey background, a window with a title bar, a table whose rows each end in a
 /// "Delete" button. Returns the image and the top-left corner of every button.
-pub fn desktop(w: u32, h: u32, scale: u32) -> (RgbaImage, Vec<(u32, u32)>) {
+pub(crate) fn desktop(w: u32, h: u32, scale: u32) -> (RgbaImage, Vec<(u32, u32)>) {
     let mut img = RgbaImage::from_pixel(w, h, Rgba([58, 110, 165, 255]));
     let (wx, wy) = (20 * scale, 16 * scale);
     let (ww, wh) = (w - 40 * scale, h - 32 * scale);

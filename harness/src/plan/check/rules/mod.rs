@@ -29,11 +29,11 @@ use crate::plan::foxstep::FoxPlan;
 
 /// What a rule sees: the text, the strict parse and the raw JSON value.
 pub(crate) struct Ctx<'a> {
-    pub src: &'a Source,
-    pub fox: &'a FoxPlan,
-    pub value: &'a Value,
+    pub(crate) src: &'a Source,
+    pub(crate) fox: &'a FoxPlan,
+    pub(crate) value: &'a Value,
     /// The plan is the whole file, not the `plan` of a `get_guide` response.
-    pub bare: bool,
+    pub(crate) bare: bool,
 }
 
 /// A rule appends its findings.
@@ -59,9 +59,9 @@ pub(crate) const RULES: &[Rule] = &[
 
 /// What a protocolv2 rule sees: the text and the strict parse (options parsed too).
 pub(crate) struct DevCtx<'a> {
-    pub src: &'a Source,
-    pub plan: &'a DevPlan,
-    pub value: &'a Value,
+    pub(crate) src: &'a Source,
+    pub(crate) plan: &'a DevPlan,
+    pub(crate) value: &'a Value,
 }
 
 /// A protocolv2 rule appends its findings.
