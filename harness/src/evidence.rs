@@ -14,7 +14,8 @@ use std::sync::Arc;
 use image::RgbaImage;
 
 use crate::diff::files::encode_png;
-use crate::diff::step::diff_image;
+use crate::diff::step::{NoPixels, diff_image};
+use crate::errors::InputError;
 use crate::recording::{Frame, load_recording};
 
 /// A frame of a recording: (recording folder, frame id).
@@ -71,14 +72,34 @@ pub(crate) struct PairPictures {
     pub(crate) pixels: Arc<RgbaImage>,
 }
 
+/// Why a step has no pictures; the captures list the text.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NoPictures {
+    /// The diff could not be made.
+    #[error(transparent)]
+    Diff(#[from] NoPixels),
+    /// The recording or one of the two frames was not found.
+    #[error("frames unreadable")]
+    Frames,
+    /// A frame's file is not a readable image.
+    #[error("frame `{0}` cannot be read")]
+    Frame(String),
+    /// The diff image could not be encoded.
+    #[error(transparent)]
+    Encode(#[from] image::ImageError),
+    /// The frame before could not be decoded.
+    #[error("{}", .0.message)]
+    Pixels(#[from] InputError),
+}
+
 /// The pictures gathered for the reporters.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Evidence {
     /// Frames found and readable, by (recording folder, frame id). A wanted frame that is
     /// absent could not be found or read.
     pub(crate) frames: BTreeMap<FrameKey, Arc<Picture>>,
     /// Every wanted pair: its pictures, or why there are none.
-    pub(crate) pairs: BTreeMap<PairKey, Result<PairPictures, String>>,
+    pub(crate) pairs: BTreeMap<PairKey, Result<PairPictures, NoPictures>>,
 }
 
 impl Evidence {
@@ -96,7 +117,7 @@ impl Evidence {
             for key in wanted.pairs.iter().filter(|(r, _, _)| r == dir) {
                 let got = match (frame(&key.1), frame(&key.2)) {
                     (Some(b), Some(a)) => out.pair(dir, b, a),
-                    _ => Err("frames unreadable".to_string()),
+                    _ => Err(NoPictures::Frames),
                 };
                 out.pairs.insert(key.clone(), got);
             }
@@ -105,18 +126,23 @@ impl Evidence {
     }
 
     /// The diff image of `before` → `after`, with both frames.
-    fn pair(&mut self, dir: &str, before: &Frame, after: &Frame) -> Result<PairPictures, String> {
+    fn pair(
+        &mut self,
+        dir: &str,
+        before: &Frame,
+        after: &Frame,
+    ) -> Result<PairPictures, NoPictures> {
         let img = diff_image(before, after)?;
-        let read = |f: &Frame| format!("frame `{}` cannot be read", f.id);
+        let read = |f: &Frame| NoPictures::Frame(f.id.clone());
         Ok(PairPictures {
             before: self.picture(dir, before).ok_or_else(|| read(before))?,
             after: self.picture(dir, after).ok_or_else(|| read(after))?,
             diff: Picture {
-                png: encode_png(&img).map_err(|e| e.to_string())?,
+                png: encode_png(&img)?,
                 width: img.width(),
                 height: img.height(),
             },
-            pixels: before.pixels().map_err(|e| e.message)?,
+            pixels: before.pixels()?,
         })
     }
 

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use image::RgbaImage;
 use serde::{Deserialize, Serialize};
 
+use super::pixel::SizeError;
 use super::regions::DEFAULT_MERGE_GAP;
 use super::summary::{DEFAULT_DENSITY_WINDOW, PixelSummary};
 use super::verdict::Tolerance;
@@ -56,7 +57,7 @@ pub(crate) fn compare_frames(before: &Frame, after: &Frame) -> StepDiff {
     let ax = ax::diff(&before.ax, &after.ax).summary;
     let (pixel, pixel_note) = match pixel_summary(before, after) {
         Ok(s) => (Some(s), None),
-        Err(why) => (None, Some(why)),
+        Err(why) => (None, Some(why.to_string())),
     };
     StepDiff {
         pixel,
@@ -67,26 +68,43 @@ pub(crate) fn compare_frames(before: &Frame, after: &Frame) -> StepDiff {
 
 /// The diff image of a step (pixelmatch's rendering: a faded copy of `before`, changed pixels
 /// red, anti-aliasing yellow), for `run --captures`.
-pub(crate) fn diff_image(before: &Frame, after: &Frame) -> Result<RgbaImage, String> {
+pub(crate) fn diff_image(before: &Frame, after: &Frame) -> Result<RgbaImage, NoPixels> {
     let (a, b) = pair(before, after)?;
     let mut out = RgbaImage::new(a.width(), a.height());
-    pixel::diff_images(&a, &b, &Tolerance::default().options(), Some(&mut out))
-        .map_err(|e| e.to_string())?;
+    pixel::diff_images(&a, &b, &Tolerance::default().options(), Some(&mut out))?;
     Ok(out)
 }
 
-fn pair(before: &Frame, after: &Frame) -> Result<(Arc<RgbaImage>, Arc<RgbaImage>), String> {
+/// Why a step has no pixel comparison; the text is the report's `pixel_note`.
+#[derive(Clone, Debug, thiserror::Error)]
+pub(crate) enum NoPixels {
+    /// A frame's screenshot could not be read or decoded.
+    #[error("frame `{frame}`: {why}")]
+    Unreadable {
+        /// The frame's id.
+        frame: String,
+        /// What the decoder said.
+        why: String,
+    },
+    /// The two screenshots differ in size.
+    #[error(transparent)]
+    Size(#[from] SizeError),
+}
+
+fn pair(before: &Frame, after: &Frame) -> Result<(Arc<RgbaImage>, Arc<RgbaImage>), NoPixels> {
     let read = |f: &Frame| {
-        f.pixels()
-            .map_err(|e| format!("frame `{}`: {}", f.id, e.message))
+        f.pixels().map_err(|e| NoPixels::Unreadable {
+            frame: f.id.clone(),
+            why: e.message,
+        })
     };
     Ok((read(before)?, read(after)?))
 }
 
-fn pixel_summary(before: &Frame, after: &Frame) -> Result<PixelSummary, String> {
+fn pixel_summary(before: &Frame, after: &Frame) -> Result<PixelSummary, NoPixels> {
     let (a, b) = pair(before, after)?;
     let tol = Tolerance::default();
-    let diff = pixel::diff_images(&a, &b, &tol.options(), None).map_err(|e| e.to_string())?;
+    let diff = pixel::diff_images(&a, &b, &tol.options(), None)?;
     Ok(PixelSummary::new(
         &diff,
         None,

@@ -78,13 +78,38 @@ pub(crate) fn work_title(ix: &FrameIndex, w: &WindowInfo) -> Option<String> {
         .map(|o| o.title.clone())
 }
 
+/// Why a script's target was not found in its frame.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Miss {
+    /// Nothing matches; the text says what on screen has that name.
+    #[error("no control on screen matches the target; {0}")]
+    NoMatch(String),
+    /// `index` is past the matches.
+    #[error("index {asked} asked for, but {found} controls match (0 to {})", found - 1)]
+    Index {
+        /// The index the script gave.
+        asked: usize,
+        /// How many controls match.
+        found: usize,
+    },
+    /// Several match and the script gave no index.
+    #[error(
+        "{found} controls match the target; say which with \"index\" (0 to {}, top to bottom, then left to right)",
+        found - 1
+    )]
+    Ambiguous {
+        /// How many controls match.
+        found: usize,
+    },
+}
+
 /// Finds `t` in a frame: `ax` is the dump converted by the importer, `dump` the dump itself.
 pub(crate) fn find(
     t: &ScriptTarget,
     ax: &AxSnapshot,
     dump: &Value,
     screen: (u32, u32),
-) -> Result<Found, String> {
+) -> Result<Found, Miss> {
     let ix = FrameIndex::new(ax);
     if let Some([sx, sy]) = t.point {
         let (x, y) = (sx * screen.0 as f64, sy * screen.1 as f64);
@@ -180,22 +205,12 @@ pub(crate) fn find(
             } else {
                 format!("with that name on screen: {}", named.join(", "))
             };
-            return Err(format!("no control on screen matches the target; {hint}"));
+            return Err(Miss::NoMatch(hint));
         }
         (_, Some(i)) if i < matches.len() => matches[i],
-        (n, Some(i)) => {
-            return Err(format!(
-                "index {i} asked for, but {n} controls match (0 to {})",
-                n - 1
-            ));
-        }
+        (n, Some(i)) => return Err(Miss::Index { asked: i, found: n }),
         (1, None) => matches[0],
-        (n, None) => {
-            return Err(format!(
-                "{n} controls match the target; say which with \"index\" (0 to {}, top to bottom, then left to right)",
-                n - 1
-            ));
-        }
+        (n, None) => return Err(Miss::Ambiguous { found: n }),
     };
     let window = work_title(&ix, ix.window_of(pick));
     let (cx, cy) = pick.frame.center();
@@ -248,7 +263,7 @@ mod tests {
     }
 
     fn look(ax: &AxSnapshot, dump: &Value, t: &ScriptTarget) -> Result<Found, String> {
-        find(t, ax, dump, (800, 600))
+        find(t, ax, dump, (800, 600)).map_err(|m| m.to_string())
     }
 
     fn target(role: &str, name: &str, index: Option<usize>) -> ScriptTarget {
@@ -297,7 +312,8 @@ mod tests {
             &dump,
             (800, 600),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("index 2"), "{e}");
     }
 

@@ -170,8 +170,8 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
                 ..
             } => {
                 let f = &rec.frames[before];
-                let found = find(target, &f.ax, &f.dump, screen).map_err(|msg| {
-                    InputError::new(&opts.script_path, Reason::TargetNotFound, msg)
+                let found = find(target, &f.ax, &f.dump, screen).map_err(|miss| {
+                    InputError::new(&opts.script_path, Reason::TargetNotFound, miss.to_string())
                         .at(at.key("target"))
                         .hint(format!("the frame it looked at is frame_{before:03}; keep it with --keep-capture to see it"))
                 })?;

@@ -4,6 +4,7 @@
 //! and a crop of the control; [`apply_variant`] derives the hand-edited plans meant to fail.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use image::RgbImage;
 use serde_json::Value;
@@ -11,6 +12,7 @@ use serde_json::Value;
 use super::build::{Built, accessible_name};
 use super::canvas::Canvas;
 use super::script::{Script, Variant};
+use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::round;
 use crate::plan::foxstep::{
     ActionKind, Bounds, Button, Click, FoxPlan, Point, SCHEMA, Step, Target,
@@ -119,24 +121,34 @@ pub(crate) fn make_plan(
 
 /// A variant of the plan as JSON, and for each of its steps the main plan's step index (to
 /// find its crop). Edits name steps by their number in the main plan.
+/// `at` is the variant's place in the script at `script`, for errors.
 pub(crate) fn apply_variant(
     plan: &FoxPlan,
     variant: &Variant,
-) -> Result<(Value, Vec<usize>), String> {
-    let mut value = serde_json::to_value(plan).map_err(|e| e.to_string())?;
-    let steps = value
-        .get_mut("steps")
-        .and_then(Value::as_array_mut)
-        .ok_or("the plan has no steps")?;
+    script: &Path,
+    at: FieldPath,
+) -> Result<(Value, Vec<usize>), Error> {
+    let mut value = serde_json::to_value(plan)
+        .map_err(|e| Error::Internal(format!("cannot lay out the plan: {e}")))?;
+    let Some(steps) = value.get_mut("steps").and_then(Value::as_array_mut) else {
+        return Err(Error::Internal("the plan has no steps array".into()));
+    };
     let mut delete = Vec::new();
     for (k, edit) in variant.edits.iter().enumerate() {
+        let at = at.key("edits").index(k);
         let idx = (edit.step as usize)
             .checked_sub(1)
             .filter(|&i| i < steps.len())
-            .ok_or(format!("edits[{k}]: the plan has no step {}", edit.step))?;
+            .ok_or_else(|| {
+                let msg = format!("the plan has no step {}", edit.step);
+                InputError::new(script, Reason::InvalidField, msg).at(at.key("step"))
+            })?;
         for (path, v) in &edit.set {
-            set_path(&mut steps[idx], path, v.clone())
-                .map_err(|e| format!("edits[{k}].set.{path}: {e}"))?;
+            if !set_path(&mut steps[idx], path, v.clone()) {
+                let msg = format!("`{path}` runs through a value that is not an object");
+                let err = InputError::new(script, Reason::InvalidField, msg);
+                return Err(err.at(at.key("set").key(path)).into());
+            }
         }
         if edit.delete {
             delete.push(idx);
@@ -179,22 +191,26 @@ pub(crate) fn apply_variant(
     Ok((value, origin))
 }
 
-fn set_path(v: &mut Value, path: &str, new: Value) -> Result<(), String> {
-    let parts: Vec<&str> = path.split('.').collect();
+/// Sets (or with `null`, removes) the dotted `path` in `v`, making objects on the way; false
+/// when the path runs through a value that is not an object.
+fn set_path(v: &mut Value, path: &str, new: Value) -> bool {
+    let (parents, last) = path.rsplit_once('.').map_or(("", path), |(a, b)| (a, b));
     let mut cur = v;
-    for (i, p) in parts.iter().enumerate() {
-        let obj = cur.as_object_mut().ok_or("not an object")?;
-        if i + 1 == parts.len() {
-            if new.is_null() {
-                obj.remove(*p);
-            } else {
-                obj.insert((*p).to_string(), new);
-            }
-            return Ok(());
-        }
+    for p in parents.split('.').filter(|p| !p.is_empty()) {
+        let Some(obj) = cur.as_object_mut() else {
+            return false;
+        };
         cur = obj
-            .entry((*p).to_string())
+            .entry(p.to_string())
             .or_insert_with(|| Value::Object(Default::default()));
     }
-    Err("empty path".into())
+    let Some(obj) = cur.as_object_mut() else {
+        return false;
+    };
+    if new.is_null() {
+        obj.remove(last);
+    } else {
+        obj.insert(last.to_string(), new);
+    }
+    true
 }

@@ -168,7 +168,8 @@ pub fn synthesize(
         if v.name.is_empty() || v.name.contains(['/', '\\']) || v.name.starts_with('.') {
             return Err(bad(format!("`{}` is not a plain folder name", v.name)).into());
         }
-        let (value, origin) = apply_variant(&plan, v).map_err(bad)?;
+        let at = FieldPath::root().key("variants").index(vi);
+        let (value, origin) = apply_variant(&plan, v, script_path, at)?;
         write_plan(
             &mut w,
             &suite.join(&v.name),

@@ -480,3 +480,41 @@ fn a_closed_pipe_ends_show_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn a_variant_edit_that_cannot_apply_names_its_field() {
+    let src = std::fs::read_to_string(repo().join("recordings/scripts/mail-send-reminder.json"))
+        .expect("script");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("synth-bad-variant");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    for (edit, path, why) in [
+        (
+            serde_json::json!({ "step": 99, "set": { "text": "x" } }),
+            "variants[0].edits[0].step",
+            "the plan has no step 99",
+        ),
+        (
+            serde_json::json!({ "step": 1, "set": { "text.inner": "x" } }),
+            "variants[0].edits[0].set.text.inner",
+            "runs through a value that is not an object",
+        ),
+    ] {
+        let mut script: serde_json::Value = serde_json::from_str(&src).expect("json");
+        script["variants"] = serde_json::json!([{ "name": "broken", "edits": [edit] }]);
+        let file = dir.join("script.json");
+        std::fs::write(&file, script.to_string()).expect("write");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_stepreplay"))
+            .arg("synth")
+            .arg(&file)
+            .arg("--out")
+            .arg(dir.join("recording"))
+            .arg("--plan-out")
+            .arg(dir.join("suite/plan"))
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(path) && err.contains(why), "{err}");
+    }
+}
