@@ -2,6 +2,8 @@
 //! numbers for the same seed on every machine, so no OS randomness and no library whose
 //! stream may change between versions.
 
+use crate::fnv::fnv1a64_from;
+
 /// A SplitMix64 stream.
 pub(crate) struct Rng(u64);
 
@@ -15,11 +17,7 @@ impl Rng {
     /// A stream from a seed and a name, so that two users of one seed (two perturbations)
     /// draw different numbers.
     pub(crate) fn salted(seed: u64, salt: &str) -> Rng {
-        let mut h = seed ^ 0x9E37_79B9_7F4A_7C15;
-        for b in salt.bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x100_0000_01B3);
-        }
-        Rng(h)
+        Rng(fnv1a64_from(seed ^ 0x9E37_79B9_7F4A_7C15, salt.as_bytes()))
     }
 
     /// The next 64 bits.
