@@ -3,6 +3,12 @@
 //! per step: the guide's words, how the target was resolved, each expect check, and the
 //! before / after frames side by side with the winner's box drawn over the before frame.
 //!
+//! It is a triage page: scenarios not as expected come first and open, each says where it
+//! first failed with a link to that step; a status filter and a search box narrow the list;
+//! a screenshot opens full size on click, with before / after / diff a click (or ←/→) apart;
+//! `#s-<scenario>` and `#s-<scenario>-<mode>-<step>` links open their section. Images load
+//! lazily, so a suite of hundreds of steps opens at once.
+//!
 //! Only the frames steps reference are written, as recorded, into `img/` beside the page, under
 //! names made from the recording folder and the frame id, so the folder is the same bytes every
 //! run. The pictures come from the [`Evidence`] the runner gathered; the page reads no
@@ -20,6 +26,7 @@ use crate::errors::Error;
 use crate::evidence::{Evidence, PairKey, Picture, Wanted};
 use crate::output::write_file;
 use crate::recording::ax::Rect;
+use crate::replay::Mode;
 use crate::score::COLUMNS;
 use crate::text::slug;
 use crate::text::word;
@@ -202,16 +209,76 @@ figcaption{font-size:12px;color:var(--mute)}
 .dot{position:absolute;width:8px;height:8px;margin:-4px 0 0 -4px;border-radius:50%;background:var(--bad);border:1px solid #fff}
 .noimg{display:flex;align-items:center;justify-content:center;height:120px;border:1px dashed var(--line);color:var(--mute);line-height:1.4;font-size:12px}
 .legend span{margin-right:12px}
+.bar{position:sticky;top:0;z-index:5;display:flex;gap:12px;align-items:center;padding:8px 24px;background:#fff;border-bottom:1px solid var(--line)}
+.filters button,.ztabs button{font:inherit;border:1px solid var(--line);background:#fff;border-radius:6px;padding:3px 10px;cursor:pointer}
+.filters button.on,.ztabs button.on{background:#1f2328;color:#fff;border-color:#1f2328}
+#q{font:inherit;flex:0 1 320px;padding:4px 8px;border:1px solid var(--line);border-radius:6px}
+.files{font-size:12px;margin:0 0 6px}.files code{font-size:12px}
+.jump{margin:0 0 8px}
+.card.first-fail{box-shadow:0 0 0 2px var(--bad)}
+.card.fold>.text,.card.fold>.meta,.card.fold>.frames{display:none}
+.card.fold>h4{cursor:pointer;margin:0}.card.fold>h4::after{content:" ▸ show";color:var(--mute);font-weight:400}
+.card:target{box-shadow:0 0 0 3px var(--win)}
+.shot{cursor:zoom-in}
+#zoom{position:fixed;inset:0;z-index:10;background:rgba(20,20,24,.92);display:flex;flex-direction:column}
+#zoom[hidden]{display:none}
+.zbar{display:flex;gap:12px;align-items:center;padding:8px 16px;color:#fff}
+.zbar .zcap{flex:1;font-size:13px}
+.zclose{font:inherit;background:none;border:0;color:#fff;font-size:20px;cursor:pointer}
+.zimg{flex:1;overflow:auto;text-align:center}
+.zimg img{image-rendering:pixelated;cursor:zoom-out;max-width:100%;max-height:100%}
+.zimg.full img{max-width:none;max-height:none;cursor:zoom-in}
 "#;
 
-/// Reads the page's own images once loaded and says in the title whether all of them drew:
-/// a headless browser's `--dump-dom` then tells a test without any other tooling.
+/// The page's behaviour: the status filter, the search box, the zoom view of screenshots and
+/// opening the section a `#` link names. Plain DOM, no library, works from `file://`.
 const SCRIPT: &str = r#"
-window.addEventListener('load',function(){
-  var imgs=Array.prototype.slice.call(document.images);
-  var bad=imgs.filter(function(i){return !(i.complete&&i.naturalWidth>0);}).length;
-  document.title=(bad===0?'ok ':'broken '+bad+' of ')+imgs.length+' images';
+(function(){
+var d=document,all=function(sel,root){return Array.prototype.slice.call((root||d).querySelectorAll(sel));};
+function apply(){
+  var f=d.querySelector('.filters .on').getAttribute('data-filter');
+  var q=d.getElementById('q').value.trim().toLowerCase(),shown=0;
+  all('details.scenario').forEach(function(s){
+    var ok=(f==='all'||s.getAttribute('data-status')===f)&&(!q||s.getAttribute('data-text').indexOf(q)>=0);
+    s.hidden=!ok;if(ok)shown++;
+  });
+  d.getElementById('shown').textContent=shown;
+}
+all('.filters button').forEach(function(b){b.addEventListener('click',function(){
+  all('.filters button').forEach(function(o){o.classList.toggle('on',o===b);});apply();});});
+d.getElementById('q').addEventListener('input',apply);
+var z=d.getElementById('zoom'),zi=z.querySelector('.zimg img'),zt=z.querySelector('.ztabs'),
+    zc=z.querySelector('.zcap'),figs=[],at=0;
+function show(k){
+  at=(k+figs.length)%figs.length;zt.textContent='';
+  figs.forEach(function(f,j){var b=d.createElement('button');b.textContent=f.getAttribute('data-label');
+    b.className=j===at?'on':'';b.addEventListener('click',function(){show(j);});zt.appendChild(b);});
+  zi.src=figs[at].querySelector('img').getAttribute('src');
+  zc.textContent=figs[at].querySelector('figcaption').textContent;
+  z.setAttribute('data-shown',figs[at].getAttribute('data-label'));z.hidden=false;
+}
+d.addEventListener('click',function(e){
+  var shot=e.target.closest&&e.target.closest('.frames .shot');if(!shot)return;
+  var fig=shot.closest('figure');
+  figs=all('figure',fig.parentNode).filter(function(f){return f.querySelector('.shot img');});
+  show(figs.indexOf(fig));
 });
+zi.addEventListener('click',function(){zi.parentNode.classList.toggle('full');});
+d.addEventListener('click',function(e){
+  var h=e.target.closest&&e.target.closest('.card.fold>h4');if(h)h.parentNode.classList.remove('fold');
+});
+z.addEventListener('click',function(e){if(e.target===z||e.target.classList.contains('zclose'))z.hidden=true;});
+d.addEventListener('keydown',function(e){
+  if(z.hidden)return;
+  if(e.key==='Escape')z.hidden=true;else if(e.key==='ArrowRight')show(at+1);else if(e.key==='ArrowLeft')show(at-1);
+});
+function openHash(){
+  var t=d.getElementById(decodeURIComponent(location.hash.slice(1)));if(!t)return;
+  for(var p=t;p;p=p.parentElement){if(p.tagName==='DETAILS')p.open=true;if(p.hidden)p.hidden=false;}
+  t.scrollIntoView();
+}
+window.addEventListener('hashchange',openHash);openHash();
+})();
 "#;
 
 /// The page's HTML text, with frames from `images` (those absent show a placeholder).
@@ -226,9 +293,11 @@ pub fn to_html(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
-         <title>stepreplay report</title><style>{STYLE}</style></head><body>\n<header>\
+         <title>stepreplay report: {} not as expected</title><style>{STYLE}</style></head>\
+         <body>\n<header>\
          <h1>stepreplay report</h1><div>{} · <b>{}</b> scenarios: <b class=\"ok\">{}</b> as \
          expected, <b class=\"{}\">{}</b> not</div>",
+        s.not_met,
         html_escape(&report.harness),
         s.scenarios,
         s.met,
@@ -247,7 +316,17 @@ pub fn to_html(
         }
         h.push_str("</tr>");
     }
-    h.push_str("</table></header>\n<main>\n");
+    let _ = write!(
+        h,
+        "</table></header>\n<nav class=\"bar\"><span class=\"filters\">\
+         <button data-filter=\"all\" class=\"on\">All {}</button>\
+         <button data-filter=\"fail\">Not as expected {}</button>\
+         <button data-filter=\"pass\">As expected {}</button></span>\
+         <input type=\"search\" id=\"q\" placeholder=\"Search scenarios (id, description)\" \
+         aria-label=\"Search scenarios\"><span class=\"mute\"><span id=\"shown\">{}</span> shown\
+         </span></nav>\n<main>\n",
+        s.scenarios, s.not_met, s.met, s.scenarios
+    );
     if let Some(r) = regressions {
         if r.regressions.is_empty() {
             let _ = write!(
@@ -273,10 +352,19 @@ pub fn to_html(
          <span><b style=\"color:var(--want)\">▭</b> element the recording acted on, when different</span>\
          <span><b class=\"bad\">●</b> click point</span></p>\n",
     );
-    for sc in &report.scenarios {
+    // Failures first; each group in the report's (id) order.
+    for sc in report.scenarios.iter().filter(|s| !s.met) {
         scenario(&mut h, report, sc, images);
     }
-    let _ = writeln!(h, "</main><script>{SCRIPT}</script></body></html>");
+    for sc in report.scenarios.iter().filter(|s| s.met) {
+        scenario(&mut h, report, sc, images);
+    }
+    let _ = writeln!(
+        h,
+        "</main><div id=\"zoom\" hidden><div class=\"zbar\"><span class=\"ztabs\"></span>\
+         <span class=\"zcap\"></span><button class=\"zclose\" aria-label=\"Close\">✕</button>\
+         </div><div class=\"zimg\"><img alt=\"\"></div></div><script>{SCRIPT}</script></body></html>"
+    );
     h
 }
 
@@ -297,10 +385,13 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
         .unwrap_or_default();
     let _ = write!(
         h,
-        "<details class=\"scenario\" id=\"s-{}\"{}><summary><span class=\"{}\">{}</span>\
+        "<details class=\"scenario\" id=\"s-{}\" data-status=\"{}\" data-text=\"{}\"{}>\
+         <summary><span class=\"{}\">{}</span>\
          <span class=\"sid\">{}</span><span>{}</span><span class=\"mute\">{}</span>\
          <span class=\"scores\">{}</span></summary><div class=\"body\">",
         slug(&sc.id),
+        if sc.met { "pass" } else { "fail" },
+        html_escape(&format!("{} {}", sc.id, sc.description).to_lowercase()),
         if sc.met { "" } else { " open" },
         if sc.met { "ok" } else { "bad" },
         if sc.met { "✔" } else { "✘" },
@@ -309,8 +400,31 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
         html_escape(&sc.description),
         scores
     );
+    let _ = write!(
+        h,
+        "<p class=\"files mute\">scenario <code>{}</code> · plan <code>{}</code> · recording \
+         <code>{}</code></p>",
+        html_escape(&sc.file),
+        html_escape(&sc.plan),
+        html_escape(&sc.recording)
+    );
     if let Some(m) = &sc.mismatch {
         let _ = write!(h, "<p class=\"bad\">{}</p>", html_escape(m));
+    }
+    let fail = first_failure(report, sc);
+    if let Some((mode, st)) = fail {
+        let _ = write!(
+            h,
+            "<p class=\"jump\">First failing step: <a href=\"#{}\">step {} · \
+             <span class=\"sid\">{}</span></a> ({}){}</p>",
+            step_anchor(sc, mode, st),
+            st.number,
+            html_escape(&st.step_id),
+            html_escape(&st.status),
+            st.reason
+                .map(|r| format!(" — {}", word(&r)))
+                .unwrap_or_default()
+        );
     }
     if !sc.plan_errors.is_empty() {
         h.push_str("<ul class=\"checks\">");
@@ -340,8 +454,20 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
             word(mode),
             html_escape(&outcome_words(run))
         );
-        for (n, st) in run.steps.iter().enumerate() {
-            step(h, sc, n, st, images);
+        // In a scenario not as expected, the passed steps before its first failure fold to
+        // their title line, so the failing step is on screen when the scenario opens.
+        let mut before_fail = fail.is_some_and(|(m, _)| m == mode);
+        for st in &run.steps {
+            let first = fail.is_some_and(|(m, f)| m == mode && std::ptr::eq(f, st));
+            before_fail &= !first;
+            let class = if first {
+                " first-fail"
+            } else if before_fail && st.status == "passed" {
+                " fold"
+            } else {
+                ""
+            };
+            step(h, sc, mode, st, class, images);
         }
         if let Some(d) = &run.done {
             let (class, mark) = match d.passed {
@@ -361,6 +487,29 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
     h.push_str("</div></details>\n");
 }
 
+/// The first step of the first mode that did not pass, for a scenario not as expected.
+fn first_failure<'a>(
+    report: &Report,
+    sc: &'a ScenarioReport,
+) -> Option<(&'a Mode, &'a StepReport)> {
+    if sc.met {
+        return None;
+    }
+    report.modes.iter().find_map(|m| {
+        let (mode, run) = sc.runs.get_key_value(m)?;
+        let st = run
+            .steps
+            .iter()
+            .find(|st| st.status != "passed" && st.status != "not-run")?;
+        Some((mode, st))
+    })
+}
+
+/// The step card's id: `s-<scenario>-<mode>-<number>`.
+fn step_anchor(sc: &ScenarioReport, mode: &Mode, st: &StepReport) -> String {
+    format!("s-{}-{}-{}", slug(&sc.id), word(mode), st.number)
+}
+
 fn outcome_words(r: &RunReport) -> String {
     match (r.reason, &r.step_id) {
         (Some(rs), Some(at)) => format!("{} ({}) at {at}", word(&r.outcome), word(&rs)),
@@ -369,12 +518,21 @@ fn outcome_words(r: &RunReport) -> String {
     }
 }
 
-fn step(h: &mut String, sc: &ScenarioReport, n: usize, st: &StepReport, images: &PageImages) {
+fn step(
+    h: &mut String,
+    sc: &ScenarioReport,
+    mode: &Mode,
+    st: &StepReport,
+    class: &str,
+    images: &PageImages,
+) {
     let _ = write!(
         h,
-        "<div class=\"card {}\"><h4>steps[{n}] · {}. <span class=\"sid\">{}</span> · {} · {}{}</h4>\
-         <div class=\"text\">{}</div><dl class=\"meta\">",
+        "<div class=\"card {}{}\" id=\"{}\"><h4>Step {} · <span class=\"sid\">{}</span> · {} · {}{}\
+         </h4><div class=\"text\">{}</div><dl class=\"meta\">",
         slug(&st.status),
+        class,
+        step_anchor(sc, mode, st),
         st.number,
         html_escape(&st.step_id),
         html_escape(&st.action),
@@ -423,11 +581,12 @@ fn step(h: &mut String, sc: &ScenarioReport, n: usize, st: &StepReport, images: 
         let img = |f: &str| images.frames.get(&(sc.recording.clone(), f.to_string()));
         figure(
             h,
+            "before",
             &format!("before · {before}"),
             img(before),
             st.resolution.as_ref(),
         );
-        figure(h, &format!("after · {after}"), img(after), None);
+        figure(h, "after", &format!("after · {after}"), img(after), None);
         diff_slot(h, st, images);
         h.push_str("</div>");
     }
@@ -488,17 +647,24 @@ fn pct(r: &Rect, img: &PageImage) -> String {
     )
 }
 
-fn figure(h: &mut String, caption: &str, img: Option<&PageImage>, res: Option<&ResolutionReport>) {
+fn figure(
+    h: &mut String,
+    label: &str,
+    caption: &str,
+    img: Option<&PageImage>,
+    res: Option<&ResolutionReport>,
+) {
     let _ = write!(
         h,
-        "<figure><figcaption>{}</figcaption>",
+        "<figure data-label=\"{label}\"><figcaption>{}</figcaption>",
         html_escape(caption)
     );
     match img {
         Some(img) => {
             let _ = write!(
                 h,
-                "<div class=\"shot\"><img src=\"{}\" width=\"{}\" height=\"{}\" alt=\"{}\">",
+                "<div class=\"shot\"><img src=\"{}\" width=\"{}\" height=\"{}\" alt=\"{}\" \
+                 loading=\"lazy\" decoding=\"async\">",
                 html_escape(&img.href),
                 img.width,
                 img.height,
@@ -540,7 +706,7 @@ fn diff_slot(h: &mut String, st: &StepReport, images: &PageImages) {
     let words = diff_words(d);
     let img = st.captures.as_ref().and_then(|c| images.diffs.get(&c.diff));
     match img {
-        Some(img) => figure(h, &format!("diff · {words}"), Some(img), None),
+        Some(img) => figure(h, "diff", &format!("diff · {words}"), Some(img), None),
         None => {
             let _ = write!(
                 h,

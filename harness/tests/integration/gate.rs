@@ -815,10 +815,57 @@ fn captures_draw_overlays_for_targeted_steps_from_the_evidence_alone() {
     }
 }
 
-/// Renders the page in headless Chromium (`scripts/html-smoke.sh`): the page titles itself
-/// "ok N images" once every image decoded, and the screenshot must not be blank.
+/// What the page's own script does, driven in headless Chromium: the test appends a script
+/// that clicks the filters, types in the search box, opens a screenshot full size and flips to
+/// the next picture, closes it with Escape and follows a "first failing step" link into a
+/// closed scenario; it writes what it saw into `<pre id="test-result">`, which `--dump-dom`
+/// prints.
+const DRIVE_PAGE: &str = r#"<script>
+window.addEventListener('load',function(){
+ var d=document,out={},imgs=[].slice.call(d.querySelectorAll('main img'));
+ imgs.forEach(function(i){i.loading='eager';});
+ var ready=function(cb,n){
+  if(n>200||imgs.every(function(i){return i.complete;}))cb();else setTimeout(function(){ready(cb,n+1);},50);
+ };
+ ready(function(){
+  try{
+  out.images=imgs.length;
+  out.decoded=imgs.filter(function(i){return i.naturalWidth>0;}).length;
+  var vis=function(){return [].filter.call(d.querySelectorAll('details.scenario'),function(s){return !s.hidden;}).length;};
+  out.all=vis();
+  d.querySelector('[data-filter=fail]').click();out.fail=vis();out.shown=d.getElementById('shown').textContent;
+  d.querySelector('[data-filter=pass]').click();out.pass=vis();
+  d.querySelector('[data-filter=all]').click();
+  var q=d.getElementById('q');
+  q.value=d.querySelector('details.scenario[data-status=fail] .sid').textContent.toUpperCase();
+  q.dispatchEvent(new Event('input'));out.search=vis();
+  q.value='no such scenario anywhere';q.dispatchEvent(new Event('input'));out.none=vis();
+  q.value='';q.dispatchEvent(new Event('input'));
+  var z=d.getElementById('zoom');out.zoomHidden=z.hidden;
+  d.querySelector('.frames .shot').click();
+  out.zoomOpen=!z.hidden;
+  out.tabs=[].map.call(z.querySelectorAll('.ztabs button'),function(b){return b.textContent;});
+  out.first=z.getAttribute('data-shown');out.src1=z.querySelector('.zimg img').getAttribute('src');
+  z.querySelectorAll('.ztabs button')[1].click();
+  out.second=z.getAttribute('data-shown');out.src2=z.querySelector('.zimg img').getAttribute('src');
+  d.dispatchEvent(new KeyboardEvent('keydown',{key:'Escape'}));out.closed=z.hidden;
+  var a=d.querySelector('.jump a');out.jump=a.getAttribute('href');
+  var card=d.getElementById(out.jump.slice(1)),sc=card.closest('details.scenario');
+  sc.open=false;a.click();
+  }catch(e){out.error=String(e)+' '+e.stack;}
+  setTimeout(function(){
+   out.opened=sc.open;out.hash=location.hash;
+   var pre=d.createElement('pre');pre.id='test-result';pre.textContent=JSON.stringify(out);
+   d.body.appendChild(pre);
+  },200);
+ },0);
+});
+</script>"#;
+
+/// The HTML report as a triage page, in a real browser: the filter, the search box, the
+/// zoom view and the step links work, and every image decodes.
 #[test]
-fn the_html_page_renders_in_headless_chromium_with_its_images() {
+fn the_html_report_filters_searches_and_zooms_in_headless_chromium() {
     if !have_tool("chromium", "apt-get install chromium") {
         return;
     }
@@ -831,39 +878,85 @@ fn the_html_page_renders_in_headless_chromium_with_its_images() {
         "-q".as_ref(),
         "--format".as_ref(),
         "html".as_ref(),
+        "--captures".as_ref(),
+        dir.join("captures").as_os_str(),
         "--report-dir".as_ref(),
         dir.as_os_str(),
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    let shot = dir.join("shot.png");
-    let script = repo().join("scripts/html-smoke.sh");
-    let o = Command::new("bash")
-        .arg(script)
-        .arg(dir.join("index.html"))
-        .arg(&shot)
+    let page = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(
+        page.contains("<title>stepreplay report: ") && !page.contains("document.title"),
+        "the title is the page's, not a test hook"
+    );
+    let count = |status: &str| page.matches(&format!("data-status=\"{status}\"")).count() as u64;
+    let (met, not_met) = (count("pass"), count("fail"));
+    assert!(met > 0 && not_met > 0, "the run mixes both");
+    // Failures first: the last failing scenario's section comes before the first passing one.
+    let last_fail = page.rfind("data-status=\"fail\"").unwrap();
+    let first_pass = page.find("data-status=\"pass\"").unwrap();
+    assert!(
+        last_fail < first_pass,
+        "scenarios not as expected come first"
+    );
+    let driven = dir.join("index-driven.html");
+    std::fs::write(
+        &driven,
+        page.replace("</body>", &format!("{DRIVE_PAGE}</body>")),
+    )
+    .unwrap();
+    let profile = temp("chromium-profile");
+    let o = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--virtual-time-budget=10000",
+            "--window-size=1400,1000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", driven.display()))
         .output()
         .unwrap();
-    let out = text(&o);
-    assert!(o.status.success(), "{out}");
-    // 7 scenarios × 2 modes × (before + after) per step that ran.
-    let title = out
-        .lines()
-        .find_map(|l| l.strip_prefix("title: "))
-        .unwrap_or_default();
-    let n: usize = title
-        .strip_prefix("ok ")
-        .and_then(|t| t.strip_suffix(" images"))
-        .and_then(|t| t.parse().ok())
-        .unwrap_or_else(|| panic!("title {title:?}"));
-    assert!(n >= 10, "{title}");
-    let img = image::open(&shot).unwrap().to_rgb8();
-    let first = *img.get_pixel(0, 0);
-    let differing = img.pixels().filter(|p| **p != first).count();
-    assert!(
-        differing > 10_000,
-        "blank screenshot ({differing} pixels differ)"
+    let dom = String::from_utf8_lossy(&o.stdout);
+    let json = dom
+        .split("<pre id=\"test-result\">")
+        .nth(1)
+        .and_then(|t| t.split("</pre>").next())
+        .unwrap_or_else(|| panic!("the page script did not finish: {}", text(&o)));
+    let got: serde_json::Value = serde_json::from_str(&json.replace("&quot;", "\"")).unwrap();
+    let n = |k: &str| got[k].as_u64().unwrap_or_else(|| panic!("{k} in {got}"));
+    assert!(n("images") >= 10 && n("decoded") == n("images"), "{got}");
+    assert_eq!(n("all"), met + not_met, "{got}");
+    assert_eq!(n("fail"), not_met, "the filter shows only failures: {got}");
+    assert_eq!(got["shown"], not_met.to_string(), "{got}");
+    assert_eq!(n("pass"), met, "{got}");
+    assert!(n("search") >= 1 && n("search") < n("all"), "{got}");
+    assert_eq!(n("none"), 0, "{got}");
+    assert_eq!(got["zoomHidden"], true, "{got}");
+    assert_eq!(
+        got["zoomOpen"], true,
+        "a click on a screenshot opens it: {got}"
     );
+    assert_eq!(got["first"], "before", "{got}");
+    assert_eq!(got["second"], "after", "{got}");
+    assert_ne!(
+        got["src1"], got["src2"],
+        "the second tab shows another picture: {got}"
+    );
+    assert!(
+        got["tabs"].as_array().is_some_and(|t| t.len() >= 2),
+        "{got}"
+    );
+    assert_eq!(got["closed"], true, "Escape closes the zoom: {got}");
+    assert_eq!(got["opened"], true, "a step link opens its scenario: {got}");
+    assert_eq!(got["hash"], got["jump"], "{got}");
     std::fs::remove_dir_all(&dir).unwrap();
+    let _ = std::fs::remove_dir_all(&profile);
 }
 
 /// A run that replays nothing must not pass: an empty folder is refused with a reason.
