@@ -4,7 +4,7 @@
 
 mod build;
 pub(crate) mod canvas;
-mod font;
+pub(crate) mod font;
 pub(crate) mod foxplan;
 mod render;
 pub mod script;

@@ -285,12 +285,31 @@ fn search(
     let rest = starts.split_off(opts.max_candidates.min(starts.len()));
     let mut climb = Climb::new(plane, crop, region, s, cut);
     climb.all(starts);
+    // Nothing exact yet: a copy of the crop may still be on screen, pruned by the heuristics
+    // above, so the search widens before it settles for a look-alike.
+    let exact = |peaks: &[Peak]| peaks.iter().any(|p| p.score >= 1.0 - opts.hair);
     // The level had more candidates than the cap (only the finest keeps them). The best of
-    // them usually hold the match; when they do not reach the floor (a crop of a plain edge
-    // matches all along it, and places that score as well when blurred may not), the rest
-    // are checked too.
-    if !rest.is_empty() && climb.peaks.iter().all(|p| p.score < opts.floor) {
+    // them usually hold the match; when they do not (a crop of a plain edge matches all
+    // along it, and places that score as well when blurred may not), the rest are checked.
+    if !rest.is_empty() && !exact(&climb.peaks) {
         climb.all(rest);
+    }
+    // A level coarser than 2 sees a place only to within a pixel of some phase, and thin
+    // lines (text) blur differently one pixel off: the copy can then trail the best coarse
+    // peak by more than the margin. At factor 2 every place has an aligned phase.
+    if s > 2 && !exact(&climb.peaks) {
+        let finest = crop.coarse.last().filter(|c| c.s == 2);
+        if let Some(Some(mut starts)) =
+            finest.map(|c| coarse_starts(screen, crop, c, region, whole_screen, cut, None))
+        {
+            let rest = starts.split_off(opts.max_candidates.min(starts.len()));
+            let mut fine = Climb::new(plane, crop, region, 2, cut);
+            fine.all(starts);
+            if !rest.is_empty() && !exact(&fine.peaks) {
+                fine.all(rest);
+            }
+            climb.peaks.extend(fine.peaks);
+        }
     }
     choose(climb.peaks, w, h, expected, opts.hair)
 }

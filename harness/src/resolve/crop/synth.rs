@@ -1,46 +1,33 @@
-//! Test screens: a deterministic PRNG and a small painter for desktop-like images (windows,
-//! anti-aliased DejaVu text, a table of identical "Delete" buttons).
+//! Test screens: desktop-like images (a window, a table of identical "Delete" buttons) drawn
+//! with the synthetic desktop's own canvas and font, so the crop tests and `synth` share one
+//! painter.
 
-use ab_glyph::{Font, FontRef, PxScale, ScaleFont, point};
-use image::{Rgba, RgbaImage};
+use image::{DynamicImage, Rgba, RgbaImage};
+
+use crate::synth::canvas::Canvas;
+use crate::synth::font::{self, Weight};
 
 pub(crate) use crate::rng::Rng;
 
-pub(crate) fn fill(img: &mut RgbaImage, x: u32, y: u32, w: u32, h: u32, c: [u8; 3]) {
-    for yy in y..(y + h).min(img.height()) {
-        for xx in x..(x + w).min(img.width()) {
-            img.put_pixel(xx, yy, Rgba([c[0], c[1], c[2], 255]));
-        }
-    }
+/// Draws on an RGBA test screen with the synthetic desktop's primitives.
+fn paint(img: &mut RgbaImage, f: impl FnOnce(&mut Canvas)) {
+    let rgb = DynamicImage::ImageRgba8(std::mem::take(img)).into_rgb8();
+    let mut c = Canvas { img: rgb };
+    f(&mut c);
+    *img = DynamicImage::ImageRgb8(c.img).into_rgba8();
 }
 
-/// Draws `s` with its baseline-top at (`x`, `y`), blending coverage over what is there.
+pub(crate) fn fill(img: &mut RgbaImage, x: u32, y: u32, w: u32, h: u32, c: [u8; 3]) {
+    paint(img, |cv| {
+        cv.fill_rect(x as i32, y as i32, w as i32, h as i32, c)
+    });
+}
+
+/// Draws `s` in `px`-pixel type with its top near `y`.
 pub(crate) fn text(img: &mut RgbaImage, x: f32, y: f32, px: f32, s: &str, c: [u8; 3]) {
-    let font = FontRef::try_from_slice(dejavu::sans::regular()).expect("DejaVu parses");
-    let scaled = font.as_scaled(PxScale::from(px));
-    let mut caret = x;
-    for ch in s.chars() {
-        let mut glyph = scaled.scaled_glyph(ch);
-        glyph.position = point(caret, y + scaled.ascent());
-        caret += scaled.h_advance(glyph.id);
-        if let Some(outlined) = font.outline_glyph(glyph) {
-            let b = outlined.px_bounds();
-            outlined.draw(|gx, gy, cov| {
-                let (px_, py_) = (
-                    b.min.x as i64 + i64::from(gx),
-                    b.min.y as i64 + i64::from(gy),
-                );
-                if px_ < 0 || py_ < 0 || px_ >= img.width() as i64 || py_ >= img.height() as i64 {
-                    return;
-                }
-                let p = img.get_pixel_mut(px_ as u32, py_ as u32);
-                for k in 0..3 {
-                    let v = f32::from(p[k]) * (1.0 - cov) + f32::from(c[k]) * cov;
-                    p[k] = v.round() as u8;
-                }
-            });
-        }
-    }
+    paint(img, |cv| {
+        font::draw(cv, x, y + px, s, px, Weight::Regular, c);
+    });
 }
 
 /// A bordered button with a label, `scale` times the base size (64×22).
