@@ -1,11 +1,13 @@
 //! `stepreplay baseline accept`: make a report the new baseline — explicitly, never as a side
-//! effect of `run` — and show what changed against the old one.
+//! effect of `run` — and show, scenario by scenario, what changes against the old one. A
+//! report with scenarios not as expected is refused unless `--allow-failing` says so: a
+//! baseline that accepts a failure turns the gate green on it.
 
 use std::path::PathBuf;
 
 use stepreplay::Error;
 use stepreplay::output::write_file;
-use stepreplay::report::{Baseline, load_report};
+use stepreplay::report::{Baseline, baseline_changes, load_report};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -23,11 +25,19 @@ enum Sub {
         /// The baseline to write.
         #[arg(long, default_value = "reports/baseline.json")]
         out: PathBuf,
+        /// Accept even though some scenarios are not as expected (they then pass the gate
+        /// while they stay as they are).
+        #[arg(long)]
+        allow_failing: bool,
     },
 }
 
 pub fn run(args: Args) -> Result<u8, Error> {
-    let Sub::Accept { report, out } = args.command;
+    let Sub::Accept {
+        report,
+        out,
+        allow_failing,
+    } = args.command;
     let report = load_report(&report)?;
     if report.shard.is_some() {
         return Err(stepreplay::InputError::new(
@@ -38,31 +48,59 @@ pub fn run(args: Args) -> Result<u8, Error> {
         .hint("merge the shards first: stepreplay merge --out reports/report.json …")
         .into());
     }
-    let new = Baseline::from_report(&report).to_json();
+    let failing: Vec<&str> = report
+        .scenarios
+        .iter()
+        .filter(|s| !s.met)
+        .map(|s| s.id.as_str())
+        .collect();
+    if !failing.is_empty() && !allow_failing {
+        return Err(stepreplay::InputError::new(
+            "",
+            stepreplay::Reason::InvalidArgument,
+            format!(
+                "{} scenario{} not as expected ({}); a baseline would accept {}",
+                failing.len(),
+                if failing.len() == 1 { " is" } else { "s are" },
+                failing.join(", "),
+                if failing.len() == 1 { "it" } else { "them" }
+            ),
+        )
+        .hint("fix the plan or the scenario's expect, or accept with --allow-failing")
+        .into());
+    }
+    let new = Baseline::from_report(&report);
+    let text = new.to_json();
+    // Read (and check) the old one: a review against garbage would say nothing.
     let old = if out.exists() {
-        // Read (and check) the old one: a diff against garbage would say nothing.
-        Some(Baseline::load(&out)?.to_json())
+        Some(Baseline::load(&out)?)
     } else {
         None
     };
     match &old {
-        Some(old) if *old == new => {
+        Some(old) if old.to_json() == text => {
             println!("{} is unchanged", out.display());
             return Ok(0);
         }
         Some(old) => {
-            let diff = similar::TextDiff::from_lines(old.as_str(), new.as_str());
-            print!(
-                "{}",
-                diff.unified_diff().header(
-                    &format!("{} (old)", out.display()),
-                    &format!("{} (new)", out.display())
-                )
-            );
+            let changes = baseline_changes(old, &new);
+            let n = changes.len();
+            let s = if n == 1 { "" } else { "s" };
+            println!("{n} change{s} in {}:", out.display());
+            for line in &changes {
+                println!("  {line}");
+            }
         }
         None => println!("new baseline: {} scenarios", report.scenarios.len()),
     }
-    write_file(&out, new)?;
+    if !failing.is_empty() {
+        println!(
+            "accepting {} not as expected (--allow-failing): {}",
+            failing.len(),
+            failing.join(", ")
+        );
+    }
+    write_file(&out, text)?;
     println!("wrote {}", out.display());
     Ok(0)
 }

@@ -274,9 +274,22 @@ pub fn write_outputs(
             println!("no regressions against the baseline");
         } else {
             code = 1;
-            println!("{} regressions against the baseline:", r.regressions.len());
-            for g in &r.regressions {
-                println!("  {} {g}", word(&g.kind));
+            let groups = r.by_scenario();
+            println!(
+                "{} against the baseline, in {}:",
+                plural(r.regressions.len(), "regression", "regressions"),
+                plural(groups.len(), "place", "places")
+            );
+            for (scenario, gs) in groups {
+                let (first, rest) = gs.split_first().expect("a group has one");
+                println!(
+                    "  {}: {}",
+                    scenario.unwrap_or("(all scenarios)"),
+                    first.line()
+                );
+                for g in rest {
+                    println!("      {}", g.line());
+                }
             }
         }
     }

@@ -140,6 +140,18 @@ pub struct Regression {
     pub detail: String,
 }
 
+impl Regression {
+    /// The regression without its scenario, for a line under the scenario's name:
+    /// `score-dropped [chained] step_success dropped from 1 to 0.8 (tolerance 0)`.
+    pub fn line(&self) -> String {
+        let kind = crate::text::word(&self.kind);
+        match self.mode {
+            Some(m) => format!("{kind} [{}] {}", crate::text::word(&m), self.detail),
+            None => format!("{kind} {}", self.detail),
+        }
+    }
+}
+
 impl std::fmt::Display for Regression {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let what = self.scenario.as_deref().unwrap_or("(all scenarios)");
@@ -169,6 +181,106 @@ impl RegressionReport {
     pub fn to_json(&self) -> String {
         to_canonical_value(self)
     }
+
+    /// The regressions grouped by scenario, in the order they were found (the run's totals,
+    /// `None`, last); inside a group the root cause first — the scenario no longer met, then
+    /// new ambiguity, then the scores that fell with them — so a review reads one line per
+    /// scenario with its consequences under it.
+    pub fn by_scenario(&self) -> Vec<(Option<&str>, Vec<&Regression>)> {
+        let mut groups: Vec<(Option<&str>, Vec<&Regression>)> = Vec::new();
+        for g in &self.regressions {
+            let key = g.scenario.as_deref();
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => v.push(g),
+                None => groups.push((key, vec![g])),
+            }
+        }
+        let rank = |k: RegressionKind| match k {
+            RegressionKind::NowFailing => 0,
+            RegressionKind::AmbiguityAppeared => 1,
+            RegressionKind::ScoreDropped => 2,
+        };
+        for (_, v) in &mut groups {
+            v.sort_by_key(|g| rank(g.kind));
+        }
+        groups.sort_by_key(|(k, _)| k.is_none());
+        groups
+    }
+}
+
+/// What accepting `new` over `old` changes, one line per scenario that changes (`+` new, `-`
+/// gone, `~` changed, with each changed field as `was → now`), then the run's totals: the
+/// review a person reads before accepting, as insta shows a snapshot's change.
+pub fn baseline_changes(old: &Baseline, new: &Baseline) -> Vec<String> {
+    let mut out = Vec::new();
+    let ids: std::collections::BTreeSet<&String> =
+        old.scenarios.keys().chain(new.scenarios.keys()).collect();
+    for id in ids {
+        match (old.scenarios.get(id), new.scenarios.get(id)) {
+            (None, Some(n)) => out.push(format!("+ {id}: new ({})", summary(n))),
+            (Some(o), None) => out.push(format!("- {id}: gone (was {})", summary(o))),
+            (Some(o), Some(n)) if o != n => {
+                let mut what = Vec::new();
+                if o.met != n.met {
+                    what.push(format!("met {} → {}", o.met, n.met));
+                }
+                if (o.outcome, o.reason) != (n.outcome, n.reason) {
+                    what.push(format!("outcome {} → {}", outcome(o), outcome(n)));
+                }
+                what.extend(score_changes(&o.scores, &n.scores));
+                out.push(format!("~ {id}: {}", what.join("; ")));
+            }
+            _ => {}
+        }
+    }
+    let totals = score_changes(&old.scores, &new.scores);
+    if !totals.is_empty() {
+        out.push(format!("~ (all scenarios): {}", totals.join("; ")));
+    }
+    out
+}
+
+fn summary(s: &BaselineScenario) -> String {
+    let met = if s.met {
+        "as expected"
+    } else {
+        "NOT as expected"
+    };
+    format!("{met}, {}", outcome(s))
+}
+
+fn outcome(s: &BaselineScenario) -> String {
+    let o = crate::text::word(&s.outcome);
+    match s.reason {
+        Some(r) => format!("{o} ({})", crate::text::word(&r)),
+        None => o,
+    }
+}
+
+/// `mode score was → now` for each score that differs.
+fn score_changes(old: &BTreeMap<Mode, Scores>, new: &BTreeMap<Mode, Scores>) -> Vec<String> {
+    let show = |name: &str, v: Option<f64>| match v {
+        None => "—".to_string(),
+        Some(v) if name == "ambiguity_count" => format!("{v}"),
+        Some(v) => format!("{v:.3}"),
+    };
+    let mut out = Vec::new();
+    for (mode, n) in new {
+        let Some(o) = old.get(mode) else { continue };
+        let (ob, nb) = (o.by_name(), n.by_name());
+        for (name, nv) in &nb {
+            let ov = ob[name];
+            if ov != *nv {
+                out.push(format!(
+                    "{} {name} {} → {}",
+                    crate::text::word(mode),
+                    show(name, ov),
+                    show(name, *nv)
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// Compares a run with its baseline: a scenario that met its expectation and no longer does,
@@ -280,5 +392,59 @@ fn score_regressions(
             current: Some(n),
             detail,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::Score;
+
+    fn scenario(met: bool, outcome: Outcome, step_success: f64) -> BaselineScenario {
+        let scores = Scores {
+            step_success: Score(Some(step_success)),
+            ..Scores::default()
+        };
+        BaselineScenario {
+            met,
+            outcome,
+            reason: None,
+            scores: BTreeMap::from([(Mode::Chained, scores)]),
+        }
+    }
+
+    fn baseline(scenarios: &[(&str, BaselineScenario)]) -> Baseline {
+        Baseline {
+            schema: BASELINE_SCHEMA.into(),
+            modes: vec![Mode::Chained],
+            scenarios: scenarios
+                .iter()
+                .map(|(id, s)| (id.to_string(), s.clone()))
+                .collect(),
+            scores: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn changes_read_one_line_per_scenario() {
+        let old = baseline(&[
+            ("a", scenario(true, Outcome::Completed, 1.0)),
+            ("b", scenario(true, Outcome::Completed, 1.0)),
+            ("same", scenario(true, Outcome::Completed, 0.5)),
+        ]);
+        let new = baseline(&[
+            ("a", scenario(false, Outcome::Failed, 0.25)),
+            ("c", scenario(true, Outcome::Completed, 1.0)),
+            ("same", scenario(true, Outcome::Completed, 0.5)),
+        ]);
+        assert_eq!(
+            baseline_changes(&old, &new),
+            [
+                "~ a: met true → false; outcome completed → failed; chained step_success 1.000 → 0.250",
+                "- b: gone (was as expected, completed)",
+                "+ c: new (as expected, completed)",
+            ]
+        );
+        assert!(baseline_changes(&new, &new).is_empty());
     }
 }

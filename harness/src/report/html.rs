@@ -336,13 +336,21 @@ pub fn to_html(
             );
         } else {
             h.push_str("<div class=\"regressions\"><b class=\"bad\">Regressions against the baseline</b><ul>");
-            for g in &r.regressions {
+            for (scenario, gs) in r.by_scenario() {
                 let _ = write!(
                     h,
-                    "<li><b>{}</b> {}</li>",
-                    word(&g.kind),
-                    html_escape(&g.to_string())
+                    "<li><b>{}</b>: {}",
+                    html_escape(scenario.unwrap_or("(all scenarios)")),
+                    html_escape(&gs[0].line())
                 );
+                if gs.len() > 1 {
+                    h.push_str("<ul>");
+                    for g in &gs[1..] {
+                        let _ = write!(h, "<li>{}</li>", html_escape(&g.line()));
+                    }
+                    h.push_str("</ul>");
+                }
+                h.push_str("</li>");
             }
             h.push_str("</ul></div>");
         }

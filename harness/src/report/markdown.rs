@@ -59,8 +59,16 @@ pub fn to_markdown(report: &Report, regressions: Option<&RegressionReport>) -> S
         if r.regressions.is_empty() {
             let _ = writeln!(md, "None (tolerance {}).", r.tolerance);
         }
-        for g in &r.regressions {
-            let _ = writeln!(md, "- **{}** {}", word(&g.kind), md_escape(&g.to_string()));
+        for (scenario, gs) in r.by_scenario() {
+            let _ = writeln!(
+                md,
+                "- **{}**: {}",
+                md_escape(scenario.unwrap_or("(all scenarios)")),
+                md_escape(&gs[0].line())
+            );
+            for g in &gs[1..] {
+                let _ = writeln!(md, "  - {}", md_escape(&g.line()));
+            }
         }
         if !r.not_compared.is_empty() {
             let _ = writeln!(

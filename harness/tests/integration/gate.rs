@@ -390,18 +390,36 @@ fn baseline_accept_round_trips_and_run_gates_on_it() {
     assert_eq!(o.status.code(), Some(1), "failing/ misses: {}", text(&o));
     let baseline = dir.join("reports/baseline.json");
     assert!(!baseline.exists(), "run never writes a baseline");
-    let accept = || {
-        stepreplay(&[
+    let report_json = reports.join("report.json");
+    let accept_with = |extra: &[&str]| {
+        let mut a: Vec<&std::ffi::OsStr> = vec![
             "baseline".as_ref(),
             "accept".as_ref(),
             "--report".as_ref(),
-            reports.join("report.json").as_os_str(),
+            report_json.as_os_str(),
             "--out".as_ref(),
             baseline.as_os_str(),
-        ])
+        ];
+        a.extend(extra.iter().map(std::ffi::OsStr::new));
+        stepreplay(&a)
     };
+    // The run has a scenario not as expected: accepting it needs saying so.
+    let o = accept_with(&[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("mini-expects-send") && text(&o).contains("--allow-failing"),
+        "{}",
+        text(&o)
+    );
+    assert!(!baseline.exists(), "nothing written when refused");
+    let accept = || accept_with(&["--allow-failing"]);
     let o = accept();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("accepting 1 not as expected (--allow-failing): mini-expects-send"),
+        "{}",
+        text(&o)
+    );
     let report = stepreplay::report::load_report(&reports.join("report.json")).unwrap();
     let written = Baseline::load(&baseline).unwrap();
     assert_eq!(written, Baseline::from_report(&report));
@@ -418,16 +436,28 @@ fn baseline_accept_round_trips_and_run_gates_on_it() {
     let regs = std::fs::read_to_string(reports.join("regressions.json")).unwrap();
     assert!(regs.contains("\"regressions\": []"), "{regs}");
 
-    // Pretend mini-expects-send had passed when accepted: now it is a regression, named.
-    let mut edited = written.clone();
-    edited.scenarios.get_mut("mini-expects-send").unwrap().met = true;
-    std::fs::write(&baseline, edited.to_json()).unwrap();
+    // Pretend mini-expects-send had passed when accepted, with every step a success: now it
+    // is one regression line, the root cause first and the dropped score under it.
+    let mut edited: serde_json::Value = serde_json::from_str(&written.to_json()).unwrap();
+    let sc = &mut edited["scenarios"]["mini-expects-send"];
+    sc["met"] = true.into();
+    sc["scores"]["chained"]["step_success"] = 1.0.into();
+    std::fs::write(&baseline, edited.to_string()).unwrap();
     let o = run(&["--baseline".as_ref(), baseline.as_os_str()]);
     assert_eq!(o.status.code(), Some(1));
     let out = text(&o);
+    let at = out
+        .find("  mini-expects-send: now-failing met its expectation in the baseline")
+        .unwrap_or_else(|| panic!("{out}"));
+    let next = out[at..].lines().nth(1).unwrap_or_default();
     assert!(
-        out.contains("now-failing mini-expects-send: met its expectation in the baseline"),
+        next.starts_with("      score-dropped [chained] step_success dropped from 1 to"),
         "{out}"
+    );
+    assert_eq!(
+        out.matches("mini-expects-send:").count(),
+        1,
+        "one line per scenario: {out}"
     );
     let summary = std::fs::read_to_string(reports.join("summary.md")).unwrap();
     let (regs_at, table_at) = (
@@ -437,12 +467,13 @@ fn baseline_accept_round_trips_and_run_gates_on_it() {
     assert!(regs_at < table_at, "regressions come first");
     assert!(summary[regs_at..table_at].contains("mini-expects-send"));
 
-    // Accepting shows what changed, as a unified diff of the canonical text.
+    // Accepting shows what changes, scenario by scenario.
     let o = accept();
     let out = text(&o);
-    assert!(out.contains("--- "), "{out}");
-    assert!(out.contains("-      \"met\": true,"), "{out}");
-    assert!(out.contains("+      \"met\": false,"), "{out}");
+    assert!(
+        out.contains("  ~ mini-expects-send: met true → false; chained step_success 1.000 → "),
+        "{out}"
+    );
     assert_eq!(Baseline::load(&baseline).unwrap(), written);
 
     // A shard's report cannot become the baseline.
