@@ -1,11 +1,17 @@
-//! `stepreplay synth SCRIPT --out recordings/NAME [--plan-out scenarios/NAME]`
+//! `stepreplay synth SCRIPT --out recordings/NAME [--plan-out scenarios/NAME | --no-plan]`
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use stepreplay::Error;
 use stepreplay::synth::synthesize_file;
 
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example:\n  stepreplay synth recordings/scripts/mail-send-reminder.json \
+                        --out recordings/mail-send-reminder\n  (writes the recording, then \
+                        scenarios/mail-send-reminder/plan.json, its crops and the scenario files)"
+)]
 pub struct Args {
     /// The desktop script (`stepreplay-synth/1` JSON).
     script: PathBuf,
@@ -13,17 +19,55 @@ pub struct Args {
     #[arg(long)]
     out: PathBuf,
     /// The folder for the plan and its crops; variants and scenario files go beside it.
-    #[arg(long)]
+    /// Default: `scenarios/<the recording folder's name>`, where `run` looks.
+    #[arg(long, conflicts_with = "no_plan")]
     plan_out: Option<PathBuf>,
+    /// Write the recording only: no plan, crops or scenario files.
+    #[arg(long)]
+    no_plan: bool,
 }
 
 pub fn run(args: Args) -> Result<u8, Error> {
-    let out = synthesize_file(&args.script, &args.out, args.plan_out.as_deref())?;
+    let plan_out = match (&args.plan_out, args.no_plan) {
+        (_, true) => None,
+        (Some(p), false) => Some(p.clone()),
+        (None, false) => args
+            .out
+            .file_name()
+            .map(|name| Path::new("scenarios").join(name)),
+    };
+    let out = synthesize_file(&args.script, &args.out, plan_out.as_deref())?;
+    let (recording, rest): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        out.files.iter().partition(|f| f.starts_with(&args.out));
     eprintln!(
-        "wrote {} frames, {} files to {}",
+        "wrote recording {}: {} frames, {} files",
+        args.out.display(),
         out.frames,
-        out.files.len(),
-        args.out.display()
+        recording.len()
     );
+    // The rest, folder by folder: JSON files by name, pictures (crops) counted.
+    let mut folders: BTreeMap<&Path, (Vec<String>, usize)> = BTreeMap::new();
+    for f in rest {
+        let mut dir = f.parent().unwrap_or(Path::new(""));
+        if dir.ends_with("crops") {
+            dir = dir.parent().unwrap_or(dir);
+        }
+        let entry = folders.entry(dir).or_default();
+        if f.extension().is_some_and(|e| e == "png") {
+            entry.1 += 1;
+        } else if let Some(name) = f.file_name() {
+            entry.0.push(name.to_string_lossy().into_owned());
+        }
+    }
+    for (dir, (names, pictures)) in folders {
+        let mut what = names;
+        if pictures > 0 {
+            what.push(format!(
+                "{pictures} crop{}",
+                if pictures == 1 { "" } else { "s" }
+            ));
+        }
+        eprintln!("wrote {}: {}", dir.display(), what.join(", "));
+    }
     Ok(0)
 }

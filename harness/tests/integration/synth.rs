@@ -518,3 +518,49 @@ fn a_variant_edit_that_cannot_apply_names_its_field() {
         assert!(err.contains(path) && err.contains(why), "{err}");
     }
 }
+
+/// `synth` writes the plan and scenarios by default (into `scenarios/`, where `run` looks),
+/// says what it wrote, and `run` in that folder replays them as declared.
+#[test]
+fn synth_writes_its_plan_by_default_and_run_replays_it() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("synth-default-plan");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let script = repo().join("recordings/scripts/settings-wifi-join.json");
+    let bin = env!("CARGO_BIN_EXE_stepreplay");
+    let out = std::process::Command::new(bin)
+        .arg("synth")
+        .arg(&script)
+        .args(["--out", "recordings/wifi"])
+        .current_dir(&dir)
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(dir.join("scenarios/wifi/plan.json").is_file(), "{err}");
+    assert!(
+        err.contains("wrote recording recordings/wifi: ")
+            && err.contains("wrote scenarios/wifi: plan.json, "),
+        "{err}"
+    );
+    let run = std::process::Command::new(bin)
+        .args(["run", "-q", "--format", "json"])
+        .current_dir(&dir)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{text}");
+    assert!(text.contains(" as expected, 0 not"), "{text}");
+    // --no-plan writes the recording only.
+    let bare = dir.join("bare");
+    std::fs::create_dir_all(&bare).expect("dir");
+    let out = std::process::Command::new(bin)
+        .arg("synth")
+        .arg(&script)
+        .args(["--out", "rec", "--no-plan"])
+        .current_dir(&bare)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!bare.join("scenarios").exists());
+}
