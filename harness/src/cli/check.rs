@@ -1,4 +1,5 @@
-//! `stepreplay check PLAN…`
+//! `stepreplay check FILE…`: plans (Foxstep, a `get_guide` response, devthink protocolv2) and
+//! scenario files (`stepreplay-scenario/1`), told apart by their content.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -6,13 +7,14 @@ use std::path::PathBuf;
 use stepreplay::Error;
 use stepreplay::plan::check::{CheckReport, Finding, check_source, render_human, render_json};
 use stepreplay::plan::read_plan_source;
+use stepreplay::replay::check_scenario;
 
 use super::OutputFormat;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Plan files to check.
-    #[arg(required = true)]
+    /// Plan or scenario files to check.
+    #[arg(required = true, value_name = "FILE")]
     plans: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
@@ -30,6 +32,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let mut worst = 0;
     for path in &args.plans {
         let report = match read_plan_source(path) {
+            Ok(src) if is_scenario(&src) => check_scenario(&src),
             Ok(src) => {
                 let report = check_source(&src);
                 match &args.recording {
@@ -57,6 +60,13 @@ pub fn run(args: Args) -> Result<u8, Error> {
         worst = worst.max(report.exit_code());
     }
     Ok(worst)
+}
+
+/// A scenario file names its schema; a plan never has this one.
+fn is_scenario(src: &stepreplay::json::Source) -> bool {
+    stepreplay::json::parse_value(src).is_ok_and(|v| {
+        v.get("schema").and_then(|s| s.as_str()) == Some(stepreplay::replay::SCENARIO_SCHEMA)
+    })
 }
 
 /// Findings from replaying the plan on its recording (bad input here is exit 2).

@@ -6,6 +6,7 @@ mod follower;
 mod operation;
 mod robustness;
 mod scenario;
+mod scenario_check;
 #[cfg(test)]
 mod tests;
 mod trace;
@@ -15,4 +16,5 @@ pub use follower::{Prepared, replay};
 pub(crate) use operation::OpCheck;
 pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
 pub use scenario::*;
+pub use scenario_check::check_scenario;
 pub use trace::*;

@@ -250,7 +250,7 @@ pub fn load_scenario(path: &Path) -> Result<Scenario, InputError> {
     parse_scenario(&src)
 }
 
-fn parse_scenario(src: &Source) -> Result<Scenario, InputError> {
+pub(super) fn parse_scenario(src: &Source) -> Result<Scenario, InputError> {
     let v = parse_value(src)?;
     if v.get("schema").and_then(|s| s.as_str()) != Some(SCENARIO_SCHEMA) {
         return Err(src

@@ -433,3 +433,208 @@ fn a_protocolv2_plan_is_checked_and_formatted() {
         "run says why it refuses a protocolv2 plan",
     );
 }
+
+/// Every checked-in scenario file is clean under `check`, which checks what it points at too.
+#[test]
+fn check_takes_scenario_files_and_the_suites_are_clean() {
+    let root = crate::util::repo();
+    let files: Vec<String> = std::fs::read_dir(root.join("scenarios"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("stepreplay-scenario/1")))
+        .map(|p| format!("scenarios/{}", p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    assert!(files.len() >= 20, "{files:?}");
+    let o = stepreplay(&root).arg("check").args(&files).run();
+    o.check(o.code == 0, "every scenario is clean");
+    o.check(
+        o.stdout.matches(": clean").count() == files.len(),
+        "one verdict per file",
+    );
+}
+
+/// Copies the checked-in scenario `name` (its file, plan folder and recording) into a suite
+/// folder of its own.
+fn copy_suite(root: &Path, suite: &Path, name: &str) {
+    for (from, to) in [
+        (format!("scenarios/{name}"), "scenarios"),
+        (format!("recordings/{name}"), "recordings"),
+        (format!("scenarios/{name}.json"), "scenarios"),
+    ] {
+        std::fs::create_dir_all(suite.join(to)).unwrap();
+        let ok = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(root.join(from))
+            .arg(suite.join(to))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+}
+
+/// A scenario that names steps and inputs its plan does not have: each at its field, with
+/// line and column; one the runner cannot read at all exits 2.
+#[test]
+fn check_names_a_scenarios_typos_where_they_are() {
+    let root = crate::util::repo();
+    let tmp = TempDir::new("scenario-typos");
+    let suite = tmp.path();
+    copy_suite(&root, suite, "mail-send-reminder");
+    let mut sc: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("scenarios/mail-send-reminder.json")).unwrap(),
+    )
+    .unwrap();
+    sc["answers"]["confirm"]["sned"] = "approve".into();
+    sc["inputs"]["client-emial"] = "a@example.com".into();
+    sc["expect"]["step_id"] = "nope".into();
+    let text = serde_json::to_string_pretty(&sc).unwrap();
+    std::fs::write(suite.join("scenarios/typos.json"), &text).unwrap();
+    let o = stepreplay(suite)
+        .args(["check", "scenarios/typos.json", "--format", "json"])
+        .run();
+    o.check(o.code == 1, "errors, exit 1");
+    let v: Value = serde_json::from_str(&o.stdout).expect("json");
+    let found: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["reason"].as_str().unwrap().to_string(),
+                f["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("unknown-id".into(), "answers.confirm.sned".into()),
+            ("unknown-id".into(), "expect.step_id".into()),
+            ("unknown-id".into(), "inputs.client-emial".into()),
+        ],
+        "{}",
+        o.stdout
+    );
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["line"].is_u64()),
+        "{}",
+        o.stdout
+    );
+    // A field the format does not have: the runner would refuse it, so does check.
+    sc["expect"]["outcom"] = "completed".into();
+    std::fs::write(suite.join("scenarios/typos.json"), sc.to_string()).unwrap();
+    let o = stepreplay(suite)
+        .args(["check", "scenarios/typos.json"])
+        .run();
+    o.check(o.code == 2, "unreadable as a scenario");
+    o.check(o.stdout.contains("invalid-field"), "says why");
+}
+
+/// `docs/scenario.schema.json`, checked by a real validator (Debian's python3-jsonschema):
+/// it is a valid 2020-12 schema, every checked-in scenario satisfies it, and files the
+/// runner refuses it refuses too.
+#[test]
+fn the_scenario_schema_agrees_with_the_runner() {
+    let root = crate::util::repo();
+    // Debian's python3 with its python3-jsonschema (scripts/install-test-deps), or a python3
+    // on the PATH that has the module.
+    let python = ["/usr/bin/python3", "python3"].into_iter().find(|p| {
+        std::process::Command::new(p)
+            .args(["-c", "import jsonschema"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    let Some(python) = python else {
+        assert!(
+            std::env::var_os("STEPREPLAY_REQUIRE_TOOLS").is_none(),
+            "python3's jsonschema is required: apt-get install python3-jsonschema"
+        );
+        eprintln!(
+            "note: no python3 with jsonschema; skipping (apt-get install python3-jsonschema)"
+        );
+        return;
+    };
+    let tmp = TempDir::new("scenario-schema");
+    let suite = tmp.path();
+    copy_suite(&root, suite, "mail-send-reminder");
+    let good: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("scenarios/mail-send-reminder.json")).unwrap(),
+    )
+    .unwrap();
+    type Edit = fn(&mut Value);
+    let edits: [(&str, Edit); 4] = [
+        ("unknown-field", |v| {
+            v["expect"]["outcom"] = "completed".into()
+        }),
+        ("bad-outcome", |v| v["expect"]["outcome"] = "passed".into()),
+        ("bad-answer", |v| {
+            v["answers"]["confirm"]["send"] = "yes".into()
+        }),
+        ("bad-perturbation", |v| {
+            v["perturbations"] = serde_json::json!(["earthquake"])
+        }),
+    ];
+    let mut bad = Vec::new();
+    for (name, edit) in edits {
+        let mut v = good.clone();
+        edit(&mut v);
+        let p = suite.join(format!("scenarios/{name}.json"));
+        std::fs::write(&p, v.to_string()).unwrap();
+        bad.push(p);
+    }
+    let script = r#"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+for f in sys.argv[2:]:
+    errors = list(v.iter_errors(json.load(open(f))))
+    print(("invalid " if errors else "valid ") + f)
+"#;
+    let scenarios: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("scenarios"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|t| t.contains("stepreplay-scenario/1")))
+        .collect();
+    let out = std::process::Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .arg(root.join("docs/scenario.schema.json"))
+        .args(&scenarios)
+        .args(&bad)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for s in &scenarios {
+        assert!(text.contains(&format!("valid {}", s.display())), "{text}");
+        assert!(
+            !text.contains(&format!("invalid {}", s.display())),
+            "{text}"
+        );
+    }
+    // The good file checks clean where the bad ones sit, so their refusal is their own.
+    let o = stepreplay(suite)
+        .args(["check", "scenarios/mail-send-reminder.json"])
+        .run();
+    o.check(o.code == 0, "the unedited scenario is clean");
+    for b in &bad {
+        assert!(text.contains(&format!("invalid {}", b.display())), "{text}");
+        let o = stepreplay(suite).arg("check").arg(b).run();
+        o.check(
+            o.code != 0 && o.stdout.contains("error["),
+            "the runner refuses it too",
+        );
+    }
+}

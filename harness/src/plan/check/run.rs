@@ -48,6 +48,11 @@ impl CheckReport {
         Self::new(&file, all, parsed)
     }
 
+    /// A report of `findings` in a file that was read.
+    pub(crate) fn of(file: &Path, findings: Vec<Finding>) -> Self {
+        Self::new(file, findings, true)
+    }
+
     /// A report for a file that could not be read at all.
     pub fn unreadable(file: &Path, finding: Finding) -> Self {
         Self::new(file, vec![finding], false)
