@@ -25,6 +25,9 @@ pub struct ScenarioResult {
     pub mismatch: Option<String>,
     /// What ran.
     pub(crate) run: Ran,
+    /// Wall-clock time it took. Never in `report.json` (which must be the same bytes every
+    /// run); the terminal and `junit.xml` show it.
+    pub duration: std::time::Duration,
 }
 
 /// What a scenario ran.

@@ -168,6 +168,8 @@ fn judged(s: &Scenario, run: PlanRun) -> ScenarioResult {
         met: mismatch.is_none(),
         mismatch,
         run: Ran::Plan(run),
+        // Set by the runner, which times the whole scenario.
+        duration: std::time::Duration::ZERO,
     }
 }
 
@@ -405,6 +407,7 @@ fn bridge_id(path: &Path) -> Result<String, InputError> {
 pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>, InputError> {
     let mut out = Vec::new();
     for (id, path) in scenarios {
+        let started = std::time::Instant::now();
         let r = crate::bridge::run_bridge_scenario(path)?;
         let mismatch = (!r.passed).then(|| {
             let mut why = Vec::new();
@@ -426,6 +429,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>
             met: r.passed,
             mismatch,
             run: Ran::Bridge(r),
+            duration: started.elapsed(),
         });
     }
     Ok(out)
@@ -452,7 +456,13 @@ pub fn run_loaded(
     let results = crate::par::map(
         &scenarios,
         opts.jobs.max(1),
-        |s| run_one(s, &cache, opts),
+        |s| {
+            let started = std::time::Instant::now();
+            run_one(s, &cache, opts).map(|mut r| {
+                r.duration = started.elapsed();
+                r
+            })
+        },
         |r| {
             if let Ok(res) = r {
                 on_done(res);

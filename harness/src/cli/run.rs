@@ -12,8 +12,9 @@ use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::adhoc_scenario;
 use stepreplay::replay::{Event, Mode};
 use stepreplay::report::{
-    Baseline, Failure, RegressionReport, Report, ScenarioReport, captures_wanted, compare,
-    github_annotation, html_wanted, to_json, to_junit, to_markdown, write_captures, write_html,
+    Baseline, Failure, RegressionReport, Report, ScenarioReport, Timings, captures_wanted, compare,
+    github_annotation, html_wanted, to_json, to_junit_timed, to_markdown, write_captures,
+    write_html,
 };
 use stepreplay::result::ScenarioResult;
 use stepreplay::score::COLUMNS;
@@ -129,6 +130,11 @@ enum ModeArg {
     Both,
 }
 
+/// ` · 0.31 s`: shown, never written to a deterministic report.
+fn took(r: &ScenarioResult) -> String {
+    format!(" · {:.2} s", r.duration.as_secs_f64())
+}
+
 fn line(r: &ScenarioResult) -> String {
     let Some(trace) = r.traces().first() else {
         let verdict = if r.met { "ok  " } else { "FAIL" };
@@ -137,7 +143,7 @@ fn line(r: &ScenarioResult) -> String {
             .as_deref()
             .map(|m| format!(" — {m}"))
             .unwrap_or_default();
-        return format!("{verdict} {:<36} bridge batch{why}", r.id);
+        return format!("{verdict} {:<36} bridge batch{}{why}", r.id, took(r));
     };
     let (outcome, reason, _) = trace.outcome();
     let mut got = match reason {
@@ -151,6 +157,7 @@ fn line(r: &ScenarioResult) -> String {
     if unjudged {
         got.push_str(", done not judged");
     }
+    got.push_str(&took(r));
     if r.met {
         return format!("ok   {:<36} {got}", r.id);
     }
@@ -236,6 +243,7 @@ pub fn baseline(out: &OutputArgs) -> Result<Option<Baseline>, Error> {
 /// regressions; returns the exit code (1 when a scenario missed its expectation or regressed).
 pub fn write_outputs(
     report: &Report,
+    timings: &Timings,
     evidence: &Evidence,
     dir: &Path,
     out: &OutputArgs,
@@ -249,7 +257,7 @@ pub fn write_outputs(
     if has(Format::Junit) {
         write_file(
             &dir.join("junit.xml"),
-            to_junit(report, regressions.as_ref()),
+            to_junit_timed(report, regressions.as_ref(), timings),
         )?;
     }
     let md = to_markdown(report, regressions.as_ref());
@@ -360,6 +368,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let mut results = run_loaded(suite.scenarios, &opts, &|r| progress.done(r))?;
     results.extend(bridge);
     results.sort_by(|a, b| a.id.cmp(&b.id));
+    let timings: Timings = results.iter().map(|r| (r.id.clone(), r.duration)).collect();
     progress.finish();
     let mut report = Report::from_results(&results, &modes);
     if let Some(shard) = args.shard {
@@ -439,7 +448,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
             println!("{}", github_annotation(id, f));
         }
     }
-    let code = write_outputs(&report, &evidence, &args.report_dir, &args.out)?;
+    let code = write_outputs(&report, &timings, &evidence, &args.report_dir, &args.out)?;
     let shard = args
         .shard
         .map(|s| {

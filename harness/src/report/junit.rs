@@ -7,7 +7,11 @@
 //! its output; the same step in a scenario that missed its expectation fails with the reason
 //! code as the failure's type, the field path (`steps[3]`) and the expect that failed. Each
 //! case carries the plan's `file` and the step's `line`, so viewers link to the place.
-//! No timestamps, no durations: same report, same bytes.
+//! Given the run's timings, each scenario's suite and `expectation` case carry its wall-clock
+//! `time` (the one part of the file that changes between runs); `merge` and tests write none.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
@@ -19,9 +23,24 @@ use crate::text::word;
 /// gets a `baseline` case that fails when it regressed (and the run's totals a suite of their
 /// own), so a viewer shows red exactly when the gate's exit code is 1.
 pub fn to_junit(report: &Report, regressions: Option<&RegressionReport>) -> String {
+    to_junit_timed(report, regressions, &Timings::new())
+}
+
+/// Wall-clock time per scenario id.
+pub type Timings = BTreeMap<String, Duration>;
+
+/// [`to_junit`], with each scenario's time from `timings` (those absent have none).
+pub fn to_junit_timed(
+    report: &Report,
+    regressions: Option<&RegressionReport>,
+    timings: &Timings,
+) -> String {
     let mut out = quick_junit::Report::new("stepreplay");
+    if !timings.is_empty() {
+        out.set_time(timings.values().sum::<Duration>());
+    }
     for s in &report.scenarios {
-        let mut ts = suite(report, s);
+        let mut ts = suite(report, s, timings.get(&s.id).copied());
         if let Some(r) = regressions {
             ts.add_test_case(baseline_case(&s.id, r, Some(s.id.as_str())));
         }
@@ -36,8 +55,11 @@ pub fn to_junit(report: &Report, regressions: Option<&RegressionReport>) -> Stri
         .unwrap_or_else(|e| format!("<!-- cannot write JUnit XML: {e} -->\n"))
 }
 
-fn suite(report: &Report, s: &ScenarioReport) -> TestSuite {
+fn suite(report: &Report, s: &ScenarioReport, time: Option<Duration>) -> TestSuite {
     let mut ts = TestSuite::new(s.id.as_str());
+    if let Some(t) = time {
+        ts.set_time(t);
+    }
     ts.add_property(Property::new("description", s.description.as_str()));
     ts.add_property(Property::new("expected", word(&s.expected.outcome)));
     for (mode, run) in &s.runs {
@@ -57,6 +79,9 @@ fn suite(report: &Report, s: &ScenarioReport) -> TestSuite {
     };
     let mut case = TestCase::new("expectation", verdict);
     case.set_classname(s.id.as_str());
+    if let Some(t) = time {
+        case.set_time(t);
+    }
     // Viewers (GitLab, many CI plugins) link a case to `file` and `line`.
     if let Some(f) = report.modes.first().and_then(|m| s.failure(*m)) {
         place(&mut case, &f.file, f.line);

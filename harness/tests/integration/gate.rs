@@ -1028,3 +1028,64 @@ fn bad_gate_flags_are_refused_before_the_replay() {
         assert!(!reports.exists(), "nothing written for {args:?}");
     }
 }
+
+/// Durations are shown (terminal) and in `junit.xml` (`time`), and nowhere else: two runs give
+/// the same `report.json`, `summary.md` and `index.html` bytes, and JUnit files that differ at
+/// most in their `time` attributes.
+#[test]
+fn durations_reach_the_terminal_and_junit_only() {
+    let dir = temp("durations");
+    let suite = passing();
+    let run = |name: &str| {
+        let out = dir.join(name);
+        let o = stepreplay(&[
+            "run".as_ref(),
+            suite.as_os_str(),
+            "--report-dir".as_ref(),
+            out.as_os_str(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        (out, text(&o))
+    };
+    let (a, shown) = run("a");
+    let (b, _) = run("b");
+    let ok_lines: Vec<&str> = shown.lines().filter(|l| l.starts_with("ok ")).collect();
+    assert!(!ok_lines.is_empty(), "{shown}");
+    for l in &ok_lines {
+        assert!(
+            l.ends_with(" s") && l.contains(" · "),
+            "a time on every line: {l}"
+        );
+    }
+    for f in ["report.json", "summary.md", "index.html"] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f} carries no timing"
+        );
+    }
+    let strip = |xml: &str| {
+        let mut out = String::new();
+        let mut rest = xml;
+        while let Some(i) = rest.find(" time=\"") {
+            out.push_str(&rest[..i]);
+            let after = &rest[i + " time=\"".len()..];
+            rest = &after[after.find('"').unwrap() + 1..];
+        }
+        out.push_str(rest);
+        out
+    };
+    let (ja, jb) = (
+        std::fs::read_to_string(a.join("junit.xml")).unwrap(),
+        std::fs::read_to_string(b.join("junit.xml")).unwrap(),
+    );
+    let suites = ja.matches("<testsuite ").count();
+    assert!(suites >= 6, "{ja}");
+    let timed = ja
+        .lines()
+        .filter(|l| l.contains("<testsuite ") && l.contains(" time=\""))
+        .count();
+    assert_eq!(timed, suites, "every scenario's suite has a time: {ja}");
+    assert_eq!(strip(&ja), strip(&jb), "only the times differ");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
