@@ -7,6 +7,7 @@ mod check;
 mod diff;
 mod fmt;
 mod import;
+mod init;
 mod merge;
 #[cfg(target_os = "linux")]
 mod record;
@@ -37,6 +38,8 @@ enum Command {
     Fmt(fmt::Args),
     /// Replay scenarios and write the reports (no paths: the checked-in suite).
     Run(run::Args),
+    /// Write a first scenario file for a plan and a recording, filled from the plan.
+    Init(init::Args),
     /// Simulate the StepBack app's side of the agent bridge: `bridge init DIR`, `bridge [run] DIR`.
     Bridge(bridge::Args),
     /// Serve the harness's own job inbox (check plans, run scenarios) from a folder.
@@ -63,6 +66,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Diff(a) => diff::run(a),
         Command::Fmt(a) => fmt::run(a),
         Command::Run(a) => run::run(a),
+        Command::Init(a) => init::run(a),
         Command::Bridge(a) => bridge::run(a),
         Command::Serve(a) => serve::run(a),
         Command::Synth(a) => synth::run(a),

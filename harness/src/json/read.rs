@@ -18,7 +18,7 @@ use crate::errors::{FieldPath, InputError, Position, Reason, Seg};
 #[derive(Clone, Debug)]
 pub struct Source {
     /// The file as the user named it.
-    pub(crate) path: PathBuf,
+    pub path: PathBuf,
     /// Its whole text.
     pub text: String,
 }

@@ -296,3 +296,62 @@ pub(super) fn parse_scenario(src: &Source) -> Result<Scenario, InputError> {
         recording_dir,
     })
 }
+
+/// A first scenario for `plan` on `recording`, as `stepreplay init` writes it: the run is
+/// expected to complete; every confirm step is approved; every `stop_if` in words is answered
+/// go-on; every non-sensitive input takes its example. Sensitive inputs and `each-time` inputs
+/// without an example are left empty and returned by id, for the author to fill in: a
+/// scaffold never invents a value the plan does not give.
+pub fn scaffold(
+    plan: &crate::plan::Plan,
+    id: &str,
+    plan_rel: &str,
+    recording: &str,
+) -> (ScenarioFile, Vec<String>) {
+    let mut to_fill = Vec::new();
+    let mut inputs = BTreeMap::new();
+    let mut sensitive = BTreeMap::new();
+    for i in &plan.inputs {
+        match (&i.example, i.sensitive) {
+            (_, true) => {
+                sensitive.insert(i.id.clone(), String::new());
+                to_fill.push(format!("answers.sensitive.{}", i.id));
+            }
+            (Some(e), false) => {
+                inputs.insert(i.id.clone(), e.clone());
+            }
+            (None, false) => {
+                inputs.insert(i.id.clone(), String::new());
+                to_fill.push(format!("inputs.{}", i.id));
+            }
+        }
+    }
+    let answers = Answers {
+        confirm: plan
+            .steps
+            .iter()
+            .filter(|s| s.confirm.is_some())
+            .map(|s| (s.id.clone(), Answer::Approve))
+            .collect(),
+        sensitive,
+        replace: BTreeMap::new(),
+        stop_if: plan
+            .steps
+            .iter()
+            .filter(|s| s.stop_if.as_ref().is_some_and(|c| c.when.is_none()))
+            .map(|s| (s.id.clone(), StopAnswer::GoOn))
+            .collect(),
+    };
+    let file = ScenarioFile {
+        schema: SCENARIO_SCHEMA.into(),
+        id: id.into(),
+        description: format!("{} on {recording}", plan.title),
+        plan: plan_rel.into(),
+        recording: recording.into(),
+        inputs,
+        answers,
+        perturbations: Vec::new(),
+        expect: Expected::completed(),
+    };
+    (file, to_fill)
+}

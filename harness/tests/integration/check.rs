@@ -638,3 +638,85 @@ for f in sys.argv[2:]:
         );
     }
 }
+
+/// `init` writes a scenario filled from the plan that checks clean and runs as declared; it
+/// names what the plan cannot fill, never overwrites, and refuses a plan outside its folder.
+#[test]
+fn init_scaffolds_a_scenario_that_checks_and_runs() {
+    let root = crate::util::repo();
+    let tmp = TempDir::new("init");
+    let suite = tmp.path();
+    copy_suite(&root, suite, "mail-send-reminder");
+    copy_suite(&root, suite, "settings-wifi-join");
+    let o = stepreplay(suite)
+        .args([
+            "init",
+            "scenarios/again.json",
+            "--plan",
+            "scenarios/mail-send-reminder/plan.json",
+            "--recording",
+            "mail-send-reminder",
+        ])
+        .run();
+    o.check(o.code == 0, "written");
+    o.check(
+        o.stdout.contains("wrote scenarios/again.json (id `again`)"),
+        "says what it wrote",
+    );
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(suite.join("scenarios/again.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        written["answers"]["confirm"]["send"], "approve",
+        "{written}"
+    );
+    assert_eq!(written["expect"]["outcome"], "completed", "{written}");
+    let o = stepreplay(suite)
+        .args(["check", "scenarios/again.json"])
+        .run();
+    o.check(o.code == 0, "the scaffold checks clean");
+    let o = stepreplay(suite)
+        .args(["run", "-q", "scenarios/again.json", "--format", "json"])
+        .run();
+    o.check(o.code == 0, "and runs as declared");
+    let o = stepreplay(suite)
+        .args([
+            "init",
+            "scenarios/again.json",
+            "--plan",
+            "scenarios/mail-send-reminder/plan.json",
+            "--recording",
+            "mail-send-reminder",
+        ])
+        .run();
+    o.check(
+        o.code == 2 && o.stderr.contains("never overwrites"),
+        "refuses to overwrite",
+    );
+    // A sensitive input is left for the author, by name.
+    let o = stepreplay(suite)
+        .args([
+            "init",
+            "scenarios/wifi.json",
+            "--plan",
+            "scenarios/settings-wifi-join/plan.json",
+            "--recording",
+            "settings-wifi-join",
+        ])
+        .run();
+    o.check(
+        o.code == 0 && o.stdout.contains("fill in answers.sensitive."),
+        "names the value to fill in",
+    );
+    let outside = root.join("scenarios/mail-send-reminder/plan.json");
+    let o = stepreplay(suite)
+        .args(["init", "scenarios/out.json", "--plan"])
+        .arg(&outside)
+        .args(["--recording", "mail-send-reminder"])
+        .run();
+    o.check(
+        o.code == 2 && o.stderr.contains("path-escape"),
+        "plan outside refused",
+    );
+    assert!(!suite.join("scenarios/out.json").exists());
+}

@@ -35,7 +35,7 @@ pub struct Finding {
     /// Where, as `steps[2].target.label`.
     pub path: FieldPath,
     /// What is wrong.
-    pub(crate) message: String,
+    pub message: String,
     /// What to do about it.
     pub(crate) hint: Option<String>,
     /// Line and column of `path` in the file.
