@@ -4,6 +4,7 @@
 mod baseline;
 mod bridge;
 mod check;
+mod completions;
 mod diff;
 mod fmt;
 mod import;
@@ -57,6 +58,10 @@ enum Command {
     Merge(merge::Args),
     /// Manage the accepted results `run --baseline` gates on.
     Baseline(baseline::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionArgs),
+    /// Print the man page (or write one per subcommand with --out).
+    Man(completions::ManArgs),
 }
 
 /// Runs a parsed command line; the `u8` is the exit code.
@@ -76,6 +81,8 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Record(a) => record::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Baseline(a) => baseline::run(a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => completions::man(a),
     }
 }
 

@@ -720,3 +720,49 @@ fn init_scaffolds_a_scenario_that_checks_and_runs() {
     );
     assert!(!suite.join("scenarios/out.json").exists());
 }
+
+/// Completions and man pages come from the command line's own definitions: every
+/// subcommand is in them, and groff reads the pages without a warning.
+#[test]
+fn completions_and_man_pages_cover_every_subcommand() {
+    let tmp = TempDir::new("man");
+    let subcommands = [
+        "check", "diff", "fmt", "run", "init", "bridge", "serve", "synth", "import", "show",
+        "merge", "baseline",
+    ];
+    for shell in ["bash", "zsh", "fish"] {
+        let o = stepreplay(tmp.path()).args(["completions", shell]).run();
+        o.check(o.code == 0, "completions print");
+        for s in subcommands {
+            o.check(o.stdout.contains(s), "every subcommand completes");
+        }
+    }
+    let o = stepreplay(tmp.path()).args(["man", "--out", "man"]).run();
+    o.check(o.code == 0, "man pages written");
+    for s in subcommands {
+        let page = tmp.path().join(format!("man/stepreplay-{s}.1"));
+        assert!(page.is_file(), "{}", page.display());
+    }
+    if !crate::util::have_tool("groff", "apt-get install groff-base") {
+        return;
+    }
+    for s in ["stepreplay", "stepreplay-run", "stepreplay-check"] {
+        let page = tmp.path().join(format!("man/{s}.1"));
+        let out = std::process::Command::new("groff")
+            .args(["-man", "-Tutf8", "-ww", "-z"])
+            .arg(&page)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "{s}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // A typo gets clap's suggestion.
+    let o = stepreplay(tmp.path()).arg("chek").run();
+    o.check(
+        o.code == 2 && o.stderr.contains("a similar subcommand exists: 'check'"),
+        "suggests",
+    );
+}
