@@ -140,8 +140,23 @@ pub(crate) fn decode_general(path: &Path, bytes: &[u8]) -> Result<RgbaImage, Inp
     Ok(reader.decode().map_err(bad)?.into_rgba8())
 }
 
+/// Refuses a file given where a recording folder is expected, saying so (reading
+/// `FILE/recording.json` would only say "Not a directory").
+pub fn recording_folder(dir: &Path) -> Result<(), InputError> {
+    if dir.is_file() {
+        return Err(InputError::new(
+            dir,
+            Reason::MissingFile,
+            "this is a file; a recording is a folder",
+        )
+        .hint("name the folder that holds recording.json"));
+    }
+    Ok(())
+}
+
 /// Loads `dir/recording.json` and every AX snapshot it names.
 pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
+    recording_folder(dir)?;
     let path = dir.join("recording.json");
     let src = read_text(&path, MAX_RECORDING_BYTES)?;
     let value = parse_value(&src)?;

@@ -198,6 +198,7 @@ pub fn adhoc_scenario(
     } else {
         plan.to_path_buf()
     };
+    crate::recording::recording_folder(recording)?;
     if !recording.join("recording.json").is_file() {
         return Err(InputError::new(
             recording,

@@ -766,3 +766,24 @@ fn completions_and_man_pages_cover_every_subcommand() {
         "suggests",
     );
 }
+
+/// A file where a recording folder is expected is named as such, not "Not a directory".
+#[test]
+fn a_file_given_as_a_recording_folder_says_so() {
+    let root = crate::util::repo();
+    for args in [
+        vec!["show", "README.md"],
+        vec![
+            "run",
+            "scenarios/mail-send-reminder/plan.json",
+            "--recording",
+            "README.md",
+        ],
+    ] {
+        let o = stepreplay(&root).args(&args).run();
+        o.check(
+            o.code == 2 && o.stderr.contains("this is a file; a recording is a folder"),
+            "says it is a file",
+        );
+    }
+}
