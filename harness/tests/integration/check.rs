@@ -648,16 +648,15 @@ fn init_scaffolds_a_scenario_that_checks_and_runs() {
     let suite = tmp.path();
     copy_suite(&root, suite, "mail-send-reminder");
     copy_suite(&root, suite, "settings-wifi-join");
-    let o = stepreplay(suite)
-        .args([
-            "init",
-            "scenarios/again.json",
-            "--plan",
-            "scenarios/mail-send-reminder/plan.json",
-            "--recording",
-            "mail-send-reminder",
-        ])
-        .run();
+    let init = |file: &str, plan: &Path, recording: &str| {
+        stepreplay(suite)
+            .args(["init", file, "--plan"])
+            .arg(plan)
+            .args(["--recording", recording])
+            .run()
+    };
+    let mail = Path::new("scenarios/mail-send-reminder/plan.json");
+    let o = init("scenarios/again.json", mail, "mail-send-reminder");
     o.check(o.code == 0, "written");
     o.check(
         o.stdout.contains("wrote scenarios/again.json (id `again`)"),
@@ -679,41 +678,20 @@ fn init_scaffolds_a_scenario_that_checks_and_runs() {
         .args(["run", "-q", "scenarios/again.json", "--format", "json"])
         .run();
     o.check(o.code == 0, "and runs as declared");
-    let o = stepreplay(suite)
-        .args([
-            "init",
-            "scenarios/again.json",
-            "--plan",
-            "scenarios/mail-send-reminder/plan.json",
-            "--recording",
-            "mail-send-reminder",
-        ])
-        .run();
+    let o = init("scenarios/again.json", mail, "mail-send-reminder");
     o.check(
         o.code == 2 && o.stderr.contains("never overwrites"),
         "refuses to overwrite",
     );
     // A sensitive input is left for the author, by name.
-    let o = stepreplay(suite)
-        .args([
-            "init",
-            "scenarios/wifi.json",
-            "--plan",
-            "scenarios/settings-wifi-join/plan.json",
-            "--recording",
-            "settings-wifi-join",
-        ])
-        .run();
+    let wifi = Path::new("scenarios/settings-wifi-join/plan.json");
+    let o = init("scenarios/wifi.json", wifi, "settings-wifi-join");
     o.check(
         o.code == 0 && o.stdout.contains("fill in answers.sensitive."),
         "names the value to fill in",
     );
     let outside = root.join("scenarios/mail-send-reminder/plan.json");
-    let o = stepreplay(suite)
-        .args(["init", "scenarios/out.json", "--plan"])
-        .arg(&outside)
-        .args(["--recording", "mail-send-reminder"])
-        .run();
+    let o = init("scenarios/out.json", &outside, "mail-send-reminder");
     o.check(
         o.code == 2 && o.stderr.contains("path-escape"),
         "plan outside refused",
