@@ -279,35 +279,23 @@ fn search(
         picked = Some((coarse.s, starts));
         break;
     }
-    let Some((s, mut starts)) = picked else {
+    let Some((s, starts)) = picked else {
         return choose(dense(), w, h, expected, opts.hair);
     };
-    let rest = starts.split_off(opts.max_candidates.min(starts.len()));
     let mut climb = Climb::new(plane, crop, region, s, cut);
-    climb.all(starts);
+    climb.capped(starts, opts);
     // Nothing exact yet: a copy of the crop may still be on screen, pruned by the heuristics
-    // above, so the search widens before it settles for a look-alike.
-    let exact = |peaks: &[Peak]| peaks.iter().any(|p| p.score >= 1.0 - opts.hair);
-    // The level had more candidates than the cap (only the finest keeps them). The best of
-    // them usually hold the match; when they do not (a crop of a plain edge matches all
-    // along it, and places that score as well when blurred may not), the rest are checked.
-    if !rest.is_empty() && !exact(&climb.peaks) {
-        climb.all(rest);
-    }
-    // A level coarser than 2 sees a place only to within a pixel of some phase, and thin
-    // lines (text) blur differently one pixel off: the copy can then trail the best coarse
-    // peak by more than the margin. At factor 2 every place has an aligned phase.
-    if s > 2 && !exact(&climb.peaks) {
+    // above, so the search widens before it settles for a look-alike. A level coarser than 2
+    // sees a place only to within a pixel of some phase, and thin lines (text) blur
+    // differently one pixel off: the copy can then trail the best coarse peak by more than
+    // the margin. At factor 2 every place has an aligned phase.
+    if s > 2 && !climb.exact(opts.hair) {
         let finest = crop.coarse.last().filter(|c| c.s == 2);
-        if let Some(Some(mut starts)) =
+        if let Some(Some(starts)) =
             finest.map(|c| coarse_starts(screen, crop, c, region, whole_screen, cut, None))
         {
-            let rest = starts.split_off(opts.max_candidates.min(starts.len()));
             let mut fine = Climb::new(plane, crop, region, 2, cut);
-            fine.all(starts);
-            if !rest.is_empty() && !exact(&fine.peaks) {
-                fine.all(rest);
-            }
+            fine.capped(starts, opts);
             climb.peaks.extend(fine.peaks);
         }
     }
@@ -347,6 +335,22 @@ impl<'a> Climb<'a> {
             taken: Taken::new(radius),
             peaks: Vec::new(),
         }
+    }
+
+    /// Climbs the best `max_candidates` of `starts` (best first). Those usually hold the
+    /// match; when none of them is exact (a crop of a plain edge matches all along it, and
+    /// places that score as well when blurred may not), the rest are climbed too.
+    fn capped(&mut self, mut starts: Vec<Peak>, opts: &CropOptions) {
+        let rest = starts.split_off(opts.max_candidates.min(starts.len()));
+        self.all(starts);
+        if !rest.is_empty() && !self.exact(opts.hair) {
+            self.all(rest);
+        }
+    }
+
+    /// Whether a climb reached the crop's own score (an exact copy), within `hair`.
+    fn exact(&self, hair: f64) -> bool {
+        self.peaks.iter().any(|p| p.score >= 1.0 - hair)
     }
 
     /// Checks `starts` (best first) and climbs those that stay in the running.
