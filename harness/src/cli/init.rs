@@ -50,11 +50,8 @@ pub fn run(args: Args) -> Result<u8, Error> {
         )
         .hint("a scenario names its plan relative to its own folder: put the plan there")
     })?;
-    let plan = load_plan(&if args.plan.is_dir() {
-        args.plan.join("plan.json")
-    } else {
-        args.plan.clone()
-    })?;
+    // A skill-export folder is read as its plan.json, as everywhere.
+    let plan = load_plan(&args.plan)?;
     let (file, to_fill) = scaffold(&plan, &id, &rel, &args.recording);
     let text = to_canonical_value(&file);
     // Checked as `check` would check it, before anything is written.

@@ -2,8 +2,6 @@
 //! plan and the recording load, and every step id and input it names is the plan's. A typo in
 //! `answers.confirm` would otherwise only show as a declined step at run time.
 
-use std::path::Path;
-
 use super::scenario::{Scenario, parse_scenario};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::Source;
@@ -68,11 +66,11 @@ pub fn check_scenario(src: &Source) -> CheckReport {
     if let Some(plan) = plan {
         names(&sc, &plan, &mut findings);
     }
-    for f in &mut findings {
+    let placed = findings.into_iter().map(|f| {
         let at = src.position(&f.path);
-        *f = f.clone().at(at);
-    }
-    CheckReport::of(&src.path, findings)
+        f.at(at)
+    });
+    CheckReport::of(&src.path, placed.collect())
 }
 
 /// Every step id and input the scenario names, checked against the plan.
@@ -97,10 +95,7 @@ fn names(sc: &Scenario, plan: &Plan, out: &mut Vec<Finding>) {
                 path,
                 format!("the plan has no {what} `{id}`; {listed}"),
             )
-            .hint(format!(
-                "use one of the {what}s of {}",
-                Path::new(&f.plan).display()
-            )),
+            .hint(format!("use one of the {what}s of {}", f.plan)),
         );
     };
     let key = |field: &str, sub: &str, id: &str| FieldPath::root().key(field).key(sub).key(id);
