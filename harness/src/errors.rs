@@ -31,6 +31,7 @@ pub enum Reason {
     IngestionFailed,
     PlanRecordingMismatch,
     NoScenarios,
+    NoPlans,
     TargetNotFound,
     PlanNeedsReview,
 }
@@ -56,6 +57,7 @@ impl Reason {
             Reason::IngestionFailed => "ingestion-failed",
             Reason::PlanRecordingMismatch => "plan-recording-mismatch",
             Reason::NoScenarios => "no-scenarios",
+            Reason::NoPlans => "no-plans",
             Reason::TargetNotFound => "target-not-found",
             Reason::PlanNeedsReview => "plan-needs-review",
         }
@@ -99,6 +101,12 @@ impl FieldPath {
         let mut p = self.clone();
         p.0.extend(other.0.iter().cloned());
         p
+    }
+
+    /// The path of the object or array holding this one; `None` for the document.
+    pub(crate) fn parent(&self) -> Option<Self> {
+        let (_, head) = self.0.split_last()?;
+        Some(FieldPath(head.to_vec()))
     }
 
     /// This path with an array index appended.
@@ -250,6 +258,10 @@ pub enum Error {
     /// A plan, recording, scenario, image or argument that cannot be used (exit 2).
     #[error("{0}")]
     Input(Box<InputError>),
+    /// The command line asks for something impossible: a flag's value out of range, flags
+    /// that do not go together (exit 64, sysexits' EX_USAGE).
+    #[error("{0}")]
+    Usage(Box<InputError>),
     /// Writing output failed (exit 3: the input was fine, the machine was not).
     #[error("cannot write `{}`: {source}", path.display())]
     Write {
@@ -281,11 +293,16 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Input(_) => 2,
+            Error::Usage(_) => USAGE_EXIT,
             Error::Write { .. } | Error::Internal(_) | Error::Desktop(_) => 3,
             Error::Interrupted => 130,
         }
     }
 }
+
+/// The exit code of a command line that cannot be run as written (sysexits' EX_USAGE): a
+/// script can tell it from bad input (2).
+pub const USAGE_EXIT: u8 = 64;
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

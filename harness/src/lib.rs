@@ -53,5 +53,5 @@ pub mod suite;
 pub mod synth;
 pub mod text;
 
-pub use errors::{Error, FieldPath, InputError, Reason, Result};
+pub use errors::{Error, FieldPath, InputError, Reason, Result, USAGE_EXIT};
 pub use plan::Plan;

@@ -6,11 +6,20 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
-    let args = <cli::Cli as clap::Parser>::parse();
+    let args = match <cli::Cli as clap::Parser>::try_parse() {
+        Ok(args) => args,
+        // Help and version are not errors; a mistyped command line is a usage error.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(stepreplay::USAGE_EXIT);
+        }
+    };
+    let prefix = args.error_prefix();
     match cli::run(args) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("{prefix} {e}");
             ExitCode::from(e.exit_code())
         }
     }

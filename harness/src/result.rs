@@ -21,13 +21,41 @@ pub struct ScenarioResult {
     pub(crate) description: String,
     /// Whether it went as declared (for a plan, the first mode decides).
     pub met: bool,
-    /// Why not, in words.
-    pub mismatch: Option<String>,
+    /// Why not.
+    pub mismatch: Option<Mismatch>,
     /// What ran.
     pub(crate) run: Ran,
     /// Wall-clock time it took. Never in `report.json` (which must be the same bytes every
     /// run); the terminal and `junit.xml` show it.
     pub duration: std::time::Duration,
+}
+
+/// Why a scenario was not as declared.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    /// What kind of thing differed: it tells a reporter where to point.
+    pub cause: Cause,
+    /// What differed, in words.
+    pub text: String,
+}
+
+/// What kind of thing made a scenario miss its expectation. Reporters point at a different
+/// place for each: a plan error at its field, a wrong outcome at the step the run stopped on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cause {
+    /// A frame the replay stood on could not be decoded.
+    UnreadableFrame,
+    /// The run ended otherwise (or for another reason) than declared.
+    Outcome,
+    /// The run ended at another step than declared.
+    Step,
+    /// The plan has check errors the scenario did not declare, or lacks one it did.
+    PlanError,
+    /// A score is below its floor.
+    Floor,
+    /// A bridge batch's outcomes, state or safety differ.
+    Bridge,
 }
 
 /// What a scenario ran.

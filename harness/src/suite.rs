@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::bridge::scenario::SCHEMA as BRIDGE_SCHEMA;
 use crate::diff::step::StepDiffs;
 use crate::errors::{Error, FieldPath, InputError, Position, Reason};
+use crate::json::json_files_under;
 use crate::perturb::Perturbation;
 use crate::plan::check::{Finding, Severity, check_source};
 use crate::plan::{Plan, load_plan, read_plan_source};
@@ -18,10 +19,10 @@ use crate::replay::{
     FailReason, Mode, Prepared, SCENARIO_SCHEMA, Scenario, Trace, load_scenario, replay,
     sniff_schema,
 };
-use crate::result::{PlanRun, Ran, ScenarioResult, StepInfo};
+use crate::result::{Cause, Mismatch, PlanRun, Ran, ScenarioResult, StepInfo};
 use crate::score::Tally;
 use crate::shard::Shard;
-use crate::text::word;
+use crate::text::{plural, word};
 
 /// What to run and how.
 #[derive(Clone, Debug)]
@@ -56,27 +57,12 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    for p in entries {
-        // Never follow links out of the suite.
-        if p.is_symlink() {
-            continue;
-        }
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|e| e == "json")
-            && matches!(
-                sniff_schema(&p).as_deref(),
-                Some(SCENARIO_SCHEMA | BRIDGE_SCHEMA)
-            )
-        {
-            out.push(p);
-        }
-    }
+    out.extend(json_files_under(dir).into_iter().filter(|p| {
+        matches!(
+            sniff_schema(p).as_deref(),
+            Some(SCENARIO_SCHEMA | BRIDGE_SCHEMA)
+        )
+    }));
 }
 
 type Cached<T> = Arc<OnceLock<Result<Arc<T>, InputError>>>;
@@ -160,7 +146,7 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
 
 /// A plan run, judged against what its scenario declares.
 fn judged(s: &Scenario, run: PlanRun) -> ScenarioResult {
-    let mismatch = judge(&run);
+    let mismatch = judge(&run).map(|(cause, text)| Mismatch { cause, text });
     ScenarioResult {
         id: s.file.id.clone(),
         file: s.path.display().to_string(),
@@ -262,10 +248,10 @@ fn check_inputs(s: &Scenario, plan: &Plan) -> Result<(), InputError> {
 }
 
 /// Compares the first mode's outcome with the expectation; `None` when met.
-fn judge(r: &PlanRun) -> Option<String> {
+fn judge(r: &PlanRun) -> Option<(Cause, String)> {
     let trace = r.traces.first()?;
     if !r.unreadable.is_empty() {
-        return Some(r.unreadable.join("; "));
+        return Some((Cause::UnreadableFrame, r.unreadable.join("; ")));
     }
     let (outcome, reason, step) = trace.outcome();
     let e = &r.expected;
@@ -274,23 +260,32 @@ fn judge(r: &PlanRun) -> Option<String> {
             Some(rs) => format!("{} ({})", word(&outcome), word(&rs)),
             None => word(&outcome),
         };
-        return Some(format!("expected {}, got {got}", word(&e.outcome)));
+        return Some((
+            Cause::Outcome,
+            format!("expected {}, got {got}", word(&e.outcome)),
+        ));
     }
     if let Some(want) = e.reason
         && reason != Some(want)
     {
-        return Some(format!(
-            "expected reason {}, got {}",
-            word(&want),
-            reason.map_or("none".into(), |r| word(&r))
+        return Some((
+            Cause::Outcome,
+            format!(
+                "expected reason {}, got {}",
+                word(&want),
+                reason.map_or("none".into(), |r| word(&r))
+            ),
         ));
     }
     if let Some(want) = &e.step_id
         && step.as_ref() != Some(want)
     {
-        return Some(format!(
-            "expected it at step `{want}`, got {}",
-            step.map_or("no step".into(), |s| format!("`{s}`"))
+        return Some((
+            Cause::Step,
+            format!(
+                "expected it at step `{want}`, got {}",
+                step.map_or("no step".into(), |s| format!("`{s}`"))
+            ),
         ));
     }
     let mut found: Vec<&str> = r.plan_errors.iter().map(|f| f.reason).collect();
@@ -307,26 +302,38 @@ fn judge(r: &PlanRun) -> Option<String> {
             (Some(l), Some(c)) => format!(" at {}:{l}:{c}", r.plan),
             _ => String::new(),
         };
-        return Some(format!(
-            "the plan has {} check error(s): {} ({}){at}",
-            unexpected.len(),
-            f.message,
-            f.reason
+        return Some((
+            Cause::PlanError,
+            format!(
+                "the plan has {}: {} ({}){at}",
+                plural(unexpected.len(), "check error", "check errors"),
+                f.message,
+                f.reason
+            ),
         ));
     }
     if let Some(missing) = e.plan_errors.iter().find(|w| !found.contains(&w.as_str())) {
-        return Some(format!(
-            "expected the check error `{missing}`, the plan has none"
+        return Some((
+            Cause::PlanError,
+            format!("expected the check error `{missing}`, the plan has none"),
         ));
     }
     let scores = Tally::of(trace).scores().by_name();
     for (name, floor) in &e.floors {
         match scores.get(name.as_str()) {
             Some(Some(v)) if v < floor => {
-                return Some(format!("{name} {v} is below its floor {floor}"));
+                return Some((
+                    Cause::Floor,
+                    format!("{name} {v} is below its floor {floor}"),
+                ));
             }
-            Some(None) => return Some(format!("{name} has a floor but nothing was judged")),
-            None => return Some(format!("unknown score `{name}` in floors")),
+            Some(None) => {
+                return Some((
+                    Cause::Floor,
+                    format!("{name} has a floor but nothing was judged"),
+                ));
+            }
+            None => return Some((Cause::Floor, format!("unknown score `{name}` in floors"))),
             _ => {}
         }
     }
@@ -420,7 +427,10 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>
             if why.is_empty() {
                 why.push("the agent side wrote outside inbox/");
             }
-            why.join("; ")
+            Mismatch {
+                cause: Cause::Bridge,
+                text: why.join("; "),
+            }
         });
         out.push(ScenarioResult {
             id: id.clone(),

@@ -92,6 +92,22 @@ pub fn word<T: serde::Serialize>(x: &T) -> String {
         .unwrap_or_default()
 }
 
+/// `1 scenario`, `2 scenarios`: the count and the word that agrees with it.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The candidate `word` was most likely meant to be, for "did you mean …?": the nearest by
+/// Jaro–Winkler similarity (clap's measure), when it is near enough to be a typo.
+pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (strsim::jaro_winkler(word, c), *c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))
+        .map(|(_, c)| c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +154,13 @@ mod tests {
     #[test]
     fn words_split_on_punctuation() {
         assert_eq!(words("Send…now!"), vec!["send", "now"]);
+    }
+
+    #[test]
+    fn closest_names_a_typo_and_nothing_else() {
+        let names = ["label", "role", "near"];
+        assert_eq!(closest("labl", &names), Some("label"));
+        assert_eq!(closest("rol", &names), Some("role"));
+        assert_eq!(closest("selector", &names), None);
     }
 }

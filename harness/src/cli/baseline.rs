@@ -9,7 +9,12 @@ use stepreplay::Error;
 use stepreplay::output::write_file;
 use stepreplay::report::{Baseline, baseline_changes, load_report};
 
+use super::Global;
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  stepreplay baseline accept                       # reports/report.json → reports/baseline.json
+  stepreplay baseline accept --allow-failing")]
 pub struct Args {
     #[command(subcommand)]
     command: Sub,
@@ -32,7 +37,7 @@ enum Sub {
     },
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let Sub::Accept {
         report,
         out,
@@ -101,6 +106,6 @@ pub fn run(args: Args) -> Result<u8, Error> {
         );
     }
     write_file(&out, text)?;
-    println!("wrote {}", out.display());
+    g.note(format!("wrote {}", out.display()));
     Ok(0)
 }

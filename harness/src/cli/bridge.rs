@@ -8,10 +8,15 @@ use std::path::PathBuf;
 use stepreplay::Error;
 use stepreplay::bridge::{State, Status, SweepReport, init, read_state, sweep};
 use stepreplay::json::to_canonical_value;
+use stepreplay::text::plural;
 
+use super::Global;
 use super::OutputFormat;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  stepreplay bridge init bridge/
+  stepreplay bridge run bridge/ --format json")]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
     #[command(subcommand)]
@@ -44,7 +49,7 @@ enum Action {
     },
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     match args.action {
         Some(Action::Init { dir, state }) => {
             let state = match state {
@@ -52,13 +57,13 @@ pub fn run(args: Args) -> Result<u8, Error> {
                 None => State::default(),
             };
             let m = init(&dir, state)?;
-            println!(
+            g.note(format!(
                 "bridge folder ready: {} ({} built-in workouts, {} routines, {} plans)",
                 dir.display(),
                 m.catalog.len(),
                 m.state.routines.len(),
                 m.state.plans.len()
-            );
+            ));
             Ok(0)
         }
         Some(Action::Run { dir, format }) => process(dir, format),
@@ -81,9 +86,10 @@ fn process(dir: PathBuf, format: OutputFormat) -> Result<u8, Error> {
 fn render(dir: &std::path::Path, r: &SweepReport) -> String {
     let (ok, failed, dup) = r.counts();
     let mut out = format!(
-        "bridge {}: {} file(s): {ok} succeeded, {failed} failed, {dup} duplicate(s)\n",
+        "bridge {}: {}: {ok} succeeded, {failed} failed, {}\n",
         dir.display(),
-        r.files.len()
+        plural(r.files.len(), "file", "files"),
+        plural(dup, "duplicate", "duplicates")
     );
     for p in &r.files {
         let o = &p.outcome;

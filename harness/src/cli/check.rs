@@ -1,77 +1,119 @@
-//! `stepreplay check FILE…`: plans (Foxstep, a `get_guide` response, devthink protocolv2) and
-//! scenario files (`stepreplay-scenario/1`), told apart by their content.
+//! `stepreplay check PATH…`: plans (Foxstep, a `get_guide` response, devthink protocolv2) and
+//! scenario files (`stepreplay-scenario/1`), told apart by their content; folders are searched
+//! for both, and `-` reads a plan from standard input.
 
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use stepreplay::Error;
-use stepreplay::plan::check::{CheckReport, Finding, check_source, render_human, render_json};
-use stepreplay::plan::read_plan_source;
+use stepreplay::json::Source;
+use stepreplay::plan::check::{
+    CheckReport, Finding, check_source, render_human, render_json, render_sarif, render_summary,
+};
+use stepreplay::plan::{no_plans_under, plan_files_under, read_plan_source};
 use stepreplay::replay::check_scenario;
 
-use super::OutputFormat;
+use super::Global;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  stepreplay check plan.json
+  stepreplay check scenarios/                 # every plan and scenario file under it
+  curl -s $GUIDE_URL | stepreplay check -     # a plan on standard input
+  stepreplay check --format sarif plans/ > check.sarif")]
 pub struct Args {
-    /// Plan or scenario files to check.
-    #[arg(required = true, value_name = "FILE")]
-    plans: Vec<PathBuf>,
-    /// Output format.
+    /// Plan or scenario files, folders to search for them, or `-` for standard input.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// What to print: findings for people, one JSON object per file, or SARIF 2.1.0 for
+    /// code-scanning viewers.
     #[arg(long, value_enum, default_value = "human")]
-    format: OutputFormat,
+    format: CheckFormat,
     /// Also replay the plan against this recording, chained and under the standard
     /// perturbations, and report fragile steps.
     #[arg(long, value_name = "DIR")]
     recording: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
-    // no-color.org: an empty NO_COLOR does not count.
-    let color = std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-    let mut worst = 0;
-    for path in &args.plans {
-        let report = match read_plan_source(path) {
-            Ok(src) if is_scenario(&src) => check_scenario(&src),
-            Ok(src) => {
-                let report = check_source(&src);
-                match &args.recording {
-                    Some(dir) if report.exit_code() == 0 => {
-                        let found = replayed(path, dir)?;
-                        report.with(
-                            found
-                                .into_iter()
-                                .map(|f| {
-                                    let p = src.position(&f.path);
-                                    f.at(p)
-                                })
-                                .collect(),
-                        )
-                    }
-                    _ => report,
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum CheckFormat {
+    /// Compiler-style findings (coloured on a terminal).
+    Human,
+    /// One JSON object per file.
+    Json,
+    /// One SARIF 2.1.0 document for every file.
+    Sarif,
+}
+
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+    let mut reports = Vec::new();
+    for path in &args.paths {
+        if path.is_dir() {
+            let files = plan_files_under(path, is_scenario_value);
+            if files.is_empty() {
+                let e = no_plans_under(path, "plans or scenario files");
+                reports.push(CheckReport::unreadable(path, Finding::from_input_error(&e)));
+            }
+            for file in files {
+                reports.push(check_one(&file, args.recording.as_deref())?);
+            }
+        } else {
+            reports.push(check_one(path, args.recording.as_deref())?);
+        }
+    }
+    match args.format {
+        CheckFormat::Human => {
+            for r in &reports {
+                print!("{}", render_human(r, g.color()));
+                if !g.quiet() {
+                    print!("{}", render_summary(r));
                 }
             }
-            Err(e) => CheckReport::unreadable(path, Finding::from_input_error(&e)),
-        };
-        match args.format {
-            OutputFormat::Human => print!("{}", render_human(&report, color)),
-            OutputFormat::Json => print!("{}", render_json(&report)),
         }
-        worst = worst.max(report.exit_code());
+        CheckFormat::Json => reports.iter().for_each(|r| print!("{}", render_json(r))),
+        CheckFormat::Sarif => print!("{}", render_sarif(&reports)),
     }
-    Ok(worst)
+    Ok(reports
+        .iter()
+        .map(CheckReport::exit_code)
+        .max()
+        .unwrap_or(0))
+}
+
+/// One file's findings; replaying it on `recording` too when it is a clean plan.
+fn check_one(path: &Path, recording: Option<&Path>) -> Result<CheckReport, Error> {
+    let src = match read_plan_source(path) {
+        Ok(src) => src,
+        Err(e) => return Ok(CheckReport::unreadable(path, Finding::from_input_error(&e))),
+    };
+    if is_scenario(&src) {
+        return Ok(check_scenario(&src));
+    }
+    let report = check_source(&src);
+    match recording {
+        Some(dir) if report.exit_code() == 0 => {
+            let found = replayed(&src, dir)?;
+            let placed = found.into_iter().map(|f| {
+                let p = src.position(&f.path);
+                f.at(p)
+            });
+            Ok(report.with(placed.collect()))
+        }
+        _ => Ok(report),
+    }
 }
 
 /// A scenario file names its schema; a plan never has this one.
-fn is_scenario(src: &stepreplay::json::Source) -> bool {
-    stepreplay::json::parse_value(src).is_ok_and(|v| {
-        v.get("schema").and_then(|s| s.as_str()) == Some(stepreplay::replay::SCENARIO_SCHEMA)
-    })
+fn is_scenario(src: &Source) -> bool {
+    stepreplay::json::parse_value(src).is_ok_and(|v| is_scenario_value(&v))
+}
+
+fn is_scenario_value(v: &serde_json::Value) -> bool {
+    v.get("schema").and_then(|s| s.as_str()) == Some(stepreplay::replay::SCENARIO_SCHEMA)
 }
 
 /// Findings from replaying the plan on its recording (bad input here is exit 2).
-fn replayed(plan: &std::path::Path, dir: &std::path::Path) -> Result<Vec<Finding>, Error> {
-    let plan = stepreplay::plan::load_plan(plan)?;
+fn replayed(plan: &Source, dir: &Path) -> Result<Vec<Finding>, Error> {
+    let plan = stepreplay::plan::plan_from_source(plan)?;
     let rec = stepreplay::recording::load_recording(dir)?;
     Ok(stepreplay::replay::approval_findings(&plan, &rec)?)
 }

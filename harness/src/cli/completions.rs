@@ -8,6 +8,7 @@ use stepreplay::Error;
 use stepreplay::output::write_file;
 
 use super::Cli;
+use super::Global;
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -35,7 +36,7 @@ pub fn completions(args: CompletionArgs) -> Result<u8, Error> {
     Ok(0)
 }
 
-pub fn man(args: ManArgs) -> Result<u8, Error> {
+pub fn man(args: ManArgs, g: &Global) -> Result<u8, Error> {
     let cmd = Cli::command();
     let render = |c: clap::Command| -> Result<Vec<u8>, Error> {
         let mut out = Vec::new();
@@ -60,6 +61,10 @@ pub fn man(args: ManArgs) -> Result<u8, Error> {
     for (name, page) in &written {
         write_file(&dir.join(format!("{name}.1")), page)?;
     }
-    println!("wrote {} man pages to {}", written.len(), dir.display());
+    g.note(format!(
+        "wrote {} man pages to {}",
+        written.len(),
+        dir.display()
+    ));
     Ok(0)
 }

@@ -11,11 +11,16 @@ use stepreplay::json::to_canonical_value;
 use stepreplay::recording::{Rect, load_ax};
 use stepreplay::{Error, InputError, Reason};
 
+use super::Global;
 use super::OutputFormat;
 use stepreplay::diff::regions::DEFAULT_MERGE_GAP;
 
 /// Flags carry pixelmatch's option names so people can move over from it.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  stepreplay diff before.png after.png --out diff.png
+  stepreplay diff before.png after.png --threshold 0.05 --format json
+  stepreplay diff frame_001.ax.json frame_002.ax.json   # AX trees, by element id")]
 pub struct Args {
     /// The expected (before) file: a PNG or an AX snapshot.
     a: PathBuf,
@@ -114,7 +119,7 @@ struct PixelConfig {
 }
 
 fn bad_arg(flag: &str, message: String) -> Error {
-    InputError::new(flag, Reason::InvalidArgument, message).into()
+    super::usage(InputError::new(flag, Reason::InvalidArgument, message))
 }
 
 fn pixel_config(args: &Args) -> Result<PixelConfig, Error> {
@@ -167,11 +172,11 @@ fn pixel_config(args: &Args) -> Result<PixelConfig, Error> {
     })
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let (ka, kb) = (sniff(&args.a)?, sniff(&args.b)?);
     match (ka, kb) {
-        (FileKind::Png, FileKind::Png) => run_pixel(&args),
-        (FileKind::Json, FileKind::Json) => run_ax(&args),
+        (FileKind::Png, FileKind::Png) => run_pixel(&args, g),
+        (FileKind::Json, FileKind::Json) => run_ax(&args, g),
         _ => Err(InputError::new(
             &args.b,
             Reason::UnsupportedFileType,
@@ -186,7 +191,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
     }
 }
 
-fn run_pixel(args: &Args) -> Result<u8, Error> {
+fn run_pixel(args: &Args, g: &Global) -> Result<u8, Error> {
     let cfg = pixel_config(args)?;
     let (a, b) = decode_pair(&args.a, &args.b)?;
     same_size((&args.a, &a), (&args.b, &b))?;
@@ -210,6 +215,8 @@ fn run_pixel(args: &Args) -> Result<u8, Error> {
     );
     match args.format {
         OutputFormat::Json => print!("{}", to_canonical_value(&summary)),
+        // `-q`: the exit code says it all, as `cmp -s` does.
+        OutputFormat::Human if g.quiet() => {}
         OutputFormat::Human => print!("{}", render_pixel_human(&summary)),
     }
     Ok(summary.verdict.exit_code())
@@ -275,7 +282,7 @@ fn render_pixel_human(s: &PixelSummary) -> String {
     o
 }
 
-fn run_ax(args: &Args) -> Result<u8, Error> {
+fn run_ax(args: &Args, g: &Global) -> Result<u8, Error> {
     if args.out.is_some() {
         return Err(bad_arg(
             "--out",
@@ -286,6 +293,7 @@ fn run_ax(args: &Args) -> Result<u8, Error> {
     let d = ax::diff(&before, &after);
     match args.format {
         OutputFormat::Json => print!("{}", to_canonical_value(&d)),
+        OutputFormat::Human if g.quiet() => {}
         OutputFormat::Human => {
             let names = (display(&args.a), display(&args.b));
             print!(

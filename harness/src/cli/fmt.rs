@@ -1,17 +1,26 @@
-//! `stepreplay fmt PLAN… [--check]`
+//! `stepreplay fmt PATH… [--check]`: plans in canonical form, in place (or standard input to
+//! standard output).
 
 use std::path::{Path, PathBuf};
 
 use stepreplay::plan::foxstep::canonical_plan_text;
 use stepreplay::plan::{
-    devthink, parse_handed, read_plan_source, redact_json_text, sensitive_values,
+    devthink, no_plans_under, parse_handed, plan_files_under, read_plan_source, redact_json_text,
+    sensitive_values,
 };
 use stepreplay::{Error, InputError, Reason, json};
 
+use super::Global;
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  stepreplay fmt plan.json
+  stepreplay fmt --check scenarios/        # every plan under it; exit 1 and a diff if any is not canonical
+  stepreplay fmt - < plan.json > canonical.json")]
 pub struct Args {
-    /// Plan files to format in place.
-    #[arg(required = true)]
+    /// Plan files or folders (every plan under them) to format in place; `-` formats standard
+    /// input to standard output.
+    #[arg(required = true, value_name = "PATH")]
     plans: Vec<PathBuf>,
     /// Change nothing; exit 1 and show a diff when a file is not canonical.
     #[arg(long)]
@@ -20,13 +29,27 @@ pub struct Args {
 
 /// Formats (or checks) every file, even after one fails, so that one run names every
 /// problem; the worst outcome decides the exit code.
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let mut code = 0;
+    let mut files = Vec::new();
     for path in &args.plans {
-        match one(path, args.check) {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let found = plan_files_under(path, |_| false);
+        if found.is_empty() {
+            let e = Error::from(no_plans_under(path, "plans"));
+            eprintln!("{} {e}", g.error_prefix());
+            code = code.max(e.exit_code());
+        }
+        files.extend(found);
+    }
+    for path in &files {
+        match one(path, args.check, g) {
             Ok(c) => code = code.max(c),
             Err(e) => {
-                eprintln!("error: {e}");
+                eprintln!("{} {e}", g.error_prefix());
                 code = code.max(e.exit_code());
             }
         }
@@ -35,7 +58,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
 }
 
 /// 0 canonical (or now formatted), 1 not canonical under `--check`.
-fn one(path: &Path, check: bool) -> Result<u8, Error> {
+fn one(path: &Path, check: bool, g: &Global) -> Result<u8, Error> {
     let src = read_plan_source(path)?;
     let value = json::parse_value(&src)?;
     // Refuse to re-lay-out a plan that does not parse: duplicate keys would be lost.
@@ -64,6 +87,11 @@ fn one(path: &Path, check: bool) -> Result<u8, Error> {
             .collect();
         (canonical_plan_text(&value), secrets)
     };
+    let stdin = path == Path::new(json::STDIN);
+    if stdin && !check {
+        print!("{canonical}");
+        return Ok(0);
+    }
     if canonical == src.text {
         return Ok(0);
     }
@@ -76,13 +104,16 @@ fn one(path: &Path, check: bool) -> Result<u8, Error> {
         print!(
             "{}",
             diff.unified_diff().header(
-                &path.display().to_string(),
-                &format!("{} (canonical)", path.display())
+                &src.path.display().to_string(),
+                &format!("{} (canonical)", src.path.display())
             )
         );
         return Ok(1);
     }
     stepreplay::output::write_file(path, canonical.as_bytes())?;
-    eprintln!("formatted {}", path.display());
+    // On standard error: standard output is the formatted text when reading `-`.
+    if !g.quiet() {
+        eprintln!("formatted {}", path.display());
+    }
     Ok(0)
 }

@@ -7,7 +7,11 @@ use stepreplay::Error;
 use stepreplay::plan::{plan_from_source, read_plan_source};
 use stepreplay::recording::import::import_realrec;
 
+use super::Global;
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:
+  stepreplay import realrec/ --out recordings/textedit")]
 pub struct Args {
     /// A `realrec` folder: `steps.json`, `frame_NNN.png` and `frame_NNN.ax.json` (the full
     /// AT-SPI tree; `frame_NNN.mac.json` is read for a frame that has none, and
@@ -26,7 +30,7 @@ pub struct Args {
     plan: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let name = args.name.unwrap_or_else(|| {
         args.out
             .file_name()
@@ -45,37 +49,37 @@ pub fn run(args: Args) -> Result<u8, Error> {
         &name,
         plan.as_ref().map(|(p, s)| (p, s)),
     )?;
-    println!(
+    g.note(format!(
         "imported {} frames and {} steps into {}",
         o.frames,
         o.transitions,
         args.out.display()
-    );
+    ));
     let apptree = &o.macapptree_frames;
     match (o.atspi_frames, o.mac_frames.len()) {
         (0, 0) => {}
-        (_, 0) => println!("  trees: full AT-SPI trees (frame_NNN.ax.json)"),
+        (_, 0) => g.note("  trees: full AT-SPI trees (frame_NNN.ax.json)"),
         (0, _) if apptree.is_empty() => {
-            println!("  trees: frame_NNN.mac.json (on-screen nodes only: no .ax.json found)")
+            g.note("  trees: frame_NNN.mac.json (on-screen nodes only: no .ax.json found)")
         }
-        (0, _) => println!(
+        (0, _) => g.note(format!(
             "  trees: frame_NNN.mac.json (on-screen nodes only: no .ax.json found) for {}",
             o.mac_frames.join(", ")
-        ),
-        (_, _) => println!(
+        )),
+        (_, _) => g.note(format!(
             "  trees: full AT-SPI trees, but frame_NNN.mac.json (on-screen nodes only) for {}",
             o.mac_frames.join(", ")
-        ),
+        )),
     }
     match (o.atspi_frames + o.mac_frames.len(), apptree.len()) {
         (_, 0) => {}
-        (0, _) => println!(
-            "  trees: frame_NNN.macapptree.json (macapptree dumps: no .ax.json or .mac.json found)"
+        (0, _) => g.note(
+            "  trees: frame_NNN.macapptree.json (macapptree dumps: no .ax.json or .mac.json found)",
         ),
-        (_, _) => println!(
+        (_, _) => g.note(format!(
             "  trees: frame_NNN.macapptree.json (no .ax.json or .mac.json) for {}",
             apptree.join(", ")
-        ),
+        )),
     }
     for f in &o.truncated {
         println!("  {f}: the recorder stopped at its node limit; the tree is incomplete");

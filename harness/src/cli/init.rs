@@ -9,6 +9,8 @@ use stepreplay::plan::load_plan;
 use stepreplay::replay::{check_scenario, scaffold};
 use stepreplay::{Error, InputError, Reason};
 
+use super::Global;
+
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Example:\n  stepreplay init scenarios/mail-send-reminder-2.json \
@@ -26,7 +28,7 @@ pub struct Args {
     recording: String,
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let refuse = |reason, msg: String| InputError::new(&args.scenario, reason, msg);
     if args.scenario.exists() {
         return Err(refuse(Reason::InvalidArgument, "the file exists".into())
@@ -71,11 +73,11 @@ pub fn run(args: Args) -> Result<u8, Error> {
         .into());
     }
     write_file(&args.scenario, &text)?;
-    println!("wrote {} (id `{id}`)", args.scenario.display());
+    g.note(format!("wrote {} (id `{id}`)", args.scenario.display()));
     for f in &to_fill {
         println!("  fill in {f}: the plan gives no value");
     }
-    println!("next: stepreplay run {}", args.scenario.display());
+    g.note(format!("next: stepreplay run {}", args.scenario.display()));
     Ok(0)
 }
 

@@ -4,11 +4,15 @@
 use std::path::{Path, PathBuf};
 
 use stepreplay::report::{load_report, merge};
+use stepreplay::text::plural;
 use stepreplay::{Error, InputError, Reason};
 
-use super::run::{OutputArgs, write_outputs};
+use super::run::{OutputArgs, Say, write_outputs};
+use super::{Global, OutputFormat};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:
+  stepreplay merge --out reports/report.json reports/shard-*/report.json")]
 pub struct Args {
     /// Shard reports (`report.json` of each `run --shard k/n`), every k from 1 to n.
     #[arg(required = true)]
@@ -20,7 +24,7 @@ pub struct Args {
     output: OutputArgs,
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let reports = args
         .reports
         .iter()
@@ -38,15 +42,16 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let output = args.output.without_json();
     let evidence = output.evidence(&merged, false);
     // The shards' times stay in their own junit.xml; the merged one has none.
-    let code = write_outputs(&merged, &Default::default(), &evidence, &dir, &output)?;
+    let say = Say::new(g, OutputFormat::Human);
+    let code = write_outputs(&merged, &Default::default(), &evidence, &dir, &output, &say)?;
     stepreplay::output::write_file(&args.out, stepreplay::report::to_json(&merged))?;
-    println!(
-        "merged {} shards: {} scenarios, {} as expected, {} not → {}",
-        args.reports.len(),
-        merged.summary.scenarios,
+    g.note(format!(
+        "merged {}: {}, {} as expected, {} not → {}",
+        plural(args.reports.len(), "shard", "shards"),
+        plural(merged.summary.scenarios as usize, "scenario", "scenarios"),
         merged.summary.met,
         merged.summary.not_met,
         args.out.display()
-    );
+    ));
     Ok(code)
 }

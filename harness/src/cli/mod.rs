@@ -18,6 +18,8 @@ mod show;
 mod stop;
 mod synth;
 
+use std::io::IsTerminal;
+
 use clap::{Parser, Subcommand};
 use stepreplay::Error;
 
@@ -27,6 +29,83 @@ use stepreplay::Error;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    global: Global,
+}
+
+/// Options every command takes, before or after its name.
+#[derive(Debug, clap::Args)]
+pub struct Global {
+    /// When to colour what is printed: `auto` on a terminal unless NO_COLOR is set.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        global = true,
+        value_name = "WHEN"
+    )]
+    color: ColorChoice,
+    /// Print only what a script needs: findings, failures, results and errors; no progress,
+    /// notes or "wrote" lines.
+    #[arg(long, short = 'q', global = true)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl Global {
+    /// Whether to colour standard output.
+    pub fn color(&self) -> bool {
+        self.colors(std::io::stdout().is_terminal())
+    }
+
+    /// Whether to colour standard error.
+    pub fn color_stderr(&self) -> bool {
+        self.colors(std::io::stderr().is_terminal())
+    }
+
+    fn colors(&self, terminal: bool) -> bool {
+        match self.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            // no-color.org: an empty NO_COLOR does not count.
+            ColorChoice::Auto => {
+                terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
+
+    /// Whether `-q` was given.
+    pub fn quiet(&self) -> bool {
+        self.quiet
+    }
+
+    /// Prints a line a person reads and a script does not need ("wrote …"), unless `-q`.
+    pub fn note(&self, line: impl std::fmt::Display) {
+        if !self.quiet {
+            println!("{line}");
+        }
+    }
+
+    /// The `error:` prefix, red when standard error is coloured.
+    pub fn error_prefix(&self) -> &'static str {
+        if self.color_stderr() {
+            "\x1b[1;31merror\x1b[0m:"
+        } else {
+            "error:"
+        }
+    }
+}
+
+/// A command line that asks for something impossible (exit 64, as sysexits' EX_USAGE, so a
+/// script tells a mistyped command from a bad plan, which exits 2).
+pub fn usage(e: stepreplay::InputError) -> Error {
+    Error::Usage(Box::new(e))
 }
 
 #[derive(Debug, Subcommand)]
@@ -66,23 +145,31 @@ enum Command {
 
 /// Runs a parsed command line; the `u8` is the exit code.
 pub fn run(cli: Cli) -> Result<u8, Error> {
+    let g = &cli.global;
     match cli.command {
-        Command::Check(a) => check::run(a),
-        Command::Diff(a) => diff::run(a),
-        Command::Fmt(a) => fmt::run(a),
-        Command::Run(a) => run::run(a),
-        Command::Init(a) => init::run(a),
-        Command::Bridge(a) => bridge::run(a),
-        Command::Serve(a) => serve::run(a),
-        Command::Synth(a) => synth::run(a),
-        Command::Show(a) => show::run(a),
-        Command::Import(a) => import::run(a),
+        Command::Check(a) => check::run(a, g),
+        Command::Diff(a) => diff::run(a, g),
+        Command::Fmt(a) => fmt::run(a, g),
+        Command::Run(a) => run::run(a, g),
+        Command::Init(a) => init::run(a, g),
+        Command::Bridge(a) => bridge::run(a, g),
+        Command::Serve(a) => serve::run(a, g),
+        Command::Synth(a) => synth::run(a, g),
+        Command::Show(a) => show::run(a, g),
+        Command::Import(a) => import::run(a, g),
         #[cfg(target_os = "linux")]
-        Command::Record(a) => record::run(a),
-        Command::Merge(a) => merge::run(a),
-        Command::Baseline(a) => baseline::run(a),
+        Command::Record(a) => record::run(a, g),
+        Command::Merge(a) => merge::run(a, g),
+        Command::Baseline(a) => baseline::run(a, g),
         Command::Completions(a) => completions::completions(a),
-        Command::Man(a) => completions::man(a),
+        Command::Man(a) => completions::man(a, g),
+    }
+}
+
+impl Cli {
+    /// The `error:` prefix `main` prints before a failed command's error.
+    pub fn error_prefix(&self) -> &'static str {
+        self.global.error_prefix()
     }
 }
 

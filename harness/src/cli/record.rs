@@ -8,9 +8,12 @@ use stepreplay::Error;
 use stepreplay::record::script::read_script;
 use stepreplay::record::{RecordOptions, record};
 
+use super::Global;
 use super::stop::{STOP, install_stop_handler};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:
+  stepreplay record --xvfb --script recordings/scripts/record/gtk3-zenity-contact.json --out /tmp/zenity")]
 pub struct Args {
     /// The action script (`stepreplay-record-script/1`: the app, inputs, steps).
     #[arg(long)]
@@ -34,7 +37,7 @@ pub struct Args {
     app: Vec<String>,
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     install_stop_handler();
     let mut script = read_script(&args.script)?;
     if !args.app.is_empty() {
@@ -49,15 +52,15 @@ pub fn run(args: Args) -> Result<u8, Error> {
         keep_capture: args.keep_capture,
     };
     let o = record(&opts, &STOP)?;
-    println!(
+    g.note(format!(
         "recorded {} steps in {} frames on {} into {}",
         o.steps,
         o.frames,
         o.display,
         args.out.display()
-    );
-    println!("  plan:     {}", o.plan.display());
-    println!("  scenario: {}", o.scenario.display());
+    ));
+    g.note(format!("  plan:     {}", o.plan.display()));
+    g.note(format!("  scenario: {}", o.scenario.display()));
     for u in &o.notes {
         println!("  {u}");
     }

@@ -20,10 +20,18 @@ use stepreplay::result::ScenarioResult;
 use stepreplay::score::COLUMNS;
 use stepreplay::shard::Shard;
 use stepreplay::suite::{LoadedSuite, RunOptions, discover, load_suite, run_bridge, run_loaded};
-use stepreplay::text::word;
+use stepreplay::text::{plural, word};
 use stepreplay::{Error, InputError, Reason};
 
+use super::{Global, OutputFormat};
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  stepreplay run                                    # the suite in scenarios/
+  stepreplay run scenarios/mail-*.json --jobs 2
+  stepreplay run plan.json --recording recordings/mail-send-reminder --answers answers.json
+  stepreplay run --shard 1/4 --reports json --report-dir reports/shard-1
+  stepreplay run --baseline reports/baseline.json --summary \"$GITHUB_STEP_SUMMARY\"")]
 pub struct Args {
     /// Scenario files or folders (default: `scenarios`); with `--recording`, one plan file
     /// (or skill-export folder).
@@ -57,9 +65,10 @@ pub struct Args {
     /// the HTML page then shows the diff images.
     #[arg(long, value_name = "DIR")]
     captures: Option<PathBuf>,
-    /// Plain lines only, even on a terminal.
-    #[arg(long, short = 'q')]
-    quiet: bool,
+    /// What to print: lines for people, or the whole `report.json` on standard output for a
+    /// script (the report files are written either way; `--reports` chooses them).
+    #[arg(long, value_enum, default_value = "human")]
+    format: OutputFormat,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -67,14 +76,15 @@ pub struct Args {
 /// The report formats and the gate, shared by `run` and `merge`.
 #[derive(Debug, clap::Args)]
 pub struct OutputArgs {
-    /// Reports to write into the report folder (comma-separated).
+    /// Report files to write into the report folder (comma-separated).
     #[arg(
-        long,
+        long = "reports",
+        id = "report_files",
         value_enum,
         value_delimiter = ',',
         default_value = "json,junit,markdown,html"
     )]
-    format: Vec<Format>,
+    report_files: Vec<Format>,
     /// Also write the Markdown summary here (e.g. "$GITHUB_STEP_SUMMARY").
     #[arg(long, value_name = "FILE")]
     summary: Option<PathBuf>,
@@ -92,12 +102,12 @@ pub struct OutputArgs {
 impl OutputArgs {
     /// Leaves `report.json` to the caller (merge writes it to `--out`).
     pub fn without_json(mut self) -> OutputArgs {
-        self.format.retain(|f| *f != Format::Json);
+        self.report_files.retain(|f| *f != Format::Json);
         self
     }
 
     fn wants_html(&self) -> bool {
-        self.format.contains(&Format::Html) || self.html.is_some()
+        self.report_files.contains(&Format::Html) || self.html.is_some()
     }
 
     /// The pictures the page (when written) and the captures (when `captures`) draw, gathered
@@ -130,18 +140,67 @@ enum ModeArg {
     Both,
 }
 
+/// Where `run`'s lines go. Standard output carries lines for people, or only the JSON
+/// report under `--format json` (then failures and regressions go to standard error); `-q`
+/// keeps the failures and the last line.
+#[derive(Clone, Copy)]
+pub struct Say {
+    human: bool,
+    quiet: bool,
+    color: bool,
+}
+
+impl Say {
+    pub fn new(g: &Global, format: OutputFormat) -> Say {
+        let human = format == OutputFormat::Human;
+        Say {
+            human,
+            quiet: g.quiet(),
+            color: human && g.color(),
+        }
+    }
+
+    /// A line a person reads: progress, tables, notes.
+    fn info(&self, line: impl std::fmt::Display) {
+        if self.human && !self.quiet {
+            println!("{line}");
+        }
+    }
+
+    /// A line nobody should miss: a failure, a regression, the verdict.
+    fn verdict(&self, line: impl std::fmt::Display) {
+        if self.human {
+            println!("{line}");
+        } else {
+            eprintln!("{line}");
+        }
+    }
+
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+}
+
 /// ` · 0.31 s`: shown, never written to a deterministic report.
 fn took(r: &ScenarioResult) -> String {
     format!(" · {:.2} s", r.duration.as_secs_f64())
 }
 
-fn line(r: &ScenarioResult) -> String {
+fn line(r: &ScenarioResult, say: &Say) -> String {
+    let verdict = if r.met {
+        say.paint("32", "ok  ")
+    } else {
+        say.paint("1;31", "FAIL")
+    };
     let Some(trace) = r.traces().first() else {
-        let verdict = if r.met { "ok  " } else { "FAIL" };
         let why = r
             .mismatch
-            .as_deref()
-            .map(|m| format!(" — {m}"))
+            .as_ref()
+            .map(|m| format!(" — {}", m.text))
             .unwrap_or_default();
         return format!("{verdict} {:<36} bridge batch{}{why}", r.id, took(r));
     };
@@ -159,34 +218,39 @@ fn line(r: &ScenarioResult) -> String {
     }
     got.push_str(&took(r));
     if r.met {
-        return format!("ok   {:<36} {got}", r.id);
+        return format!("{verdict} {:<36} {got}", r.id);
     }
     // Where to look: the step (or plan error) in the plan file, and why, in words.
     let at = ScenarioReport::of(r)
         .failure(trace.mode)
         .map(|f| format!("\n     at {f}"))
         .unwrap_or_default();
-    format!("FAIL {:<36} {got}{at}", r.id)
+    format!("{verdict} {:<36} {got}{at}", r.id)
 }
 
 /// Live progress: one redrawn status line on a terminal (done, failing, ETA), with failures
 /// printed above it; plain lines otherwise. Wall-clock time is shown, never written.
 struct Progress {
     live: bool,
+    say: Say,
     total: usize,
     start: Instant,
     state: Mutex<(usize, usize)>,
 }
 
 impl Progress {
-    fn new(total: usize, quiet: bool) -> Progress {
+    fn new(total: usize, say: Say) -> Progress {
         // Both streams on a terminal: `run | tee log` gets plain lines.
-        let live = !quiet && std::io::stderr().is_terminal() && std::io::stdout().is_terminal();
+        let live = say.human
+            && !say.quiet
+            && std::io::stderr().is_terminal()
+            && std::io::stdout().is_terminal();
         if live {
             eprint!("[0/{total}] replaying…");
         }
         Progress {
             live,
+            say,
             total,
             start: Instant::now(),
             state: Mutex::new((0, 0)),
@@ -198,12 +262,16 @@ impl Progress {
         st.0 += 1;
         st.1 += usize::from(!r.met);
         if !self.live {
-            println!("{}", line(r));
+            if r.met {
+                self.say.info(line(r, &self.say));
+            } else {
+                self.say.verdict(line(r, &self.say));
+            }
             return;
         }
         let mut err = std::io::stderr().lock();
         if !r.met {
-            let _ = writeln!(err, "\r\x1b[K{}", line(r));
+            let _ = writeln!(err, "\r\x1b[K{}", line(r, &self.say));
         }
         let elapsed = self.start.elapsed().as_secs_f64();
         let eta = elapsed / st.0 as f64 * self.total.saturating_sub(st.0) as f64;
@@ -226,12 +294,11 @@ impl Progress {
 /// a bad flag or a missing baseline is refused at once rather than after the whole run.
 pub fn baseline(out: &OutputArgs) -> Result<Option<Baseline>, Error> {
     if !(out.tolerance >= 0.0 && out.tolerance.is_finite()) {
-        return Err(InputError::new(
-            "",
+        return Err(super::usage(InputError::new(
+            "--tolerance",
             Reason::InvalidArgument,
-            format!("--tolerance {} must be a number ≥ 0", out.tolerance),
-        )
-        .into());
+            format!("{} must be a number ≥ 0", out.tolerance),
+        )));
     }
     Ok(match &out.baseline {
         Some(path) => Some(Baseline::load(path)?),
@@ -247,10 +314,11 @@ pub fn write_outputs(
     evidence: &Evidence,
     dir: &Path,
     out: &OutputArgs,
+    say: &Say,
 ) -> Result<u8, Error> {
     let regressions: Option<RegressionReport> =
         baseline(out)?.map(|base| compare(&base, report, out.tolerance));
-    let has = |f: Format| out.format.contains(&f);
+    let has = |f: Format| out.report_files.contains(&f);
     if has(Format::Json) {
         write_file(&dir.join("report.json"), to_json(report))?;
     }
@@ -271,40 +339,48 @@ pub fn write_outputs(
     if out.wants_html() {
         let html_dir = out.html.as_deref().unwrap_or(dir);
         let o = write_html(report, regressions.as_ref(), evidence, html_dir)?;
-        for m in &o.missing {
-            eprintln!("note: frame not found for the HTML report: {m}");
+        if !say.quiet {
+            for m in &o.missing {
+                eprintln!("note: frame not found for the HTML report: {m}");
+            }
         }
     }
     let mut code = u8::from(!report.all_met());
     if let Some(r) = &regressions {
         write_file(&dir.join("regressions.json"), r.to_json())?;
-        if r.regressions.is_empty() {
-            println!("no regressions against the baseline");
-        } else {
-            code = 1;
-            let groups = r.by_scenario();
-            println!(
-                "{} against the baseline, in {}:",
-                plural(r.regressions.len(), "regression", "regressions"),
-                plural(groups.len(), "place", "places")
-            );
-            for (scenario, gs) in groups {
-                let (first, rest) = gs.split_first().expect("a group has one");
-                println!(
-                    "  {}: {}",
-                    scenario.unwrap_or("(all scenarios)"),
-                    first.line()
-                );
-                for g in rest {
-                    println!("      {}", g.line());
-                }
-            }
-        }
+        code = code.max(u8::from(!r.regressions.is_empty()));
+        print_regressions(r, say);
     }
     Ok(code)
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+/// One line per scenario that fell below its baseline, the root cause first.
+fn print_regressions(r: &RegressionReport, say: &Say) {
+    if r.regressions.is_empty() {
+        say.info("no regressions against the baseline");
+        return;
+    }
+    let groups = r.by_scenario();
+    say.verdict(format!(
+        "{} against the baseline, in {}:",
+        plural(r.regressions.len(), "regression", "regressions"),
+        plural(groups.len(), "place", "places")
+    ));
+    for (scenario, gs) in groups {
+        let (first, rest) = gs.split_first().expect("a group has one");
+        say.verdict(format!(
+            "  {}: {}",
+            scenario.unwrap_or("(all scenarios)"),
+            first.line()
+        ));
+        for g in rest {
+            say.verdict(format!("      {}", g.line()));
+        }
+    }
+}
+
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+    let say = Say::new(g, args.format);
     let modes = match args.mode {
         ModeArg::Chained => vec![Mode::Chained],
         ModeArg::PerStep => vec![Mode::PerStep],
@@ -331,13 +407,14 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let suite = match &args.recording {
         Some(rec) => {
             let [plan] = paths.as_slice() else {
-                return Err(InputError::new(
-                    "--recording",
-                    Reason::InvalidArgument,
-                    format!("--recording replays one plan; {} paths given", paths.len()),
-                )
-                .hint("stepreplay run PLAN --recording DIR [--answers FILE]")
-                .into());
+                return Err(super::usage(
+                    InputError::new(
+                        "--recording",
+                        Reason::InvalidArgument,
+                        format!("replays one plan; {} paths given", paths.len()),
+                    )
+                    .hint("stepreplay run PLAN --recording DIR [--answers FILE]"),
+                ));
             };
             let sc = adhoc_scenario(plan, rec, args.answers.as_deref())?;
             LoadedSuite {
@@ -360,7 +437,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
         .hint("scenario files have \"schema\": \"stepreplay-scenario/1\"; name a suite folder or scenario files")
         .into());
     }
-    let progress = Progress::new(suite.scenarios.len() + suite.bridge.len(), args.quiet);
+    let progress = Progress::new(suite.scenarios.len() + suite.bridge.len(), say);
     let bridge = run_bridge(&suite.bridge)?;
     for r in &bridge {
         progress.done(r);
@@ -377,19 +454,23 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let evidence = args.out.evidence(&report, args.captures.is_some());
     if let Some(dir) = &args.captures {
         let o = write_captures(&mut report, &evidence, dir)?;
-        println!("captures: {} files in {}", o.files, dir.display());
+        say.info(format!(
+            "captures: {} in {}",
+            plural(o.files, "file", "files"),
+            dir.display()
+        ));
         for m in &o.missing {
-            println!("  no pictures for {m}");
+            say.info(format!("  no pictures for {m}"));
         }
     }
 
-    println!();
+    say.info("");
     let per_scenario = || COLUMNS.iter().filter(|c| c.per_scenario);
     let mut head = format!("{:<36}", "scenario");
     for c in per_scenario() {
         head.push_str(&format!(" {:>8}", c.short));
     }
-    println!("{head}");
+    say.info(head);
     for s in &report.scenarios {
         if let Some(run) = s.runs.get(&modes[0]) {
             let mut row = format!("{:<36}", s.id);
@@ -397,7 +478,7 @@ pub fn run(args: Args) -> Result<u8, Error> {
                 row.push_str(&format!(" {:>8}", c.of(&run.scores)));
             }
             let flag = if s.met { "" } else { "  ← not as expected" };
-            println!("{row}{flag}");
+            say.info(format!("{row}{flag}"));
         }
     }
     for (mode, sc) in &report.summary.scores {
@@ -405,25 +486,25 @@ pub fn run(args: Args) -> Result<u8, Error> {
             .iter()
             .map(|c| format!("{} {}", c.short, c.of(sc)))
             .collect();
-        println!(
+        say.info(format!(
             "{:<36} {}",
             format!("all ({})", word(mode)),
             cells.join("  ")
-        );
+        ));
     }
     if let Some(r) = &report.summary.robustness {
-        println!(
+        say.info(format!(
             "robustness: {:.3} ({} of {} step × perturbation pairs still right)",
             r.score, r.ok, r.total
-        );
+        ));
         for s in &report.scenarios {
             for p in s.robustness.iter().flat_map(|r| &r.broken) {
-                println!(
+                say.info(format!(
                     "  {} under {}: {}",
                     s.id,
                     p.perturbation,
                     p.why.as_deref().unwrap_or("")
-                );
+                ));
             }
         }
     }
@@ -434,21 +515,35 @@ pub fn run(args: Args) -> Result<u8, Error> {
         .filter_map(|s| Some((s.id.as_str(), s.failure(modes[0])?)))
         .collect();
     if !failures.is_empty() {
-        println!();
-        println!(
+        say.verdict("");
+        say.verdict(format!(
             "{} not as expected:",
             plural(failures.len(), "scenario", "scenarios")
-        );
+        ));
         for (id, f) in &failures {
-            println!("  FAIL {id}\n       at {f}");
+            say.verdict(format!(
+                "  {} {id}\n       at {f}",
+                say.paint("1;31", "FAIL")
+            ));
         }
     }
     if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
         for (id, f) in &failures {
+            // Workflow commands are read from standard output, whatever `--format` says.
             println!("{}", github_annotation(id, f));
         }
     }
-    let code = write_outputs(&report, &timings, &evidence, &args.report_dir, &args.out)?;
+    let code = write_outputs(
+        &report,
+        &timings,
+        &evidence,
+        &args.report_dir,
+        &args.out,
+        &say,
+    )?;
+    if args.format == OutputFormat::Json {
+        print!("{}", to_json(&report));
+    }
     let shard = args
         .shard
         .map(|s| {
@@ -458,13 +553,13 @@ pub fn run(args: Args) -> Result<u8, Error> {
             )
         })
         .unwrap_or_default();
-    println!(
+    say.verdict(format!(
         "{}{shard}: {} as expected, {} not; reports in {}",
         plural(report.summary.scenarios as usize, "scenario", "scenarios"),
         report.summary.met,
         report.summary.not_met,
         args.report_dir.display()
-    );
+    ));
     Ok(code)
 }
 
@@ -486,9 +581,4 @@ fn parse_perturbations(list: &str) -> Result<Vec<Perturbation>, Error> {
             })
         })
         .collect()
-}
-
-/// `1 scenario`, `2 scenarios`.
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -8,13 +8,17 @@ use std::time::Duration;
 
 use stepreplay::Error;
 use stepreplay::serve::{ServeOptions, serve};
+use stepreplay::text::plural;
 
+use super::Global;
 use super::stop::{STOP, install_stop_handler};
 
 /// Test hook: abort right after this many outcomes, before moving the job file.
 const CRASH_ENV: &str = "STEPREPLAY_SERVE_CRASH_AFTER";
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:
+  stepreplay serve --inbox jobs/     # then drop job files into jobs/inbox/")]
 pub struct Args {
     /// The jobs folder: job files go in DIR/inbox/, outcomes come back in DIR/processed/
     /// and DIR/failed/ (created if missing).
@@ -31,26 +35,26 @@ pub struct Args {
     poll_ms: u64,
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     install_stop_handler();
     let mut opts = ServeOptions::new(args.base);
     opts.once = args.once;
     opts.poll = Duration::from_millis(args.poll_ms.max(1));
     opts.crash_after = std::env::var(CRASH_ENV).ok().and_then(|v| v.parse().ok());
-    if !args.once {
+    if !args.once && !g.quiet() {
         eprintln!(
             "serving {} (Ctrl-C to stop)",
             args.inbox.join("inbox").display()
         );
     }
     let s = serve(&args.inbox, &opts, &STOP)?;
-    println!(
-        "serve: {} job(s) run ({} succeeded), {} duplicate(s), {} resumed{}",
-        s.ran,
+    g.note(format!(
+        "serve: {} run ({} succeeded), {}, {} resumed{}",
+        plural(s.ran, "job", "jobs"),
         s.succeeded,
-        s.duplicates,
+        plural(s.duplicates, "duplicate", "duplicates"),
         s.resumed,
         if s.stopped { ", stopped" } else { "" }
-    );
+    ));
     Ok(0)
 }

@@ -6,7 +6,12 @@ use std::path::PathBuf;
 use stepreplay::recording::{Element, Recording, load_recording};
 use stepreplay::{Error, InputError, Reason};
 
+use super::Global;
+
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  stepreplay show recordings/mail-send-reminder
+  stepreplay show recordings/mail-send-reminder --frame 001")]
 pub struct Args {
     /// The recording folder.
     recording: PathBuf,
@@ -15,7 +20,7 @@ pub struct Args {
     frame: Option<String>,
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, _: &Global) -> Result<u8, Error> {
     let rec = load_recording(&args.recording)?;
     print!("{}", render(&rec, args.frame.as_deref())?);
     Ok(0)

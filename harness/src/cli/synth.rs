@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use stepreplay::Error;
 use stepreplay::synth::synthesize_file;
 
+use super::Global;
+
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Example:\n  stepreplay synth recordings/scripts/mail-send-reminder.json \
@@ -27,7 +29,7 @@ pub struct Args {
     no_plan: bool,
 }
 
-pub fn run(args: Args) -> Result<u8, Error> {
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let plan_out = match (&args.plan_out, args.no_plan) {
         (_, true) => None,
         (Some(p), false) => Some(p.clone()),
@@ -39,6 +41,9 @@ pub fn run(args: Args) -> Result<u8, Error> {
     let out = synthesize_file(&args.script, &args.out, plan_out.as_deref())?;
     let (recording, rest): (Vec<&PathBuf>, Vec<&PathBuf>) =
         out.files.iter().partition(|f| f.starts_with(&args.out));
+    if g.quiet() {
+        return Ok(0);
+    }
     eprintln!(
         "wrote recording {}: {} frames, {} files",
         args.out.display(),

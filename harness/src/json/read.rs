@@ -50,9 +50,23 @@ impl Source {
     }
 }
 
-/// Reads a UTF-8 text file of at most `max_bytes`.
+/// The path that names standard input, as other Unix tools take it.
+pub const STDIN: &str = "-";
+
+/// How standard input is named in messages.
+const STDIN_NAME: &str = "<stdin>";
+
+/// Reads a UTF-8 text file of at most `max_bytes` (standard input for [`STDIN`]).
 pub fn read_text(path: &Path, max_bytes: u64) -> Result<Source, InputError> {
-    let bytes = read_bounded(path, max_bytes)?;
+    let (path, bytes) = if path == Path::new(STDIN) {
+        let name = Path::new(STDIN_NAME);
+        (
+            name,
+            read_limited(name, std::io::stdin().lock(), max_bytes)?,
+        )
+    } else {
+        (path, read_bounded(path, max_bytes)?)
+    };
     match String::from_utf8(bytes) {
         Ok(text) => Ok(Source {
             path: path.to_path_buf(),
@@ -107,15 +121,50 @@ pub(crate) fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Input
     if meta.len() > max_bytes {
         return Err(too_large(meta.len()));
     }
-    let mut buf = Vec::with_capacity(meta.len() as usize);
     // The file may grow between the check and the read; never read past the limit.
-    file.take(max_bytes + 1)
+    read_limited(path, file, max_bytes)
+}
+
+/// Reads `from` to its end, refusing more than `max_bytes` (`path` names it in errors).
+fn read_limited(path: &Path, from: impl Read, max_bytes: u64) -> Result<Vec<u8>, InputError> {
+    let mut buf = Vec::new();
+    from.take(max_bytes + 1)
         .read_to_end(&mut buf)
-        .map_err(open_err)?;
+        .map_err(|e| InputError::new(path, Reason::InvalidArgument, format!("cannot read: {e}")))?;
     if buf.len() as u64 > max_bytes {
-        return Err(too_large(buf.len() as u64));
+        return Err(InputError::new(
+            path,
+            Reason::FileTooLarge,
+            format!("more than the limit of {max_bytes} bytes"),
+        )
+        .hint("is this the right file? The limit keeps bad input from exhausting memory"));
     }
     Ok(buf)
+}
+
+/// Every `.json` file under `dir`, searched recursively and sorted; links are not followed,
+/// so a walk never leaves the folder it was given.
+pub fn json_files_under(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_symlink() {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "json") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out
 }
 
 /// Parses any JSON document, mapping syntax errors to `invalid-json` at their line and column.
@@ -227,8 +276,7 @@ pub fn parse_typed<T: DeserializeOwned>(src: &Source) -> Result<T, InputError> {
                 return Err(syntax_error(src, inner));
             }
             let mut path = FieldPath::parse(&e.path().to_string());
-            let msg = inner.to_string();
-            let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+            let msg = serde_message(inner);
             let serde_position = (inner.line() > 0).then(|| Position {
                 line: inner.line(),
                 column: inner.column().max(1),
@@ -256,6 +304,12 @@ pub fn parse_typed<T: DeserializeOwned>(src: &Source) -> Result<T, InputError> {
     };
     de.end().map_err(|e| syntax_error(src, &e))?;
     Ok(value)
+}
+
+/// serde's message without the position it appends (the caller places the error itself).
+pub(super) fn serde_message(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    msg.split(" at line ").next().unwrap_or(&msg).to_string()
 }
 
 #[cfg(test)]

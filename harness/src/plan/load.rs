@@ -52,6 +52,37 @@ struct GetGuide {
 }
 
 /// Whether a parsed file is a `get_guide` response rather than a plan.
+/// Whether a parsed file is a plan any dialect reads: a Foxstep plan (or a file naming
+/// another Foxstep schema version), a `get_guide` response, or a protocolv2 plan. A folder
+/// walk checks these and passes over other JSON (recordings, bridge commands).
+pub fn is_plan(value: &Value) -> bool {
+    let foxstep = value
+        .get("schema")
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.starts_with("foxstep-step-plan/"));
+    foxstep || is_get_guide(value) || super::devthink::is_protocolv2(value)
+}
+
+/// The files under `dir` that `check` and `fmt` take up when given a folder, sorted: every
+/// plan, every file `also` accepts, and every `.json` that does not parse (a broken plan is
+/// still a plan to report). Other JSON is passed over.
+pub fn plan_files_under(dir: &Path, also: impl Fn(&Value) -> bool) -> Vec<std::path::PathBuf> {
+    crate::json::json_files_under(dir)
+        .into_iter()
+        .filter(|f| {
+            let value = read_text(f, MAX_PLAN_BYTES).and_then(|src| parse_value(&src));
+            value.is_err() || value.is_ok_and(|v| is_plan(&v) || also(&v))
+        })
+        .collect()
+}
+
+/// The error for a folder holding nothing `check` or `fmt` would take up.
+pub fn no_plans_under(dir: &Path, what: &str) -> InputError {
+    InputError::new(dir, Reason::NoPlans, format!("no {what} under this folder")).hint(
+        "plans are JSON files with \"schema\": \"foxstep-step-plan/1\" (or a devthink plan); name the files or another folder",
+    )
+}
+
 fn is_get_guide(value: &Value) -> bool {
     value.get("schema").is_none()
         && (value.get("plan_status").is_some() || value.get("plan").is_some())
@@ -134,6 +165,64 @@ pub fn parse_foxstep(src: &Source) -> Result<FoxPlan, InputError> {
     Ok(plan)
 }
 
+/// `first`, the error [`parse_handed`] stopped at, with every other field error of the plan
+/// beside it (`check` reports them all). Other kinds of error stand alone.
+pub(crate) fn with_other_field_errors(src: &Source, first: InputError) -> Vec<InputError> {
+    let value = match parse_value(src) {
+        Ok(v) if first.reason == Reason::InvalidField => v,
+        _ => return vec![first],
+    };
+    let (plan, at) = if is_get_guide(&value) {
+        (
+            value.get("plan").cloned().unwrap_or_default(),
+            FieldPath::root().key("plan"),
+        )
+    } else {
+        (value, FieldPath::root())
+    };
+    // Not an object: nothing more to find than the error already in hand.
+    if !plan.is_object() {
+        return vec![first];
+    }
+    let mut all = foxstep_field_errors(src, &plan, &at);
+    if !all.iter().any(|e| e.path == first.path) {
+        all.push(first);
+    }
+    all
+}
+
+/// Every field error in a Foxstep plan (at `at` in the file), each explained, for `check`:
+/// the plan's own fields, then each input and each step read on its own, so that one bad step
+/// does not hide the next.
+pub(crate) fn foxstep_field_errors(src: &Source, plan: &Value, at: &FieldPath) -> Vec<InputError> {
+    let mut errors = each_element::<foxstep::Step>(src, plan, at, "steps");
+    errors.extend(each_element::<foxstep::Input>(src, plan, at, "inputs"));
+    let mut rest = plan.clone();
+    for list in ["steps", "inputs"] {
+        if let Some(Value::Array(items)) = rest.get_mut(list) {
+            items.clear();
+        }
+    }
+    errors.extend(crate::json::type_errors::<FoxPlan>(src, &rest, at));
+    errors.into_iter().map(explain).collect()
+}
+
+/// The type errors of each element of the array `list` in `parent`, read as `T`.
+pub(crate) fn each_element<T: serde::de::DeserializeOwned>(
+    src: &Source,
+    parent: &Value,
+    at: &FieldPath,
+    list: &str,
+) -> Vec<InputError> {
+    let items = parent.get(list).and_then(Value::as_array);
+    items
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .flat_map(|(i, item)| crate::json::type_errors::<T>(src, item, &at.key(list).index(i)))
+        .collect()
+}
+
 fn explain(e: InputError) -> InputError {
     explain_as(e, "see the field table of foxstep-step-plan/1")
 }
@@ -173,7 +262,12 @@ pub(crate) fn explain_as(mut e: InputError, otherwise: &str) -> InputError {
             .and_then(|m| m.split('`').next())
             .map(str::to_string)
     };
-    let hint = if let Some(field) = quoted("unknown field `") {
+    let meant = quoted("unknown field `")
+        .or_else(|| quoted("unknown variant `"))
+        .and_then(|w| crate::text::closest(&w, &crate::json::expected(&e.message)));
+    let hint = if let Some(meant) = meant {
+        format!("did you mean `{meant}`?")
+    } else if let Some(field) = quoted("unknown field `") {
         format!("check the spelling: `{field}` is not a field of this object")
     } else if let Some(field) = quoted("missing field `") {
         format!("add `{field}`")

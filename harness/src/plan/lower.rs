@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::check::{Finding, Severity};
 use super::foxstep::{self, ActionKind, FoxPlan};
 use super::model::*;
-use crate::errors::FieldPath;
+use crate::errors::{FieldPath, InputError, Reason};
 
 /// Lowers a strictly parsed Foxstep plan; `base_dir` is the plan file's folder.
 pub fn lower_foxstep(fox: &FoxPlan, base_dir: &Path) -> Result<Plan, Vec<Finding>> {
@@ -267,13 +267,9 @@ fn from_value<T: DeserializeOwned>(
         Err(e) => {
             let mut full = path.clone();
             full.0.extend(FieldPath::parse(&e.path().to_string()).0);
-            let message = e.inner().to_string();
-            let hint = if message.starts_with("unknown field") {
-                "check the spelling against the field table of foxstep-step-plan/1"
-            } else {
-                "see the field table of foxstep-step-plan/1"
-            };
-            problems.push(Finding::new(Severity::Error, "invalid-field", full, message).hint(hint));
+            let e = InputError::new("", Reason::InvalidField, e.inner().to_string()).at(full);
+            let e = super::load::explain_as(e, "see the field table of foxstep-step-plan/1");
+            problems.push(Finding::from_input_error(&e));
             None
         }
     }

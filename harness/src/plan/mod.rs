@@ -11,7 +11,9 @@ mod model;
 mod redact;
 
 pub use load::{Handed, MAX_PLAN_BYTES, SKILL_PLAN, parse_foxstep, parse_handed};
-pub use load::{load_plan, plan_from_source, read_plan_source};
+pub use load::{
+    is_plan, load_plan, no_plans_under, plan_files_under, plan_from_source, read_plan_source,
+};
 pub use lower::lower_foxstep;
 pub use model::*;
 pub use redact::{REDACTED, redact_json_text, sensitive_values};

@@ -5,6 +5,7 @@ use std::fmt;
 
 use super::model::{ScenarioReport, StepReport};
 use crate::replay::Mode;
+use crate::result::Cause;
 use crate::text::word;
 
 /// A missed expectation, placed in the file to fix.
@@ -50,7 +51,7 @@ impl ScenarioReport {
             f.reason != "plan-needs-review" && !self.expected.plan_errors.contains(&f.reason)
         });
         if let Some(e) = undeclared
-            && mismatch.starts_with("the plan has")
+            && self.cause == Some(Cause::PlanError)
         {
             return Some(Failure {
                 file: self.plan.clone(),

@@ -14,7 +14,7 @@ use crate::replay::{
     Event, Expected, FailReason, Mode, OpCheck, Outcome, Robustness, StepStatus, Trace,
 };
 use crate::resolve::{Candidate, Strategy, TieBreak};
-use crate::result::{PlanRun, Ran, ScenarioResult};
+use crate::result::{Cause, PlanRun, Ran, ScenarioResult};
 use crate::score::{Scores, Tally};
 use crate::shard::Shard;
 use crate::text::word;
@@ -161,6 +161,9 @@ pub struct ScenarioReport {
     /// Why not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mismatch: Option<String>,
+    /// What kind of thing differed (where the failure points).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cause: Option<Cause>,
     /// Each mode's run.
     pub runs: BTreeMap<Mode, RunReport>,
     /// Under perturbations, when asked for.
@@ -493,7 +496,8 @@ impl ScenarioReport {
             recording: String::new(),
             expected: Expected::completed(),
             met: r.met,
-            mismatch: r.mismatch.clone(),
+            mismatch: r.mismatch.as_ref().map(|m| m.text.clone()),
+            cause: r.mismatch.as_ref().map(|m| m.cause),
             runs: BTreeMap::new(),
             robustness: None,
             bridge: None,

@@ -331,7 +331,7 @@ fn a_bridge_crash_after_saving_state_only_finishes_the_move() {
     std::fs::write(t.0.join("manifest.json"), m.to_string()).unwrap();
     let before = std::fs::read(t.0.join(format!("processed/{A}.outcome.json"))).unwrap();
     let out = run(&["bridge", d]);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("0 file(s)"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("0 files"));
     assert_eq!(
         names(&t.0.join("processed")),
         [cmd_file, format!("{A}.outcome.json")]
@@ -394,7 +394,7 @@ fn serve_checks_plans_runs_bridge_scenarios_and_refuses_bad_jobs() {
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("5 job(s) run (2 succeeded), 1 duplicate(s)"),
+        stdout.contains("5 jobs run (2 succeeded), 1 duplicate,"),
         "{stdout}"
     );
     assert_eq!(names(&jobs.join("inbox")), Vec::<String>::new());
@@ -513,7 +513,7 @@ fn serve_survives_an_abort_between_outcome_and_move() {
     assert!(out.status.success());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("7 job(s) run") && stdout.contains("1 resumed"),
+        stdout.contains("7 jobs run") && stdout.contains("1 resumed"),
         "{stdout}"
     );
     assert_exactly_once(&jobs, 12);

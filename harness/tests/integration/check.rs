@@ -675,7 +675,7 @@ fn init_scaffolds_a_scenario_that_checks_and_runs() {
         .run();
     o.check(o.code == 0, "the scaffold checks clean");
     let o = stepreplay(suite)
-        .args(["run", "-q", "scenarios/again.json", "--format", "json"])
+        .args(["run", "-q", "scenarios/again.json", "--reports", "json"])
         .run();
     o.check(o.code == 0, "and runs as declared");
     let o = init("scenarios/again.json", mail, "mail-send-reminder");
@@ -740,7 +740,7 @@ fn completions_and_man_pages_cover_every_subcommand() {
     // A typo gets clap's suggestion.
     let o = stepreplay(tmp.path()).arg("chek").run();
     o.check(
-        o.code == 2 && o.stderr.contains("a similar subcommand exists: 'check'"),
+        o.code == 64 && o.stderr.contains("a similar subcommand exists: 'check'"),
         "suggests",
     );
 }

@@ -78,11 +78,18 @@ fn exit_codes() {
         &["diff", "1a.png", "missing.png"][..],
         &["diff", "README.md", "1a.png"],
         &["diff", "1a.png", "expected.json"],
-        &["diff", "1a.png", "1b.png", "--threshold", "NaN"],
-        &["diff", "1a.png", "1b.png", "--max-diff-pixel-ratio", "2"],
     ] {
         let run = run_in(corpus(), args);
         run.expect_code(2);
+        assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+    }
+    // A flag's value out of range is the command line's fault: a usage error.
+    for args in [
+        &["diff", "1a.png", "1b.png", "--threshold", "NaN"][..],
+        &["diff", "1a.png", "1b.png", "--max-diff-pixel-ratio", "2"],
+    ] {
+        let run = run_in(corpus(), args);
+        run.expect_code(64);
         assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
     }
 }

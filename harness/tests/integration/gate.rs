@@ -199,7 +199,7 @@ fn the_cli_shards_and_merges_to_the_unsharded_report() {
             suite.as_os_str(),
             "--shard".as_ref(),
             format!("{k}/3").as_ref(),
-            "--format".as_ref(),
+            "--reports".as_ref(),
             "json".as_ref(),
             "--report-dir".as_ref(),
             d.as_os_str(),
@@ -207,7 +207,7 @@ fn the_cli_shards_and_merges_to_the_unsharded_report() {
         assert_eq!(o.status.code(), Some(0), "{}", text(&o));
         assert!(
             !d.join("junit.xml").exists(),
-            "--format json writes only JSON"
+            "--reports json writes only JSON"
         );
         parts.push(d.join("report.json"));
     }
@@ -237,7 +237,7 @@ fn the_cli_shards_and_merges_to_the_unsharded_report() {
         "--shard".as_ref(),
         "4/3".as_ref(),
     ]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(64), "a usage error: {}", text(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -379,7 +379,6 @@ fn baseline_accept_round_trips_and_run_gates_on_it() {
             "run".as_ref(),
             suite.as_os_str(),
             fail.as_os_str(),
-            "-q".as_ref(),
             "--report-dir".as_ref(),
             reports.as_os_str(),
         ];
@@ -483,7 +482,7 @@ fn baseline_accept_round_trips_and_run_gates_on_it() {
         suite.as_os_str(),
         "--shard".as_ref(),
         "1/2".as_ref(),
-        "--format".as_ref(),
+        "--reports".as_ref(),
         "json".as_ref(),
         "--report-dir".as_ref(),
         part.as_os_str(),
@@ -907,7 +906,7 @@ fn the_html_report_filters_searches_and_zooms_in_headless_chromium() {
         suite.as_os_str(),
         fail.as_os_str(),
         "-q".as_ref(),
-        "--format".as_ref(),
+        "--reports".as_ref(),
         "html".as_ref(),
         "--captures".as_ref(),
         dir.join("captures").as_os_str(),
@@ -1011,10 +1010,15 @@ fn a_run_with_no_scenarios_is_refused_not_green() {
 fn bad_gate_flags_are_refused_before_the_replay() {
     let dir = crate::util::TempDir::new("bad-gate");
     let reports = dir.path().join("reports");
-    for (args, says) in [
-        (vec!["--tolerance=-1"], "must be a number"),
-        (vec!["--tolerance", "NaN"], "must be a number"),
-        (vec!["--baseline", "nowhere/baseline.json"], "missing-file"),
+    // A flag's value out of range is a usage error (64); a missing baseline is bad input (2).
+    for (args, says, code) in [
+        (vec!["--tolerance=-1"], "must be a number", 64),
+        (vec!["--tolerance", "NaN"], "must be a number", 64),
+        (
+            vec!["--baseline", "nowhere/baseline.json"],
+            "missing-file",
+            2,
+        ),
     ] {
         let o = crate::util::stepreplay(repo())
             .args(["run", "-q", "--report-dir"])
@@ -1022,7 +1026,7 @@ fn bad_gate_flags_are_refused_before_the_replay() {
             .args(&args)
             .args([passing()])
             .run();
-        o.check(o.code == 2, "refused");
+        o.check(o.code == code, "refused");
         o.check(o.stderr.contains(says), says);
         o.check(o.stdout.is_empty(), "no scenario ran");
         assert!(!reports.exists(), "nothing written for {args:?}");

@@ -2,6 +2,7 @@
 
 mod bridge;
 mod check;
+mod cli;
 mod diff;
 mod gate;
 mod layers;

@@ -133,15 +133,7 @@ fn run_suite_cli(jobs: &str, out: &Path) -> (i32, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let run = std::process::Command::new(env!("CARGO_BIN_EXE_stepreplay"))
         .current_dir(root)
-        .args([
-            "run",
-            "--quiet",
-            "--format",
-            "json",
-            "--jobs",
-            jobs,
-            "--report-dir",
-        ])
+        .args(["run", "--reports", "json", "--jobs", jobs, "--report-dir"])
         .arg(out)
         .output()
         .unwrap();
@@ -323,7 +315,7 @@ fn own_suite(plan_text: &str, expect: serde_json::Value) -> TempDir {
 /// [`own_suite`], run: the exit code and report.json.
 fn run_own_suite(plan_text: &str, expect: serde_json::Value) -> (i32, serde_json::Value) {
     let dir = own_suite(plan_text, expect);
-    let run = run_in(dir.path(), &["run", "-q", "--format", "json"]);
+    let run = run_in(dir.path(), &["run", "-q", "--reports", "json"]);
     let report = std::fs::read_to_string(dir.path().join("reports/report.json")).unwrap();
     (run.code, serde_json::from_str(&report).unwrap())
 }
@@ -468,7 +460,7 @@ fn a_run_over_nothing_or_with_a_bad_tolerance_is_refused_before_replay() {
     assert!(run.stderr.contains("no-scenarios"), "{}", run.stderr);
     let suite = own_suite(&mail_plan(), serde_json::json!({"outcome": "completed"}));
     let run = run_in(suite.path(), &["run", "-q", "--tolerance", "-1"]);
-    run.check(run.code == 2, "exit 2");
+    run.check(run.code == 64, "a bad flag value is a usage error: exit 64");
     assert!(run.stderr.contains("--tolerance"), "{}", run.stderr);
     assert!(
         !suite.path().join("reports").exists(),
@@ -494,7 +486,6 @@ fn one_plan_runs_on_a_recording_without_a_scenario_file() {
             .arg(&answers)
             .arg("--report-dir")
             .arg(&out)
-            .arg("-q")
             .run()
     };
     let inputs = serde_json::json!({"client-email": "accounts@example.com"});
@@ -525,5 +516,8 @@ fn one_plan_runs_on_a_recording_without_a_scenario_file() {
         .arg("--recording")
         .arg(&rec)
         .run();
-    two.check(two.code == 2, "exit 2");
+    two.check(
+        two.code == 64,
+        "two plans for one recording is a usage error: exit 64",
+    );
 }

@@ -386,7 +386,7 @@ fn a_recording_not_bound_to_its_plan_scores_nothing() {
     std::fs::write(&scen, v.to_string()).unwrap();
     let report = tmp.path().join("report");
     let o = crate::util::stepreplay(repo())
-        .args(["run", "-q", "--format", "json", "--report-dir"])
+        .args(["run", "-q", "--reports", "json", "--report-dir"])
         .args([&report, &scen])
         .run();
     o.check(
@@ -544,7 +544,7 @@ fn synth_writes_its_plan_by_default_and_run_replays_it() {
         "{err}"
     );
     let run = std::process::Command::new(bin)
-        .args(["run", "-q", "--format", "json"])
+        .args(["run", "-q", "--reports", "json"])
         .current_dir(&dir)
         .output()
         .expect("runs");

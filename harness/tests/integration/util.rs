@@ -99,6 +99,31 @@ impl Cli {
         }
     }
 
+    /// Runs to completion with `input` on standard input.
+    pub fn run_with_stdin(mut self, input: &str) -> Run {
+        use std::io::Write as _;
+        let mut child = self
+            .cmd
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {:?}: {e}", self.cmd));
+        let mut stdin = child.stdin.take().expect("stdin is piped");
+        // Written from a thread: a child that prints before it reads would block us both.
+        let input = input.to_string();
+        let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+        let out = child.wait_with_output().expect("the child runs");
+        let _ = writer.join();
+        Run {
+            command: format!("{:?} < input", self.cmd),
+            cwd: self.cwd,
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     /// Runs and insists on the exit code `want`.
     pub fn expect_code(self, want: i32) -> Run {
         let run = self.run();

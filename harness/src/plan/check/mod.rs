@@ -6,5 +6,5 @@ mod rules;
 mod run;
 
 pub use finding::{Finding, Severity};
-pub use render::{render_human, render_json};
+pub use render::{render_human, render_json, render_sarif, render_summary};
 pub use run::{CheckReport, check_source};

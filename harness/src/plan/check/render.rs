@@ -1,8 +1,11 @@
 //! Check output for people (coloured on a terminal) and for scripts (`--format json`).
 
-use super::finding::Severity;
+use serde_json::{Value, json};
+
+use super::finding::{Finding, Severity};
 use super::run::CheckReport;
 use crate::json::to_canonical_value;
+use crate::text::plural;
 
 /// The JSON form: one canonical object with `findings` and counts.
 pub fn render_json(report: &CheckReport) -> String {
@@ -57,21 +60,93 @@ pub fn render_human(report: &CheckReport, color: bool) -> String {
             out.push_str(&format!("  {} {}\n", paint("36", "= hint:"), printable(h)));
         }
     }
-    let summary = if report.findings.is_empty() {
-        format!("{}: clean", report.file)
-    } else {
-        format!(
-            "{}: {} error{}, {} warning{}",
-            report.file,
-            report.errors,
-            if report.errors == 1 { "" } else { "s" },
-            report.warnings,
-            if report.warnings == 1 { "" } else { "s" },
-        )
-    };
-    out.push_str(&summary);
-    out.push('\n');
     out
+}
+
+/// The line after a file's findings: `p.json: 2 errors, 1 warning`, or `p.json: clean`.
+pub fn render_summary(report: &CheckReport) -> String {
+    if report.findings.is_empty() {
+        return format!("{}: clean\n", report.file);
+    }
+    format!(
+        "{}: {}, {}\n",
+        report.file,
+        plural(report.errors, "error", "errors"),
+        plural(report.warnings, "warning", "warnings"),
+    )
+}
+
+/// SARIF 2.1.0, the format code-scanning viewers (GitHub's among them) read: one run, every
+/// file's findings as results, each reason code a rule.
+pub fn render_sarif(reports: &[CheckReport]) -> String {
+    let mut rules: Vec<&str> = reports
+        .iter()
+        .flat_map(|r| r.findings.iter().map(|f| f.reason))
+        .collect();
+    rules.sort_unstable();
+    rules.dedup();
+    let results: Vec<Value> = reports
+        .iter()
+        .flat_map(|r| r.findings.iter().map(move |f| sarif_result(r, f)))
+        .collect();
+    to_canonical_value(&json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "stepreplay",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules.iter().map(|id| json!({"id": id, "name": id})).collect::<Vec<_>>(),
+            }},
+            "results": results,
+        }],
+    }))
+}
+
+fn sarif_result(report: &CheckReport, f: &Finding) -> Value {
+    let mut text = f.message.clone();
+    if let Some(h) = &f.hint {
+        text.push_str(&format!(" (hint: {h})"));
+    }
+    let mut result = json!({
+        "ruleId": f.reason,
+        "level": match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        },
+        "message": {"text": text},
+    });
+    // Standard input has no file to point at.
+    if let Some(uri) = file_uri(&report.file) {
+        let mut location = json!({"physicalLocation": {"artifactLocation": {"uri": uri}}});
+        if let (Some(line), Some(column)) = (f.line, f.column) {
+            location["physicalLocation"]["region"] =
+                json!({"startLine": line, "startColumn": column});
+        }
+        if !f.path.is_root() {
+            location["logicalLocations"] = json!([{"fullyQualifiedName": f.path.to_string()}]);
+        }
+        result["locations"] = json!([location]);
+    }
+    result
+}
+
+/// A file path as a relative URI reference: `/` separators, anything but unreserved
+/// characters percent-encoded.
+fn file_uri(file: &str) -> Option<String> {
+    if file.starts_with('<') {
+        return None;
+    }
+    let mut uri = String::new();
+    for b in file.replace('\\', "/").bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(b as char)
+            }
+            _ => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    Some(uri)
 }
 
 #[cfg(test)]
@@ -104,5 +179,45 @@ mod tests {
         let plain = render_human(&report(), false);
         assert!(plain.contains("“Send\\u{1b}[2J”"), "{plain}");
         assert_eq!(plain.matches('\x1b').count(), 0);
+    }
+
+    #[test]
+    fn summary_counts_agree_with_their_words() {
+        assert_eq!(render_summary(&report()), "p.json: 1 error, 0 warnings\n");
+    }
+
+    #[test]
+    fn sarif_places_each_finding_at_its_file_line_and_field() {
+        let mut r = report();
+        r.findings[0].line = Some(12);
+        r.findings[0].column = Some(7);
+        r.file = "plans/my plan.json".into();
+        let v: Value = serde_json::from_str(&render_sarif(&[r])).unwrap();
+        assert_eq!(v["version"], "2.1.0");
+        let run = &v["runs"][0];
+        assert_eq!(
+            run["tool"]["driver"]["rules"][0]["id"],
+            "irreversible-without-confirm"
+        );
+        let result = &run["results"][0];
+        assert_eq!(result["ruleId"], "irreversible-without-confirm");
+        assert_eq!(result["level"], "error");
+        assert!(
+            result["message"]["text"]
+                .as_str()
+                .unwrap()
+                .ends_with("(hint: ask first)")
+        );
+        let loc = &result["locations"][0];
+        assert_eq!(
+            loc["physicalLocation"]["artifactLocation"]["uri"],
+            "plans/my%20plan.json"
+        );
+        assert_eq!(loc["physicalLocation"]["region"]["startLine"], 12);
+        assert_eq!(loc["physicalLocation"]["region"]["startColumn"], 7);
+        assert_eq!(
+            loc["logicalLocations"][0]["fullyQualifiedName"],
+            "steps[2].target.label"
+        );
     }
 }

@@ -5,11 +5,12 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::finding::{Finding, Severity};
+use super::rules::canonical::NON_CANONICAL;
 use super::rules::{Ctx, DEVTHINK_RULES, DevCtx, RULES};
 use crate::errors::{FieldPath, Reason};
 use crate::json::Source;
 use crate::plan::devthink::{is_protocolv2, parse_protocolv2};
-use crate::plan::load::{Handed, parse_handed};
+use crate::plan::load::{Handed, parse_handed, with_other_field_errors};
 use crate::plan::lower::lower_foxstep;
 
 /// Everything `check` found in one file.
@@ -59,15 +60,19 @@ impl CheckReport {
     }
 
     fn new(file: &Path, mut findings: Vec<Finding>, parsed: bool) -> Self {
-        findings.sort_by(|a, b| {
-            (a.line, a.column, a.severity, a.reason, a.path.to_string()).cmp(&(
-                b.line,
-                b.column,
-                b.severity,
-                b.reason,
-                b.path.to_string(),
-            ))
-        });
+        // File order, but the layout last: `fmt` cannot fix a plan with real findings, and
+        // fixing them changes the layout anyway.
+        let key = |f: &Finding| {
+            (
+                f.reason == NON_CANONICAL,
+                f.line,
+                f.column,
+                f.severity,
+                f.reason,
+                f.path.to_string(),
+            )
+        };
+        findings.sort_by_cached_key(key);
         findings.dedup();
         let errors = findings
             .iter()
@@ -97,7 +102,11 @@ pub fn check_source(src: &Source) -> CheckReport {
         Err(e) if e.reason == Reason::PlanNeedsReview => {
             return CheckReport::new(&src.path, vec![Finding::from_input_error(&e)], true);
         }
-        Err(e) => return CheckReport::new(&src.path, vec![Finding::from_input_error(&e)], false),
+        Err(e) => {
+            let all = with_other_field_errors(src, e);
+            let findings = all.iter().map(Finding::from_input_error).collect();
+            return CheckReport::new(&src.path, findings, false);
+        }
     };
     let mut findings = match lower_foxstep(&fox, Path::new(".")) {
         Ok(_) => Vec::new(),
@@ -127,7 +136,11 @@ pub fn check_source(src: &Source) -> CheckReport {
 fn check_devthink(src: &Source, value: &serde_json::Value) -> CheckReport {
     let plan = match parse_protocolv2(src) {
         Ok(p) => p,
-        Err(e) => return CheckReport::new(&src.path, vec![Finding::from_input_error(&e)], false),
+        Err(e) => {
+            let all = crate::plan::devthink::with_other_field_errors(src, e);
+            let findings = all.iter().map(Finding::from_input_error).collect();
+            return CheckReport::new(&src.path, findings, false);
+        }
     };
     let ctx = DevCtx {
         src,

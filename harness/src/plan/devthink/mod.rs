@@ -44,6 +44,7 @@ mod tests;
 
 pub use model::{DevPlan, DevStep, Environment, EpochMs, Risk, State};
 pub use options::{Naming, Options, Pair};
+pub(crate) use parse::with_other_field_errors;
 pub use parse::{SCHEMA_ID, is_protocolv2, parse_protocolv2};
 
 /// The values a plan's output must never show: what its sensitive steps type or send.

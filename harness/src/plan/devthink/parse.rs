@@ -4,12 +4,12 @@
 
 use serde_json::Value;
 
-use super::model::DevPlan;
+use super::model::{DevPlan, DevStep};
 use super::options::parse_options;
 use super::origin::Origin;
 use crate::errors::{FieldPath, InputError, Reason, Seg};
 use crate::json::{Source, parse_typed, parse_value};
-use crate::plan::load::explain_as;
+use crate::plan::load::{each_element, explain_as};
 
 /// The schema's `$id`, which a plan may name in `$schema`.
 pub const SCHEMA_ID: &str = "devthink/protocolv2/plan.schema.json";
@@ -63,6 +63,27 @@ pub fn parse_protocolv2(src: &Source) -> Result<DevPlan, InputError> {
         }
     }
     Ok(plan)
+}
+
+/// `first`, where [`parse_protocolv2`] stopped, with every other field error of the plan and
+/// its steps beside it, for `check`. Other kinds of error stand alone.
+pub(crate) fn with_other_field_errors(src: &Source, first: InputError) -> Vec<InputError> {
+    let value = match parse_value(src) {
+        Ok(v) if first.reason == Reason::InvalidField => v,
+        _ => return vec![first],
+    };
+    let root = FieldPath::root();
+    let mut all = each_element::<DevStep>(src, &value, &root, "steps");
+    let mut rest = value;
+    if let Some(Value::Array(steps)) = rest.get_mut("steps") {
+        steps.clear();
+    }
+    all.extend(crate::json::type_errors::<DevPlan>(src, &rest, &root));
+    let mut all: Vec<InputError> = all.into_iter().map(|e| explain(e, DOCS)).collect();
+    if !all.iter().any(|e| e.path == first.path) {
+        all.push(first);
+    }
+    all
 }
 
 /// serde reads `null` as a left-out optional field; the schema types no field as null, so a

@@ -16,6 +16,9 @@ use crate::json::Source;
 use crate::plan::check::{Finding, Severity};
 use crate::plan::foxstep::canonical_plan_text;
 
+/// The reason code, which `check` sorts after every other finding.
+pub(crate) const NON_CANONICAL: &str = "non-canonical";
+
 pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
     // A get_guide response is transport, not a plan file anyone saves or hashes.
     if !ctx.bare {
@@ -42,7 +45,7 @@ fn differs(src: &Source, canonical: &str, out: &mut Vec<Finding>) {
         + 1;
     let mut f = Finding::new(
         Severity::Error,
-        "non-canonical",
+        NON_CANONICAL,
         FieldPath::root(),
         format!("the bytes are not in canonical form (first difference on line {line})"),
     )

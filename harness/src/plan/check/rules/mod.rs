@@ -1,7 +1,7 @@
 //! The lint rules. Each file holds one rule (or one family sharing a reason), documented as:
 //! what it checks, why it matters, an example.
 
-mod canonical;
+pub(crate) mod canonical;
 mod confirm_reason;
 mod crop_flag;
 mod diff_risk;
