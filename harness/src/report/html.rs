@@ -231,7 +231,8 @@ figcaption{font-size:12px;color:var(--mute)}
 "#;
 
 /// The page's behaviour: the status filter, the search box, the zoom view of screenshots and
-/// opening the section a `#` link names. Plain DOM, no library, works from `file://`.
+/// opening the section a `#` link names (`#zoom-<step>` opens the step's pictures zoomed, a link
+/// to send with "look at this diff"). Plain DOM, no library, works from `file://`.
 const SCRIPT: &str = r#"
 (function(){
 var d=document,all=function(sel,root){return Array.prototype.slice.call((root||d).querySelectorAll(sel));};
@@ -273,9 +274,11 @@ d.addEventListener('keydown',function(e){
   if(e.key==='Escape')z.hidden=true;else if(e.key==='ArrowRight')show(at+1);else if(e.key==='ArrowLeft')show(at-1);
 });
 function openHash(){
-  var t=d.getElementById(decodeURIComponent(location.hash.slice(1)));if(!t)return;
+  var id=decodeURIComponent(location.hash.slice(1)),zoom=id.indexOf('zoom-')===0;
+  var t=d.getElementById(zoom?id.slice(5):id);if(!t)return;
   for(var p=t;p;p=p.parentElement){if(p.tagName==='DETAILS')p.open=true;if(p.hidden)p.hidden=false;}
   t.scrollIntoView();
+  var shot=zoom&&t.querySelector('.frames .shot');if(shot)shot.click();
 }
 window.addEventListener('hashchange',openHash);openHash();
 })();

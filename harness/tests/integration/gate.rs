@@ -847,8 +847,8 @@ fn captures_draw_overlays_for_targeted_steps_from_the_evidence_alone() {
 
 /// What the page's own script does, driven in headless Chromium: the test appends a script
 /// that clicks the filters, types in the search box, opens a screenshot full size and flips to
-/// the next picture, closes it with Escape and follows a "first failing step" link into a
-/// closed scenario; it writes what it saw into `<pre id="test-result">`, which `--dump-dom`
+/// the next picture, closes it with Escape, follows a "first failing step" link into a
+/// closed scenario and opens that step zoomed through its `#zoom-` link; it writes what it saw into `<pre id="test-result">`, which `--dump-dom`
 /// prints.
 const DRIVE_PAGE: &str = r#"<script>
 window.addEventListener('load',function(){
@@ -885,8 +885,12 @@ window.addEventListener('load',function(){
   }catch(e){out.error=String(e)+' '+e.stack;}
   setTimeout(function(){
    out.opened=sc.open;out.hash=location.hash;
-   var pre=d.createElement('pre');pre.id='test-result';pre.textContent=JSON.stringify(out);
-   d.body.appendChild(pre);
+   location.hash='#zoom-'+out.jump.slice(1);
+   setTimeout(function(){
+    out.deepZoom=!z.hidden&&z.getAttribute('data-shown');
+    var pre=d.createElement('pre');pre.id='test-result';pre.textContent=JSON.stringify(out);
+    d.body.appendChild(pre);
+   },200);
   },200);
  },0);
 });
@@ -985,6 +989,10 @@ fn the_html_report_filters_searches_and_zooms_in_headless_chromium() {
     assert_eq!(got["closed"], true, "Escape closes the zoom: {got}");
     assert_eq!(got["opened"], true, "a step link opens its scenario: {got}");
     assert_eq!(got["hash"], got["jump"], "{got}");
+    assert_eq!(
+        got["deepZoom"], "before",
+        "a #zoom- link opens the step's pictures zoomed: {got}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
     let _ = std::fs::remove_dir_all(&profile);
 }
