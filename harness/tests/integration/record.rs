@@ -147,13 +147,7 @@ fn a_recording_replays_and_a_second_one_is_equal() {
 
     // It replays in both modes.
     let run = stepreplay(a.path())
-        .args([
-            "run",
-            "-q",
-            "scenarios/signin.json",
-            "--report-dir",
-            "reports",
-        ])
+        .args(["run", "scenarios/signin.json", "--report-dir", "reports"])
         .expect_code(0);
     run.check(
         run.stdout.contains("ok   signin") && run.stdout.contains("completed"),
