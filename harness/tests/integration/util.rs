@@ -89,14 +89,7 @@ impl Cli {
         let out = self.cmd.output().unwrap_or_else(|e| {
             panic!("cannot start {:?} in {}: {e}", self.cmd, self.cwd.display())
         });
-        Run {
-            command: format!("{:?}", self.cmd),
-            cwd: self.cwd,
-            // A signal (a crash) has no code; -1 never matches an expected one.
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::of(format!("{:?}", self.cmd), self.cwd, &out)
     }
 
     /// Runs to completion with `input` on standard input.
@@ -115,13 +108,7 @@ impl Cli {
         let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
         let out = child.wait_with_output().expect("the child runs");
         let _ = writer.join();
-        Run {
-            command: format!("{:?} < input", self.cmd),
-            cwd: self.cwd,
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Run::of(format!("{:?} < input", self.cmd), self.cwd, &out)
     }
 
     /// Runs and insists on the exit code `want`.
@@ -147,6 +134,17 @@ pub struct Run {
 }
 
 impl Run {
+    fn of(command: String, cwd: PathBuf, out: &std::process::Output) -> Run {
+        Run {
+            command,
+            cwd,
+            // A signal (a crash) has no code; -1 never matches an expected one.
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     /// Fails the test, showing the whole run, unless `ok` holds.
     pub fn check(&self, ok: bool, what: &str) {
         if !ok {
