@@ -12,6 +12,7 @@ mod real;
 #[cfg(target_os = "linux")]
 mod record;
 mod replay;
+mod shipping;
 mod standalone;
 mod synth;
 mod util;
