@@ -153,8 +153,13 @@ impl Evidence {
         if let Some(p) = self.frames.get(&key) {
             return Some(p.clone());
         }
-        let (width, height) = image::image_dimensions(&f.screenshot_path).ok()?;
-        let png = std::fs::read(&f.screenshot_path).ok()?;
+        // Bounded and never blocking (the frame may be a FIFO); the size is read from the bytes.
+        let png =
+            crate::json::read_bounded(&f.screenshot_path, crate::recording::MAX_PNG_BYTES).ok()?;
+        let (width, height) =
+            image::ImageReader::with_format(std::io::Cursor::new(&png), image::ImageFormat::Png)
+                .into_dimensions()
+                .ok()?;
         let p = Arc::new(Picture { png, width, height });
         self.frames.insert(key, p.clone());
         Some(p)

@@ -34,7 +34,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::bridge::fsio::{create_atomic, move_file, remove_stale_temps, smallest_names};
+use crate::bridge::fsio::{
+    InboxName, create_atomic, move_file, remove_stale_temps, smallest_names,
+};
 use crate::bridge::ids::{derive_uuid, normalize_uuid};
 use crate::bridge::outcome::{Folder, Outcome, Rejection, Status};
 use crate::bridge::scenario::{SCHEMA as BRIDGE_SCENARIO_SCHEMA, run_bridge_scenario};
@@ -112,7 +114,10 @@ pub(crate) fn layout(root: &Path) -> Result<(), Error> {
             path: dir.clone(),
             source,
         })?;
-        remove_stale_temps(&dir)?;
+        // The inbox's temporary files are an agent's half-written jobs: left to their writer.
+        if sub != "inbox" {
+            remove_stale_temps(&dir)?;
+        }
     }
     Ok(())
 }
@@ -188,12 +193,17 @@ enum Done {
 /// Outcomes written by this process, for the crash hook.
 static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-fn process_one(root: &Path, opts: &ServeOptions, name: &str) -> Result<Done, Error> {
-    let file = root.join("inbox").join(name);
+fn process_one(root: &Path, opts: &ServeOptions, inbox_name: &InboxName) -> Result<Done, Error> {
+    let file = root.join("inbox").join(&inbox_name.os);
+    let name = inbox_name.text.as_str();
     let Ok(meta) = std::fs::symlink_metadata(&file) else {
         return Ok(Done::Vanished);
     };
-    let text = read_job(&file, name, &meta);
+    let text = if inbox_name.is_utf8() {
+        read_job(&file, name, &meta)
+    } else {
+        Err(not_utf8())
+    };
     let value = text
         .as_ref()
         .ok()
@@ -263,7 +273,7 @@ fn process_one(root: &Path, opts: &ServeOptions, name: &str) -> Result<Done, Err
     )?;
     if !created {
         // Another server wrote this id's outcome meanwhile; it owns the job.
-        return process_one(root, opts, name);
+        return process_one(root, opts, inbox_name);
     }
     journal(root, &outcome)?;
     let n = WRITTEN.fetch_add(1, Ordering::SeqCst) + 1;
@@ -279,8 +289,23 @@ fn journal(root: &Path, o: &JobOutcome) -> Result<(), Error> {
         Status::Succeeded => "succeeded",
         Status::Failed => "failed",
     };
-    let line = format!("{} {status} {}\n", o.command_id, o.inbox_file);
+    // One line per job whatever its name holds: control characters (a newline in a file
+    // name would forge a second entry) are written escaped.
+    let line = format!(
+        "{} {status} {}\n",
+        o.command_id.escape_debug(),
+        o.inbox_file.escape_debug()
+    );
     crate::output::append(&root.join("journal.log"), line.as_bytes())
+}
+
+/// A job file whose name is not UTF-8 text: answered (the outcome names it escaped) and moved
+/// to `failed/`, never left in the inbox.
+fn not_utf8() -> JobRejection {
+    Rejection::whole(
+        Reason::UnsupportedFileType,
+        "the file name is not UTF-8 text; name job files in UTF-8",
+    )
 }
 
 fn read_job(file: &Path, name: &str, meta: &std::fs::Metadata) -> Result<String, JobRejection> {

@@ -12,8 +12,9 @@ use std::path::Path;
 use crate::errors::Error;
 use crate::output::{write_error as write_err, write_synced};
 
-/// Prefix of our temporary files; listings never return them.
-pub(crate) const TEMP_PREFIX: &str = ".tmp-";
+/// Prefix of our temporary files; listings never return them. Our own name, not the common
+/// `.tmp-`: a crash clean-up must never take an agent's half-written file for ours.
+pub(crate) const TEMP_PREFIX: &str = ".stepreplay-tmp-";
 
 /// Writes `bytes` to `path` atomically (temp file, fsync, rename).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
@@ -50,7 +51,8 @@ pub(crate) fn move_file(from: &Path, to: &Path) -> Result<(), Error> {
     std::fs::rename(from, to).map_err(write_err(to))
 }
 
-/// Removes temporary files a crash left in `dir`.
+/// Removes temporary files a crash left in `dir`, one of our own output folders (never an
+/// inbox: what an agent writes there is left to the agent).
 pub(crate) fn remove_stale_temps(dir: &Path) -> Result<(), Error> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(());
@@ -63,19 +65,46 @@ pub(crate) fn remove_stale_temps(dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// The `limit` lexically smallest visible names in `dir`, sorted, and whether more remain.
+/// A name found in an inbox. A name that is not UTF-8 cannot be written into an outcome or a
+/// journal as it is: `text` then spells its bytes escaped (`\xff`), unique and printable, and
+/// the file is refused for it rather than left in the inbox forever.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct InboxName {
+    /// The name as the file system has it, to open and move the file.
+    pub(crate) os: std::ffi::OsString,
+    /// The name as text: itself when UTF-8, else its bytes escaped.
+    pub(crate) text: String,
+}
+
+impl InboxName {
+    fn new(os: std::ffi::OsString) -> Self {
+        let text = match os.to_str() {
+            Some(t) => t.to_string(),
+            None => os.as_encoded_bytes().escape_ascii().to_string(),
+        };
+        InboxName { os, text }
+    }
+
+    /// Whether the name is UTF-8 text.
+    pub(crate) fn is_utf8(&self) -> bool {
+        self.os.to_str().is_some()
+    }
+}
+
+/// The `limit` smallest visible names in `dir` (by their bytes), sorted, and whether more
+/// remain.
 ///
 /// Memory stays bounded by `limit` however many files a flood drops in: the listing is
 /// streamed and only the smallest names seen so far are kept.
-pub(crate) fn smallest_names(dir: &Path, limit: usize) -> std::io::Result<(Vec<String>, bool)> {
+pub(crate) fn smallest_names(dir: &Path, limit: usize) -> std::io::Result<(Vec<InboxName>, bool)> {
     let mut kept = BTreeSet::new();
     let mut more = false;
     for entry in std::fs::read_dir(dir)? {
-        let name = entry?.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
+        let name = entry?.file_name();
+        if name.as_encoded_bytes().starts_with(b".") {
             continue;
         }
-        kept.insert(name);
+        kept.insert(InboxName::new(name));
         if kept.len() > limit.max(1) {
             kept.pop_last();
             more = true;
@@ -96,9 +125,11 @@ mod tests {
             std::fs::write(dir.join(n), "{}").unwrap();
         }
         let (names, more) = smallest_names(&dir, 2).unwrap();
+        let names: Vec<&str> = names.iter().map(|n| n.text.as_str()).collect();
         assert_eq!(names, ["a.json", "b.json"]);
         assert!(more);
         let (names, more) = smallest_names(&dir, 10).unwrap();
+        let names: Vec<&str> = names.iter().map(|n| n.text.as_str()).collect();
         assert_eq!(names, ["a.json", "b.json", "c.json"]);
         assert!(!more);
         assert!(create_atomic(&dir.join("x"), b"1").unwrap());

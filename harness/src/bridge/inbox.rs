@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use super::apply::{Ctx, apply};
 use super::command::{identify, parse_command};
-use super::fsio::{move_file, remove_stale_temps, smallest_names, write_atomic};
+use super::fsio::{InboxName, move_file, remove_stale_temps, smallest_names, write_atomic};
 use super::ids::derive_uuid;
 use super::manifest::{Ingestion, Manifest};
 use super::outcome::{COMMAND_SCHEMA_VERSION, Code, Folder, Outcome, Rejection, Status};
@@ -164,14 +164,38 @@ pub fn sweep(root: &Path) -> Result<SweepReport, Error> {
     Ok(report)
 }
 
+/// Most refused commands the ledger remembers. Refused commands changed nothing, so
+/// forgetting the oldest only means a late duplicate of one is refused again rather than
+/// answered as a duplicate; what succeeded is always kept (later commands refer to it). With
+/// outcomes' echoes clipped, this keeps a junk flood from growing `manifest.json` toward its
+/// read limit, after which the bridge could answer nothing.
+pub(crate) const MAX_REFUSED_IN_LEDGER: usize = 10_000;
+
+/// Drops the oldest refused entries past [`MAX_REFUSED_IN_LEDGER`].
+fn bound_ledger(ledger: &mut std::collections::BTreeMap<String, Outcome>) {
+    let refused = |o: &Outcome| o.status == Status::Failed;
+    let mut count = ledger.values().filter(|o| refused(o)).count();
+    while count > MAX_REFUSED_IN_LEDGER {
+        let oldest = ledger
+            .iter()
+            .filter(|(_, o)| refused(o))
+            .min_by(|a, b| (&a.1.processed_at, a.0).cmp(&(&b.1.processed_at, b.0)))
+            .map(|(id, _)| id.clone());
+        let Some(id) = oldest else { break };
+        ledger.remove(&id);
+        count -= 1;
+    }
+}
+
 /// Processes `inbox/name`; `None` when it vanished before it could be looked at.
 fn process_one(
     root: &Path,
     manifest: &mut Manifest,
-    name: &str,
+    inbox_name: &InboxName,
 ) -> Result<Option<Processed>, Error> {
     let paths = manifest.paths(root);
-    let file = paths.inbox.join(name);
+    let file = paths.inbox.join(&inbox_name.os);
+    let name = inbox_name.text.as_str();
     let Ok(meta) = std::fs::symlink_metadata(&file) else {
         return Ok(None);
     };
@@ -179,7 +203,15 @@ fn process_one(
     let now = manifest.state.tick();
     let ingestion = derive_uuid("ingestion", &tick_seed);
 
-    let text = read_checked(&file, name, &meta, manifest.max_command_bytes);
+    let text = if inbox_name.is_utf8() {
+        read_checked(&file, name, &meta, manifest.max_command_bytes)
+    } else {
+        // Answered with its own reason and moved to failed/, never left in the inbox.
+        Err(Rejection::whole(
+            Code::UnsupportedFileType,
+            "the file name is not UTF-8 text; name command files in UTF-8",
+        ))
+    };
     let identified = text.as_ref().ok().map(|t| identify(t));
     let value = text
         .as_ref()
@@ -245,6 +277,7 @@ fn process_one(
         outcome.resulting_ids = Some(applied.map(|a| a.resulting_ids).unwrap_or_default());
         if id.is_some() {
             manifest.ledger.insert(command_id, outcome.clone());
+            bound_ledger(&mut manifest.ledger);
         }
         outcome
     };

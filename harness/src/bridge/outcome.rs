@@ -185,10 +185,13 @@ impl<R> Outcome<R> {
         R: Copy,
     {
         let err = rejected.as_ref().err();
+        // What the file said is echoed clipped: a 250 KB verb or key must not be copied into
+        // every outcome and the ledger (which once grew past its own read limit).
+        let clip = |s: &str| clip_echo(s);
         Outcome {
             schema_version,
             command_id,
-            verb,
+            verb: verb.as_deref().map(clip),
             status: if err.is_none() {
                 Status::Succeeded
             } else {
@@ -197,8 +200,8 @@ impl<R> Outcome<R> {
             reason: err.map(|r| r.reason),
             field_path: err
                 .filter(|r| !r.path.is_root())
-                .map(|r| r.path.to_string()),
-            message: err.map(|r| r.message.clone()),
+                .map(|r| clip(&r.path.to_string())),
+            message: err.map(|r| clip(&r.message)),
             result: None,
             resulting_ids: None,
             updated_at: None,
@@ -250,9 +253,36 @@ impl<R> Rejection<R> {
     }
 }
 
+/// The most characters of a command's own text an outcome repeats.
+pub(crate) const MAX_ECHO_CHARS: usize = 200;
+
+/// `s` cut to [`MAX_ECHO_CHARS`] characters, marked with `…` when cut.
+pub(crate) fn clip_echo(s: &str) -> String {
+    match s.char_indices().nth(MAX_ECHO_CHARS) {
+        None => s.to_string(),
+        Some((end, _)) => format!("{}…", &s[..end]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn echoed_text_is_clipped() {
+        let long = "x".repeat(250_000);
+        let o: Outcome = Outcome::new(
+            3,
+            "id".into(),
+            Some(long.clone()),
+            &Err::<(), _>(Rejection::whole(Code::UnknownVerb, long)),
+            "a.json".into(),
+            "b.json".into(),
+        );
+        let json = serde_json::to_string(&o).unwrap();
+        assert!(json.len() < 1_000, "{}", json.len());
+        assert_eq!(o.verb.unwrap().chars().count(), MAX_ECHO_CHARS + 1);
+    }
 
     #[test]
     fn codes_are_spelled_as_the_protocol_spells_them() {

@@ -4,15 +4,15 @@
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::diff::files::{FileKind, decode_pair, same_size, sniff, write_png};
+use stepreplay::diff::files::{FileKind, decode_pair, sniff, write_png};
 use stepreplay::diff::summary::DEFAULT_DENSITY_WINDOW;
 use stepreplay::diff::{Masks, Options, PixelSummary, Tolerance, Verdict, ax, ax_text, pixel};
 use stepreplay::json::to_canonical_value;
 use stepreplay::recording::{Rect, load_ax};
 use stepreplay::{Error, InputError, Reason};
 
-use super::Global;
 use super::OutputFormat;
+use super::{Global, unit_interval};
 use stepreplay::diff::regions::DEFAULT_MERGE_GAP;
 
 /// Flags carry pixelmatch's option names so people can move over from it.
@@ -27,13 +27,13 @@ pub struct Args {
     /// The actual (after) file, of the same kind.
     b: PathBuf,
     /// Matching threshold, 0 to 1; smaller is more sensitive (pixelmatch `threshold`).
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.1, value_parser = unit_interval, allow_negative_numbers = true)]
     threshold: f64,
     /// Count anti-aliased pixels as different (pixelmatch `includeAA`).
     #[arg(long)]
     include_aa: bool,
-    /// Opacity of the original image in the diff output (pixelmatch `alpha`).
-    #[arg(long, default_value_t = 0.1)]
+    /// Opacity of the original image in the diff output, 0 to 1 (pixelmatch `alpha`).
+    #[arg(long, default_value_t = 0.1, value_parser = unit_interval, allow_negative_numbers = true)]
     alpha: f64,
     /// Colour of anti-aliased pixels in the diff output, `R,G,B` (pixelmatch `aaColor`).
     #[arg(long, value_parser = parse_color, default_value = "255,255,0")]
@@ -57,10 +57,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "human")]
     format: OutputFormat,
     /// Pass when at most this many pixels differ.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     max_diff_pixels: Option<u64>,
     /// Pass when at most this fraction (0 to 1) of the pixels differ.
-    #[arg(long, value_name = "RATIO")]
+    #[arg(long, value_name = "RATIO", value_parser = unit_interval, allow_negative_numbers = true)]
     max_diff_pixel_ratio: Option<f64>,
     /// Exclude a rectangle `x,y,w,h` (image pixels) from the comparison; repeatable.
     #[arg(long, value_parser = parse_rect, value_name = "X,Y,W,H")]
@@ -72,10 +72,11 @@ pub struct Args {
     #[arg(long, value_name = "AX.json")]
     mask_ax: Option<PathBuf>,
     /// Side of the window in which the densest change is measured, in pixels.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_DENSITY_WINDOW)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_DENSITY_WINDOW,
+          value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     density_window: u32,
     /// Changes closer than this many pixels are one region.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MERGE_GAP)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MERGE_GAP, allow_negative_numbers = true)]
     merge_gap: u32,
 }
 
@@ -123,19 +124,6 @@ fn bad_arg(flag: &str, message: String) -> Error {
 }
 
 fn pixel_config(args: &Args) -> Result<PixelConfig, Error> {
-    for (flag, v) in [("--threshold", args.threshold), ("--alpha", args.alpha)] {
-        if !v.is_finite() || v < 0.0 {
-            return Err(bad_arg(flag, format!("{v} is not a number ≥ 0")));
-        }
-    }
-    if let Some(r) = args.max_diff_pixel_ratio
-        && !(0.0..=1.0).contains(&r)
-    {
-        return Err(bad_arg(
-            "--max-diff-pixel-ratio",
-            format!("{r} is outside 0..1"),
-        ));
-    }
     let mut masks = Masks::new();
     for r in &args.mask {
         masks.push(*r);
@@ -194,7 +182,6 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
 fn run_pixel(args: &Args, g: &Global) -> Result<u8, Error> {
     let cfg = pixel_config(args)?;
     let (a, b) = decode_pair(&args.a, &args.b)?;
-    same_size((&args.a, &a), (&args.b, &b))?;
     let mut out = args
         .out
         .as_ref()

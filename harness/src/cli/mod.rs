@@ -102,6 +102,26 @@ impl Global {
     }
 }
 
+/// A flag's value that is a share, 0 to 1 (clap turns a refusal into a usage error, 64).
+pub fn unit_interval(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{s} is outside 0..1"))
+    }
+}
+
+/// A flag's value that is a finite number ≥ 0.
+pub fn non_negative(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s} must be a number ≥ 0"))
+    }
+}
+
 /// A command line that asks for something impossible (exit 64, as sysexits' EX_USAGE, so a
 /// script tells a mistyped command from a bad plan, which exits 2).
 pub fn usage(e: stepreplay::InputError) -> Error {

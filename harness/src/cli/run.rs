@@ -95,7 +95,7 @@ pub struct OutputArgs {
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// How far a score may fall below its baseline before it counts as a regression.
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = super::non_negative)]
     tolerance: f64,
 }
 
@@ -290,16 +290,9 @@ impl Progress {
     }
 }
 
-/// The baseline to gate on, loaded, with a sane tolerance. Called before a replay starts, so
-/// a bad flag or a missing baseline is refused at once rather than after the whole run.
+/// The baseline to gate on, loaded. Called before a replay starts, so a missing baseline is
+/// refused at once rather than after the whole run (clap refuses a bad `--tolerance`).
 pub fn baseline(out: &OutputArgs) -> Result<Option<Baseline>, Error> {
-    if !(out.tolerance >= 0.0 && out.tolerance.is_finite()) {
-        return Err(super::usage(InputError::new(
-            "--tolerance",
-            Reason::InvalidArgument,
-            format!("{} must be a number ≥ 0", out.tolerance),
-        )));
-    }
     Ok(match &out.baseline {
         Some(path) => Some(Baseline::load(path)?),
         None => None,

@@ -23,8 +23,7 @@ pub enum FileKind {
 /// Looks at the first bytes of `path` to tell a PNG from a JSON file.
 pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
     let mut head = [0u8; 8];
-    let mut f = std::fs::File::open(path)
-        .map_err(|e| InputError::new(path, Reason::MissingFile, format!("cannot open: {e}")))?;
+    let (mut f, _) = crate::json::open_regular(path)?;
     let mut n = 0;
     while n < head.len() {
         match f.read(&mut head[n..]) {
@@ -64,6 +63,9 @@ pub fn decode_pair(a: &Path, b: &Path) -> Result<(RgbaImage, RgbaImage), InputEr
     let (ra, rb) = crate::par::try_join(|| read_png(a), || read_png(b));
     let rb = rb.unwrap_or_else(|_| Err(crashed(b)));
     let (sa, sb) = (ra?, rb?);
+    // Sizes come from the headers: two images that cannot be compared are refused before
+    // either is decoded.
+    same_size((a, sa.dimensions(a)?), (b, sb.dimensions(b)?))?;
     match (sa, sb) {
         (PngSource::Fast(x), PngSource::Fast(y))
             if (x.width, x.height, x.channels) == (y.width, y.height, y.channels) =>
@@ -85,12 +87,13 @@ fn finish(path: &Path, source: PngSource) -> Result<RgbaImage, InputError> {
     }
 }
 
-/// Checks two decoded images have the same size; the error names both files and sizes.
-pub fn same_size(a: (&Path, &RgbaImage), b: (&Path, &RgbaImage)) -> Result<(), InputError> {
-    if a.1.dimensions() == b.1.dimensions() {
+/// Checks two images have the same size (width, height); the error names both files and
+/// sizes.
+fn same_size(a: (&Path, (u32, u32)), b: (&Path, (u32, u32))) -> Result<(), InputError> {
+    if a.1 == b.1 {
         return Ok(());
     }
-    let ((aw, ah), (bw, bh)) = (a.1.dimensions(), b.1.dimensions());
+    let ((aw, ah), (bw, bh)) = (a.1, b.1);
     Err(InputError::new(
         b.0,
         Reason::ImageSizeMismatch,

@@ -10,8 +10,8 @@ mod read;
 pub use canonical::{round, to_canonical, to_canonical_value};
 pub(crate) use collect::{expected, type_errors};
 pub(crate) use locate::{locate, locate_all};
-pub(crate) use read::read_bounded;
 pub use read::{
     STDIN, Source, expect_schema, json_files_under, parse_typed, parse_value, read_text,
     refuse_duplicate_keys,
 };
+pub(crate) use read::{open_regular, read_bounded};

@@ -87,29 +87,52 @@ pub fn read_text(path: &Path, max_bytes: u64) -> Result<Source, InputError> {
     }
 }
 
+/// Opens a regular file for reading without ever blocking. A FIFO, device, socket or folder
+/// is refused from its metadata before it is opened (opening a FIFO waits for a writer, which
+/// hung `check` and wedged `serve`), and the open itself does not wait (`O_NONBLOCK`) in case
+/// the path changed kind in between; the open file is checked again.
+pub(crate) fn open_regular(path: &Path) -> Result<(std::fs::File, std::fs::Metadata), InputError> {
+    let not_regular = || {
+        InputError::new(path, Reason::UnsupportedFileType, "not a regular file")
+            .hint("name a file, not a folder, a FIFO or a device")
+    };
+    let meta = std::fs::metadata(path).map_err(|e| open_error(path, e))?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        // Regular files ignore O_NONBLOCK for reads; it only keeps a swapped-in FIFO from
+        // blocking the open.
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = options.open(path).map_err(|e| open_error(path, e))?;
+    let meta = file.metadata().map_err(|e| open_error(path, e))?;
+    if !meta.is_file() {
+        return Err(not_regular());
+    }
+    Ok((file, meta))
+}
+
+/// A failed open or stat, with what to check.
+fn open_error(path: &Path, e: std::io::Error) -> InputError {
+    let (reason, hint) = if e.kind() == std::io::ErrorKind::NotFound {
+        (
+            Reason::MissingFile,
+            "check the path: it is relative to the folder you run in",
+        )
+    } else {
+        (Reason::InvalidArgument, "check the file's permissions")
+    };
+    InputError::new(path, reason, format!("cannot read: {e}")).hint(hint)
+}
+
 /// Reads at most `max_bytes` of a file, refusing larger ones before reading them.
 pub(crate) fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, InputError> {
-    let open_err = |e: std::io::Error| {
-        let reason = if e.kind() == std::io::ErrorKind::NotFound {
-            Reason::MissingFile
-        } else {
-            Reason::InvalidArgument
-        };
-        let hint = if reason == Reason::MissingFile {
-            "check the path: it is relative to the folder you run in"
-        } else {
-            "check the file's permissions"
-        };
-        InputError::new(path, reason, format!("cannot read: {e}")).hint(hint)
-    };
-    let file = std::fs::File::open(path).map_err(open_err)?;
-    let meta = file.metadata().map_err(open_err)?;
-    if !meta.is_file() {
-        return Err(
-            InputError::new(path, Reason::UnsupportedFileType, "not a regular file")
-                .hint("name a file, not a folder or a device"),
-        );
-    }
+    let (file, meta) = open_regular(path)?;
     let too_large = |len: u64| {
         InputError::new(
             path,

@@ -570,8 +570,7 @@ fn detail(title: Option<&str>, o: &ImportOutput) -> String {
 }
 
 fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
-    std::fs::read(path)
-        .map_err(|e| InputError::new(path, Reason::MissingFile, format!("cannot read: {e}")))
+    crate::json::read_bounded(path, super::load::MAX_PNG_BYTES)
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use image::RgbaImage;
+use image::codecs::png::PngDecoder;
+use image::{ImageDecoder as _, RgbaImage};
 
 use super::ax::{AX_SCHEMA, AxSnapshot};
 use super::format::{RECORDING_SCHEMA, RecordingFile};
@@ -105,6 +106,33 @@ pub(crate) enum PngSource {
     Other(Vec<u8>),
 }
 
+impl PngSource {
+    /// Width and height, from the header: nothing is decoded.
+    pub(crate) fn dimensions(&self, path: &Path) -> Result<(u32, u32), InputError> {
+        match self {
+            PngSource::Fast(lines) => Ok((lines.width, lines.height)),
+            PngSource::Other(bytes) => Ok(png_decoder(path, bytes)?.dimensions()),
+        }
+    }
+}
+
+/// The image crate's PNG decoder over `bytes`, its header read.
+fn png_decoder<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+) -> Result<PngDecoder<std::io::Cursor<&'a [u8]>>, InputError> {
+    PngDecoder::new(std::io::Cursor::new(bytes)).map_err(|e| image_error(path, e))
+}
+
+fn image_error(path: &Path, e: image::ImageError) -> InputError {
+    let reason = match e {
+        image::ImageError::Limits(_) => Reason::LimitExceeded,
+        _ => Reason::InvalidImage,
+    };
+    InputError::new(path, reason, format!("cannot decode: {e}"))
+        .hint("is the file a complete PNG screenshot?")
+}
+
 /// Reads a PNG (bounded) and inflates it when the direct decoder handles its kind.
 pub(crate) fn read_png(path: &Path) -> Result<PngSource, InputError> {
     let bytes = crate::json::read_bounded(path, MAX_PNG_BYTES)?;
@@ -120,24 +148,50 @@ pub(crate) fn read_png(path: &Path) -> Result<PngSource, InputError> {
     })
 }
 
-/// Decodes any PNG with the image crate, within the same limits.
+/// Decodes any PNG with the image crate, within the same limits. The memory it will take is
+/// counted from the header before anything is allocated: the decoder's own buffer (a 1-bit
+/// image comes out at 8 bits a sample) and the RGBA copy made from it. A 33 KB 1-bit 16384²
+/// PNG asks for 1.3 GB that way and is refused, where the decoder's limit alone let it through.
 pub(crate) fn decode_general(path: &Path, bytes: &[u8]) -> Result<RgbaImage, InputError> {
-    let bad = |e: image::ImageError| {
-        let reason = match e {
-            image::ImageError::Limits(_) => Reason::LimitExceeded,
-            _ => Reason::InvalidImage,
-        };
-        InputError::new(path, reason, format!("cannot decode: {e}"))
+    let mut decoder = png_decoder(path, bytes)?;
+    let (w, h) = decoder.dimensions();
+    if w > MAX_PNG_SIDE || h > MAX_PNG_SIDE {
+        return Err(InputError::new(
+            path,
+            Reason::LimitExceeded,
+            format!("cannot decode: {w}×{h} is over the limit of {MAX_PNG_SIDE} pixels a side"),
+        ));
+    }
+    let rgba = u64::from(w) * u64::from(h) * 4;
+    let copy = if decoder.color_type() == image::ColorType::Rgba8 {
+        0
+    } else {
+        rgba
     };
-    let mut reader =
-        image::ImageReader::with_format(std::io::Cursor::new(bytes), image::ImageFormat::Png);
+    let needed = decoder.total_bytes().saturating_add(copy);
+    if needed > MAX_DECODE_BYTES {
+        return Err(InputError::new(
+            path,
+            Reason::LimitExceeded,
+            format!(
+                "cannot decode: a {w}×{h} image needs {} MiB, over the limit of {} MiB",
+                needed >> 20,
+                MAX_DECODE_BYTES >> 20
+            ),
+        )
+        .hint("screenshots are at most 8K; is this file what it claims to be?"));
+    }
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_PNG_SIDE);
     limits.max_image_height = Some(MAX_PNG_SIDE);
     limits.max_alloc = Some(MAX_DECODE_BYTES);
-    reader.limits(limits);
+    decoder
+        .set_limits(limits)
+        .map_err(|e| image_error(path, e))?;
     // `into_rgba8` moves an RGBA8 image out instead of copying it (most screenshots are RGBA8).
-    Ok(reader.decode().map_err(bad)?.into_rgba8())
+    Ok(image::DynamicImage::from_decoder(decoder)
+        .map_err(|e| image_error(path, e))?
+        .into_rgba8())
 }
 
 /// Refuses a file given where a recording folder is expected, saying so (reading
@@ -157,7 +211,8 @@ pub fn recording_folder(dir: &Path) -> Result<(), InputError> {
 /// Loads `dir/recording.json` and every AX snapshot it names.
 pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
     recording_folder(dir)?;
-    let path = dir.join("recording.json");
+    // A link is followed only while it stays inside the folder, as for every file it names.
+    let path = safe_join(dir, "recording.json", dir, FieldPath::root())?;
     let src = read_text(&path, MAX_RECORDING_BYTES)?;
     let value = parse_value(&src)?;
     expect_schema(&src, &value, RECORDING_SCHEMA, "recordings")?;

@@ -5,6 +5,7 @@ mod check;
 mod cli;
 mod diff;
 mod gate;
+mod hardening;
 mod layers;
 mod macapptree;
 mod readme;
