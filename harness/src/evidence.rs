@@ -154,8 +154,7 @@ impl Evidence {
             return Some(p.clone());
         }
         // Bounded and never blocking (the frame may be a FIFO); the size is read from the bytes.
-        let png =
-            crate::json::read_bounded(&f.screenshot_path, crate::recording::MAX_PNG_BYTES).ok()?;
+        let png = crate::json::read_bounded(&f.screenshot_path, crate::limits::PNG_BYTES).ok()?;
         let (width, height) =
             image::ImageReader::with_format(std::io::Cursor::new(&png), image::ImageFormat::Png)
                 .into_dimensions()

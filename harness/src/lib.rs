@@ -32,6 +32,7 @@ pub mod evidence;
 pub(crate) mod expect;
 pub mod fnv;
 pub mod json;
+pub mod limits;
 pub mod output;
 mod par;
 pub mod perturb;

@@ -42,18 +42,13 @@ use crate::bridge::outcome::{Folder, Outcome, Rejection, Status};
 use crate::bridge::scenario::{SCHEMA as BRIDGE_SCENARIO_SCHEMA, run_bridge_scenario};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, read_text, to_canonical_value};
+use crate::limits::{JOB_BYTES, JOB_SCENARIOS};
 use crate::plan::check::check_source;
 use crate::plan::read_plan_source;
 use crate::safe_path::safe_join;
 
 /// The job schema version.
 pub(crate) const JOB_SCHEMA_VERSION: u32 = 1;
-
-/// The largest job file read.
-pub(crate) const MAX_JOB_BYTES: u64 = 1024 * 1024;
-
-/// The most scenarios one `run` job may name.
-const MAX_SCENARIOS: usize = 1000;
 
 /// How the server runs.
 #[derive(Clone, Debug)]
@@ -315,7 +310,7 @@ fn read_job(file: &Path, name: &str, meta: &std::fs::Metadata) -> Result<String,
             "job files are regular `.json` files",
         ));
     }
-    read_text(file, MAX_JOB_BYTES)
+    read_text(file, JOB_BYTES)
         .map(|s| s.text)
         .map_err(|e| match e.reason {
             Reason::FileTooLarge | Reason::InvalidJson => Rejection::whole(e.reason, e.message),
@@ -411,12 +406,12 @@ fn check_job(base: &Path, job: CheckJob) -> Result<Value, JobRejection> {
 
 fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, JobRejection> {
     let at = FieldPath::root().key("payload").key("scenarios");
-    if job.scenarios.len() > MAX_SCENARIOS {
+    if job.scenarios.len() > JOB_SCENARIOS {
         return Err(Rejection::new(
             Reason::LimitExceeded,
             at,
             format!(
-                "{} scenarios is over the limit of {MAX_SCENARIOS}",
+                "{} scenarios is over the limit of {JOB_SCENARIOS}",
                 job.scenarios.len()
             ),
         ));

@@ -397,7 +397,7 @@ pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite
 
 /// A bridge scenario's id, read without running it.
 fn bridge_id(path: &Path) -> Result<String, InputError> {
-    let src = crate::json::read_text(path, crate::replay::MAX_SCENARIO_BYTES)?;
+    let src = crate::json::read_text(path, crate::limits::SCENARIO_BYTES)?;
     let v = crate::json::parse_value(&src)?;
     match v.get("id").and_then(|i| i.as_str()) {
         Some(id) => Ok(id.to_string()),

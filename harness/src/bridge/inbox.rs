@@ -32,6 +32,7 @@ use super::manifest::{Ingestion, Manifest};
 use super::outcome::{COMMAND_SCHEMA_VERSION, Code, Folder, Outcome, Rejection, Status};
 use crate::errors::{Error, InputError, Reason};
 use crate::json::to_canonical_value;
+use crate::limits;
 
 /// How many names one listing keeps in memory.
 const BATCH: usize = 256;
@@ -164,18 +165,11 @@ pub fn sweep(root: &Path) -> Result<SweepReport, Error> {
     Ok(report)
 }
 
-/// Most refused commands the ledger remembers. Refused commands changed nothing, so
-/// forgetting the oldest only means a late duplicate of one is refused again rather than
-/// answered as a duplicate; what succeeded is always kept (later commands refer to it). With
-/// outcomes' echoes clipped, this keeps a junk flood from growing `manifest.json` toward its
-/// read limit, after which the bridge could answer nothing.
-pub(crate) const MAX_REFUSED_IN_LEDGER: usize = 10_000;
-
-/// Drops the oldest refused entries past [`MAX_REFUSED_IN_LEDGER`].
+/// Drops the oldest refused entries past [`limits::LEDGER_REFUSED`].
 fn bound_ledger(ledger: &mut std::collections::BTreeMap<String, Outcome>) {
     let refused = |o: &Outcome| o.status == Status::Failed;
     let mut count = ledger.values().filter(|o| refused(o)).count();
-    while count > MAX_REFUSED_IN_LEDGER {
+    while count > limits::LEDGER_REFUSED {
         let oldest = ledger
             .iter()
             .filter(|(_, o)| refused(o))
@@ -343,6 +337,34 @@ fn read_checked(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ledger_keeps_its_refused_limit_and_forgets_the_oldest_past_it() {
+        let refused = |i: usize| {
+            let mut o: Outcome = Outcome::new(
+                COMMAND_SCHEMA_VERSION,
+                format!("{i:08x}-0000-4000-8000-000000000000"),
+                None,
+                &Err::<(), _>(Rejection::whole(Code::UnknownVerb, "no")),
+                "a.json".into(),
+                "b.json".into(),
+            );
+            o.processed_at = Some(format!("{i:012}"));
+            o
+        };
+        let mut ledger = std::collections::BTreeMap::new();
+        for i in 0..limits::LEDGER_REFUSED {
+            let o = refused(i);
+            ledger.insert(o.command_id.clone(), o);
+        }
+        bound_ledger(&mut ledger);
+        assert_eq!(ledger.len(), limits::LEDGER_REFUSED);
+        let o = refused(limits::LEDGER_REFUSED);
+        ledger.insert(o.command_id.clone(), o);
+        bound_ledger(&mut ledger);
+        assert_eq!(ledger.len(), limits::LEDGER_REFUSED);
+        assert!(!ledger.contains_key("00000000-0000-4000-8000-000000000000"));
+    }
 
     #[test]
     fn a_file_that_cannot_be_read_is_ingestion_failed() {

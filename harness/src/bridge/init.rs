@@ -6,9 +6,7 @@ use super::manifest::{MANIFEST_FILE, Manifest};
 use super::state::State;
 use crate::errors::{Error, InputError, Reason};
 use crate::json::{parse_typed, read_text};
-
-/// The largest `--state` file read.
-const MAX_STATE_BYTES: u64 = 16 * 1024 * 1024;
+use crate::limits;
 
 /// Creates the bridge folder `root` holding `state` (the app's state; empty by default, with
 /// only the built-in catalog). Refuses a folder that already has a manifest, so an existing
@@ -39,6 +37,6 @@ pub fn init(root: &Path, state: State) -> Result<Manifest, Error> {
 
 /// Reads a state file (the manifest's `state` object on its own), strictly.
 pub fn read_state(path: &Path) -> Result<State, InputError> {
-    let src = read_text(path, MAX_STATE_BYTES)?;
+    let src = read_text(path, limits::STATE_BYTES)?;
     parse_typed(&src)
 }

@@ -21,6 +21,7 @@ use super::outcome::{COMMAND_SCHEMA_VERSION, Folder, Outcome};
 use super::state::State;
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, parse_typed, parse_value, read_text, to_canonical_value};
+use crate::limits;
 
 /// The manifest schema version this simulator writes and reads.
 pub(crate) const MANIFEST_SCHEMA_VERSION: u32 = 3;
@@ -30,9 +31,6 @@ pub(crate) const MANIFEST_FILE: &str = "manifest.json";
 
 /// The default largest command file the app reads.
 pub(crate) const DEFAULT_MAX_COMMAND_BYTES: u64 = 256 * 1024;
-
-/// The largest manifest read; a real one is kilobytes.
-const MAX_MANIFEST_BYTES: u64 = 64 * 1024 * 1024;
 
 /// `manifest.json`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,7 +128,7 @@ impl Manifest {
     /// `invalid-field` (at its field path) when it cannot be used.
     pub(crate) fn load(root: &Path) -> Result<Self, InputError> {
         let path = root.join(MANIFEST_FILE);
-        let src = read_text(&path, MAX_MANIFEST_BYTES).map_err(|e| {
+        let src = read_text(&path, limits::MANIFEST_BYTES).map_err(|e| {
             if e.reason == Reason::MissingFile {
                 e.hint("lay the folder out with `stepreplay bridge init DIR`")
             } else {

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::errors::{FieldPath, Reason};
+use crate::limits;
 
 /// The StepBack protocol's reason codes, exactly the ones it names. The harness's own codes
 /// (`crate::errors::Reason`) are a different list: a bridge outcome never carries one.
@@ -253,12 +254,9 @@ impl<R> Rejection<R> {
     }
 }
 
-/// The most characters of a command's own text an outcome repeats.
-pub(crate) const MAX_ECHO_CHARS: usize = 200;
-
-/// `s` cut to [`MAX_ECHO_CHARS`] characters, marked with `…` when cut.
+/// `s` cut to [`limits::ECHO_CHARS`] characters, marked with `…` when cut.
 pub(crate) fn clip_echo(s: &str) -> String {
-    match s.char_indices().nth(MAX_ECHO_CHARS) {
+    match s.char_indices().nth(limits::ECHO_CHARS) {
         None => s.to_string(),
         Some((end, _)) => format!("{}…", &s[..end]),
     }
@@ -267,6 +265,14 @@ pub(crate) fn clip_echo(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn echoes_are_kept_to_the_limit_and_cut_past_it() {
+        let at = "é".repeat(limits::ECHO_CHARS);
+        assert_eq!(clip_echo(&at), at);
+        let past = clip_echo(&"é".repeat(limits::ECHO_CHARS + 1));
+        assert_eq!(past, format!("{at}…"));
+    }
 
     #[test]
     fn echoed_text_is_clipped() {
@@ -281,7 +287,7 @@ mod tests {
         );
         let json = serde_json::to_string(&o).unwrap();
         assert!(json.len() < 1_000, "{}", json.len());
-        assert_eq!(o.verb.unwrap().chars().count(), MAX_ECHO_CHARS + 1);
+        assert_eq!(o.verb.unwrap().chars().count(), limits::ECHO_CHARS + 1);
     }
 
     #[test]

@@ -69,11 +69,11 @@ use super::outcome::{Outcome, Status};
 use super::state::State;
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, parse_typed, parse_value, read_text, to_canonical, to_canonical_value};
+use crate::limits;
 
 /// The schema tag of a bridge scenario file.
 pub(crate) const SCHEMA: &str = "stepreplay-bridge-scenario/1";
 
-const MAX_SCENARIO_BYTES: u64 = 4 * 1024 * 1024;
 const MAX_PAD_BYTES: u64 = 16 * 1024 * 1024;
 
 #[derive(Debug, Deserialize)]
@@ -204,7 +204,7 @@ pub struct BridgeScenarioResult {
 
 /// Runs the bridge scenario at `path` in a fresh temporary folder (removed afterwards).
 pub fn run_bridge_scenario(path: &Path) -> Result<BridgeScenarioResult, InputError> {
-    let src = read_text(path, MAX_SCENARIO_BYTES)?;
+    let src = read_text(path, limits::BRIDGE_SCENARIO_BYTES)?;
     let value = parse_value(&src)?;
     match value.get("schema").and_then(Value::as_str) {
         Some(SCHEMA) => {}

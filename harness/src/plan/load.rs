@@ -9,9 +9,7 @@ use super::lower::lower_foxstep;
 use super::model::Plan;
 use crate::errors::{FieldPath, InputError, Reason, Seg};
 use crate::json::{Source, parse_typed, parse_value, read_text, refuse_duplicate_keys};
-
-/// The largest plan file accepted. Real plans are a few kB; this leaves room for huge guides.
-pub const MAX_PLAN_BYTES: u64 = 4 * 1024 * 1024;
+use crate::limits;
 
 /// A skill export's plan file, beside its `SKILL.md`.
 pub const SKILL_PLAN: &str = "plan.json";
@@ -29,9 +27,9 @@ pub fn read_plan_source(path: &Path) -> Result<Source, InputError> {
             )
             .hint("a skill export holds plan.json beside SKILL.md; or name the plan file"));
         }
-        return read_text(&file, MAX_PLAN_BYTES);
+        return read_text(&file, limits::PLAN_BYTES);
     }
-    read_text(path, MAX_PLAN_BYTES)
+    read_text(path, limits::PLAN_BYTES)
 }
 
 /// A plan as it was handed over: a plan file, or the `plan` of an MCP `get_guide` response.
@@ -70,7 +68,7 @@ pub fn plan_files_under(dir: &Path, also: impl Fn(&Value) -> bool) -> Vec<std::p
     crate::json::json_files_under(dir)
         .into_iter()
         .filter(|f| {
-            let value = read_text(f, MAX_PLAN_BYTES).and_then(|src| parse_value(&src));
+            let value = read_text(f, limits::PLAN_BYTES).and_then(|src| parse_value(&src));
             value.is_err() || value.is_ok_and(|v| is_plan(&v) || also(&v))
         })
         .collect()

@@ -10,7 +10,7 @@ pub(crate) mod lower;
 mod model;
 mod redact;
 
-pub use load::{Handed, MAX_PLAN_BYTES, SKILL_PLAN, parse_foxstep, parse_handed};
+pub use load::{Handed, SKILL_PLAN, parse_foxstep, parse_handed};
 pub use load::{
     is_plan, load_plan, no_plans_under, plan_files_under, plan_from_source, read_plan_source,
 };

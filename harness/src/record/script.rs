@@ -18,12 +18,11 @@ use serde::Deserialize;
 
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
+use crate::limits;
 use crate::plan::keys::parse_chord;
 
 /// The schema of a record script.
 pub(crate) const SCRIPT_SCHEMA: &str = "stepreplay-record-script/1";
-
-const MAX_SCRIPT_BYTES: u64 = 1 << 20;
 
 /// A whole script.
 #[derive(Clone, Debug, Deserialize)]
@@ -152,7 +151,7 @@ pub(crate) struct ScriptTarget {
 
 /// Reads and checks a script: every step's fields, input ids, key chords.
 pub fn read_script(path: &Path) -> Result<Script, InputError> {
-    let src = read_text(path, MAX_SCRIPT_BYTES)?;
+    let src = read_text(path, limits::SCRIPT_BYTES)?;
     parse_script(&src)
 }
 

@@ -22,14 +22,12 @@ use serde_json::{Value, json};
 use zbus::proxy::CacheProperties;
 
 use crate::errors::Error;
+use crate::limits;
 
 use super::session::check_stop;
 
 /// The schema of a dump (the importer's `REALREC_ATSPI_SCHEMA`).
 pub(crate) use crate::recording::atspi::REALREC_ATSPI_SCHEMA;
-
-/// A dump stops here and says it is truncated.
-pub(crate) const MAX_NODES: usize = 20_000;
 
 /// Longest text read from one node.
 const MAX_TEXT_CHARS: i32 = 4096;
@@ -143,7 +141,7 @@ impl TreeReader {
     ) -> Result<Value, Error> {
         let apps = self.applications()?;
         self.rt.block_on(async {
-            let mut budget = MAX_NODES;
+            let mut budget = limits::RECORD_NODES;
             let mut roots = Vec::new();
             for (name, path, pid) in apps {
                 if let Some(pids) = pids

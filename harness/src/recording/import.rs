@@ -34,14 +34,12 @@ use super::macapptree::read_macapptree;
 use super::{decode_png, load_recording};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text, to_canonical_value};
+use crate::limits;
 use crate::output::write_file;
 use crate::plan::{Action, Plan};
 
 /// The schema of the per-frame trees this importer reads.
 pub(crate) const REALREC_MAC_SCHEMA: &str = "realrec.macax/1";
-
-/// Largest source JSON file read.
-const MAX_SOURCE_BYTES: u64 = 64 << 20;
 
 /// What [`import_realrec`] wrote.
 #[derive(Debug, Default)]
@@ -344,7 +342,7 @@ fn look_alikes(before: &AxSnapshot, id: &str) -> Vec<String> {
 }
 
 fn read_mac(path: &Path) -> Result<MacFile, InputError> {
-    let src = read_text(path, MAX_SOURCE_BYTES)?;
+    let src = read_text(path, limits::IMPORT_SOURCE_BYTES)?;
     let value = parse_value(&src)?;
     expect_schema(&src, &value, REALREC_MAC_SCHEMA, "realrec AX trees")?;
     parse_typed(&src)
@@ -363,7 +361,7 @@ pub fn import_realrec(
     plan: Option<(&Plan, &Source)>,
 ) -> Result<ImportOutput, Error> {
     let steps_path = src.join("steps.json");
-    let steps_src = read_text(&steps_path, MAX_SOURCE_BYTES)?;
+    let steps_src = read_text(&steps_path, limits::IMPORT_SOURCE_BYTES)?;
     let steps: Vec<Step> = parse_typed(&steps_src)?;
     let step_ids = match plan {
         Some((plan, plan_src)) => {
@@ -425,7 +423,7 @@ pub fn import_realrec(
         // Any entry with a tree's name is read: a broken one is refused, never skipped. With
         // no tree at all, the error names the `.mac.json`, as before `.macapptree.json` was.
         let (tree_path, (width, height), ax) = if exists(&atspi_path) {
-            let t = read_atspi(&atspi_path, MAX_SOURCE_BYTES)?;
+            let t = read_atspi(&atspi_path, limits::IMPORT_SOURCE_BYTES)?;
             output.atspi_frames += 1;
             if t.truncated {
                 output.truncated.push(id.clone());
@@ -437,7 +435,7 @@ pub fn import_realrec(
             let size = (mac.screen.width, mac.screen.height);
             (mac_path, size, convert_snapshot(&mac))
         } else {
-            let t = read_macapptree(&macapptree_path, MAX_SOURCE_BYTES)?;
+            let t = read_macapptree(&macapptree_path, limits::IMPORT_SOURCE_BYTES)?;
             output.macapptree_frames.push(id.clone());
             (macapptree_path, t.screen, t.ax)
         };
@@ -511,7 +509,7 @@ pub fn import_realrec(
         })
         .collect::<Vec<_>>();
     output.transitions = transitions.len();
-    let meta_title = read_text(&src.join("meta.json"), MAX_SOURCE_BYTES)
+    let meta_title = read_text(&src.join("meta.json"), limits::IMPORT_SOURCE_BYTES)
         .ok()
         .and_then(|m| parse_value(&m).ok())
         .and_then(|v| v.get("title").and_then(|t| t.as_str()).map(str::to_string));
@@ -570,7 +568,7 @@ fn detail(title: Option<&str>, o: &ImportOutput) -> String {
 }
 
 fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
-    crate::json::read_bounded(path, super::load::MAX_PNG_BYTES)
+    crate::json::read_bounded(path, limits::PNG_BYTES)
 }
 
 #[cfg(test)]

@@ -14,20 +14,8 @@ use super::format::{RECORDING_SCHEMA, RecordingFile};
 use super::png_decode::{Parsed, Scanlines, parse};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
+use crate::limits::{AX_BYTES, AX_ELEMENTS, DECODE_BYTES, PNG_BYTES, PNG_SIDE, RECORDING_BYTES};
 use crate::safe_path::safe_join;
-
-/// Largest `recording.json`.
-pub(crate) const MAX_RECORDING_BYTES: u64 = 4 * 1024 * 1024;
-/// Largest AX snapshot file.
-pub(crate) const MAX_AX_BYTES: u64 = 32 * 1024 * 1024;
-/// Largest screenshot file.
-pub(crate) const MAX_PNG_BYTES: u64 = 64 * 1024 * 1024;
-/// Largest screenshot side, in pixels (an 8K screen is 7680).
-pub(crate) const MAX_PNG_SIDE: u32 = 16_384;
-/// Most memory a screenshot decoder may take.
-pub(crate) const MAX_DECODE_BYTES: u64 = 512 * 1024 * 1024;
-/// Most elements in one AX snapshot.
-pub(crate) const MAX_ELEMENTS: usize = 500_000;
 
 /// A loaded recording. AX snapshots are parsed at load; screenshots when first needed.
 #[derive(Debug)]
@@ -70,11 +58,19 @@ impl Frame {
         f
     }
 
-    /// The screenshot, decoded on first use and kept.
+    /// The screenshot: in memory for a frame built there, else decoded on use and held by
+    /// the frame cache's memory budget (see `frame_cache`). An error is kept: a broken frame
+    /// says so the same way every time it is asked for.
     pub fn pixels(&self) -> Result<Arc<RgbaImage>, InputError> {
-        self.pixels
-            .get_or_init(|| decode_png(&self.screenshot_path).map(Arc::new))
-            .clone()
+        if let Some(done) = self.pixels.get() {
+            return done.clone();
+        }
+        super::frame_cache::get_or_decode(&self.screenshot_path, || {
+            decode_png(&self.screenshot_path)
+        })
+        .inspect_err(|e| {
+            let _ = self.pixels.set(Err(e.clone()));
+        })
     }
 }
 
@@ -135,7 +131,7 @@ fn image_error(path: &Path, e: image::ImageError) -> InputError {
 
 /// Reads a PNG (bounded) and inflates it when the direct decoder handles its kind.
 pub(crate) fn read_png(path: &Path) -> Result<PngSource, InputError> {
-    let bytes = crate::json::read_bounded(path, MAX_PNG_BYTES)?;
+    let bytes = crate::json::read_bounded(path, PNG_BYTES)?;
     if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         return Err(
             InputError::new(path, Reason::UnsupportedFileType, "not a PNG file")
@@ -155,36 +151,34 @@ pub(crate) fn read_png(path: &Path) -> Result<PngSource, InputError> {
 pub(crate) fn decode_general(path: &Path, bytes: &[u8]) -> Result<RgbaImage, InputError> {
     let mut decoder = png_decoder(path, bytes)?;
     let (w, h) = decoder.dimensions();
-    if w > MAX_PNG_SIDE || h > MAX_PNG_SIDE {
+    if w > PNG_SIDE || h > PNG_SIDE {
         return Err(InputError::new(
             path,
             Reason::LimitExceeded,
-            format!("cannot decode: {w}×{h} is over the limit of {MAX_PNG_SIDE} pixels a side"),
+            format!("cannot decode: {w}×{h} is over the limit of {PNG_SIDE} pixels a side"),
         ));
     }
-    let rgba = u64::from(w) * u64::from(h) * 4;
-    let copy = if decoder.color_type() == image::ColorType::Rgba8 {
-        0
-    } else {
-        rgba
-    };
-    let needed = decoder.total_bytes().saturating_add(copy);
-    if needed > MAX_DECODE_BYTES {
+    let needed = decode_cost(
+        (w, h),
+        decoder.total_bytes(),
+        decoder.color_type() == image::ColorType::Rgba8,
+    );
+    if needed > DECODE_BYTES {
         return Err(InputError::new(
             path,
             Reason::LimitExceeded,
             format!(
                 "cannot decode: a {w}×{h} image needs {} MiB, over the limit of {} MiB",
                 needed >> 20,
-                MAX_DECODE_BYTES >> 20
+                DECODE_BYTES >> 20
             ),
         )
         .hint("screenshots are at most 8K; is this file what it claims to be?"));
     }
     let mut limits = image::Limits::default();
-    limits.max_image_width = Some(MAX_PNG_SIDE);
-    limits.max_image_height = Some(MAX_PNG_SIDE);
-    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    limits.max_image_width = Some(PNG_SIDE);
+    limits.max_image_height = Some(PNG_SIDE);
+    limits.max_alloc = Some(DECODE_BYTES);
     decoder
         .set_limits(limits)
         .map_err(|e| image_error(path, e))?;
@@ -192,6 +186,17 @@ pub(crate) fn decode_general(path: &Path, bytes: &[u8]) -> Result<RgbaImage, Inp
     Ok(image::DynamicImage::from_decoder(decoder)
         .map_err(|e| image_error(path, e))?
         .into_rgba8())
+}
+
+/// Bytes decoding takes: the decoder's buffer, and the RGBA copy unless it already is RGBA8
+/// (then `into_rgba8` moves it).
+fn decode_cost((w, h): (u32, u32), decoder_bytes: u64, rgba8: bool) -> u64 {
+    let copy = if rgba8 {
+        0
+    } else {
+        u64::from(w) * u64::from(h) * 4
+    };
+    decoder_bytes.saturating_add(copy)
 }
 
 /// Refuses a file given where a recording folder is expected, saying so (reading
@@ -213,7 +218,7 @@ pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
     recording_folder(dir)?;
     // A link is followed only while it stays inside the folder, as for every file it names.
     let path = safe_join(dir, "recording.json", dir, FieldPath::root())?;
-    let src = read_text(&path, MAX_RECORDING_BYTES)?;
+    let src = read_text(&path, RECORDING_BYTES)?;
     let value = parse_value(&src)?;
     expect_schema(&src, &value, RECORDING_SCHEMA, "recordings")?;
     let file: RecordingFile = parse_typed(&src)?;
@@ -294,7 +299,7 @@ pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
 
 /// Loads one AX snapshot: schema, strict types, element limit, unique ids.
 pub fn load_ax(path: &Path) -> Result<AxSnapshot, InputError> {
-    let src = read_text(path, MAX_AX_BYTES)?;
+    let src = read_text(path, AX_BYTES)?;
     parse_ax(&src)
 }
 
@@ -304,11 +309,11 @@ pub(crate) fn parse_ax(src: &Source) -> Result<AxSnapshot, InputError> {
     expect_schema(src, &value, AX_SCHEMA, "AX snapshots")?;
     let ax: AxSnapshot = parse_typed(src)?;
     let count = ax.element_count();
-    if count > MAX_ELEMENTS {
+    if count > AX_ELEMENTS {
         return Err(src.error(
             FieldPath::root(),
             Reason::LimitExceeded,
-            format!("{count} elements is over the limit of {MAX_ELEMENTS}"),
+            format!("{count} elements is over the limit of {AX_ELEMENTS}"),
         ));
     }
     // Ids must be unique across windows too: they name elements across frames.
@@ -347,4 +352,22 @@ pub(crate) fn parse_ax(src: &Source) -> Result<AxSnapshot, InputError> {
         }
     }
     Ok(ax)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_decode_budget_holds_at_its_limit_and_not_past_it() {
+        // A 1-bit grey image decodes to one byte a pixel, then four more for RGBA: five.
+        let pixels = DECODE_BYTES / 5;
+        let (w, h) = (PNG_SIDE, (pixels / u64::from(PNG_SIDE)) as u32);
+        let at = decode_cost((w, h), u64::from(w) * u64::from(h), false);
+        assert!(at <= DECODE_BYTES);
+        let past = decode_cost((w, h + 1), u64::from(w) * u64::from(h + 1), false);
+        assert!(past > DECODE_BYTES);
+        // RGBA8 is moved, not copied.
+        assert_eq!(decode_cost((2, 2), 16, true), 16);
+    }
 }

@@ -5,6 +5,7 @@ pub(crate) mod atspi;
 pub mod ax;
 pub(crate) mod bind;
 pub mod format;
+mod frame_cache;
 pub mod import;
 mod load;
 pub(crate) mod macapptree;

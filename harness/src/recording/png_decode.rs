@@ -9,9 +9,9 @@ use std::path::Path;
 
 use image::RgbaImage;
 
-use super::load::{MAX_DECODE_BYTES, MAX_PNG_SIDE};
 use super::unfilter::{BadFilter, paeth_pair, unfilter_row};
 use crate::errors::{InputError, Reason};
+use crate::limits::{DECODE_BYTES, PNG_SIDE};
 
 /// Inflated bytes offered to the inflater per call (see [`parse`]).
 const INFLATE_STEP: usize = 1 << 20;
@@ -294,12 +294,12 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
                 if w == 0 || h == 0 {
                     return Ok(Parsed::Other);
                 }
-                if w > MAX_PNG_SIDE || h > MAX_PNG_SIDE {
+                if w > PNG_SIDE || h > PNG_SIDE {
                     return Err(InputError::new(
                         path,
                         Reason::LimitExceeded,
                         format!(
-                            "cannot decode: {w}×{h} is over the limit of {MAX_PNG_SIDE} pixels a side"
+                            "cannot decode: {w}×{h} is over the limit of {PNG_SIDE} pixels a side"
                         ),
                     ));
                 }
@@ -334,12 +334,12 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
     let (w, h) = (width as u64, height as u64);
     let filtered = h * (w * channels as u64 + 1);
     let size = filtered.max(w * h * 4);
-    if size > MAX_DECODE_BYTES {
+    if size > DECODE_BYTES {
         return Err(InputError::new(
             path,
             Reason::LimitExceeded,
             format!(
-                "cannot decode: {width}×{height} needs {size} bytes, over the limit of {MAX_DECODE_BYTES}"
+                "cannot decode: {width}×{height} needs {size} bytes, over the limit of {DECODE_BYTES}"
             ),
         ));
     }
@@ -439,7 +439,12 @@ mod tests {
         assert_eq!(e.reason, Reason::LimitExceeded);
         assert!(e.message.contains("over the limit of"), "{}", e.message);
         assert_eq!(
-            reason(&header_only(MAX_PNG_SIDE + 1, 10, 8, 6)),
+            reason(&header_only(PNG_SIDE + 1, 10, 8, 6)),
+            Some(Reason::LimitExceeded)
+        );
+        // At the side limit the header is fine (the empty image data is what fails it here).
+        assert_ne!(
+            reason(&header_only(PNG_SIDE, 10, 8, 6)),
             Some(Reason::LimitExceeded)
         );
     }

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, parse_typed, parse_value, read_text};
+use crate::limits;
 use crate::safe_path::safe_join;
 
 /// The schema string of a scenario file.
@@ -208,7 +209,7 @@ pub fn adhoc_scenario(
         .hint("name a recording folder (one holding recording.json)"));
     }
     let given = match answers {
-        Some(p) => parse_typed::<AnswersFile>(&read_text(p, MAX_SCENARIO_BYTES)?)?,
+        Some(p) => parse_typed::<AnswersFile>(&read_text(p, limits::SCENARIO_BYTES)?)?,
         None => AnswersFile::default(),
     };
     let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
@@ -235,19 +236,16 @@ pub fn adhoc_scenario(
     })
 }
 
-/// Largest scenario file.
-pub(crate) const MAX_SCENARIO_BYTES: u64 = 1024 * 1024;
-
 /// Reads a file's `schema` without parsing the rest strictly (for discovery).
 pub(crate) fn sniff_schema(path: &Path) -> Option<String> {
-    let src = read_text(path, MAX_SCENARIO_BYTES).ok()?;
+    let src = read_text(path, limits::SCENARIO_BYTES).ok()?;
     let v = parse_value(&src).ok()?;
     v.get("schema")?.as_str().map(str::to_string)
 }
 
 /// Loads and resolves a scenario file.
 pub fn load_scenario(path: &Path) -> Result<Scenario, InputError> {
-    let src = read_text(path, MAX_SCENARIO_BYTES)?;
+    let src = read_text(path, limits::SCENARIO_BYTES)?;
     parse_scenario(&src)
 }
 

@@ -14,14 +14,12 @@ use serde::{Deserialize, Serialize};
 use super::model::Report;
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{parse_typed, parse_value, read_text, to_canonical_value};
+use crate::limits;
 use crate::replay::{FailReason, Mode, Outcome};
 use crate::score::Scores;
 
 /// The schema string of a baseline.
 pub(crate) const BASELINE_SCHEMA: &str = "stepreplay-baseline/1";
-
-/// Largest baseline file read.
-pub(crate) const MAX_BASELINE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Accepted results.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -87,7 +85,7 @@ impl Baseline {
 
     /// Reads a baseline file (bounded, strict).
     pub fn load(path: &Path) -> Result<Baseline, InputError> {
-        let src = read_text(path, MAX_BASELINE_BYTES)?;
+        let src = read_text(path, limits::BASELINE_BYTES)?;
         let v = parse_value(&src)?;
         if v.get("schema").and_then(|s| s.as_str()) != Some(BASELINE_SCHEMA) {
             return Err(src

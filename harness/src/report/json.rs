@@ -7,9 +7,7 @@ use std::path::Path;
 use super::model::{REPORT_SCHEMA, Report};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{parse_typed, parse_value, read_text, to_canonical_value};
-
-/// Largest report read back.
-pub const MAX_REPORT_BYTES: u64 = 512 * 1024 * 1024;
+use crate::limits;
 
 /// The report's canonical JSON text.
 pub fn to_json(report: &Report) -> String {
@@ -18,7 +16,7 @@ pub fn to_json(report: &Report) -> String {
 
 /// Reads a `report.json` (bounded; the schema checked before anything else).
 pub fn load_report(path: &Path) -> Result<Report, InputError> {
-    let src = read_text(path, MAX_REPORT_BYTES)?;
+    let src = read_text(path, limits::REPORT_BYTES)?;
     let v = parse_value(&src)?;
     let schema = v.get("schema").and_then(|s| s.as_str());
     if schema != Some(REPORT_SCHEMA) {

@@ -15,14 +15,12 @@ use serde_json::Value;
 
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
+use crate::limits;
 use crate::plan::foxstep::{ActionKind, Click, Done, Expect, Guide, Input};
 use crate::replay::{Answers, Expected as ScenarioExpect};
 
 /// The schema string of a desktop script.
 pub const SCRIPT_SCHEMA: &str = "stepreplay-synth/1";
-
-/// Largest script file.
-pub(crate) const MAX_SCRIPT_BYTES: u64 = 1024 * 1024;
 
 /// A whole script.
 #[derive(Clone, Debug, Deserialize)]
@@ -426,7 +424,7 @@ pub(crate) struct ScenarioSpec {
 
 /// Reads and parses a script file.
 pub fn load_script(path: &Path) -> Result<Script, InputError> {
-    let src = read_text(path, MAX_SCRIPT_BYTES)?;
+    let src = read_text(path, limits::SCRIPT_BYTES)?;
     parse_script(&src)
 }
 

@@ -14,10 +14,11 @@ use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use super::build::{build, frame_id};
 use super::foxplan::{apply_variant, crop_name, make_plan};
 use super::render::render;
-use super::script::{MAX_SCRIPT_BYTES, Script, parse_script};
+use super::script::{Script, parse_script};
 use super::{SCENARIO_SCHEMA, ScenarioFile};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{read_text, to_canonical, to_canonical_value};
+use crate::limits::SCRIPT_BYTES;
 use crate::output::write_file;
 use crate::recording::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
@@ -82,7 +83,7 @@ pub fn synthesize_file(
     out: &Path,
     plan_out: Option<&Path>,
 ) -> Result<SynthOutput, Error> {
-    let src = read_text(script_path, MAX_SCRIPT_BYTES)?;
+    let src = read_text(script_path, SCRIPT_BYTES)?;
     let script = parse_script(&src)?;
     synthesize(&script, script_path, out, plan_out).map_err(|e| match e {
         Error::Input(e) if e.position.is_none() && e.file == script_path => {

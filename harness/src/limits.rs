@@ -1,0 +1,229 @@
+//! Every limit on input, in one place: what a hostile or broken file can make the harness
+//! read, decode, hold or write is bounded here, and each limit says what happens at it. The
+//! README's table is [`table`]'s output (a test keeps them equal).
+
+use crate::errors::Reason;
+
+/// A plan file or `get_guide` response.
+pub const PLAN_BYTES: u64 = 4 << 20;
+/// A scenario file, or the answers file of `run PLAN --recording`.
+pub const SCENARIO_BYTES: u64 = 1 << 20;
+/// A bridge scenario file.
+pub const BRIDGE_SCENARIO_BYTES: u64 = 4 << 20;
+/// A recording's `recording.json`.
+pub const RECORDING_BYTES: u64 = 4 << 20;
+/// One AX snapshot file.
+pub const AX_BYTES: u64 = 32 << 20;
+/// Elements in one AX snapshot.
+pub const AX_ELEMENTS: usize = 500_000;
+/// One screenshot file.
+pub const PNG_BYTES: u64 = 64 << 20;
+/// A screenshot's width or height, in pixels (an 8K screen is 7680).
+pub const PNG_SIDE: u32 = 16_384;
+/// Memory one screenshot's decoding may take: the decoder's buffer and the RGBA copy, counted
+/// from the header before anything is allocated.
+pub const DECODE_BYTES: u64 = 512 << 20;
+/// Decoded screenshots kept in memory at once; past it the least recently used are dropped
+/// and decoded again when needed (results never depend on it).
+pub const FRAME_CACHE_BYTES: u64 = 256 << 20;
+/// Nesting of any JSON document: serde_json's own limit (its recursion budget of 128 refuses
+/// the 128th level), kept so deep input cannot overflow the stack. A test holds it to that.
+pub const JSON_DEPTH: usize = 127;
+/// A `synth` or `record` script.
+pub const SCRIPT_BYTES: u64 = 1 << 20;
+/// A source file `import` reads (steps, trees, metadata).
+pub const IMPORT_SOURCE_BYTES: u64 = 64 << 20;
+/// A job file in `serve`'s inbox.
+pub const JOB_BYTES: u64 = 1 << 20;
+/// Scenarios one `serve` run job may name.
+pub const JOB_SCENARIOS: usize = 1000;
+/// The bridge's `manifest.json`.
+pub const MANIFEST_BYTES: u64 = 64 << 20;
+/// A state file given to `bridge init --state`.
+pub const STATE_BYTES: u64 = 16 << 20;
+/// Refused commands the bridge's ledger remembers; past it the oldest is forgotten (what
+/// succeeded is always kept: later commands refer to it).
+pub const LEDGER_REFUSED: usize = 10_000;
+/// Characters of a command's own text (verb, message, field path) an outcome repeats.
+pub const ECHO_CHARS: usize = 200;
+/// A baseline file.
+pub const BASELINE_BYTES: u64 = 64 << 20;
+/// A `report.json` read back by `merge` or `baseline accept`.
+pub const REPORT_BYTES: u64 = 512 << 20;
+/// Nodes `record` reads from one live AT-SPI tree; past it the tree is marked incomplete.
+pub const RECORD_NODES: usize = 20_000;
+
+/// What happens at a limit.
+pub enum AtLimit {
+    /// The input is refused with this reason code (exit 2, or the job's outcome).
+    Refused(Reason),
+    /// The input is kept, cut to the limit, and the cut is said.
+    Cut(&'static str),
+}
+
+/// One row of the table.
+pub struct Limit {
+    /// What is limited.
+    pub what: &'static str,
+    /// The limit, in words (`4 MiB`).
+    pub value: String,
+    /// What happens past it.
+    pub at_limit: AtLimit,
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{} MiB", bytes >> 20)
+}
+
+/// Every limit, for the README.
+pub fn limits() -> Vec<Limit> {
+    use AtLimit::{Cut, Refused};
+    let big = Refused(Reason::FileTooLarge);
+    let over = || Refused(Reason::LimitExceeded);
+    let row = |what, value: String, at_limit| Limit {
+        what,
+        value,
+        at_limit,
+    };
+    vec![
+        row("plan file, `get_guide` response", mib(PLAN_BYTES), big),
+        row(
+            "scenario file, answers file",
+            mib(SCENARIO_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "bridge scenario file",
+            mib(BRIDGE_SCENARIO_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "`recording.json`",
+            mib(RECORDING_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "AX snapshot file",
+            mib(AX_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "elements in one AX snapshot",
+            AX_ELEMENTS.to_string(),
+            over(),
+        ),
+        row(
+            "screenshot file",
+            mib(PNG_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "screenshot width or height",
+            format!("{PNG_SIDE} px"),
+            over(),
+        ),
+        row("memory to decode one screenshot", mib(DECODE_BYTES), over()),
+        row(
+            "decoded screenshots held in memory",
+            mib(FRAME_CACHE_BYTES),
+            Cut("the least recently used are dropped, decoded again if needed"),
+        ),
+        row(
+            "JSON nesting, any file",
+            format!("{JSON_DEPTH} levels"),
+            over(),
+        ),
+        row(
+            "`synth` / `record` script",
+            mib(SCRIPT_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "file read by `import`",
+            mib(IMPORT_SOURCE_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "`serve` job file",
+            mib(JOB_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "scenarios in one `serve` run job",
+            JOB_SCENARIOS.to_string(),
+            over(),
+        ),
+        row(
+            "bridge `manifest.json`",
+            mib(MANIFEST_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "`bridge init --state` file",
+            mib(STATE_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "refused commands in the bridge ledger",
+            LEDGER_REFUSED.to_string(),
+            Cut("the oldest refused entry is forgotten"),
+        ),
+        row(
+            "command text echoed in an outcome",
+            format!("{ECHO_CHARS} characters"),
+            Cut("cut, ending in `…`"),
+        ),
+        row(
+            "baseline file",
+            mib(BASELINE_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "`report.json` read back",
+            mib(REPORT_BYTES),
+            Refused(Reason::FileTooLarge),
+        ),
+        row(
+            "nodes `record` reads from one live tree",
+            RECORD_NODES.to_string(),
+            Cut("the frame is marked incomplete"),
+        ),
+    ]
+}
+
+/// The limits as a Markdown table.
+pub fn table() -> String {
+    let mut out = String::from("| input | limit | past it |\n| --- | --- | --- |\n");
+    for l in limits() {
+        let past = match l.at_limit {
+            AtLimit::Refused(r) => format!("refused, `{}`", r.code()),
+            AtLimit::Cut(how) => how.to_string(),
+        };
+        out.push_str(&format!("| {} | {} | {past} |\n", l.what, l.value));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_names_every_limit_once_with_a_value() {
+        let t = table();
+        assert_eq!(t.lines().count(), 2 + limits().len());
+        assert!(
+            t.contains("| screenshot width or height | 16384 px | refused, `limit-exceeded` |")
+        );
+        assert!(
+            t.contains("| plan file, `get_guide` response | 4 MiB | refused, `file-too-large` |")
+        );
+    }
+
+    /// Prints the table for the README (`cargo test -p stepreplay --lib print_limits -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn print_limits() {
+        print!("{}", table());
+    }
+}
