@@ -35,3 +35,7 @@ doc:
 # What CI runs.
 ci:
     bash .ci/run
+
+# A longer property-test campaign over every parser (CASES per parser; CI runs 64).
+fuzz CASES="5000":
+    FUZZ_CASES={{CASES}} cargo test -p stepreplay --test integration -- fuzz::

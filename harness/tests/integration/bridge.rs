@@ -631,3 +631,98 @@ fn serve_works_through_a_flood_in_small_lexical_batches() {
     assert_eq!(s.ran, 0);
     assert_eq!(names(&jobs.join("again/inbox")).len(), 2);
 }
+
+/// Pseudo-random pauses for the kill loops: the same sequence every run (the moments they
+/// land on still vary with the machine, which is the point).
+fn pauses(n: usize) -> Vec<std::time::Duration> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            std::time::Duration::from_micros(x % 40_000)
+        })
+        .collect()
+}
+
+/// kill -9 at 100 points under a flood, then a clean run: every job has exactly one outcome
+/// and its file is moved exactly once (a kill may skip a journal line, never double one).
+#[test]
+fn serve_killed_at_a_hundred_points_loses_and_repeats_nothing() {
+    let t = Tmp::new("kill-loop");
+    let jobs = t.0.join("jobs");
+    let n = 100;
+    flood(&jobs, n);
+    let d = jobs.to_str().unwrap();
+    let kills = pauses(100);
+    for pause in &kills {
+        let mut child = stepreplay(&["serve", "--inbox", d, "--poll-ms", "5"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(*pause);
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    let out = run(&["serve", "--inbox", d, "--once"]);
+    assert!(out.status.success());
+    assert_exactly_once_journal(&jobs, n, kills.len());
+}
+
+/// The bridge, killed at 100 points while it sweeps a flood of commands, then run once more:
+/// each command has exactly one outcome, its file sits beside it once, and the inbox is empty.
+#[test]
+fn the_bridge_killed_at_a_hundred_points_answers_every_command_once() {
+    let t = Tmp::new("bridge-kill-loop");
+    let d = t.0.to_str().unwrap();
+    assert!(run(&["bridge", "init", d]).status.success());
+    let n = 100;
+    for i in 0..n {
+        let id = format!("{i:08x}-1111-4111-8111-111111111111");
+        std::fs::write(
+            t.0.join(format!("inbox/{i:04}.json")),
+            routine_cmd(&id, &format!("Routine {i}")),
+        )
+        .unwrap();
+    }
+    for pause in pauses(100) {
+        let mut child = stepreplay(&["bridge", d])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(pause);
+        let _ = child.kill();
+        child.wait().unwrap();
+    }
+    assert!(run(&["bridge", d]).status.success());
+    assert_eq!(names(&t.0.join("inbox")), Vec::<String>::new());
+    let mut ids = Vec::new();
+    let mut commands = 0;
+    for sub in ["processed", "failed"] {
+        for name in names(&t.0.join(sub)) {
+            assert!(!name.starts_with('.'), "temp file left: {name}");
+            if name.ends_with(".outcome.json") {
+                ids.push(
+                    json(&t.0.join(sub).join(&name))["commandID"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                );
+            } else {
+                commands += 1;
+            }
+        }
+    }
+    ids.sort();
+    let want: Vec<String> = (0..n)
+        .map(|i| format!("{i:08x}-1111-4111-8111-111111111111"))
+        .collect();
+    assert_eq!(ids, want, "one outcome per command");
+    assert_eq!(commands, n, "every command file moved exactly once");
+    let m = json(&t.0.join("manifest.json"));
+    let routines = m["state"]["routines"].as_array().map_or(0, Vec::len);
+    assert_eq!(routines, n, "each routine created once: {m}");
+}

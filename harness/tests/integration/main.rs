@@ -4,6 +4,7 @@ mod bridge;
 mod check;
 mod cli;
 mod diff;
+mod fuzz;
 mod gate;
 mod hardening;
 mod layers;
