@@ -78,117 +78,70 @@ fn mib(bytes: u64) -> String {
 /// Every limit, for the README.
 pub fn limits() -> Vec<Limit> {
     use AtLimit::{Cut, Refused};
-    let big = Refused(Reason::FileTooLarge);
-    let over = || Refused(Reason::LimitExceeded);
-    let row = |what, value: String, at_limit| Limit {
-        what,
-        value,
-        at_limit,
-    };
-    vec![
-        row("plan file, `get_guide` response", mib(PLAN_BYTES), big),
-        row(
-            "scenario file, answers file",
-            mib(SCENARIO_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
-            "bridge scenario file",
-            mib(BRIDGE_SCENARIO_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
-            "`recording.json`",
-            mib(RECORDING_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
-            "AX snapshot file",
-            mib(AX_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
-            "elements in one AX snapshot",
-            AX_ELEMENTS.to_string(),
-            over(),
-        ),
-        row(
-            "screenshot file",
-            mib(PNG_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
-            "screenshot width or height",
-            format!("{PNG_SIDE} px"),
-            over(),
-        ),
-        row("memory to decode one screenshot", mib(DECODE_BYTES), over()),
-        row(
-            "decoded screenshots held in memory",
-            mib(FRAME_CACHE_BYTES),
-            Cut("the least recently used are dropped, decoded again if needed"),
-        ),
-        row(
-            "JSON nesting, any file",
-            format!("{JSON_DEPTH} levels"),
-            over(),
-        ),
-        row(
-            "`synth` / `record` script",
-            mib(SCRIPT_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
-            "file read by `import`",
-            mib(IMPORT_SOURCE_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
-            "`serve` job file",
-            mib(JOB_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
+    // Files refused from their size before they are read.
+    let files = [
+        ("plan file, `get_guide` response", PLAN_BYTES),
+        ("scenario file, answers file", SCENARIO_BYTES),
+        ("bridge scenario file", BRIDGE_SCENARIO_BYTES),
+        ("`recording.json`", RECORDING_BYTES),
+        ("AX snapshot file", AX_BYTES),
+        ("screenshot file", PNG_BYTES),
+        ("`synth` / `record` script", SCRIPT_BYTES),
+        ("file read by `import`", IMPORT_SOURCE_BYTES),
+        ("`serve` job file", JOB_BYTES),
+        ("bridge `manifest.json`", MANIFEST_BYTES),
+        ("`bridge init --state` file", STATE_BYTES),
+        ("baseline file", BASELINE_BYTES),
+        ("`report.json` read back", REPORT_BYTES),
+    ];
+    let over = [
+        ("elements in one AX snapshot", AX_ELEMENTS.to_string()),
+        ("screenshot width or height", format!("{PNG_SIDE} px")),
+        ("memory to decode one screenshot", mib(DECODE_BYTES)),
+        ("JSON nesting, any file", format!("{JSON_DEPTH} levels")),
+        (
             "scenarios in one `serve` run job",
             JOB_SCENARIOS.to_string(),
-            over(),
         ),
-        row(
-            "bridge `manifest.json`",
-            mib(MANIFEST_BYTES),
-            Refused(Reason::FileTooLarge),
+    ];
+    let cut = [
+        (
+            "decoded screenshots held in memory",
+            mib(FRAME_CACHE_BYTES),
+            "the least recently used are dropped, decoded again if needed",
         ),
-        row(
-            "`bridge init --state` file",
-            mib(STATE_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
+        (
             "refused commands in the bridge ledger",
             LEDGER_REFUSED.to_string(),
-            Cut("the oldest refused entry is forgotten"),
+            "the oldest refused entry is forgotten",
         ),
-        row(
+        (
             "command text echoed in an outcome",
             format!("{ECHO_CHARS} characters"),
-            Cut("cut, ending in `…`"),
+            "cut, ending in `…`",
         ),
-        row(
-            "baseline file",
-            mib(BASELINE_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
-            "`report.json` read back",
-            mib(REPORT_BYTES),
-            Refused(Reason::FileTooLarge),
-        ),
-        row(
+        (
             "nodes `record` reads from one live tree",
             RECORD_NODES.to_string(),
-            Cut("the frame is marked incomplete"),
+            "the frame is marked incomplete",
         ),
-    ]
+    ];
+    let files = files.into_iter().map(|(what, bytes)| Limit {
+        what,
+        value: mib(bytes),
+        at_limit: Refused(Reason::FileTooLarge),
+    });
+    let over = over.into_iter().map(|(what, value)| Limit {
+        what,
+        value,
+        at_limit: Refused(Reason::LimitExceeded),
+    });
+    let cut = cut.into_iter().map(|(what, value, how)| Limit {
+        what,
+        value,
+        at_limit: Cut(how),
+    });
+    files.chain(over).chain(cut).collect()
 }
 
 /// The limits as a Markdown table.
