@@ -22,7 +22,7 @@ pub const PNG_BYTES: u64 = 64 << 20;
 pub const PNG_SIDE: u32 = 16_384;
 /// Memory one screenshot's decoding may take: the decoder's buffer and the RGBA copy, counted
 /// from the header before anything is allocated.
-pub const DECODE_BYTES: u64 = 512 << 20;
+pub const DECODE_BYTES: u64 = 256 << 20;
 /// Decoded screenshots kept in memory at once; past it the least recently used are dropped
 /// and decoded again when needed (results never depend on it).
 pub const FRAME_CACHE_BYTES: u64 = 256 << 20;

@@ -301,3 +301,74 @@ fn flag_values_out_of_range_are_usage_errors_negative_numbers_included() {
         assert!(!r.stderr.contains("unexpected argument"), "{}", r.stderr);
     }
 }
+
+#[test]
+fn a_run_job_names_up_to_its_limit_of_scenarios_and_not_one_more() {
+    let dir = TempDir::new("job-limit");
+    let jobs = dir.path().join("jobs");
+    std::fs::create_dir_all(jobs.join("inbox")).unwrap();
+    let limit = stepreplay::limits::JOB_SCENARIOS;
+    for (i, n) in [(1, limit), (2, limit + 1)] {
+        let names: Vec<String> = (0..n).map(|k| format!("\"s{k}.json\"")).collect();
+        std::fs::write(
+            jobs.join(format!("inbox/{i:02}.json")),
+            format!(
+                r#"{{"schemaVersion": 1, "commandID": "0000000{i}-0000-4000-8000-000000000000", "verb": "run", "payload": {{"scenarios": [{}]}}}}"#,
+                names.join(",")
+            ),
+        )
+        .unwrap();
+    }
+    let r = bounded(dir.path(), &os(&["serve", "--inbox", "jobs", "--once"]));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let outcome = |i: usize| {
+        let name = format!("0000000{i}-0000-4000-8000-000000000000.outcome.json");
+        ["processed", "failed"]
+            .iter()
+            .find_map(|f| std::fs::read_to_string(jobs.join(f).join(&name)).ok())
+            .unwrap()
+    };
+    // At the limit each name is looked at (none is a scenario); past it none is.
+    assert!(!outcome(1).contains("limit-exceeded"), "{}", outcome(1));
+    assert!(outcome(2).contains("limit-exceeded"), "{}", outcome(2));
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_recording_of_bombs_fails_its_scenario_in_bounded_memory() {
+    let dir = TempDir::new("bomb-run");
+    copy_tree(&repo().join("harness/tests/fixtures/mini"), dir.path());
+    let frames = dir.path().join("recordings/mini/frames");
+    let png = bomb(16_384);
+    for e in std::fs::read_dir(&frames).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "png") {
+            std::fs::write(p, &png).unwrap();
+        }
+    }
+    let r = bounded(
+        dir.path(),
+        &os(&[
+            "run",
+            "scenarios/mini-completed.json",
+            "--report-dir",
+            "out",
+        ]),
+    );
+    assert_eq!(r.code, Some(1), "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("FAIL"), "{}", r.stdout);
+    let peak = children_peak_rss();
+    assert!(peak < 1 << 30, "peak RSS {} MiB", peak >> 20);
+}
