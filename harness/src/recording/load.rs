@@ -188,6 +188,18 @@ pub(crate) fn decode_general(path: &Path, bytes: &[u8]) -> Result<RgbaImage, Inp
         .into_rgba8())
 }
 
+/// Refuses a snapshot of more than [`AX_ELEMENTS`] elements.
+fn within_elements(src: &Source, count: usize) -> Result<(), InputError> {
+    if count <= AX_ELEMENTS {
+        return Ok(());
+    }
+    Err(src.error(
+        FieldPath::root(),
+        Reason::LimitExceeded,
+        format!("{count} elements is over the limit of {AX_ELEMENTS}"),
+    ))
+}
+
 /// Bytes decoding takes: the decoder's buffer, and the RGBA copy unless it already is RGBA8
 /// (then `into_rgba8` moves it).
 fn decode_cost((w, h): (u32, u32), decoder_bytes: u64, rgba8: bool) -> u64 {
@@ -308,14 +320,7 @@ pub(crate) fn parse_ax(src: &Source) -> Result<AxSnapshot, InputError> {
     let value = parse_value(src)?;
     expect_schema(src, &value, AX_SCHEMA, "AX snapshots")?;
     let ax: AxSnapshot = parse_typed(src)?;
-    let count = ax.element_count();
-    if count > AX_ELEMENTS {
-        return Err(src.error(
-            FieldPath::root(),
-            Reason::LimitExceeded,
-            format!("{count} elements is over the limit of {AX_ELEMENTS}"),
-        ));
-    }
+    within_elements(src, ax.element_count())?;
     // Ids must be unique across windows too: they name elements across frames.
     let mut seen: HashMap<&str, FieldPath> = HashMap::new();
     for (a, app) in ax.apps.iter().enumerate() {
@@ -357,6 +362,17 @@ pub(crate) fn parse_ax(src: &Source) -> Result<AxSnapshot, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snapshot_may_hold_its_limit_of_elements_and_not_one_more() {
+        let src = Source {
+            path: "a.json".into(),
+            text: "{}".into(),
+        };
+        assert!(within_elements(&src, AX_ELEMENTS).is_ok());
+        let e = within_elements(&src, AX_ELEMENTS + 1).unwrap_err();
+        assert_eq!(e.reason, Reason::LimitExceeded);
+    }
 
     #[test]
     fn the_decode_budget_holds_at_its_limit_and_not_past_it() {
