@@ -17,9 +17,25 @@ use crate::limits::FRAME_CACHE_BYTES;
 
 #[derive(Default)]
 struct Cache {
-    frames: HashMap<PathBuf, (Arc<RgbaImage>, u64)>,
+    /// Each frame with the file's length and modification time when it was decoded, and when
+    /// it was last used.
+    frames: HashMap<PathBuf, Entry>,
     bytes: u64,
     clock: u64,
+}
+
+struct Entry {
+    image: Arc<RgbaImage>,
+    stamp: Stamp,
+    used: u64,
+}
+
+/// What says a file is still the one decoded: `serve` runs for days while recordings change.
+type Stamp = Option<(u64, std::time::SystemTime)>;
+
+fn stamp(path: &Path) -> Stamp {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
 }
 
 static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
@@ -34,38 +50,45 @@ pub(crate) fn get_or_decode(
     path: &Path,
     decode: impl FnOnce() -> Result<RgbaImage, InputError>,
 ) -> Result<Arc<RgbaImage>, InputError> {
+    let now_stamp = stamp(path);
     {
         let mut guard = CACHE.lock().unwrap_or_else(|p| p.into_inner());
         let cache = guard.get_or_insert_with(Cache::default);
         cache.clock += 1;
         let now = cache.clock;
-        if let Some((img, used)) = cache.frames.get_mut(path) {
-            *used = now;
-            return Ok(img.clone());
+        if let Some(e) = cache.frames.get_mut(path)
+            && e.stamp == now_stamp
+        {
+            e.used = now;
+            return Ok(e.image.clone());
         }
     }
-    let img = Arc::new(decode()?);
+    let image = Arc::new(decode()?);
     let mut guard = CACHE.lock().unwrap_or_else(|p| p.into_inner());
     let cache = guard.get_or_insert_with(Cache::default);
     cache.clock += 1;
-    let now = cache.clock;
-    if let Some((old, _)) = cache.frames.insert(path.to_path_buf(), (img.clone(), now)) {
-        cache.bytes -= size(&old);
+    let entry = Entry {
+        image: image.clone(),
+        stamp: now_stamp,
+        used: cache.clock,
+    };
+    if let Some(old) = cache.frames.insert(path.to_path_buf(), entry) {
+        cache.bytes -= size(&old.image);
     }
-    cache.bytes += size(&img);
+    cache.bytes += size(&image);
     while cache.bytes > FRAME_CACHE_BYTES && cache.frames.len() > 1 {
         let oldest = cache
             .frames
             .iter()
             .filter(|(p, _)| p.as_path() != path)
-            .min_by_key(|(_, (_, used))| *used)
+            .min_by_key(|(_, e)| e.used)
             .map(|(p, _)| p.clone());
         let Some(p) = oldest else { break };
-        if let Some((gone, _)) = cache.frames.remove(&p) {
-            cache.bytes -= size(&gone);
+        if let Some(gone) = cache.frames.remove(&p) {
+            cache.bytes -= size(&gone.image);
         }
     }
-    Ok(img)
+    Ok(image)
 }
 
 /// Bytes held now (for tests).
@@ -100,10 +123,23 @@ mod tests {
                 assert!(held_bytes() <= FRAME_CACHE_BYTES, "round {round}");
             }
         }
-        // Six frames that do not all fit, read twice in order: every read decodes.
+        // Six frames that do not all fit, read twice in order: every read decodes (the least
+        // recently used one is always the one read next).
         assert_eq!(decoded, 12);
-        // The last one is still there.
-        let again = get_or_decode(&dir.join("5.png"), || panic!("decoded again")).unwrap();
-        assert_eq!(again.width(), side);
+    }
+
+    #[test]
+    fn a_frame_whose_file_changed_is_decoded_again() {
+        let dir = std::env::temp_dir().join(format!("stepreplay-fc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("f.png");
+        std::fs::write(&p, b"one").unwrap();
+        let a = get_or_decode(&p, || Ok(RgbaImage::new(1, 1))).unwrap();
+        let same = get_or_decode(&p, || panic!("unchanged file decoded again")).unwrap();
+        assert!(Arc::ptr_eq(&a, &same));
+        std::fs::write(&p, b"three").unwrap();
+        let b = get_or_decode(&p, || Ok(RgbaImage::new(2, 2))).unwrap();
+        assert_eq!(b.width(), 2);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
