@@ -9,7 +9,7 @@ use stepreplay::json::Source;
 use stepreplay::plan::check::{
     CheckReport, Finding, check_source, render_human, render_json, render_sarif, render_summary,
 };
-use stepreplay::plan::{no_plans_under, plan_files_under, read_plan_source};
+use stepreplay::plan::{is_plan, no_plans_under, plan_files_under, read_plan_source};
 use stepreplay::replay::check_scenario;
 
 use super::Global;
@@ -48,7 +48,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let mut reports = Vec::new();
     for path in &args.paths {
         if path.is_dir() {
-            let files = plan_files_under(path, is_scenario_value);
+            let files = plan_files_under(path, |v| is_plan(v) || is_scenario_value(v));
             if files.is_empty() {
                 let e = no_plans_under(path, "plans or scenario files");
                 reports.push(CheckReport::unreadable(path, Finding::from_input_error(&e)));

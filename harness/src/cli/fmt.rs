@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use stepreplay::plan::foxstep::canonical_plan_text;
 use stepreplay::plan::{
-    devthink, no_plans_under, parse_handed, plan_files_under, read_plan_source, redact_json_text,
-    sensitive_values,
+    devthink, is_plan_file, no_plans_under, parse_handed, plan_files_under, read_plan_source,
+    redact_json_text, sensitive_values,
 };
 use stepreplay::{Error, InputError, Reason, json};
 
@@ -37,7 +37,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             files.push(path.clone());
             continue;
         }
-        let found = plan_files_under(path, |_| false);
+        let found = plan_files_under(path, is_plan_file);
         if found.is_empty() {
             let e = Error::from(no_plans_under(path, "plans"));
             eprintln!("{} {e}", g.error_prefix());

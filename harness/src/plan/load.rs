@@ -61,17 +61,23 @@ pub fn is_plan(value: &Value) -> bool {
     foxstep || is_get_guide(value) || super::devthink::is_protocolv2(value)
 }
 
-/// The files under `dir` that `check` and `fmt` take up when given a folder, sorted: every
-/// plan, every file `also` accepts, and every `.json` that does not parse (a broken plan is
-/// still a plan to report). Other JSON is passed over.
-pub fn plan_files_under(dir: &Path, also: impl Fn(&Value) -> bool) -> Vec<std::path::PathBuf> {
+/// The files under `dir` that `check` and `fmt` take up when given a folder, sorted: those
+/// `keep` accepts, and every `.json` that does not parse (a broken plan is still a plan to
+/// report). Other JSON is passed over.
+pub fn plan_files_under(dir: &Path, keep: impl Fn(&Value) -> bool) -> Vec<std::path::PathBuf> {
     crate::json::json_files_under(dir)
         .into_iter()
         .filter(|f| {
             let value = read_text(f, limits::PLAN_BYTES).and_then(|src| parse_value(&src));
-            value.is_err() || value.is_ok_and(|v| is_plan(&v) || also(&v))
+            value.is_err() || value.is_ok_and(|v| keep(&v))
         })
         .collect()
+}
+
+/// Whether a parsed file is a plan file as saved (a Foxstep or protocolv2 plan): what `fmt`
+/// lays out. A `get_guide` response is transport, not a saved plan.
+pub fn is_plan_file(value: &Value) -> bool {
+    is_plan(value) && !is_get_guide(value)
 }
 
 /// The error for a folder holding nothing `check` or `fmt` would take up.

@@ -12,7 +12,8 @@ mod redact;
 
 pub use load::{Handed, SKILL_PLAN, parse_foxstep, parse_handed};
 pub use load::{
-    is_plan, load_plan, no_plans_under, plan_files_under, plan_from_source, read_plan_source,
+    is_plan, is_plan_file, load_plan, no_plans_under, plan_files_under, plan_from_source,
+    read_plan_source,
 };
 pub use lower::lower_foxstep;
 pub use model::*;

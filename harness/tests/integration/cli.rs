@@ -215,6 +215,15 @@ fn fmt_reads_stdin_and_writes_the_canonical_text_to_stdout() {
         other, "{\"keep\":  1}",
         "JSON that is not a plan is left alone"
     );
+    // The checked-in suite: every plan file canonical; get_guide responses (transport, not
+    // saved plans), recordings and scenario files passed over.
+    let r = stepreplay(repo())
+        .args(["fmt", "--check", "scenarios"])
+        .run();
+    r.check(
+        r.code == 0 && r.stdout.is_empty(),
+        "the suite's plans are canonical",
+    );
 }
 
 #[test]
