@@ -522,8 +522,9 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     }
     if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
         for (id, f) in &failures {
-            // Workflow commands are read from standard output, whatever `--format` says.
-            println!("{}", github_annotation(id, f));
+            // The runner reads workflow commands from either stream: under `--format json`
+            // they go to standard error with the other lines, leaving the JSON whole.
+            say.verdict(github_annotation(id, f));
         }
     }
     let code = write_outputs(
