@@ -158,6 +158,12 @@ fn check_text(at: FieldPath, s: &str, max: usize, required: bool) -> Result<(), 
     Ok(())
 }
 
+/// `id` as the app stores it: a UUID in lowercase, as every UUID it reads is normalized
+/// (`5D39…` names the same object as `5d39…`); other ids as written.
+fn object_id(id: &str) -> String {
+    normalize_uuid(id).unwrap_or_else(|| id.to_string())
+}
+
 /// The index of the object `id` names, or `unknown-id` at `payload.id`.
 fn find<T>(
     items: &[T],
@@ -165,10 +171,11 @@ fn find<T>(
     what: &str,
     key: impl Fn(&T) -> &str,
 ) -> Result<usize, Rejection> {
+    let id = object_id(id);
     items
         .iter()
         .position(|x| key(x) == id)
-        .ok_or_else(|| unknown(path(&["id"]), what, id))
+        .ok_or_else(|| unknown(path(&["id"]), what, &id))
 }
 
 fn custom_workout(
@@ -386,7 +393,7 @@ fn resolve_ref(
     at: FieldPath,
 ) -> Result<String, Rejection> {
     let id = match (&r.id, &r.from_command) {
-        (Some(id), None) => id.clone(),
+        (Some(id), None) => object_id(id),
         (None, Some(cmd)) => {
             let at = at.key("fromCommand");
             let Some(cmd) = normalize_uuid(cmd) else {
@@ -438,11 +445,13 @@ fn activate(s: &mut State, p: &ActivateIn, now: &str) -> Result<Vec<String>, Rej
     let i = find(&s.plans, &p.id, "plan", |p| &p.id)?;
     // expectedUpdatedAt guards the plan being selected, like every other verb's object.
     check_fresh(p.expected_updated_at.as_ref(), &s.plans[i].updated_at)?;
+    // The stored id: the command may spell a UUID in upper case.
+    let id = s.plans[i].id.clone();
     s.my_week = Some(MyWeek {
-        plan_id: p.id.clone(),
+        plan_id: id.clone(),
         updated_at: now.to_string(),
     });
-    Ok(vec![p.id.clone()])
+    Ok(vec![id])
 }
 
 #[cfg(test)]
@@ -519,6 +528,39 @@ mod tests {
             (r.reason, r.path.to_string()),
             (Code::UnknownId, "payload.id".into())
         );
+    }
+
+    #[test]
+    fn object_ids_in_upper_case_name_the_same_objects() {
+        let mut s = State::default();
+        let routine = run(
+            &mut s,
+            Verb::CreateRoutine,
+            serde_json::json!({"name": "Core", "steps": [{"workoutID": "bridge", "workSeconds": 30,
+                "sets": 3, "setRestSeconds": 10, "restAfterSeconds": 15}]}),
+        )
+        .unwrap();
+        let upper = routine.resulting_ids[0].to_uppercase();
+        let mut days = week();
+        days[0]["slots"] = serde_json::json!([{"routineRef": {"id": upper}}]);
+        let plan = run(
+            &mut s,
+            Verb::CreatePlan,
+            serde_json::json!({"name": "W", "days": days}),
+        )
+        .unwrap();
+        assert_eq!(
+            s.plans[0].days[0].slots[0].routine_id,
+            routine.resulting_ids[0]
+        );
+        let id = plan.resulting_ids[0].to_uppercase();
+        let ok = run(
+            &mut s,
+            Verb::ActivatePlan,
+            serde_json::json!({"id": id, "expectedUpdatedAt": plan.updated_at}),
+        )
+        .unwrap();
+        assert_eq!(ok.resulting_ids, plan.resulting_ids);
     }
 
     #[test]
