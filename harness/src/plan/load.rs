@@ -172,9 +172,8 @@ pub fn parse_foxstep(src: &Source) -> Result<FoxPlan, InputError> {
 /// `first`, the error [`parse_handed`] stopped at, with every other field error of the plan
 /// beside it (`check` reports them all). Other kinds of error stand alone.
 pub(crate) fn with_other_field_errors(src: &Source, first: InputError) -> Vec<InputError> {
-    let value = match parse_value(src) {
-        Ok(v) if first.reason == Reason::InvalidField => v,
-        _ => return vec![first],
+    let Some(value) = worth_collecting(src, &first) else {
+        return vec![first];
     };
     let (plan, at) = if is_get_guide(&value) {
         (
@@ -188,11 +187,33 @@ pub(crate) fn with_other_field_errors(src: &Source, first: InputError) -> Vec<In
     if !plan.is_object() {
         return vec![first];
     }
-    let mut all = foxstep_field_errors(src, &plan, &at);
-    if !all.iter().any(|e| e.path == first.path) {
-        all.push(first);
+    beside(foxstep_field_errors(src, &plan, &at), first)
+}
+
+/// The parsed document when `first` is a field error, so that others are worth looking for.
+pub(crate) fn worth_collecting(src: &Source, first: &InputError) -> Option<Value> {
+    (first.reason == Reason::InvalidField)
+        .then(|| parse_value(src).ok())
+        .flatten()
+}
+
+/// `found`, with `first` beside it unless `found` already names its field.
+pub(crate) fn beside(mut found: Vec<InputError>, first: InputError) -> Vec<InputError> {
+    if !found.iter().any(|e| e.path == first.path) {
+        found.push(first);
     }
-    all
+    found
+}
+
+/// `value` with the arrays `lists` emptied: its own fields, read apart from the elements.
+pub(crate) fn without_lists(value: &Value, lists: &[&str]) -> Value {
+    let mut rest = value.clone();
+    for list in lists {
+        if let Some(Value::Array(items)) = rest.get_mut(*list) {
+            items.clear();
+        }
+    }
+    rest
 }
 
 /// Every field error in a Foxstep plan (at `at` in the file), each explained, for `check`:
@@ -201,12 +222,7 @@ pub(crate) fn with_other_field_errors(src: &Source, first: InputError) -> Vec<In
 pub(crate) fn foxstep_field_errors(src: &Source, plan: &Value, at: &FieldPath) -> Vec<InputError> {
     let mut errors = each_element::<foxstep::Step>(src, plan, at, "steps");
     errors.extend(each_element::<foxstep::Input>(src, plan, at, "inputs"));
-    let mut rest = plan.clone();
-    for list in ["steps", "inputs"] {
-        if let Some(Value::Array(items)) = rest.get_mut(list) {
-            items.clear();
-        }
-    }
+    let rest = without_lists(plan, &["steps", "inputs"]);
     errors.extend(crate::json::type_errors::<FoxPlan>(src, &rest, at));
     errors.into_iter().map(explain).collect()
 }

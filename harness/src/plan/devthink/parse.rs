@@ -9,7 +9,7 @@ use super::options::parse_options;
 use super::origin::Origin;
 use crate::errors::{FieldPath, InputError, Reason, Seg};
 use crate::json::{Source, parse_typed, parse_value};
-use crate::plan::load::{each_element, explain_as};
+use crate::plan::load::{beside, each_element, explain_as, without_lists, worth_collecting};
 
 /// The schema's `$id`, which a plan may name in `$schema`.
 pub const SCHEMA_ID: &str = "devthink/protocolv2/plan.schema.json";
@@ -68,22 +68,14 @@ pub fn parse_protocolv2(src: &Source) -> Result<DevPlan, InputError> {
 /// `first`, where [`parse_protocolv2`] stopped, with every other field error of the plan and
 /// its steps beside it, for `check`. Other kinds of error stand alone.
 pub(crate) fn with_other_field_errors(src: &Source, first: InputError) -> Vec<InputError> {
-    let value = match parse_value(src) {
-        Ok(v) if first.reason == Reason::InvalidField => v,
-        _ => return vec![first],
+    let Some(value) = worth_collecting(src, &first) else {
+        return vec![first];
     };
     let root = FieldPath::root();
     let mut all = each_element::<DevStep>(src, &value, &root, "steps");
-    let mut rest = value;
-    if let Some(Value::Array(steps)) = rest.get_mut("steps") {
-        steps.clear();
-    }
+    let rest = without_lists(&value, &["steps"]);
     all.extend(crate::json::type_errors::<DevPlan>(src, &rest, &root));
-    let mut all: Vec<InputError> = all.into_iter().map(|e| explain(e, DOCS)).collect();
-    if !all.iter().any(|e| e.path == first.path) {
-        all.push(first);
-    }
-    all
+    beside(all.into_iter().map(|e| explain(e, DOCS)).collect(), first)
 }
 
 /// serde reads `null` as a left-out optional field; the schema types no field as null, so a
