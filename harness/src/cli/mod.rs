@@ -12,6 +12,8 @@ mod init;
 mod merge;
 #[cfg(target_os = "linux")]
 mod record;
+#[cfg(target_os = "linux")]
+mod record_browser;
 mod run;
 mod serve;
 mod show;
@@ -149,6 +151,9 @@ enum Command {
     /// Record a real app on a live Linux desktop (Xvfb, AT-SPI): recording, plan, scenario.
     #[cfg(target_os = "linux")]
     Record(record::Args),
+    /// Record a devthink browser plan in headless Chromium: screenshots, DOM, AX tree.
+    #[cfg(target_os = "linux")]
+    RecordBrowser(record_browser::Args),
     /// Import a real recording (`realrec`: screenshots, AX trees, steps) for replay.
     Import(import::Args),
     /// Print a recording's frames, transitions and AX trees as text.
@@ -179,6 +184,8 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Import(a) => import::run(a, g),
         #[cfg(target_os = "linux")]
         Command::Record(a) => record::run(a, g),
+        #[cfg(target_os = "linux")]
+        Command::RecordBrowser(a) => record_browser::run(a, g),
         Command::Merge(a) => merge::run(a, g),
         Command::Baseline(a) => baseline::run(a, g),
         Command::Completions(a) => completions::completions(a),

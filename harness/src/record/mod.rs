@@ -11,6 +11,7 @@
 //! would (`plan`) and a scenario that replays it, in the suite's layout:
 //! `SUITE/recordings/NAME`, `SUITE/scenarios/NAME.json`, `SUITE/scenarios/NAME/plan.json`.
 
+pub mod browser;
 pub(crate) mod find;
 pub(crate) mod place;
 pub(crate) mod plan;

@@ -82,7 +82,7 @@ fn find_program(names: &[&str]) -> Option<PathBuf> {
     None
 }
 
-fn need_program(names: &[&str], package: &str) -> Result<PathBuf, Error> {
+pub(crate) fn need_program(names: &[&str], package: &str) -> Result<PathBuf, Error> {
     find_program(names).ok_or_else(|| {
         desktop_error(format!(
             "`{}` is not installed: install the Debian package `{package}` \

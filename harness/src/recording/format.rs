@@ -69,6 +69,9 @@ pub struct FrameRef {
     pub(crate) screenshot: String,
     /// The AX snapshot JSON, relative to the recording folder.
     pub(crate) ax: String,
+    /// A browser frame's DOM (`stepreplay-dom/1`), relative to the recording folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) dom: Option<String>,
     /// The guide capture this frame is, when no transition starts from it: the finished
     /// screen a plan's `done.step_id` names is such a capture.
     #[serde(default, skip_serializing_if = "Option::is_none")]

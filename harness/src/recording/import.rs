@@ -478,6 +478,7 @@ pub fn import_realrec(
             id: id.clone(),
             screenshot: png,
             ax: axf,
+            dom: None,
             step_id: None,
         });
         snapshots.push(ax);

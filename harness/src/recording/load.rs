@@ -37,6 +37,8 @@ pub struct Frame {
     pub ax: Arc<AxSnapshot>,
     /// Where its screenshot is.
     pub screenshot_path: PathBuf,
+    /// A browser frame's DOM.
+    pub dom: Option<Arc<super::dom::DomSnapshot>>,
     pixels: OnceLock<Result<Arc<RgbaImage>, InputError>>,
 }
 
@@ -47,6 +49,7 @@ impl Frame {
             id,
             ax: Arc::new(ax),
             screenshot_path,
+            dom: None,
             pixels: OnceLock::new(),
         }
     }
@@ -189,7 +192,7 @@ pub(crate) fn decode_general(path: &Path, bytes: &[u8]) -> Result<RgbaImage, Inp
 }
 
 /// Refuses a snapshot of more than [`AX_ELEMENTS`] elements.
-fn within_elements(src: &Source, count: usize) -> Result<(), InputError> {
+pub(super) fn within_elements(src: &Source, count: usize) -> Result<(), InputError> {
     if count <= AX_ELEMENTS {
         return Ok(());
     }
@@ -278,7 +281,13 @@ pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
             ));
         }
         let ax = load_ax(&ax_path)?;
-        frames.push(Frame::new(f.id.clone(), ax, shot));
+        let mut frame = Frame::new(f.id.clone(), ax, shot);
+        if let Some(dom) = &f.dom {
+            let dom_path = safe_join(dir, dom, &path, fp.key("dom"))
+                .map_err(|e| e.at_position(src.position(&fp.key("dom"))))?;
+            frame.dom = Some(Arc::new(super::dom::load_dom(&dom_path)?));
+        }
+        frames.push(frame);
     }
     for (i, t) in file.transitions.iter().enumerate() {
         let tp = FieldPath::root().key("transitions").index(i);

@@ -4,6 +4,7 @@
 pub(crate) mod atspi;
 pub mod ax;
 pub(crate) mod bind;
+pub mod dom;
 pub mod format;
 mod frame_cache;
 pub mod import;

@@ -92,7 +92,10 @@ impl<'r> Prepared<'r> {
 
     /// The index of frame `i`.
     pub(crate) fn frame_index(&self, i: usize) -> &FrameIndex<'r> {
-        self.indexes[i].get_or_init(|| FrameIndex::new(&self.rec.frames[i].ax))
+        self.indexes[i].get_or_init(|| {
+            let f = &self.rec.frames[i];
+            FrameIndex::new(&f.ax).with_dom(f.dom.as_deref())
+        })
     }
 
     fn screen(&self) -> (u32, u32) {

@@ -70,6 +70,7 @@ fn recording(
                 id: id.to_string(),
                 screenshot: format!("{id}.png"),
                 ax: format!("{id}.json"),
+                dom: None,
                 step_id: None,
             })
             .collect(),

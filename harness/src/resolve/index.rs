@@ -72,9 +72,17 @@ pub struct FrameIndex<'a> {
     labels: LabelTable,
     by_id: IdTable,
     grid: PointGrid,
+    /// A browser frame's DOM, for CSS selectors.
+    pub(crate) dom: Option<&'a crate::recording::dom::DomSnapshot>,
 }
 
 impl<'a> FrameIndex<'a> {
+    /// The same index, with the frame's DOM for CSS-selector targets.
+    pub fn with_dom(mut self, dom: Option<&'a crate::recording::dom::DomSnapshot>) -> Self {
+        self.dom = dom;
+        self
+    }
+
     /// Indexes a snapshot.
     pub fn new(ax: &'a AxSnapshot) -> Self {
         let mut ix = FrameIndex::default();

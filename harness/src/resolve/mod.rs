@@ -10,6 +10,7 @@ mod labels;
 mod moved;
 mod name;
 mod owner;
+pub(crate) mod selector;
 mod target;
 mod tiebreak;
 

@@ -31,6 +31,8 @@ pub enum Strategy {
     Geometry,
     /// The step's crop picture.
     Crop,
+    /// A CSS selector matched against the frame's DOM (browser plans).
+    Selector,
     /// Nothing matched.
     None,
 }
@@ -155,6 +157,10 @@ pub(super) fn role_matches(t: &Target, n: &Node) -> bool {
 
 /// Resolves a target in an indexed frame.
 pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution {
+    if let Some(selector) = &t.selector {
+        let (cands, note) = super::selector::candidates(selector, ix);
+        return rank(cands, ix, None, note);
+    }
     let mut cands: Vec<(u32, f64, Strategy)> = Vec::new();
     let mut note = None;
     let mut clicked = None;
@@ -417,7 +423,7 @@ fn iou(a: &Rect, b: &Rect) -> f64 {
 }
 
 /// Ranks candidates; `clicked` is the plan's point, translated, when geometry decided.
-fn rank(
+pub(super) fn rank(
     mut cands: Vec<(u32, f64, Strategy)>,
     ix: &FrameIndex,
     clicked: Option<(f64, f64)>,

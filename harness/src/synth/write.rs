@@ -126,6 +126,7 @@ pub fn synthesize(
             id,
             screenshot: png,
             ax: axf,
+            dom: None,
             step_id: None,
         });
         shots.push(img);

@@ -1,0 +1,486 @@
+//! `stepreplay record-browser`: a real browser recording of a devthink plan.
+//!
+//! Headless Chromium (`cdp`) loads the plan's pages from a local folder served at the plan's
+//! origin and follows the plan step by step, finding each target with the browser's own
+//! selector engine (`DOM.querySelectorAll`) and acting through the DevTools input events. Before
+//! the first step and after each one it keeps a frame (`capture`): the screenshot, the DOM
+//! with layout boxes, and the accessibility tree. The recording is a `stepreplay-recording/1`
+//! folder like any other, whose frames also name their DOM file.
+//!
+//! A plan to record from must be followable: every target matches exactly one element, and a
+//! step with an `idempotencykey` already used is not acted again (as the app would not).
+//! What a sensitive step types never reaches the files: it is taken out of the DOM and AX
+//! files, and the recorded operation leaves the text out.
+
+mod capture;
+mod cdp;
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::errors::Error;
+use crate::json::to_canonical_value;
+use crate::output::{create_dir, write_file};
+use crate::plan::devthink::kinds::Kind;
+use crate::plan::devthink::{DevPlan, DevStep, Risk, parse_protocolv2};
+use crate::plan::{REDACTED, read_plan_source};
+use crate::recording::dom::DomSnapshot;
+use crate::recording::format::{
+    FrameRef, Operation, RecordingFile, Screen, SourceInfo, SourceKind, Transition,
+};
+use cdp::{Browser, PageServer};
+
+/// What to record and where.
+#[derive(Clone, Debug)]
+pub struct BrowserOptions {
+    /// The devthink plan to follow.
+    pub plan: PathBuf,
+    /// The folder served at the plan's origin.
+    pub pages: PathBuf,
+    /// The recording folder.
+    pub out: PathBuf,
+    /// The viewport in CSS pixels.
+    pub viewport: (u32, u32),
+    /// Device pixels per CSS pixel.
+    pub scale: u32,
+}
+
+/// What [`record_browser`] wrote.
+#[derive(Debug)]
+pub struct BrowserOutput {
+    /// Frames kept.
+    pub frames: usize,
+    /// Steps acted.
+    pub steps: usize,
+    /// Steps not acted again (a repeated idempotency key).
+    pub deduplicated: Vec<String>,
+    /// The browser's version.
+    pub browser: String,
+}
+
+fn step_error(step: &DevStep, msg: impl std::fmt::Display) -> Error {
+    Error::Desktop(format!("step `{}`: {msg}", step.id))
+}
+
+/// A frame kept, with what finding its elements needs.
+struct Kept {
+    id: String,
+    dom: DomSnapshot,
+    ax: crate::recording::AxSnapshot,
+    by_backend: HashMap<i64, usize>,
+}
+
+struct Recorder<'p> {
+    browser: Browser,
+    opts: &'p BrowserOptions,
+    plan: &'p DevPlan,
+    frames: Vec<FrameRef>,
+    transitions: Vec<Transition>,
+    /// What must never be written: the values of sensitive steps.
+    secrets: Vec<String>,
+}
+
+/// Records `opts.plan` in headless Chromium into `opts.out`.
+pub fn record_browser(opts: &BrowserOptions) -> Result<BrowserOutput, Error> {
+    let program = super::session::need_program(
+        &["chromium", "chromium-browser", "google-chrome"],
+        "chromium",
+    )?;
+    let src = read_plan_source(&opts.plan)?;
+    let plan = parse_protocolv2(&src)?;
+    if !opts.pages.is_dir() {
+        return Err(crate::errors::InputError::new(
+            &opts.pages,
+            crate::Reason::MissingFile,
+            "the pages folder does not exist",
+        )
+        .into());
+    }
+    create_dir(&opts.out)?;
+    create_dir(&opts.out.join("frames"))?;
+    let scratch = opts.out.join(".stepreplay-tmp-browser");
+    create_dir(&scratch)?;
+    let result = (|| {
+        let browser = Browser::start(
+            &program,
+            &scratch,
+            opts.viewport,
+            opts.scale,
+            PageServer {
+                origin: plan.origin.clone(),
+                root: opts.pages.clone(),
+            },
+        )?;
+        let mut r = Recorder {
+            browser,
+            opts,
+            plan: &plan,
+            frames: Vec::new(),
+            transitions: Vec::new(),
+            secrets: crate::plan::devthink::sensitive_values(&plan)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+        };
+        r.run()
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+impl Recorder<'_> {
+    fn run(&mut self) -> Result<BrowserOutput, Error> {
+        let version = self.browser.call("Browser.getVersion", json!({}))?;
+        let browser = version["product"]
+            .as_str()
+            .unwrap_or("Chromium")
+            .to_string();
+        let mut now = self.keep()?;
+        let mut keys = BTreeSet::new();
+        let mut deduplicated = Vec::new();
+        let mut acted = 0;
+        for step in &self.plan.steps {
+            if let Some(k) = &step.idempotencykey
+                && !keys.insert(k.clone())
+            {
+                deduplicated.push(step.id.clone());
+                continue;
+            }
+            let (element, op) = self.act(step, &now)?;
+            self.settle()?;
+            let next = self.keep()?;
+            self.transitions.push(Transition {
+                from: now.id.clone(),
+                action: step.kind.clone(),
+                element,
+                equivalent: Vec::new(),
+                to: next.id.clone(),
+                step_id: Some(step.id.clone()),
+                operation: op,
+            });
+            now = next;
+            acted += 1;
+        }
+        let (w, h) = self.opts.viewport;
+        let file = RecordingFile {
+            schema: crate::recording::format::RECORDING_SCHEMA.into(),
+            name: self
+                .opts
+                .out
+                .file_name()
+                .map_or("recording".into(), |n| n.to_string_lossy().into_owned()),
+            screen: Screen {
+                width: w * self.opts.scale,
+                height: h * self.opts.scale,
+                scale: self.opts.scale,
+            },
+            source: SourceInfo {
+                kind: SourceKind::Live,
+                detail: Some(format!(
+                    "{browser}, headless, devthink plan `{}`",
+                    self.plan.id
+                )),
+            },
+            frames: std::mem::take(&mut self.frames),
+            transitions: std::mem::take(&mut self.transitions),
+        };
+        let frames = file.frames.len();
+        write_file(
+            &self.opts.out.join("recording.json"),
+            to_canonical_value(&file),
+        )?;
+        Ok(BrowserOutput {
+            frames,
+            steps: acted,
+            deduplicated,
+            browser,
+        })
+    }
+
+    /// Takes the frame as it is now and writes its three files.
+    fn keep(&mut self) -> Result<Kept, Error> {
+        let n = self.frames.len();
+        let id = format!("frame_{n:03}");
+        let snap = self.browser.call(
+            "DOMSnapshot.captureSnapshot",
+            json!({"computedStyles": [], "includeDOMRects": false}),
+        )?;
+        let (mut dom, by_backend) = capture::dom_of(&snap, self.opts.scale);
+        let tree = self
+            .browser
+            .call("Accessibility.getFullAXTree", json!({}))?;
+        let (w, h) = self.opts.viewport;
+        let screen = (w * self.opts.scale, h * self.opts.scale);
+        let mut ax = capture::ax_of(&tree, &dom, &by_backend, screen);
+        self.scrub(&mut dom, &mut ax);
+        let png = self.browser.screenshot()?;
+        let rel = |ext: &str| format!("frames/{id}.{ext}");
+        write_file(&self.opts.out.join(rel("png")), png)?;
+        write_file(&self.opts.out.join(rel("ax.json")), to_canonical_value(&ax))?;
+        write_file(
+            &self.opts.out.join(rel("dom.json")),
+            to_canonical_value(&dom),
+        )?;
+        self.frames.push(FrameRef {
+            id: id.clone(),
+            screenshot: rel("png"),
+            ax: rel("ax.json"),
+            dom: Some(rel("dom.json")),
+            step_id: None,
+        });
+        Ok(Kept {
+            id,
+            dom,
+            ax,
+            by_backend,
+        })
+    }
+
+    /// Takes every sensitive value out of what is written.
+    fn scrub(&self, dom: &mut DomSnapshot, ax: &mut crate::recording::AxSnapshot) {
+        let clean = |s: &mut String| {
+            for secret in &self.secrets {
+                if s.contains(secret.as_str()) {
+                    *s = s.replace(secret.as_str(), REDACTED);
+                }
+            }
+        };
+        for n in &mut dom.nodes {
+            n.text.as_mut().map(clean);
+            n.attrs.values_mut().for_each(clean);
+        }
+        fn walk(e: &mut crate::recording::Element, clean: &dyn Fn(&mut String)) {
+            for s in [&mut e.title, &mut e.value, &mut e.description]
+                .into_iter()
+                .flatten()
+            {
+                clean(s);
+            }
+            e.children.iter_mut().for_each(|c| walk(c, clean));
+        }
+        for w in ax.apps.iter_mut().flat_map(|a| &mut a.windows) {
+            w.elements.iter_mut().for_each(|e| walk(e, &clean));
+        }
+    }
+
+    /// The one live element a step's selector names: its node id for the DevTools calls, and
+    /// its path and box in the frame just kept.
+    fn element(&mut self, step: &DevStep, now: &Kept) -> Result<(i64, String, (f64, f64)), Error> {
+        let Some(selector) = step.target.as_deref() else {
+            return Err(step_error(
+                step,
+                "this kind needs a `target` selector to record",
+            ));
+        };
+        let doc = self.browser.call("DOM.getDocument", json!({"depth": 0}))?;
+        let root = doc["root"]["nodeId"].clone();
+        let found = self.browser.call(
+            "DOM.querySelectorAll",
+            json!({"nodeId": root, "selector": selector}),
+        )?;
+        let ids: Vec<i64> = found["nodeIds"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_i64).collect())
+            .unwrap_or_default();
+        let [node] = ids[..] else {
+            return Err(step_error(
+                step,
+                format!(
+                    "`{selector}` matches {} elements in the live page; a recording needs exactly one",
+                    ids.len()
+                ),
+            ));
+        };
+        let described = self
+            .browser
+            .call("DOM.describeNode", json!({"nodeId": node}))?;
+        let backend = described["node"]["backendNodeId"].as_i64().unwrap_or(-1);
+        let Some(&i) = now.by_backend.get(&backend) else {
+            return Err(step_error(
+                step,
+                format!("`{selector}` is not in the page's snapshot"),
+            ));
+        };
+        let n = &now.dom.nodes[i];
+        let Some(rect) = n.rect.filter(|r| r.area() > 0) else {
+            return Err(step_error(
+                step,
+                format!("`{selector}` is not shown (it has no box)"),
+            ));
+        };
+        let (cx, cy) = rect.center();
+        let s = self.opts.scale as f64;
+        Ok((node, n.id.clone(), (cx / s, cy / s)))
+    }
+
+    /// Acts one step; returns the element acted on (when the frame's AX tree shows it) and
+    /// what was done.
+    fn act(&mut self, step: &DevStep, now: &Kept) -> Result<(Option<String>, Operation), Error> {
+        let kind = Kind::parse(&step.kind)
+            .ok_or_else(|| step_error(step, format!("unknown kind `{}`", step.kind)))?;
+        let mut op = Operation::default();
+        let sensitive = step.risk == Risk::Sensitive;
+        let value = step.value.clone().unwrap_or_default();
+        let mut element = None;
+        match kind {
+            Kind::Navigate => {
+                let to = step
+                    .value
+                    .as_deref()
+                    .or(step.target.as_deref())
+                    .unwrap_or("/");
+                let url = if to.starts_with('/') {
+                    format!("{}{to}", self.plan.origin)
+                } else {
+                    to.to_string()
+                };
+                self.browser.clear_events();
+                self.browser.call("Page.navigate", json!({"url": url}))?;
+                self.browser.wait_for_event("Page.loadEventFired")?;
+            }
+            Kind::Click | Kind::Submit => {
+                let (_, path, at) = self.element(step, now)?;
+                self.click(at)?;
+                element = Some(path);
+                op.button = Some("left".into());
+                op.count = Some(1);
+            }
+            Kind::Type => {
+                let (_, path, at) = self.element(step, now)?;
+                self.click(at)?;
+                self.browser
+                    .call("Input.insertText", json!({"text": value}))?;
+                element = Some(path);
+                if !sensitive {
+                    op.text = Some(value);
+                }
+            }
+            Kind::Key => {
+                if step.target.is_some() {
+                    let (_, path, at) = self.element(step, now)?;
+                    self.click(at)?;
+                    element = Some(path);
+                }
+                let mods = step.parsed.modifiers.clone().unwrap_or_default();
+                self.key(&value, &mods)?;
+                let mut chord = mods;
+                chord.push(value);
+                op.keys = Some(chord.join("+"));
+            }
+            Kind::Select | Kind::Scroll => {
+                let (node, path, _) = self.element(step, now)?;
+                let object = self
+                    .browser
+                    .call("DOM.resolveNode", json!({"nodeId": node}))?;
+                let f = if kind == Kind::Select {
+                    "function(v){this.value=v;this.dispatchEvent(new Event('input',{bubbles:true}));\
+                     this.dispatchEvent(new Event('change',{bubbles:true}));}"
+                } else {
+                    "function(){this.scrollIntoView({block:'center'});}"
+                };
+                self.browser.call(
+                    "Runtime.callFunctionOn",
+                    json!({"objectId": object["object"]["objectId"], "functionDeclaration": f,
+                           "arguments": [{"value": value}]}),
+                )?;
+                element = Some(path);
+            }
+            // Reading kinds change nothing; their frame is the page as read.
+            Kind::Wait | Kind::Extract | Kind::Capture | Kind::RegionOcr => {
+                if step.target.is_some() {
+                    element = Some(self.element(step, now)?.1);
+                }
+            }
+            // The agent's own traffic and session copies happen outside the page.
+            Kind::CaptureSession | Kind::Transport | Kind::Channel => {}
+        }
+        let shown = element.filter(|id| now_shows(now, id));
+        Ok((shown, op))
+    }
+
+    fn click(&mut self, (x, y): (f64, f64)) -> Result<(), Error> {
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            self.browser.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1}),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn key(&mut self, key: &str, modifiers: &[String]) -> Result<(), Error> {
+        let mask = modifiers.iter().fold(0, |m, k| {
+            m | match k.to_ascii_lowercase().as_str() {
+                "alt" | "option" => 1,
+                "ctrl" | "control" => 2,
+                "meta" | "cmd" | "command" => 4,
+                "shift" => 8,
+                _ => 0,
+            }
+        });
+        let (code, vk, text) = match key {
+            "Enter" | "Return" => ("Enter", 13, "\r".to_string()),
+            "Tab" => ("Tab", 9, String::new()),
+            "Escape" => ("Escape", 27, String::new()),
+            "Backspace" => ("Backspace", 8, String::new()),
+            "Delete" => ("Delete", 46, String::new()),
+            "ArrowLeft" => ("ArrowLeft", 37, String::new()),
+            "ArrowUp" => ("ArrowUp", 38, String::new()),
+            "ArrowRight" => ("ArrowRight", 39, String::new()),
+            "ArrowDown" => ("ArrowDown", 40, String::new()),
+            " " | "Space" => ("Space", 32, " ".to_string()),
+            k if k.chars().count() == 1 => {
+                let c = k.chars().next().unwrap_or(' ');
+                ("", c.to_ascii_uppercase() as i64, k.to_string())
+            }
+            other => {
+                return Err(Error::Desktop(format!(
+                    "the key `{other}` cannot be recorded"
+                )));
+            }
+        };
+        let name = if key == "Return" { "Enter" } else { key };
+        let text = if mask & !8 != 0 { String::new() } else { text };
+        self.browser.call(
+            "Input.dispatchKeyEvent",
+            json!({"type": if text.is_empty() { "rawKeyDown" } else { "keyDown" }, "key": name,
+                   "code": code, "windowsVirtualKeyCode": vk, "modifiers": mask, "text": text}),
+        )?;
+        self.browser.call(
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyUp", "key": name, "code": code, "windowsVirtualKeyCode": vk,
+                   "modifiers": mask}),
+        )?;
+        Ok(())
+    }
+
+    /// Waits until what the step started is over: a navigation it began has loaded (its
+    /// requests served meanwhile), and the page has painted twice since.
+    fn settle(&mut self) -> Result<(), Error> {
+        self.browser.pump(Duration::from_millis(150))?;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        // A navigation destroys the context an evaluation runs in: that is asked again.
+        let painted = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(document.readyState))))";
+        loop {
+            if let Ok(state) = self.browser.eval(painted)
+                && state == "complete"
+            {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(Error::Desktop(
+                    "the page did not finish loading in 30 s".into(),
+                ));
+            }
+            self.browser.pump(Duration::from_millis(20))?;
+        }
+    }
+}
+
+fn now_shows(now: &Kept, id: &str) -> bool {
+    // The element's id is its DOM path; the AX file uses the same ids for what it shows.
+    now.ax.find(id).is_some()
+}
