@@ -58,6 +58,38 @@ pub(crate) fn ax_role_of_words(role: &str) -> Option<&'static str> {
     })
 }
 
+/// The AX role (macOS's words, which the resolver and reports use) of a role as Chromium's
+/// accessibility tree names it (ARIA roles, and Chromium's own `StaticText`, `RootWebArea`).
+/// Roles that group or lay out are `AXGroup`.
+pub(crate) fn ax_role_of_web(role: &str) -> (&'static str, Option<&'static str>) {
+    match role {
+        "button" => ("AXButton", None),
+        "textbox" => ("AXTextField", None),
+        "searchbox" => ("AXSearchField", None),
+        "checkbox" => ("AXCheckBox", None),
+        "switch" => ("AXCheckBox", Some("AXSwitch")),
+        "radio" => ("AXRadioButton", None),
+        "link" => ("AXLink", None),
+        "heading" => ("AXHeading", None),
+        "StaticText" => ("AXStaticText", None),
+        "combobox" | "MenuListPopup" => ("AXPopUpButton", None),
+        "option" | "MenuListOption" | "menuitem" => ("AXMenuItem", None),
+        "listbox" | "list" => ("AXList", None),
+        "listitem" | "row" => ("AXRow", None),
+        "cell" | "gridcell" | "columnheader" | "rowheader" => ("AXCell", None),
+        "table" | "grid" => ("AXTable", None),
+        "image" | "img" => ("AXImage", None),
+        "RootWebArea" => ("AXWebArea", None),
+        "tab" => ("AXRadioButton", Some("AXTabButton")),
+        "tablist" => ("AXTabGroup", None),
+        "dialog" | "alertdialog" => ("AXGroup", Some("AXDialog")),
+        "menu" => ("AXMenu", None),
+        "progressbar" => ("AXProgressIndicator", None),
+        "slider" => ("AXSlider", None),
+        _ => ("AXGroup", None),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -92,8 +92,9 @@ impl Tally {
                     t.checks += 1;
                     t.checks_passed += u64::from(check.passed);
                 }
+                // A retry rightly not applied again is a step done right.
                 Event::StepFinished {
-                    status: StepStatus::Passed,
+                    status: StepStatus::Passed | StepStatus::Deduplicated,
                     ..
                 } => t.passed_steps += 1,
                 Event::Finished {

@@ -233,6 +233,11 @@ fn perturbations_of(s: &Scenario, opts: &RunOptions) -> Result<Vec<Perturbation>
 
 /// Every non-sensitive input the plan reads has a value (given, or the plan's example).
 fn check_inputs(s: &Scenario, plan: &Plan) -> Result<(), InputError> {
+    if let Some((why, hint)) = crate::replay::missing_clock(plan, &s.file) {
+        return Err(InputError::new(&s.path, Reason::InvalidField, why)
+            .at(FieldPath::root().key("clock"))
+            .hint(hint));
+    }
     for input in &plan.inputs {
         if !input.sensitive && input.example.is_none() && !s.file.inputs.contains_key(&input.id) {
             return Err(InputError::new(

@@ -170,7 +170,11 @@ pub fn perturb(rec: &Recording, p: &Perturbation, seed: u64) -> Result<Recording
             Perturbation::Banner => super::banner::apply(&mut ax, &mut px, &ctx),
             Perturbation::RetitleWindow => super::retitle::apply(&mut ax),
         }
-        frames.push(Frame::with_pixels(frame.id.clone(), ax, px));
+        let mut f = Frame::with_pixels(frame.id.clone(), ax, px);
+        // Selectors resolve through the DOM to the perturbed tree's elements (same ids); the
+        // DOM itself is not perturbed, so a look-alike added to the tree is not in it.
+        f.dom = frame.dom.clone();
+        frames.push(f);
     }
     if p == Perturbation::Scale {
         let (w, h, s) = (file.screen.width, file.screen.height, file.screen.scale);

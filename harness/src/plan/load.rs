@@ -102,9 +102,9 @@ pub fn parse_handed(src: &Source) -> Result<Handed, InputError> {
             .error(
                 FieldPath::root(),
                 Reason::UnsupportedSchema,
-                "a devthink protocolv2 plan can be checked and formatted, not yet replayed",
+                "a devthink protocolv2 plan is not a Foxstep guide",
             )
-            .hint("run `stepreplay check` on it; see docs/devthink.md"));
+            .hint("see docs/devthink.md"));
     }
     if !is_get_guide(&value) {
         return Ok(Handed {
@@ -351,8 +351,12 @@ pub fn load_plan(path: &Path) -> Result<Plan, InputError> {
 /// [`load_plan`] on a source already read, for callers that also need its text (to place
 /// their own errors at a step's line and column).
 pub fn plan_from_source(src: &Source) -> Result<Plan, InputError> {
-    let Handed { plan: fox, at } = parse_handed(src)?;
     let base = src.path.parent().unwrap_or(Path::new("."));
+    if super::devthink::is_protocolv2(&parse_value(src)?) {
+        let dev = super::devthink::parse_protocolv2(src)?;
+        return Ok(super::devthink::lower_devthink(&dev, base));
+    }
+    let Handed { plan: fox, at } = parse_handed(src)?;
     let mut plan = lower_foxstep(&fox, base).map_err(|problems| {
         let first = &problems[0];
         let mut e = src.error(

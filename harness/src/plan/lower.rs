@@ -40,6 +40,7 @@ pub fn lower_foxstep(fox: &FoxPlan, base_dir: &Path) -> Result<Plan, Vec<Finding
         return Err(problems);
     }
     Ok(Plan {
+        review: None,
         dialect: Dialect::Foxstep,
         id: fox.guide.id.clone(),
         title: fox.guide.title.clone(),
@@ -166,6 +167,7 @@ fn lower_step(s: &foxstep::Step, path: &FieldPath, problems: &mut Vec<Finding>) 
         return None;
     }
     Some(Step {
+        web: None,
         id: s.step_id.clone(),
         number: s.number,
         label: s.label.clone(),

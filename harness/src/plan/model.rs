@@ -40,6 +40,42 @@ pub struct Plan {
     /// The folder the plan file sits in; crops are relative to it.
     #[serde(skip)]
     pub(crate) base_dir: PathBuf,
+    /// A browser plan's review: replayed only when approved and unexpired (devthink).
+    pub(crate) review: Option<Review>,
+}
+
+/// Where a reviewed browser plan stands, and where it may act.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub(crate) struct Review {
+    /// `draft`, `pending`, `approved`, … as the plan says.
+    pub(crate) state: crate::plan::devthink::State,
+    /// Epoch milliseconds after which the plan may no longer run.
+    pub(crate) expires_at: u64,
+    /// Epoch milliseconds the plan was made.
+    pub(crate) created_at: u64,
+    /// The exact origin every step stays inside.
+    pub(crate) origin: String,
+}
+
+/// What a browser step carries beyond the common step (devthink).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub(crate) struct WebStep {
+    /// The step's kind as the plan writes it (`submit`, `extract`, …).
+    pub(crate) kind: String,
+    /// A retry with a key that already ran is not applied again.
+    pub(crate) idempotency_key: Option<String>,
+    /// Capture the page before and after the step.
+    pub(crate) pair: bool,
+    /// Diff the captures after the step.
+    pub(crate) diff: bool,
+    /// The capture file name pattern.
+    pub(crate) naming: Option<String>,
+    /// Read the text of the step's target (extract, regionocr, capture with `ocr`).
+    pub(crate) reads: bool,
+    /// The text the read should give, when the plan says.
+    pub(crate) read_expect: Option<String>,
+    /// Option families the harness cannot replay offline: the step is not judged.
+    pub(crate) not_simulated: Vec<String>,
 }
 
 /// A declared input.
@@ -84,6 +120,8 @@ pub struct Step {
     /// Where the step sits in its source file.
     #[serde(skip)]
     pub(crate) path: FieldPath,
+    /// What a browser step carries beyond this (devthink).
+    pub(crate) web: Option<WebStep>,
 }
 
 impl Step {
@@ -160,13 +198,34 @@ pub(crate) struct Click {
 }
 
 /// Text to type: the same every time, or built from inputs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, PartialEq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Text {
     /// Exactly this.
     Literal(String),
     /// Text with `{input}` holes.
     Template(Vec<Part>),
+    /// Exactly this, and never shown: what a sensitive browser step types.
+    #[serde(serialize_with = "redacted")]
+    Secret(String),
+}
+
+/// By hand, so that a secret never reaches a panic message or a log through `{:?}`.
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Text::Literal(s) => f.debug_tuple("Literal").field(s).finish(),
+            Text::Template(p) => f.debug_tuple("Template").field(p).finish(),
+            Text::Secret(_) => f
+                .debug_tuple("Secret")
+                .field(&crate::plan::REDACTED)
+                .finish(),
+        }
+    }
+}
+
+fn redacted<S: serde::Serializer>(_: &str, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(crate::plan::REDACTED)
 }
 
 /// A piece of a template.
@@ -183,7 +242,7 @@ impl Text {
     /// The input ids this text reads.
     pub(crate) fn inputs(&self) -> Vec<&str> {
         match self {
-            Text::Literal(_) => Vec::new(),
+            Text::Literal(_) | Text::Secret(_) => Vec::new(),
             Text::Template(parts) => parts
                 .iter()
                 .filter_map(|p| match p {

@@ -309,6 +309,7 @@ fn scenario(script: &Script, name: &str) -> ScenarioFile {
         inputs,
         answers,
         perturbations: Vec::new(),
+        clock: None,
         expect: Expected::completed(),
     }
 }

@@ -151,7 +151,10 @@ impl<'r> Prepared<'r> {
     fn truth(&self, plan: &Plan) -> Vec<Truth> {
         plan.steps
             .iter()
-            .map(|st| match (&st.target, self.transition(&st.id)) {
+            .enumerate()
+            .map(|(i, st)| match (&st.target, self.transition(&st.id)) {
+                // A retry is rightly not acted: there is nothing to find.
+                _ if super::web::retry_key(plan, i).is_some() => Truth::NoTarget,
                 (None, _) => Truth::NoTarget,
                 (Some(_), Some(t)) if t.element.is_some() => Truth::Recorded,
                 (Some(_), _) => Truth::Unrecorded,
@@ -164,6 +167,8 @@ impl<'r> Prepared<'r> {
         plan.steps
             .iter()
             .map(|st| !st.talks_only() && self.transition(&st.id).is_some())
+            .enumerate()
+            .map(|(i, judged)| judged && super::web::retry_key(plan, i).is_none())
             .collect()
     }
 }
@@ -177,9 +182,16 @@ pub fn replay(plan: &Plan, prep: &Prepared, scenario: &ScenarioFile, mode: Mode)
         anchors: anchors(plan),
         events: Vec::new(),
     };
-    match mode {
-        Mode::Chained => f.chained(),
-        Mode::PerStep => f.per_step(),
+    let (review, refused) = super::web::review(plan, scenario);
+    f.events.extend(review);
+    match (refused, mode) {
+        (Some(reason), _) => f.events.push(Event::Finished {
+            outcome: Outcome::Refused,
+            reason: Some(reason),
+            step_id: None,
+        }),
+        (None, Mode::Chained) => f.chained(),
+        (None, Mode::PerStep) => f.per_step(),
     }
     Trace {
         mode,
@@ -218,8 +230,23 @@ impl<'a, 'r> Follower<'a, 'r> {
         // needed (opening a window) must not find that step's window already open.
         let start = 0;
         let mut desk = Desktop::new(self.prep.rec, start);
+        // The first step the harness could not judge: the run goes on, but cannot complete.
+        let mut unjudged = None;
         for i in 0..self.plan.steps.len() {
-            if let Err((status, reason)) = self.step(i, &mut desk) {
+            if self.deduplicated(i, Some(desk.frame_id())) {
+                continue;
+            }
+            let result = self.step(i, &mut desk);
+            if let Err((status, reason @ FailReason::NotSimulated)) = result {
+                self.events.push(Event::StepFinished {
+                    step: i,
+                    status,
+                    reason: Some(reason),
+                });
+                unjudged.get_or_insert(i);
+                continue;
+            }
+            if let Err((status, reason)) = result {
                 self.events.push(Event::StepFinished {
                     step: i,
                     status,
@@ -242,6 +269,14 @@ impl<'a, 'r> Follower<'a, 'r> {
                 status: StepStatus::Passed,
                 reason: None,
             });
+        }
+        if let Some(i) = unjudged {
+            self.events.push(Event::Finished {
+                outcome: Outcome::Failed,
+                reason: Some(FailReason::NotSimulated),
+                step_id: Some(self.plan.steps[i].id.clone()),
+            });
+            return;
         }
         let outcome = match self.check_done(&desk) {
             Some(false) => Outcome::NotDone,
@@ -287,6 +322,9 @@ impl<'a, 'r> Follower<'a, 'r> {
     fn per_step(&mut self) {
         let mut first_failure = None;
         for i in 0..self.plan.steps.len() {
+            if self.deduplicated(i, None) {
+                continue;
+            }
             let result = match self.prep.step_frame(self.plan, i) {
                 Some(frame) => self.step(i, &mut Desktop::new(self.prep.rec, frame)),
                 None => Err((StepStatus::Failed, FailReason::NoRecordedTransition)),
@@ -325,6 +363,25 @@ impl<'a, 'r> Follower<'a, 'r> {
         });
     }
 
+    /// A retry whose idempotency key already ran is reported and not applied again.
+    fn deduplicated(&mut self, i: usize, frame: Option<&str>) -> bool {
+        if super::web::retry_key(self.plan, i).is_none() {
+            return false;
+        }
+        if let Some(frame) = frame {
+            self.events.push(Event::StepStarted {
+                step: i,
+                frame: frame.to_string(),
+            });
+        }
+        self.events.push(Event::StepFinished {
+            step: i,
+            status: StepStatus::Deduplicated,
+            reason: None,
+        });
+        true
+    }
+
     fn ask(&mut self, step: usize, kind: AskKind, detail: String, answer: String) {
         self.events.push(Event::Asked {
             step,
@@ -343,6 +400,7 @@ impl<'a, 'r> Follower<'a, 'r> {
     ) -> Result<(String, bool), Stop> {
         let parts = match text {
             Text::Literal(s) => return Ok((s.clone(), false)),
+            Text::Secret(s) => return Ok((s.clone(), true)),
             Text::Template(parts) => parts,
         };
         let mut out = String::new();
@@ -415,6 +473,14 @@ impl<'a, 'r> Follower<'a, 'r> {
         // Values asked for in this step; a secret leaves with the step.
         let mut asked = BTreeMap::new();
         self.stop_if(i, desk)?;
+        let page = self.prep.rec.frames[desk.frame_index()].dom.as_deref();
+        if let Some(why) = super::web::outside_origin(self.plan, step, page) {
+            self.events.push(Event::Checked {
+                step: i,
+                check: Check::new("origin", false, why),
+            });
+            return Err((StepStatus::Failed, FailReason::OutsideOrigin));
+        }
         let recorded = self.prep.transition(&step.id);
         let element = self.find_target(i, desk, recorded)?;
         self.confirm(i)?;
@@ -429,7 +495,9 @@ impl<'a, 'r> Follower<'a, 'r> {
             self.ask(i, AskKind::Question, step.text.clone(), "answered".into());
         }
         self.judge_operation(i, recorded, text.as_ref())?;
+        let before = desk.frame_index();
         let acts_on = self.act(i, desk, element.as_deref(), recorded, text.as_ref())?;
+        self.web_options(i, before, desk, acts_on.as_deref())?;
         self.expects(i, desk, acts_on.as_deref(), &asked)
     }
 
@@ -730,6 +798,102 @@ impl<'a, 'r> Follower<'a, 'r> {
         Ok(acts_on)
     }
 
+    /// A browser step's options, once it has acted: `pair` names the captures before and
+    /// after, `diff` checks the page changed, a reading step reads its target's text (and
+    /// checks it when the plan says what it should be). A step with an option that cannot be
+    /// replayed offline ends here, not judged.
+    fn web_options(
+        &mut self,
+        i: usize,
+        before: usize,
+        desk: &Desktop<'r>,
+        acts_on: Option<&str>,
+    ) -> Result<(), Stop> {
+        let step: &Step = &self.plan.steps[i];
+        let Some(web) = &step.web else {
+            return Ok(());
+        };
+        let frames = &self.prep.rec.frames;
+        let after = desk.frame_index();
+        if web.pair {
+            for (phase, f) in [("before", before), ("after", after)] {
+                self.events.push(Event::NamedCapture {
+                    step: i,
+                    name: super::web::capture_name(self.plan, step, phase),
+                    frame: frames[f].id.clone(),
+                });
+            }
+        }
+        if web.diff
+            && let Some(d) = self.prep.step_diff(before, after)
+            && let Some(p) = &d.pixel
+        {
+            let changed = p.mismatched > 0;
+            let detail = format!(
+                "{} of {} pixels differ after the step",
+                p.mismatched, p.pixels
+            );
+            self.events.push(Event::Checked {
+                step: i,
+                check: Check::new("diffshot", changed, detail),
+            });
+            if !changed {
+                return Err((StepStatus::Failed, FailReason::ExpectFailed));
+            }
+        }
+        if web.reads {
+            let read = frames[after]
+                .dom
+                .as_deref()
+                .zip(acts_on)
+                .and_then(|(dom, el)| super::web::read_text(dom, el));
+            if let Some(text) = &read {
+                self.events.push(Event::Read {
+                    step: i,
+                    text: text.clone(),
+                    source: super::ReadSource::DomText,
+                });
+            }
+            if let Some(want) = &web.read_expect {
+                let (passed, detail) = match &read {
+                    Some(text) => (
+                        super::web::read_matches(text, want),
+                        format!("read “{text}”, the plan expects “{want}”"),
+                    ),
+                    None => (
+                        false,
+                        "nothing to read: the frame has no DOM for the target".into(),
+                    ),
+                };
+                self.events.push(Event::Checked {
+                    step: i,
+                    check: Check::new("reads-text", passed, detail),
+                });
+                if !passed {
+                    return Err((StepStatus::Failed, FailReason::ReadMismatch));
+                }
+            }
+        }
+        if !web.not_simulated.is_empty() {
+            let families = web
+                .not_simulated
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.events.push(Event::Checked {
+                step: i,
+                check: Check::new(
+                    "simulated",
+                    false,
+                    format!("{families} cannot be replayed offline: the step is not judged"),
+                ),
+            });
+            return Err((StepStatus::Failed, FailReason::NotSimulated));
+        }
+        Ok(())
+    }
+
     /// What should be true now: the step's `expect`, else the next step's control is there.
     fn expects(
         &mut self,
@@ -814,7 +978,7 @@ impl<'a, 'r> Follower<'a, 'r> {
     /// Fills a template from values already known in this step (no new questions).
     fn fill_known(&self, t: &Text, asked: &BTreeMap<String, String>) -> String {
         match t {
-            Text::Literal(s) => s.clone(),
+            Text::Literal(s) | Text::Secret(s) => s.clone(),
             Text::Template(parts) => parts
                 .iter()
                 .map(|p| match p {

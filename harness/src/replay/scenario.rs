@@ -43,6 +43,10 @@ pub struct ScenarioFile {
     /// Perturbations to apply (by name).
     #[serde(default)]
     pub(crate) perturbations: Vec<String>,
+    /// The fixed time the run happens at, in epoch milliseconds: a reviewed browser plan's
+    /// expiry is judged against it, never against the wall clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) clock: Option<u64>,
     /// What should happen.
     pub expect: Expected,
 }
@@ -63,6 +67,18 @@ pub struct Answers {
     /// By step id: what the person says when a `stop_if` in words is put to them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) stop_if: BTreeMap<String, StopAnswer>,
+    /// What the person decides when a pending browser plan is put to them. Not given: reject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) review: Option<ReviewAnswer>,
+}
+
+/// The person's decision on a pending plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[allow(missing_docs)]
+pub(crate) enum ReviewAnswer {
+    Approve,
+    Reject,
 }
 
 /// The person's answer to a `stop_if` put in words.
@@ -124,6 +140,20 @@ pub enum FailReason {
     /// The plan came from `get_guide` with `plan_status: needs_review`: it was approved before
     /// step plans existed and has not been reviewed, so nothing may follow it.
     PlanNeedsReview,
+    /// A browser plan's `expiresat` is not after the scenario's clock.
+    PlanExpired,
+    /// A pending browser plan was put to the person, who rejected it.
+    PlanRejected,
+    /// A browser plan in a state that never runs (draft, rejected, expired, completed,
+    /// cancelled).
+    PlanNotApproved,
+    /// The step would act outside the plan's exact origin.
+    OutsideOrigin,
+    /// The step carries an option the harness cannot replay offline (vision, pollrequest, …):
+    /// it is not judged, so it does not pass.
+    NotSimulated,
+    /// What a reading step read is not what the plan says it should be.
+    ReadMismatch,
 }
 
 /// What should happen.
@@ -160,6 +190,21 @@ impl Expected {
     }
 }
 
+/// Why a scenario cannot replay a reviewed browser plan, and what to do: such a plan's expiry
+/// is judged at the scenario's `clock`, which must be given (the wall clock never decides).
+pub(crate) fn missing_clock(
+    plan: &crate::plan::Plan,
+    file: &ScenarioFile,
+) -> Option<(String, String)> {
+    (plan.review.is_some() && file.clock.is_none()).then(|| {
+        (
+            "a devthink plan replays at a fixed time, and the scenario has no `clock`".into(),
+            "add \"clock\": the epoch milliseconds the run happens at (the plan's createdat, say)"
+                .into(),
+        )
+    })
+}
+
 /// A scenario with its paths resolved.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -184,6 +229,9 @@ pub(crate) struct AnswersFile {
     /// What the scripted person says when asked.
     #[serde(default)]
     pub(crate) answers: Answers,
+    /// The fixed time a browser plan's review is judged at (epoch milliseconds).
+    #[serde(default)]
+    pub(crate) clock: Option<u64>,
 }
 
 /// One plan and one recording as a scenario that expects the run to complete: for trying a
@@ -229,6 +277,7 @@ pub fn adhoc_scenario(
             inputs: given.inputs,
             answers: given.answers,
             perturbations: Vec::new(),
+            clock: given.clock,
             expect: Expected::completed(),
         },
         plan_path,
@@ -340,6 +389,11 @@ pub fn scaffold(
             .filter(|s| s.stop_if.as_ref().is_some_and(|c| c.when.is_none()))
             .map(|s| (s.id.clone(), StopAnswer::GoOn))
             .collect(),
+        review: plan
+            .review
+            .as_ref()
+            .filter(|r| r.state == crate::plan::devthink::State::Pending)
+            .map(|_| ReviewAnswer::Approve),
     };
     let file = ScenarioFile {
         schema: SCENARIO_SCHEMA.into(),
@@ -350,6 +404,8 @@ pub fn scaffold(
         inputs,
         answers,
         perturbations: Vec::new(),
+        // A reviewed plan is replayed at the moment it was made (approved plans run then).
+        clock: plan.review.as_ref().map(|r| r.created_at),
         expect: Expected::completed(),
     };
     (file, to_fill)

@@ -79,6 +79,17 @@ fn names(sc: &Scenario, plan: &Plan, out: &mut Vec<Finding>) {
     let inputs: Vec<&str> = plan.inputs.iter().map(|i| i.id.as_str()).collect();
     let f = &sc.file;
     let a = &f.answers;
+    if let Some((why, hint)) = super::scenario::missing_clock(plan, f) {
+        out.push(
+            Finding::new(
+                Severity::Error,
+                Reason::InvalidField.code(),
+                FieldPath::root().key("clock"),
+                why,
+            )
+            .hint(hint),
+        );
+    }
     let mut unknown = |path: FieldPath, what: &str, id: &str, known: &[&str]| {
         if known.contains(&id) {
             return;

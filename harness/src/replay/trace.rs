@@ -48,6 +48,8 @@ pub enum StepStatus {
     Failed,
     /// The person or a `stop_if` stopped here.
     Stopped,
+    /// A retry whose idempotency key already ran: rightly not applied again.
+    Deduplicated,
 }
 
 /// One thing that happened.
@@ -130,6 +132,31 @@ pub enum Event {
         /// Each part compared.
         checks: Vec<OpCheck>,
     },
+    /// A browser plan's review surface spoke (`preview`, `approve`, `reject`, `execute`).
+    Review {
+        /// The message, as the review surface names it.
+        message: ReviewMessage,
+        /// What it was about.
+        detail: String,
+    },
+    /// A capture a browser step's options ask for (`pair`), named by its `naming` pattern.
+    NamedCapture {
+        /// Step index.
+        step: usize,
+        /// The capture's file name.
+        name: String,
+        /// The frame it shows.
+        frame: String,
+    },
+    /// What a reading step read, and from where.
+    Read {
+        /// Step index.
+        step: usize,
+        /// The text.
+        text: String,
+        /// Where it came from.
+        source: ReadSource,
+    },
     /// A step ended.
     StepFinished {
         /// Step index.
@@ -157,6 +184,25 @@ pub enum Event {
         /// The step it ended on, when not completed.
         step_id: Option<String>,
     },
+}
+
+/// The review surface's messages (devthink protocolv2 `reviewsurface.messages`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[allow(missing_docs)]
+pub enum ReviewMessage {
+    Preview,
+    Approve,
+    Reject,
+    Execute,
+}
+
+/// Where a read's text came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReadSource {
+    /// The recorded DOM's text under the element (what a page bridge reads).
+    DomText,
 }
 
 /// What the recording says about a plan step's target, known before replay: scores count
@@ -233,8 +279,10 @@ impl Event {
             | Event::Diverged { step, .. }
             | Event::Checked { step, .. }
             | Event::Operation { step, .. }
+            | Event::NamedCapture { step, .. }
+            | Event::Read { step, .. }
             | Event::StepFinished { step, .. } => Some(*step),
-            Event::Finished { .. } | Event::Done { .. } => None,
+            Event::Finished { .. } | Event::Done { .. } | Event::Review { .. } => None,
         }
     }
 }

@@ -465,6 +465,13 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
             word(mode),
             html_escape(&outcome_words(run))
         );
+        if !run.review.is_empty() {
+            h.push_str("<ul class=\"checks\">");
+            for r in &run.review {
+                let _ = write!(h, "<li class=\"mute\">review {}</li>", html_escape(r));
+            }
+            h.push_str("</ul>");
+        }
         // In a scenario not as expected, the passed steps before its first failure fold to
         // their title line, so the failing step is on screen when the scenario opens.
         let mut before_fail = fail.is_some_and(|(m, _)| m == mode);
@@ -569,6 +576,9 @@ fn step(
             );
         }
         h.push_str("</ul></dd>");
+    }
+    for n in st.web_notes() {
+        let _ = write!(h, "<dt>browser</dt><dd>{}</dd>", html_escape(&n));
     }
     for a in &st.asked {
         let _ = write!(

@@ -134,6 +134,7 @@ fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
             lines.push(format!("diverged: {d}"));
         }
         lines.extend(asked_lines(step));
+        lines.extend(step.web_notes());
         lines.join("\n")
     };
     let status = match step.status.as_str() {

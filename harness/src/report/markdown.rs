@@ -111,6 +111,15 @@ pub fn to_markdown(report: &Report, regressions: Option<&RegressionReport>) -> S
         } else {
             what_failed(sc, run)
         };
+        // A browser plan refused at review says what the review surface said.
+        if run.is_some_and(|r| r.steps.iter().all(|s| s.status == "not-run")) {
+            for r in run.iter().flat_map(|r| &r.review) {
+                if !failed.is_empty() {
+                    failed.push_str("; ");
+                }
+                failed.push_str(&md_escape(&format!("review {r}")));
+            }
+        }
         // A stop_if in words is shown with the person's answer, whatever the outcome.
         for a in run
             .iter()

@@ -212,6 +212,9 @@ pub struct RunReport {
     /// The plan's `done`, as checked at the end of a completed run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) done: Option<DoneReport>,
+    /// A browser plan's review surface, message by message (`approve: …`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) review: Vec<String>,
 }
 
 /// What finished looks like, and whether the run ended there.
@@ -277,6 +280,42 @@ pub struct StepReport {
     /// The pictures `run --captures` wrote for this step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub captures: Option<CaptureFiles>,
+    /// What a browser step's options captured and read.
+    #[serde(default, skip_serializing_if = "WebReport::is_empty")]
+    pub(crate) web: WebReport,
+}
+
+/// A browser step's named captures and reads (devthink options).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub(crate) struct WebReport {
+    /// `pair` captures: file name and the frame it shows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) captures: Vec<(String, String)>,
+    /// What the step read, and from where.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) read: Option<(String, crate::replay::ReadSource)>,
+}
+
+impl WebReport {
+    fn is_empty(&self) -> bool {
+        self.captures.is_empty() && self.read.is_none()
+    }
+}
+
+impl StepReport {
+    /// The browser step's captures and reads as lines for people (every reporter prints them).
+    pub(crate) fn web_notes(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .web
+            .captures
+            .iter()
+            .map(|(name, frame)| format!("capture `{name}`: frame `{frame}`"))
+            .collect();
+        if let Some((text, source)) = &self.web.read {
+            out.push(format!("read “{text}” ({})", crate::text::word(source)));
+        }
+        out
+    }
 }
 
 impl StepReport {
@@ -386,6 +425,7 @@ fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
                 diverged: None,
                 diff: None,
                 captures: None,
+                web: WebReport::default(),
             };
             for e in trace.step_events(i) {
                 match e {
@@ -451,12 +491,16 @@ fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
                         detail: detail.clone(),
                     }),
                     Event::Operation { checks, .. } => s.operation = checks.clone(),
+                    Event::NamedCapture { name, frame, .. } => {
+                        s.web.captures.push((name.clone(), frame.clone()))
+                    }
+                    Event::Read { text, source, .. } => s.web.read = Some((text.clone(), *source)),
                     Event::StepFinished { status, reason, .. } => {
                         s.status = word(status);
                         s.reason = *reason;
                         debug_assert!(*status != StepStatus::Passed || reason.is_none());
                     }
-                    Event::Finished { .. } | Event::Done { .. } => {}
+                    Event::Finished { .. } | Event::Done { .. } | Event::Review { .. } => {}
                 }
             }
             s
@@ -474,6 +518,16 @@ fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
         }),
         _ => None,
     });
+    let review = trace
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Review { message, detail } => {
+                Some(format!("{}: {detail}", crate::text::word(message)))
+            }
+            _ => None,
+        })
+        .collect();
     RunReport {
         outcome,
         reason,
@@ -482,6 +536,7 @@ fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
         tally,
         steps,
         done,
+        review,
     }
 }
 

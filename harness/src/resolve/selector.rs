@@ -25,10 +25,7 @@ const VOID: &[&str] = &[
     "wbr",
 ];
 
-/// Parses a selector as a browser would, or says why not.
-pub(crate) fn parse(selector: &str) -> Result<Selector, String> {
-    Selector::parse(selector).map_err(|e| e.to_string())
-}
+pub(crate) use crate::plan::devthink::parse_selector as parse;
 
 fn escape(s: &str, quote: bool) -> String {
     let mut out = String::with_capacity(s.len());

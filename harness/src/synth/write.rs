@@ -215,6 +215,7 @@ pub fn synthesize(
             inputs: sc.inputs.clone(),
             answers: sc.answers.clone(),
             perturbations: sc.perturbations.clone(),
+            clock: None,
             expect: sc.expect.clone(),
         };
         w.write(

@@ -422,15 +422,15 @@ fn a_protocolv2_plan_is_checked_and_formatted() {
         canonical
     );
 
-    // `run` does not replay one yet, and says so.
+    // `run` replays one only at a fixed time, and says so when none is given.
     let recording = crate::util::repo().join("recordings/browser-signup-form");
     let run = stepreplay(&dir)
         .args(["run", PLAN, "--recording"])
         .arg(&recording)
         .expect_code(2);
     run.check(
-        run.stderr.contains("unsupported-schema") && run.stderr.contains("protocolv2"),
-        "run says why it refuses a protocolv2 plan",
+        run.stderr.contains("`clock`") && run.stderr.contains("devthink"),
+        "run says a protocolv2 plan needs the scenario's clock",
     );
 }
 

@@ -3,6 +3,7 @@
 mod bridge;
 mod check;
 mod cli;
+mod devthink;
 mod diff;
 mod fuzz;
 mod gate;

@@ -1,7 +1,7 @@
 //! The devthink protocolv2 dialect: browser-agent plans with a review state, CSS-selector
 //! steps and JSON options, exactly as `docs/dialects/devthink-protocolv2.schema.json`
 //! freezes them. This module parses and validates; `check` lints (`plan/check/rules/`) and
-//! `fmt` lays out. Lowering to [`super::Plan`] and replay come with browser recordings.
+//! `fmt` lays out; `lower` makes it the [`super::Plan`] replay follows.
 
 /// An enum of the schema's lowercase words, read from strings only: serde_json reads a derived
 /// enum given a number or `true` as a *syntax* error, which would be reported as `invalid-json`
@@ -35,6 +35,7 @@ macro_rules! words {
 }
 
 pub(crate) mod kinds;
+mod lower;
 mod model;
 pub(crate) mod options;
 pub(crate) mod origin;
@@ -42,10 +43,17 @@ mod parse;
 #[cfg(test)]
 mod tests;
 
+pub use lower::lower_devthink;
 pub use model::{DevPlan, DevStep, Environment, EpochMs, Risk, State};
 pub use options::{Naming, Options, Pair};
 pub(crate) use parse::with_other_field_errors;
 pub use parse::{SCHEMA_ID, is_protocolv2, parse_protocolv2};
+
+/// Parses a CSS selector by the grammar a browser engine uses (Servo's, through `scraper`), or
+/// says why not: what `check` lints a target with and what replay matches with.
+pub fn parse_selector(selector: &str) -> Result<scraper::Selector, String> {
+    scraper::Selector::parse(selector).map_err(|e| e.to_string())
+}
 
 /// The values a plan's output must never show: what its sensitive steps type or send.
 pub fn sensitive_values(plan: &DevPlan) -> Vec<&str> {

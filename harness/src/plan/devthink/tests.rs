@@ -403,10 +403,15 @@ fn detection_leaves_foxstep_plans_alone() {
 }
 
 #[test]
-fn replay_refuses_a_protocolv2_plan_for_now() {
-    let e = crate::plan::plan_from_source(&source(&example())).unwrap_err();
-    assert_eq!(e.reason, Reason::UnsupportedSchema);
-    assert!(e.message.contains("protocolv2"), "{}", e.message);
+fn a_protocolv2_plan_loads_for_replay_and_its_secrets_stay_hidden_even_in_debug_output() {
+    let plan = crate::plan::plan_from_source(&source(&example())).unwrap();
+    assert_eq!(plan.dialect, crate::plan::Dialect::Devthink);
+    assert_eq!(
+        plan.steps.len(),
+        example()["steps"].as_array().unwrap().len()
+    );
+    let shown = format!("{plan:?}");
+    assert!(!shown.contains("correct-horse"), "{shown}");
 }
 
 #[test]

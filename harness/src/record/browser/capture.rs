@@ -150,36 +150,14 @@ pub(crate) fn dom_of(snap: &Value, scale: u32) -> (DomSnapshot, HashMap<i64, usi
     (dom, by_backend)
 }
 
-/// The AX role (macOS's words, which the resolver and reports use) of a Chromium role.
+/// The AX role of a Chromium role on this DOM node: a password field is a secure text field,
+/// a `textarea` a text area.
 fn ax_role(role: &str, dom: Option<&DomNode>) -> (&'static str, Option<&'static str>) {
     let password = dom.is_some_and(|n| n.attrs.get("type").is_some_and(|t| t == "password"));
     match role {
-        "button" => ("AXButton", None),
         "textbox" if password => ("AXTextField", Some("AXSecureTextField")),
         "textbox" if dom.is_some_and(|n| n.tag == "textarea") => ("AXTextArea", None),
-        "textbox" => ("AXTextField", None),
-        "searchbox" => ("AXSearchField", None),
-        "checkbox" => ("AXCheckBox", None),
-        "switch" => ("AXCheckBox", Some("AXSwitch")),
-        "radio" => ("AXRadioButton", None),
-        "link" => ("AXLink", None),
-        "heading" => ("AXHeading", None),
-        "StaticText" => ("AXStaticText", None),
-        "combobox" | "MenuListPopup" => ("AXPopUpButton", None),
-        "option" | "MenuListOption" | "menuitem" => ("AXMenuItem", None),
-        "listbox" | "list" => ("AXList", None),
-        "listitem" | "row" => ("AXRow", None),
-        "cell" | "gridcell" | "columnheader" | "rowheader" => ("AXCell", None),
-        "table" | "grid" => ("AXTable", None),
-        "image" | "img" => ("AXImage", None),
-        "RootWebArea" => ("AXWebArea", None),
-        "tab" => ("AXRadioButton", Some("AXTabButton")),
-        "tablist" => ("AXTabGroup", None),
-        "dialog" | "alertdialog" => ("AXGroup", Some("AXDialog")),
-        "menu" => ("AXMenu", None),
-        "progressbar" => ("AXProgressIndicator", None),
-        "slider" => ("AXSlider", None),
-        _ => ("AXGroup", None),
+        _ => crate::roles::ax_role_of_web(role),
     }
 }
 

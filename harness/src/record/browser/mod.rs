@@ -154,7 +154,7 @@ impl Recorder<'_> {
             let next = self.keep()?;
             self.transitions.push(Transition {
                 from: now.id.clone(),
-                action: step.kind.clone(),
+                action: recorded_action(&step.kind).into(),
                 element,
                 equivalent: Vec::new(),
                 to: next.id.clone(),
@@ -477,6 +477,16 @@ impl Recorder<'_> {
             }
             self.browser.pump(Duration::from_millis(20))?;
         }
+    }
+}
+
+/// The action a recording names for a kind: what the hands did (a submit is a click, a key a
+/// press), so that any dialect's plan is judged against it; other kinds keep their word.
+fn recorded_action(kind: &str) -> &str {
+    match kind {
+        "submit" => "click",
+        "key" => "press",
+        k => k,
     }
 }
 

@@ -14,6 +14,7 @@ mod literal_template;
 mod option_kind;
 mod outside_origin;
 mod pictures;
+mod selector;
 mod step_kind;
 mod step_numbers;
 mod unique;
@@ -75,6 +76,7 @@ pub(crate) const DEVTHINK_RULES: &[DevRule] = &[
     step_kind::check,
     option_kind::check,
     outside_origin::check,
+    selector::check,
     diff_risk::check,
 ];
 

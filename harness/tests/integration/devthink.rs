@@ -1,0 +1,227 @@
+//! devthink browser plans end to end: headless Chromium records a local page, and the
+//! recording replays; the checked-in devthink scenarios replay beside the others.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::{TempDir, have_tool, repo, run_in};
+
+fn read_json(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// Every file under `dir`, as text where it is text.
+fn contains_anywhere(dir: &Path, needle: &str) -> Vec<String> {
+    let mut hits = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            hits.extend(contains_anywhere(&p, needle));
+        } else if std::fs::read(&p)
+            .unwrap()
+            .windows(needle.len())
+            .any(|w| w == needle.as_bytes())
+        {
+            hits.push(p.display().to_string());
+        }
+    }
+    hits
+}
+
+/// The whole path CI takes: a local page recorded in headless Chromium over the DevTools
+/// pipe, then replayed by `run` with its report read back.
+#[cfg(target_os = "linux")]
+#[test]
+fn chromium_records_a_local_page_and_the_recording_replays() {
+    if !have_tool("chromium", "scripts/install-test-deps installs chromium") {
+        return;
+    }
+    let tmp = TempDir::new("devthink-live");
+    let suite = tmp.path();
+    let browser = repo().join("recordings/scripts/browser");
+    std::fs::create_dir_all(suite.join("scenarios/live-login")).unwrap();
+    std::fs::copy(
+        browser.join("login.json"),
+        suite.join("scenarios/live-login/plan.json"),
+    )
+    .unwrap();
+    let rec = suite.join("recordings/live-login");
+    let pages = browser.join("pages");
+    run_in(
+        suite,
+        &[
+            "record-browser",
+            "--plan",
+            browser.join("login.json").to_str().unwrap(),
+            "--pages",
+            pages.to_str().unwrap(),
+            "--out",
+            rec.to_str().unwrap(),
+        ],
+    )
+    .expect_code(0);
+    // Three files a frame: the screenshot, the DOM with boxes, the accessibility tree.
+    let recording = read_json(&rec.join("recording.json"));
+    let frames = recording["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 6, "the first page and one frame per step");
+    for f in frames {
+        for key in ["screenshot", "ax", "dom"] {
+            assert!(rec.join(f[key].as_str().unwrap()).is_file(), "{f}");
+        }
+    }
+    let typed = &recording["transitions"][1];
+    assert_eq!(typed["element"], "/html/body/form/input");
+    assert_eq!(typed["operation"]["text"], "robin");
+    assert!(
+        recording["transitions"][2]["operation"]
+            .get("text")
+            .is_none(),
+        "a sensitive step's text is not recorded"
+    );
+    let dom = read_json(&rec.join("frames/frame_001.dom.json"));
+    let field = dom["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["attrs"]["id"] == "user")
+        .expect("the user name field");
+    assert!(field["rect"]["width"].as_i64().unwrap() > 50, "{field}");
+    assert!(
+        !rec.join(".stepreplay-tmp-browser").exists(),
+        "the browser's profile is removed"
+    );
+    let scenario = serde_json::json!({
+        "schema": "stepreplay-scenario/1", "id": "live-login", "plan": "live-login/plan.json",
+        "recording": "live-login", "clock": 1767226000000u64,
+        "answers": {"confirm": {"pass": "approve", "signin": "approve"}},
+        "expect": {"outcome": "completed"}
+    });
+    std::fs::write(
+        suite.join("scenarios/live-login.json"),
+        serde_json::to_string_pretty(&scenario).unwrap(),
+    )
+    .unwrap();
+    run_in(
+        suite,
+        &["run", "scenarios/live-login.json", "--report-dir", "out"],
+    )
+    .expect_code(0);
+    let report = read_json(&suite.join("out/report.json"));
+    let run = &report["scenarios"][0]["runs"]["chained"];
+    assert_eq!(run["outcome"], "completed");
+    let steps = run["steps"].as_array().unwrap();
+    assert_eq!(steps[1]["resolution"]["strategy"], "selector");
+    assert_eq!(steps[1]["resolution"]["element"], "/html/body/form/input");
+    assert_eq!(steps[4]["web"]["read"][0], "Welcome back");
+    assert_eq!(steps[4]["web"]["read"][1], "dom-text");
+    assert!(run["review"][0].as_str().unwrap().starts_with("execute"));
+    let secret = "hunter2-correct";
+    assert_eq!(contains_anywhere(&rec, secret), Vec::<String>::new());
+    assert_eq!(
+        contains_anywhere(&suite.join("out"), secret),
+        Vec::<String>::new()
+    );
+}
+
+/// The checked-in devthink scenarios, run on their own, each as expected, and what each one
+/// is about shows in the report.
+#[test]
+fn the_devthink_scenarios_replay_as_expected() {
+    let tmp = TempDir::new("devthink-suite");
+    let scenarios: Vec<String> = std::fs::read_dir(repo().join("scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("devthink-") && n.ends_with(".json"))
+        .map(|n| format!("scenarios/{n}"))
+        .collect();
+    assert!(scenarios.len() >= 8, "{scenarios:?}");
+    let out = tmp.path().join("out");
+    let mut args = vec!["run", "--report-dir", out.to_str().unwrap()];
+    args.extend(scenarios.iter().map(String::as_str));
+    run_in(repo(), &args).expect_code(0);
+    let report = read_json(&out.join("report.json"));
+    let by_id = |id: &str| -> Value {
+        report["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap_or_else(|| panic!("no {id}"))["runs"]["chained"]
+            .clone()
+    };
+    // The retried add-to-cart is deduplicated, not clicked twice; the payment is captured
+    // before and after under its naming pattern, and the diffshot saw the page change.
+    let pay = by_id("devthink-pay");
+    let steps = pay["steps"].as_array().unwrap();
+    assert_eq!(steps[2]["status"], "deduplicated");
+    assert_eq!(steps[4]["web"]["captures"][0][0], "pay-pay-before.png");
+    assert_eq!(steps[4]["web"]["captures"][1][0], "pay-pay-after.png");
+    let diffshot = steps[4]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "diffshot");
+    assert_eq!(diffshot.unwrap()["passed"], true);
+    assert_eq!(
+        pay["scores"]["step_success"], 1.0,
+        "a rightly skipped retry counts as done"
+    );
+    let pending = by_id("devthink-login-pending-approved");
+    let review: Vec<&str> = pending["review"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().split(':').next().unwrap())
+        .collect();
+    assert_eq!(review, ["preview", "approve", "execute"]);
+    let ambiguous = by_id("devthink-cart-ambiguous");
+    assert_eq!(ambiguous["steps"][1]["resolution"]["candidate_count"], 2);
+    let unsimulated = by_id("devthink-vision-not-simulated");
+    assert_eq!(unsimulated["reason"], "not-simulated");
+    assert_ne!(unsimulated["steps"][4]["status"], "passed");
+    // JUnit and Markdown carry the devthink runs like any other.
+    let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+    assert!(junit.contains("devthink-pay"), "{junit}");
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("review reject"), "{md}");
+}
+
+/// A devthink scenario must say when it happens: the wall clock never decides expiry.
+#[test]
+fn a_devthink_scenario_without_a_clock_is_refused_at_clock() {
+    let tmp = TempDir::new("devthink-clock");
+    let suite = tmp.path();
+    crate::util::copy_dir(
+        &repo().join("recordings/devthink-login"),
+        &suite.join("recordings/devthink-login"),
+    );
+    crate::util::copy_dir(
+        &repo().join("scenarios/devthink-login"),
+        &suite.join("scenarios/devthink-login"),
+    );
+    let mut sc = read_json(&repo().join("scenarios/devthink-login.json"));
+    sc.as_object_mut().unwrap().remove("clock");
+    std::fs::write(suite.join("scenarios/devthink-login.json"), sc.to_string()).unwrap();
+    let run = run_in(
+        suite,
+        &[
+            "run",
+            "scenarios/devthink-login.json",
+            "--report-dir",
+            "out",
+        ],
+    );
+    run.expect_code(2);
+    assert!(run.stderr.contains("clock"), "{}", run.stderr);
+    let check = run_in(
+        suite,
+        &["check", "--format", "json", "scenarios/devthink-login.json"],
+    );
+    let findings = read_json_str(&check.stdout);
+    assert!(check.stdout.contains("\"clock\""), "{findings}");
+}
+
+fn read_json_str(s: &str) -> Value {
+    serde_json::from_str(s).unwrap_or(Value::Null)
+}
