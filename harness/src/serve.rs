@@ -472,6 +472,7 @@ fn run_plan_scenario(path: &Path) -> Result<(bool, Value), InputError> {
         jobs: 1,
         modes: modes.clone(),
         perturb: Vec::new(),
+        ocr: crate::replay::Ocr::Dom,
     };
     let results =
         crate::suite::run_suite(&[path.to_path_buf()], &opts, &|_| {}).map_err(|e| match e {

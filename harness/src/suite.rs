@@ -33,6 +33,8 @@ pub struct RunOptions {
     pub modes: Vec<Mode>,
     /// Perturbations applied to every scenario (on top of each scenario's own).
     pub perturb: Vec<Perturbation>,
+    /// Where browser steps that read get their text.
+    pub ocr: crate::replay::Ocr,
 }
 
 /// Finds scenario files under `paths` (files or folders, searched recursively), sorted.
@@ -111,7 +113,7 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
         .entry(s.recording_dir.clone())
         .or_default()
         .clone();
-    let prep = Prepared::new(&rec).with_diffs(diffs);
+    let prep = Prepared::new(&rec).with_diffs(diffs).with_ocr(opts.ocr);
     let traces: Vec<Trace> = modes
         .iter()
         .map(|&m| replay(&plan, &prep, &s.file, m))

@@ -56,6 +56,11 @@ pub struct Args {
     /// separated by commas (`move-window,dark-theme`).
     #[arg(long)]
     perturb: Option<String>,
+    /// Where browser steps that read text get it: `dom`, the recorded DOM's text (exact, the
+    /// same on every machine), or `tesseract`, OCR of the element's box in the screenshot
+    /// (Debian's tesseract-ocr). Reports say which.
+    #[arg(long, value_enum, default_value = "dom")]
+    ocr: stepreplay::replay::Ocr,
     /// Run only part `k` of `n` (1-based): scenarios whose id hashes to it. Join the parts'
     /// reports with `stepreplay merge`.
     #[arg(long, value_name = "K/N", value_parser = |s: &str| s.parse::<Shard>().map_err(|e| e.message))]
@@ -392,10 +397,20 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         None => Vec::new(),
         Some(list) => parse_perturbations(list)?,
     };
+    if args.ocr == stepreplay::replay::Ocr::Tesseract && !have_tesseract() {
+        return Err(stepreplay::InputError::new(
+            "--ocr",
+            stepreplay::Reason::InvalidArgument,
+            "tesseract is not installed",
+        )
+        .hint("install the Debian packages tesseract-ocr and tesseract-ocr-eng, or use --ocr dom")
+        .into());
+    }
     let opts = RunOptions {
         jobs,
         modes: modes.clone(),
         perturb,
+        ocr: args.ocr,
     };
     let suite = match &args.recording {
         Some(rec) => {
@@ -575,4 +590,14 @@ fn parse_perturbations(list: &str) -> Result<Vec<Perturbation>, Error> {
             })
         })
         .collect()
+}
+
+/// Whether `tesseract` runs (asked before a run that needs it, not at its first read).
+fn have_tesseract() -> bool {
+    std::process::Command::new("tesseract")
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }

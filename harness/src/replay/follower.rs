@@ -38,6 +38,9 @@ pub struct Prepared<'r> {
     crops: Mutex<BTreeMap<PathBuf, Option<Arc<RgbaImage>>>>,
     /// Step diffs of this recording; `None` when diffs are off.
     diffs: Option<Arc<StepDiffs>>,
+    /// Where reading steps get their text.
+    ocr: super::Ocr,
+    reads: super::ocr::Reads,
 }
 
 impl<'r> Prepared<'r> {
@@ -49,6 +52,8 @@ impl<'r> Prepared<'r> {
             grays: (0..rec.frames.len()).map(|_| OnceLock::new()).collect(),
             crops: Mutex::new(BTreeMap::new()),
             diffs: None,
+            ocr: super::Ocr::Dom,
+            reads: Default::default(),
         }
     }
 
@@ -58,6 +63,33 @@ impl<'r> Prepared<'r> {
     pub(crate) fn with_diffs(mut self, diffs: Arc<StepDiffs>) -> Self {
         self.diffs = Some(diffs);
         self
+    }
+
+    /// Reads text with `ocr` (the recorded DOM unless Tesseract is asked for).
+    pub(crate) fn with_ocr(mut self, ocr: super::Ocr) -> Self {
+        self.ocr = ocr;
+        self
+    }
+
+    /// What a reading step reads of `element` on frame `i`, and from where.
+    fn read(&self, i: usize, element: &str) -> Option<(Result<String, String>, super::ReadSource)> {
+        match self.ocr {
+            super::Ocr::Dom => {
+                let dom = self.rec.frames[i].dom.as_deref()?;
+                Some((
+                    super::web::read_text(dom, element).ok_or_else(|| "not in the DOM".to_string()),
+                    super::ReadSource::DomText,
+                ))
+            }
+            super::Ocr::Tesseract => {
+                let rect = self.frame_index(i).by_id(element)?.frame;
+                let pixels = || self.rec.frames[i].pixels().map_err(|e| e.message);
+                Some((
+                    self.reads.read(i, rect, pixels),
+                    super::ReadSource::Tesseract,
+                ))
+            }
+        }
     }
 
     fn step_diff(&self, before: usize, after: usize) -> Option<StepDiff> {
@@ -842,24 +874,24 @@ impl<'a, 'r> Follower<'a, 'r> {
             }
         }
         if web.reads {
-            let read = frames[after]
-                .dom
-                .as_deref()
-                .zip(acts_on)
-                .and_then(|(dom, el)| super::web::read_text(dom, el));
-            if let Some(text) = &read {
+            let read = acts_on.and_then(|el| self.prep.read(after, el));
+            if let Some((Ok(text), source)) = &read {
                 self.events.push(Event::Read {
                     step: i,
                     text: text.clone(),
-                    source: super::ReadSource::DomText,
+                    source: *source,
                 });
             }
             if let Some(want) = &web.read_expect {
                 let (passed, detail) = match &read {
-                    Some(text) => (
+                    Some((Ok(text), source)) => (
                         super::web::read_matches(text, want),
-                        format!("read “{text}”, the plan expects “{want}”"),
+                        format!(
+                            "read “{text}” ({}), the plan expects “{want}”",
+                            crate::text::word(source)
+                        ),
                     ),
+                    Some((Err(why), _)) => (false, format!("nothing read: {why}")),
                     None => (
                         false,
                         "nothing to read: the frame has no DOM for the target".into(),

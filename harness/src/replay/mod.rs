@@ -3,6 +3,7 @@
 
 mod approval;
 mod follower;
+mod ocr;
 mod operation;
 mod robustness;
 mod scenario;
@@ -14,6 +15,7 @@ mod web;
 
 pub use approval::approval_findings;
 pub use follower::{Prepared, replay};
+pub use ocr::Ocr;
 pub(crate) use operation::OpCheck;
 pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
 pub use scenario::*;

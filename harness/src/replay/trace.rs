@@ -203,6 +203,8 @@ pub enum ReviewMessage {
 pub enum ReadSource {
     /// The recorded DOM's text under the element (what a page bridge reads).
     DomText,
+    /// Tesseract on the element's box in the screenshot (`run --ocr tesseract`).
+    Tesseract,
 }
 
 /// What the recording says about a plan step's target, known before replay: scores count

@@ -41,8 +41,9 @@ fn escape(s: &str, quote: bool) -> String {
     out
 }
 
+/// A name HTML can spell: not a pseudo-element the snapshot lists (`::marker`).
 fn plain_name(s: &str) -> bool {
-    !s.is_empty()
+    s.starts_with(|c: char| c.is_ascii_alphabetic())
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | ':' | '.'))
 }

@@ -225,3 +225,45 @@ fn a_devthink_scenario_without_a_clock_is_refused_at_clock() {
 fn read_json_str(s: &str) -> Value {
     serde_json::from_str(s).unwrap_or(Value::Null)
 }
+
+/// `--ocr tesseract` reads the element's box off the screenshot, and the report says so;
+/// without Tesseract on the PATH the run is refused before it starts.
+#[test]
+fn tesseract_reads_what_the_dom_says_and_the_report_names_it() {
+    if !have_tool(
+        "tesseract",
+        "scripts/install-test-deps installs tesseract-ocr",
+    ) {
+        return;
+    }
+    let tmp = TempDir::new("devthink-ocr");
+    let out = tmp.path().join("out");
+    run_in(
+        repo(),
+        &[
+            "run",
+            "scenarios/devthink-search-extract.json",
+            "--ocr",
+            "tesseract",
+            "--report-dir",
+            out.to_str().unwrap(),
+        ],
+    )
+    .expect_code(0);
+    let report = read_json(&out.join("report.json"));
+    let first = &report["scenarios"][0]["runs"]["chained"]["steps"][3];
+    assert_eq!(first["web"]["read"][1], "tesseract");
+    assert_eq!(first["web"]["read"][0], "Blue mug $12");
+    let run = crate::util::stepreplay(repo())
+        .args([
+            "run",
+            "scenarios/devthink-search-extract.json",
+            "--ocr",
+            "tesseract",
+        ])
+        .args(["--report-dir", out.to_str().unwrap()])
+        .env("PATH", "/nonexistent")
+        .run();
+    run.expect_code(2);
+    assert!(run.stderr.contains("tesseract-ocr"), "{}", run.stderr);
+}

@@ -39,6 +39,7 @@ fn report_of(paths: &[PathBuf], shard: Option<Shard>) -> Report {
         jobs: 2,
         modes: MODES.to_vec(),
         perturb: vec![],
+        ocr: Default::default(),
     };
     let results = run_loaded(suite.scenarios, &opts, &|_| {}).unwrap();
     let report = Report::from_results(&results, &MODES);

@@ -21,6 +21,7 @@ fn report_bytes(jobs: usize) -> String {
             jobs,
             modes: modes.clone(),
             perturb: vec![],
+            ocr: Default::default(),
         },
         &|_| {},
     )
@@ -45,6 +46,7 @@ fn every_mini_scenario_meets_its_expectation() {
             jobs: 2,
             modes: vec![Mode::Chained],
             perturb: vec![],
+            ocr: Default::default(),
         },
         &|_| {},
     )
@@ -67,6 +69,7 @@ fn the_report_of_a_completed_and_a_declined_run() {
             jobs: 2,
             modes: modes.clone(),
             perturb: vec![],
+            ocr: Default::default(),
         },
         &|_| {},
     )
