@@ -354,7 +354,15 @@ impl<'a, 'r> Follower<'a, 'r> {
     fn per_step(&mut self) {
         let mut first_failure = None;
         for i in 0..self.plan.steps.len() {
-            if self.deduplicated(i, None) {
+            // A retry sits on the screen the step before it led to.
+            let here = i
+                .checked_sub(1)
+                .and_then(|j| self.prep.transition(&self.plan.steps[j].id))
+                .map_or_else(
+                    || self.prep.rec.frames.first().map(|f| f.id.clone()),
+                    |t| Some(t.to.clone()),
+                );
+            if self.deduplicated(i, here.as_deref()) {
                 continue;
             }
             let result = match self.prep.step_frame(self.plan, i) {
