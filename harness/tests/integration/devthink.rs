@@ -267,3 +267,73 @@ fn tesseract_reads_what_the_dom_says_and_the_report_names_it() {
     run.expect_code(2);
     assert!(run.stderr.contains("tesseract-ocr"), "{}", run.stderr);
 }
+
+/// A `wait` step waits for what a page adds later; a target below the fold is refused with
+/// what to do, not clicked where no click lands.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_recorder_waits_for_late_elements_and_refuses_unreachable_ones() {
+    if !have_tool("chromium", "scripts/install-test-deps installs chromium") {
+        return;
+    }
+    let tmp = TempDir::new("devthink-late");
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("index.html"),
+        "<!DOCTYPE html><html><head><title>Late</title></head><body>\
+         <button id=\"far\" style=\"margin-top:2000px\">Far</button><script>\
+         setTimeout(() => { const p = document.createElement('p'); p.id = 'late';\
+         p.textContent = 'Here now'; document.body.prepend(p); }, 600);</script></body></html>",
+    )
+    .unwrap();
+    let plan = |steps: Value| {
+        serde_json::json!({"id": "p", "objective": "o", "origin": "http://127.0.0.1:8000",
+            "createdat": 1, "expiresat": 2, "state": "approved", "steps": steps})
+        .to_string()
+    };
+    let open = serde_json::json!({"id": "open", "kind": "navigate", "risk": "interaction",
+                                  "summary": "open", "value": "/"});
+    std::fs::write(
+        dir.join("wait.json"),
+        plan(
+            serde_json::json!([open, {"id": "late", "kind": "wait", "risk": "read",
+            "summary": "wait", "target": "#late"}]),
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("far.json"),
+        plan(
+            serde_json::json!([open, {"id": "far", "kind": "click", "risk": "interaction",
+            "summary": "click", "target": "#far"}]),
+        ),
+    )
+    .unwrap();
+    let record = |plan: &str, out: &str| {
+        run_in(
+            dir,
+            &[
+                "record-browser",
+                "--plan",
+                plan,
+                "--pages",
+                ".",
+                "--out",
+                out,
+            ],
+        )
+    };
+    record("wait.json", "late").expect_code(0);
+    let dom = read_json(&dir.join("late/frames/frame_002.dom.json"));
+    assert!(
+        dom.to_string().contains("Here now"),
+        "the frame after the wait shows it"
+    );
+    let far = record("far.json", "far");
+    far.expect_code(3);
+    assert!(
+        far.stderr.contains("outside the viewport"),
+        "{}",
+        far.stderr
+    );
+}

@@ -311,6 +311,17 @@ impl Recorder<'_> {
                 format!("`{selector}` is not shown (it has no box)"),
             ));
         };
+        let (w, h) = self.opts.viewport;
+        let s = self.opts.scale;
+        if !rect.shows_on((w * s, h * s)) {
+            return Err(step_error(
+                step,
+                format!(
+                    "`{selector}` is outside the viewport, where no click lands: add a `scroll` \
+                     step to it first, or record with a taller --viewport"
+                ),
+            ));
+        }
         let (cx, cy) = rect.center();
         let s = self.opts.scale as f64;
         Ok((node, n.id.clone(), (cx / s, cy / s)))
@@ -389,7 +400,13 @@ impl Recorder<'_> {
                 element = Some(path);
             }
             // Reading kinds change nothing; their frame is the page as read.
-            Kind::Wait | Kind::Extract | Kind::Capture | Kind::RegionOcr => {
+            // A wait is for something still to come: the page is asked until it shows.
+            Kind::Wait => {
+                if let Some(selector) = step.target.as_deref() {
+                    self.wait_for(step, selector)?;
+                }
+            }
+            Kind::Extract | Kind::Capture | Kind::RegionOcr => {
                 if step.target.is_some() {
                     element = Some(self.element(step, now)?.1);
                 }
@@ -399,6 +416,27 @@ impl Recorder<'_> {
         }
         let shown = element.filter(|id| now_shows(now, id));
         Ok((shown, op))
+    }
+
+    /// Waits up to 10 s for `selector` to match in the live page.
+    fn wait_for(&mut self, step: &DevStep, selector: &str) -> Result<(), Error> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let probe = format!(
+            "document.querySelectorAll({}).length",
+            serde_json::to_string(selector).unwrap_or_default()
+        );
+        loop {
+            if self.browser.eval(&probe)?.as_u64().unwrap_or(0) > 0 {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(step_error(
+                    step,
+                    format!("`{selector}` did not appear in 10 s"),
+                ));
+            }
+            self.browser.pump(Duration::from_millis(100))?;
+        }
     }
 
     fn click(&mut self, (x, y): (f64, f64)) -> Result<(), Error> {
