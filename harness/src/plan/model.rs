@@ -106,7 +106,8 @@ pub struct Step {
     pub(crate) text: String,
     /// What to do.
     pub(crate) action: Action,
-    pub(crate) target: Option<Target>,
+    /// Where it acts (the fuzz tests swap selectors in).
+    pub target: Option<Target>,
     /// What should be true next.
     pub(crate) expect: Option<Expect>,
     /// Ask the person first, for this reason.

@@ -155,6 +155,39 @@ proptest! {
         let bytes = apply(&seed(plans_dir().join("devthink-login.json")), &e);
         let report = stepreplay::plan::check::check_source(&source(plans_dir().join("x.json"), &bytes));
         clear(&report)?;
+        let _ = stepreplay::plan::plan_from_source(&source(plans_dir().join("x.json"), &bytes));
+    }
+
+    /// A browser recording whose DOM file is mutated: it loads or is refused, and when it
+    /// loads, its plan's selectors are matched against it.
+    #[test]
+    fn browser_dom_files_never_panic(e in edits(), selector in "[a-z#.\\[\\]=:>+~ ()*\"'-]{0,24}") {
+        let from = repo().join("recordings/devthink-search");
+        let dir = case_dir("dom");
+        let rec = dir.path();
+        crate::util::copy_dir(&from, rec);
+        let dom = rec.join("frames/frame_004.dom.json");
+        std::fs::write(&dom, apply(&seed(&dom), &e)).unwrap();
+        let _ = stepreplay::recording::dom::load_dom(&dom);
+        // A DOM the edits broke is refused; the selectors are then tried on the real one.
+        let loaded = stepreplay::recording::load_recording(rec)
+            .or_else(|_| stepreplay::recording::load_recording(&from));
+        if let Ok(r) = loaded {
+            let mut plan = stepreplay::plan::load_plan(&repo().join("scenarios/devthink-search-extract/plan.json")).unwrap();
+            for step in &mut plan.steps {
+                if let Some(t) = step.target.as_mut() {
+                    t.selector = Some(selector.clone());
+                }
+            }
+            let sc: stepreplay::replay::ScenarioFile = serde_json::from_str(
+                &std::fs::read_to_string(repo().join("scenarios/devthink-search-extract.json")).unwrap(),
+            ).unwrap();
+            let prep = stepreplay::replay::Prepared::new(&r);
+            for mode in [stepreplay::replay::Mode::Chained, stepreplay::replay::Mode::PerStep] {
+                let trace = stepreplay::replay::replay(&plan, &prep, &sc, mode);
+                prop_assert!(!trace.events.is_empty());
+            }
+        }
     }
 
     #[test]
