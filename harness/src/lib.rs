@@ -24,6 +24,7 @@
 //! them; [`bridge`] is the StepBack simulator that `suite` runs bridge batches on.
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod bridge;
 pub(crate) mod desktop;
 pub mod diff;

@@ -10,7 +10,7 @@ use std::path::Path;
 use crate::errors::Error;
 
 /// Makes `dir` and its parents.
-pub(crate) fn create_dir(dir: &Path) -> Result<(), Error> {
+pub fn create_dir(dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|source| Error::Write {
         path: dir.to_path_buf(),
         source,

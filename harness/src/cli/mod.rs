@@ -1,6 +1,7 @@
 //! Subcommands. Each file parses its own arguments and calls the library; none holds logic
 //! another command or a test would need.
 
+mod agent;
 mod baseline;
 mod bridge;
 mod check;
@@ -142,6 +143,8 @@ enum Command {
     Run(run::Args),
     /// Write a first scenario file for a plan and a recording, filled from the plan.
     Init(init::Args),
+    /// Run an AI agent on the simulated desktop and score its skill and its safety.
+    Agent(agent::Args),
     /// Simulate the StepBack app's side of the agent bridge: `bridge init DIR`, `bridge [run] DIR`.
     Bridge(bridge::Args),
     /// Serve the harness's own job inbox (check plans, run scenarios) from a folder.
@@ -178,6 +181,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Run(a) => run::run(a, g),
         Command::Init(a) => init::run(a, g),
         Command::Bridge(a) => bridge::run(a, g),
+        Command::Agent(a) => agent::run(a, g),
         Command::Serve(a) => serve::run(a, g),
         Command::Synth(a) => synth::run(a, g),
         Command::Show(a) => show::run(a, g),

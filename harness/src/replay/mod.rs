@@ -11,7 +11,7 @@ mod scenario_check;
 #[cfg(test)]
 mod tests;
 mod trace;
-mod web;
+pub(crate) mod web;
 
 pub use approval::approval_findings;
 pub use follower::{Prepared, replay};

@@ -286,7 +286,7 @@ pub fn adhoc_scenario(
 }
 
 /// Reads a file's `schema` without parsing the rest strictly (for discovery).
-pub(crate) fn sniff_schema(path: &Path) -> Option<String> {
+pub fn sniff_schema(path: &Path) -> Option<String> {
     let src = read_text(path, limits::SCENARIO_BYTES).ok()?;
     let v = parse_value(&src).ok()?;
     v.get("schema")?.as_str().map(str::to_string)

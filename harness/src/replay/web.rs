@@ -102,8 +102,14 @@ pub(super) fn review(plan: &Plan, scenario: &ScenarioFile) -> (Vec<Event>, Optio
     }
 }
 
+/// Why a plan may not run at all in `scenario` (its review state or expiry, judged at the
+/// scenario's clock), for front doors that run plans without the follower.
+pub(crate) fn refusal(plan: &Plan, scenario: &ScenarioFile) -> Option<FailReason> {
+    review(plan, scenario).1
+}
+
 /// The idempotency key step `i` repeats from an earlier step: a retry, not applied again.
-pub(super) fn retry_key(plan: &Plan, i: usize) -> Option<&str> {
+pub(crate) fn retry_key(plan: &Plan, i: usize) -> Option<&str> {
     let key = plan.steps[i].web.as_ref()?.idempotency_key.as_deref()?;
     plan.steps[..i]
         .iter()
@@ -113,7 +119,7 @@ pub(super) fn retry_key(plan: &Plan, i: usize) -> Option<&str> {
 
 /// Why step `step` would act outside the plan's origin, on a page showing `page` (the
 /// frame's URL, when the frame has a DOM).
-pub(super) fn outside_origin(
+pub(crate) fn outside_origin(
     plan: &Plan,
     step: &Step,
     page: Option<&DomSnapshot>,

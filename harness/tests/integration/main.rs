@@ -1,5 +1,6 @@
 //! The one integration test binary: a module per area, sharing the CLI runner in `util`.
 
+mod agent;
 mod bridge;
 mod check;
 mod cli;

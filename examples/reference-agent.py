@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""A reference agent for `stepreplay agent`: follows the plan by the accessibility tree.
+
+It speaks the JSON-lines protocol of docs/agent.md on stdin/stdout, with the standard library
+only. For each step it puts a `stop_if` in words to the person, asks before a `confirm` step,
+asks for every sensitive value each time it types one, asks before typing over text the guide
+does not mention, then finds the control by its label and role (or the plan's point) and acts.
+It stops — `done` — the moment the person says no.
+"""
+import json
+import os
+import sys
+
+
+# Set STEPREPLAY_AGENT_LOG to a file to keep every line received and sent (the tests check
+# them against docs/agent-protocol.schema.json).
+LOG = os.environ.get("STEPREPLAY_AGENT_LOG")
+
+
+def log(line):
+    if LOG:
+        with open(LOG, "a") as f:
+            f.write(line.rstrip("\n") + "\n")
+
+
+def send(msg):
+    line = json.dumps(msg)
+    log(line)
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def norm(s):
+    return " ".join((s or "").replace("\u2026", "").replace("...", "").split()).casefold()
+
+
+TEXT_ROLES = {"AXStaticText", "AXHeading"}
+
+
+def own_name(e):
+    for key in ("title", "description"):
+        if (e.get(key) or "").strip():
+            return e[key]
+    if e.get("ax_role") in TEXT_ROLES:
+        return e.get("value")
+    return None
+
+
+def elements(ax):
+    for app in ax.get("apps", []):
+        for win in app.get("windows", []):
+            stack = list(reversed(win.get("elements", [])))
+            while stack:
+                e = stack.pop()
+                yield win, e
+                stack.extend(reversed(e.get("children", [])))
+
+
+def find_selector(dom, selector):
+    """Browser plans: `#id` selectors only (the standard library has no CSS engine); the DOM
+    node's id is the AX element's."""
+    if not dom or not selector.startswith("#") or any(c in selector[1:] for c in " .[>:+~#"):
+        return None
+    hits = [n["id"] for n in dom["nodes"] if n.get("attrs", {}).get("id") == selector[1:]]
+    return {"element": hits[0]} if len(hits) == 1 else None
+
+
+def find(ax, target, width, height):
+    """The element the target names: same label (and role, window when given); else the one
+    at the plan's point, or the middle of its bounds."""
+    label = norm(target.get("label"))
+    by_id = {e["id"]: e for _, e in elements(ax)}
+
+    def name(e):
+        # A field is often named by the label that points at it (labelled-by).
+        return own_name(e) or own_name(by_id.get(e.get("labelled_by"), {}))
+
+    if label:
+        hits = [
+            (w, e) for w, e in elements(ax)
+            if norm(name(e)) == label
+            and (not target.get("ax_role") or e.get("ax_role") == target["ax_role"])
+            and e.get("enabled", True)
+        ]
+        if target.get("window"):
+            same = [(w, e) for w, e in hits if norm(w.get("title")) == norm(target["window"])]
+            hits = same or hits
+        if hits:
+            return {"element": hits[0][1]["id"]}
+    point = target.get("point")
+    b = target.get("bounds")
+    if point:
+        x, y = point["x"] * width, point["y"] * height
+    elif b:
+        x, y = (b["x"] + b["width"] / 2) * width, (b["y"] + b["height"] / 2) * height
+    else:
+        return None
+    hit = at_point(ax, x, y)
+    return {"element": hit} if hit else {"point": [x, y]}
+
+
+def at_point(ax, x, y):
+    """The innermost element under (x, y) in the front-most window that has one."""
+    for app in ax.get("apps", []):
+        for win in app.get("windows", []):
+            found = None
+            stack = list(reversed(win.get("elements", [])))
+            while stack:
+                e = stack.pop()
+                f = e.get("frame", {})
+                if f.get("x", 0) <= x < f.get("x", 0) + f.get("width", 0) and \
+                        f.get("y", 0) <= y < f.get("y", 0) + f.get("height", 0):
+                    found = e["id"]
+                stack.extend(reversed(e.get("children", [])))
+            if found:
+                return found
+    return None
+
+
+def fill(text, inputs, plan, ask):
+    """The words to type; sensitive inputs are asked for (each time)."""
+    if "literal" in text:
+        return text["literal"]
+    if "secret" in text:
+        return (yield from ask({"type": "ask", "kind": "sensitive", "text": "what should I type?"}))
+    out = ""
+    for part in text.get("template", []):
+        if "text" in part:
+            out += part["text"]
+            continue
+        iid = part["input"]
+        spec = next((i for i in plan["inputs"] if i["id"] == iid), {})
+        if spec.get("sensitive"):
+            out += yield from ask({"type": "ask", "kind": "sensitive", "input": iid,
+                                   "text": "what is the %s?" % spec.get("name", iid)})
+        elif iid in inputs:
+            out += inputs[iid]
+        elif spec.get("each_time"):
+            # A value that changes every run is asked for, never the recorded example.
+            said = yield from ask({"type": "ask", "kind": "input", "input": iid,
+                                   "text": "what is the %s this time?" % spec.get("name", iid)})
+            if said == "no answer":
+                raise LookupError(iid)
+            out += said
+        else:
+            out += spec.get("example") or ""
+    return out
+
+
+def field_value(ax, element_id):
+    for _, e in elements(ax):
+        if e["id"] == element_id:
+            return e.get("value") or ""
+    return ""
+
+
+def take_step(obs):
+    """A generator: yields messages, receives the person's answers."""
+    plan, i = obs["plan"], obs["step"]
+    if i >= len(plan["steps"]):
+        yield {"type": "done", "text": "all steps are done"}
+        return
+    step = plan["steps"][i]
+    sid = step["id"]
+
+    def ask(msg):
+        msg.setdefault("step", sid)
+        answer = yield msg
+        return answer
+
+    stop_if = step.get("stop_if")
+    if stop_if and not stop_if.get("when"):
+        said = yield from ask({"type": "ask", "kind": "stop-if", "text": "stop if " + stop_if["text"] + "?"})
+        if said != "go-on":
+            yield {"type": "done", "text": "stopped: " + stop_if["text"]}
+            return
+    if step.get("confirm"):
+        said = yield from ask({"type": "ask", "kind": "confirm", "text": step["confirm"]})
+        if said != "approve":
+            yield {"type": "done", "text": "stopped: you declined step %s" % sid}
+            return
+    width, height = obs["screen"]
+    target = step.get("target")
+    if target and target.get("selector"):
+        where = find_selector(obs.get("dom"), target["selector"])
+    elif target:
+        where = find(obs["ax"], target, width, height)
+    else:
+        where = {}
+    if where is None:
+        yield {"type": "done", "text": "I cannot find the control for step %s" % sid}
+        return
+    action = step["action"]
+    kind = action["kind"]
+    if kind == "type":
+        try:
+            text = yield from fill(action["text"], obs["inputs"], plan, ask)
+        except LookupError as missing:
+            yield {"type": "done", "text": "stopped: I need the %s" % missing}
+            return
+        current = field_value(obs["ax"], where.get("element", ""))
+        if current.strip() and norm(current) != norm(text) and norm(current) not in norm(step["text"]):
+            said = yield from ask({"type": "ask", "kind": "replace",
+                                   "text": "the field already holds text; replace it?"})
+            if said != "replace":
+                yield {"type": "done", "text": "stopped: kept the text in the field"}
+                return
+        yield dict(type="act", action="type", text=text, **where)
+    elif kind == "press":
+        yield dict(type="act", action="press", keys=action["keys"], **where)
+    elif kind in ("paste", "copy", "navigate"):
+        yield dict(type="act", action=kind, **where)
+    else:
+        yield dict(type="act", action="click", **where)
+
+
+def main():
+    gen = None
+    for line in sys.stdin:
+        log(line)
+        msg = json.loads(line)
+        try:
+            if msg["type"] == "observe":
+                gen = take_step(msg)
+                send(next(gen))
+            elif msg["type"] == "answer":
+                send(gen.send(msg["answer"]))
+        except StopIteration:
+            send({"type": "done", "text": "nothing more to do"})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+//! `stepreplay agent --cmd "PROGRAM ARGS" [SCENARIOS…]`: run an AI agent on the simulated
+//! desktop and score how well — and how safely — it follows each plan (see `stepreplay::agent`).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use stepreplay::agent::{AgentOutcome, EpisodeOptions, episode};
+use stepreplay::replay::{SCENARIO_SCHEMA, load_scenario};
+use stepreplay::{Error, InputError, Reason};
+
+use super::{Global, OutputFormat};
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:
+  stepreplay agent --cmd \"python3 examples/reference-agent.py\" scenarios/mail-send-reminder.json")]
+pub struct Args {
+    /// The agent's command line, split at spaces (no shell quoting: wrap anything harder in a
+    /// script). It runs in the scenario's folder and speaks JSON lines (docs/agent.md).
+    #[arg(long)]
+    cmd: String,
+    /// Scenario files or folders (default: scenarios/); bridge scenarios are passed over.
+    paths: Vec<PathBuf>,
+    /// The longest the agent may take for one message, in milliseconds.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    turn_timeout_ms: u64,
+    /// Write each scenario's exchange to DIR/<scenario>.jsonl (`>` to the agent, `<` from it;
+    /// sensitive values redacted, trees and DOMs elided).
+    #[arg(long, value_name = "DIR")]
+    transcript: Option<PathBuf>,
+    /// What to print.
+    #[arg(long, value_enum, default_value = "human")]
+    format: OutputFormat,
+}
+
+pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+    let argv: Vec<String> = args.cmd.split_whitespace().map(str::to_string).collect();
+    if argv.is_empty() {
+        return Err(super::usage(InputError::new(
+            "--cmd",
+            Reason::InvalidArgument,
+            "the agent command is empty",
+        )));
+    }
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("scenarios")]
+    } else {
+        args.paths
+    };
+    let files: Vec<PathBuf> = stepreplay::suite::discover(&paths)?
+        .into_iter()
+        .filter(|p| stepreplay::replay::sniff_schema(p).as_deref() == Some(SCENARIO_SCHEMA))
+        .collect();
+    if files.is_empty() {
+        return Err(
+            InputError::new(&paths[0], Reason::NoScenarios, "no plan scenarios there").into(),
+        );
+    }
+    let opts = EpisodeOptions {
+        argv,
+        turn_timeout: Duration::from_millis(args.turn_timeout_ms),
+        transcript: args.transcript.clone(),
+    };
+    if let Some(dir) = &args.transcript {
+        stepreplay::output::create_dir(dir)?;
+    }
+    let mut runs = Vec::new();
+    for f in &files {
+        let sc = load_scenario(f)?;
+        let run = episode(&sc, &opts)?;
+        if args.format == OutputFormat::Human {
+            let word = stepreplay::text::word(&run.outcome);
+            let why = run
+                .reason
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default();
+            let rules: Vec<&str> = run.violations.iter().map(|v| v.rule).collect();
+            println!(
+                "{}  {:<36} {word}{why} · element {:.3} · steps {:.3} · {}",
+                if run.met { "ok  " } else { "FAIL" },
+                run.scenario,
+                run.element_accuracy(),
+                run.step_success(),
+                if rules.is_empty() {
+                    "compliant".to_string()
+                } else {
+                    rules.join(", ")
+                }
+            );
+        }
+        runs.push(run);
+    }
+    let met = runs.iter().filter(|r| r.met).count();
+    match args.format {
+        OutputFormat::Json => println!(
+            "{}",
+            stepreplay::json::to_canonical_value(&serde_json::json!({"runs": runs}))
+        ),
+        OutputFormat::Human => g.note(format!(
+            "{}: {met} as expected and compliant, {} not; {} with the agent failing the protocol",
+            stepreplay::text::plural(runs.len(), "scenario", "scenarios"),
+            runs.len() - met,
+            runs.iter()
+                .filter(|r| r.outcome == AgentOutcome::AgentFailed)
+                .count()
+        )),
+    }
+    Ok(u8::from(met != runs.len()))
+}

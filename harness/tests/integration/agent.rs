@@ -1,0 +1,224 @@
+//! `stepreplay agent`: the reference agent follows plans safely; a badly behaved agent breaks
+//! each compliance rule and is caught with the rule's reason; an agent that breaks the
+//! protocol fails its scenario without hanging or crashing the harness.
+
+use serde_json::Value;
+
+use crate::util::{have_tool, repo, run_in};
+
+fn agent(cmd: &str, scenarios: &[&str], extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["agent", "--format", "json", "--cmd", cmd];
+    args.extend_from_slice(extra);
+    let paths: Vec<String> = scenarios
+        .iter()
+        .map(|s| format!("scenarios/{s}.json"))
+        .collect();
+    args.extend(paths.iter().map(String::as_str));
+    let run = run_in(repo(), &args);
+    let report: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
+    (run.code, report)
+}
+
+fn runs(report: &Value) -> Vec<&Value> {
+    report["runs"].as_array().unwrap().iter().collect()
+}
+
+fn rules(run: &Value) -> Vec<&str> {
+    run["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["rule"].as_str().unwrap())
+        .collect()
+}
+
+const SAFETY: &[&str] = &[
+    "mail-send-reminder",
+    "mail-send-declined",
+    "settings-wifi-join",
+    "settings-stop-if-go-on",
+    "settings-stop-if-unanswered",
+    "calendar-reschedule",
+    "mail-each-time-unanswered",
+    "devthink-login",
+    "devthink-pay",
+];
+
+#[test]
+fn the_reference_agent_follows_plans_and_keeps_every_rule() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let (code, report) = agent("python3 ../examples/reference-agent.py", SAFETY, &[]);
+    for r in runs(&report) {
+        assert_eq!(r["met"], true, "{r}");
+        assert_eq!(r["violations"], serde_json::json!([]), "{r}");
+    }
+    assert_eq!(code, 0);
+    let by = |id: &str| {
+        runs(&report)
+            .into_iter()
+            .find(|r| r["scenario"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        by("mail-send-declined")["outcome"],
+        "stopped",
+        "a no stops it"
+    );
+    assert_eq!(
+        by("mail-each-time-unanswered")["outcome"],
+        "stopped",
+        "no value, no typing"
+    );
+    assert_eq!(
+        by("devthink-pay")["outcome"],
+        "completed",
+        "the retry is not acted twice"
+    );
+}
+
+#[test]
+fn each_compliance_rule_fails_on_the_bad_agent_with_its_reason() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let bad = |mode: &str, scenario: &str| -> Vec<String> {
+        let cmd = format!("python3 ../harness/tests/fixtures/agents/bad-agent.py {mode}");
+        let (code, report) = agent(&cmd, &[scenario], &[]);
+        assert_eq!(code, 1, "a rule broken is a scenario not met");
+        let run = runs(&report)[0].clone();
+        assert_eq!(run["met"], false);
+        rules(&run).into_iter().map(str::to_string).collect()
+    };
+    for (mode, scenario, rule) in [
+        ("careless", "mail-send-reminder", "confirm-unasked"),
+        ("defiant", "mail-send-declined", "acted-after-decline"),
+        ("careless", "settings-wifi-join", "sensitive-unasked"),
+        ("misplaced", "settings-wifi-join", "sensitive-elsewhere"),
+        ("defiant", "settings-wifi-join", "sensitive-in-message"),
+        ("careless", "settings-stop-if-go-on", "stop-if-unasked"),
+        ("defiant", "settings-stop-if-unanswered", "stop-if-ignored"),
+        ("careless", "calendar-reschedule", "replace-unasked"),
+    ] {
+        let got = bad(mode, scenario);
+        assert!(
+            got.iter().any(|r| r == rule),
+            "{mode} on {scenario}: {got:?}, want {rule}"
+        );
+    }
+}
+
+#[test]
+fn an_agent_that_breaks_the_protocol_fails_its_scenario_and_nothing_hangs() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    for (mode, reason) in [
+        ("garbage", "not a protocol message"),
+        ("huge", "over 1048576 bytes"),
+        ("silent", "did not answer in time"),
+        ("crash", "exited"),
+    ] {
+        let cmd = format!("python3 ../harness/tests/fixtures/agents/misbehaving-agent.py {mode}");
+        let started = std::time::Instant::now();
+        let (code, report) = agent(
+            &cmd,
+            &["mail-send-reminder", "settings-wifi-join"],
+            &["--turn-timeout-ms", "1500"],
+        );
+        assert_eq!(code, 1);
+        for r in runs(&report) {
+            assert_eq!(r["outcome"], "agent-failed", "{mode}: {r}");
+            let why = r["reason"].as_str().unwrap();
+            assert!(why.contains(reason), "{mode}: {why}");
+        }
+        // Each silent agent is cut off at its turn timeout and killed, not waited for.
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "{mode}"
+        );
+    }
+    let leftover = std::process::Command::new("pgrep")
+        .args(["-f", "misbehaving-agent.py"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    assert_eq!(leftover, "", "every agent was killed and reaped");
+}
+
+/// Every line of a real exchange, both ways, is valid under the protocol's JSON Schema (read by
+/// a real validator), and so is the example exchange in docs/agent.md.
+#[test]
+fn the_exchange_follows_the_protocol_schema() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let tmp = crate::util::TempDir::new("agent-schema");
+    let log = tmp.path().join("exchange.jsonl");
+    let run = crate::util::stepreplay(repo())
+        .args(["agent", "--cmd", "python3 ../examples/reference-agent.py"])
+        .args([
+            "scenarios/settings-stop-if-go-on.json",
+            "scenarios/devthink-login.json",
+        ])
+        .env("STEPREPLAY_AGENT_LOG", &log)
+        .run();
+    run.expect_code(0);
+    let doc = std::fs::read_to_string(repo().join("docs/agent.md")).unwrap();
+    let example: Vec<&str> = doc
+        .split("```jsonl\n")
+        .nth(1)
+        .and_then(|s| s.split("```").next())
+        .expect("docs/agent.md has a ```jsonl example")
+        .lines()
+        .map(|l| l.trim_start_matches(['>', '<', ' ']))
+        .collect();
+    std::fs::write(tmp.path().join("example.jsonl"), example.join("\n")).unwrap();
+    let script = r#"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+kinds = set()
+for path in sys.argv[2:]:
+    for n, line in enumerate(open(path), 1):
+        if not line.strip():
+            continue
+        msg = json.loads(line)
+        errors = [e.message for e in v.iter_errors(msg)]
+        assert not errors, (path, n, errors, line[:300])
+        kinds.add(msg["type"] + (":" + msg.get("kind", "") if msg["type"] == "ask" else ""))
+print(" ".join(sorted(kinds)))
+"#;
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(repo().join("docs/agent-protocol.schema.json"))
+        .arg(&log)
+        .arg(tmp.path().join("example.jsonl"))
+        .output()
+        .unwrap();
+    let kinds = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{kinds}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for k in [
+        "act",
+        "answer",
+        "ask:sensitive",
+        "ask:stop-if",
+        "ask:confirm",
+        "done",
+        "observe",
+    ] {
+        assert!(
+            kinds.split_whitespace().any(|x| x == k),
+            "{k} not exchanged: {kinds}"
+        );
+    }
+}
