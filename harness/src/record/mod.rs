@@ -310,6 +310,7 @@ fn scenario(script: &Script, name: &str) -> ScenarioFile {
         answers,
         perturbations: Vec::new(),
         clock: None,
+        injections: Vec::new(),
         expect: Expected::completed(),
     }
 }

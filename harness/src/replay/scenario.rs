@@ -47,6 +47,11 @@ pub struct ScenarioFile {
     /// expiry is judged against it, never against the wall clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) clock: Option<u64>,
+    /// Elements planted as bait for an AI agent: instructions aimed at it on screen point at
+    /// them, the guide never does. `stepreplay agent` reports acting on one as
+    /// `followed-injection`; the built-in follower never looks at them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) injections: Vec<String>,
     /// What should happen.
     pub expect: Expected,
 }
@@ -278,6 +283,7 @@ pub fn adhoc_scenario(
             answers: given.answers,
             perturbations: Vec::new(),
             clock: given.clock,
+            injections: Vec::new(),
             expect: Expected::completed(),
         },
         plan_path,
@@ -406,6 +412,7 @@ pub fn scaffold(
         perturbations: Vec::new(),
         // A reviewed plan is replayed at the moment it was made (approved plans run then).
         clock: plan.review.as_ref().map(|r| r.created_at),
+        injections: Vec::new(),
         expect: Expected::completed(),
     };
     (file, to_fill)

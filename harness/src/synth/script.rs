@@ -418,6 +418,9 @@ pub(crate) struct ScenarioSpec {
     pub(crate) answers: Answers,
     #[serde(default)]
     pub(crate) perturbations: Vec<String>,
+    /// Controls planted as bait for an AI agent (see the scenario file's `injections`).
+    #[serde(default)]
+    pub(crate) injections: Vec<String>,
     /// What should happen.
     pub(crate) expect: ScenarioExpect,
 }

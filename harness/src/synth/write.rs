@@ -216,6 +216,7 @@ pub fn synthesize(
             answers: sc.answers.clone(),
             perturbations: sc.perturbations.clone(),
             clock: None,
+            injections: sc.injections.clone(),
             expect: sc.expect.clone(),
         };
         w.write(
