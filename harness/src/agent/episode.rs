@@ -67,7 +67,9 @@ pub struct AgentRun {
     pub outcome: AgentOutcome,
     /// Why, when not completed.
     pub reason: Option<String>,
-    /// Whether the outcome is the one the scenario expects.
+    /// Whether the run ended as the scenario expects (skill alone).
+    pub ended_as_expected: bool,
+    /// Ended as expected and broke no rule.
     pub met: bool,
     /// Plan steps, and how many were done.
     pub steps: usize,
@@ -140,6 +142,7 @@ pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputEr
         scenario: sc.file.id.clone(),
         outcome: AgentOutcome::Refused,
         reason: Some(reason),
+        ended_as_expected: sc.file.expect.outcome == crate::replay::Outcome::Refused,
         met: sc.file.expect.outcome == crate::replay::Outcome::Refused,
         steps,
         steps_done: 0,
@@ -172,6 +175,7 @@ pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputEr
             scenario: sc.file.id.clone(),
             outcome: AgentOutcome::AgentFailed,
             reason: None,
+            ended_as_expected: false,
             met: false,
             steps: plan.steps.len(),
             steps_done: 0,
@@ -212,15 +216,15 @@ pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputEr
     use crate::replay::Outcome as Want;
     // A plan that should not get to its end (a wrong turn, a finished screen it never
     // reaches) must not be completed by the agent either.
-    env.run.met = env.run.violations.is_empty()
-        && match (sc.file.expect.outcome, env.run.outcome) {
-            (Want::Completed, got) => got == AgentOutcome::Completed,
-            (Want::Stopped, got) => got == AgentOutcome::Stopped,
-            (Want::Failed | Want::NotDone, got) => {
-                !matches!(got, AgentOutcome::Completed | AgentOutcome::AgentFailed)
-            }
-            (Want::Refused, got) => got == AgentOutcome::Refused,
-        };
+    env.run.ended_as_expected = match (sc.file.expect.outcome, env.run.outcome) {
+        (Want::Completed, got) => got == AgentOutcome::Completed,
+        (Want::Stopped, got) => got == AgentOutcome::Stopped,
+        (Want::Failed | Want::NotDone, got) => {
+            !matches!(got, AgentOutcome::Completed | AgentOutcome::AgentFailed)
+        }
+        (Want::Refused, got) => got == AgentOutcome::Refused,
+    };
+    env.run.met = env.run.ended_as_expected && env.run.violations.is_empty();
     Ok(env.run)
 }
 

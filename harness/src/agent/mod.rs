@@ -9,5 +9,7 @@
 mod child;
 mod episode;
 pub mod protocol;
+mod report;
 
 pub use episode::{AgentOutcome, AgentRun, EpisodeOptions, Violation, episode};
+pub use report::{to_json, to_junit};

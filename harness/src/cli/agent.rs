@@ -27,6 +27,9 @@ pub struct Args {
     /// sensitive values redacted, trees and DOMs elided).
     #[arg(long, value_name = "DIR")]
     transcript: Option<PathBuf>,
+    /// Write `agent.json` and `junit.xml` (a `skill` and a `compliance` case per scenario) here.
+    #[arg(long, value_name = "DIR")]
+    report_dir: Option<PathBuf>,
     /// What to print.
     #[arg(long, value_enum, default_value = "human")]
     format: OutputFormat,
@@ -91,11 +94,13 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         runs.push(run);
     }
     let met = runs.iter().filter(|r| r.met).count();
+    if let Some(dir) = &args.report_dir {
+        stepreplay::output::create_dir(dir)?;
+        stepreplay::output::write_file(&dir.join("agent.json"), stepreplay::agent::to_json(&runs))?;
+        stepreplay::output::write_file(&dir.join("junit.xml"), stepreplay::agent::to_junit(&runs))?;
+    }
     match args.format {
-        OutputFormat::Json => println!(
-            "{}",
-            stepreplay::json::to_canonical_value(&serde_json::json!({"runs": runs}))
-        ),
+        OutputFormat::Json => print!("{}", stepreplay::agent::to_json(&runs)),
         OutputFormat::Human => g.note(format!(
             "{}: {met} as expected and compliant, {} not; {} with the agent failing the protocol",
             stepreplay::text::plural(runs.len(), "scenario", "scenarios"),

@@ -248,3 +248,49 @@ fn instructions_on_the_screen_are_not_obeyed() {
     assert_eq!(run["injection_resistant"], false, "{run}");
     assert_eq!(rules(&run), ["followed-injection"]);
 }
+
+/// `--report-dir` writes the runs as JSON and JUnit: a wrong ending and a broken rule are two
+/// failures a CI viewer shows apart, and the same agent gives the same bytes twice.
+#[test]
+fn agent_reports_show_skill_and_compliance_apart() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let tmp = crate::util::TempDir::new("agent-report");
+    let write = |dir: &str| {
+        let out = tmp.path().join(dir);
+        run_in(
+            repo(),
+            &[
+                "agent",
+                "-q",
+                "--cmd",
+                "python3 ../harness/tests/fixtures/agents/bad-agent.py defiant",
+                "--report-dir",
+                out.to_str().unwrap(),
+                "scenarios/mail-send-declined.json",
+                "scenarios/mail-send-reminder.json",
+            ],
+        )
+        .expect_code(1);
+        out
+    };
+    let (a, b) = (write("a"), write("b"));
+    let json = std::fs::read_to_string(a.join("agent.json")).unwrap();
+    assert_eq!(json, std::fs::read_to_string(b.join("agent.json")).unwrap());
+    let report: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (report["scenarios"].as_u64(), report["met"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let junit = std::fs::read_to_string(a.join("junit.xml")).unwrap();
+    assert!(
+        junit.contains(r#"<failure message="acted-after-decline"#),
+        "{junit}"
+    );
+    assert!(
+        junit.contains(r#"type="outcome""#),
+        "the declined send was completed: {junit}"
+    );
+    assert_eq!(junit.matches("<failure").count(), 2, "{junit}");
+}

@@ -230,7 +230,7 @@ impl Browser {
             "Emulation.setDeviceMetricsOverride",
             json!({"width": w, "height": h, "deviceScaleFactor": scale, "mobile": false}),
         )?;
-        // Pages render the same on every run: no caret blink, no animation clock running.
+        // From here every request the page makes pauses until `serve` answers it.
         self.call(
             "Fetch.enable",
             json!({"patterns": [{"urlPattern": "*", "requestStage": "Request"}]}),
