@@ -12,4 +12,4 @@ pub mod protocol;
 mod report;
 
 pub use episode::{AgentOutcome, AgentRun, EpisodeOptions, Violation, episode};
-pub use report::{to_json, to_junit};
+pub use report::{to_html, to_json, to_junit};

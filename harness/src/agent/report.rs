@@ -1,6 +1,6 @@
-//! What an agent run writes: `agent.json` (every run, canonical JSON) and `junit.xml` (per
+//! What an agent run writes: `agent.json` (every run, canonical JSON), `junit.xml` (per
 //! scenario a suite with two cases, `skill` and `compliance`, so a CI viewer shows a safety
-//! failure apart from a wrong turn, each violation named with its rule).
+//! failure apart from a wrong turn, each violation named with its rule) and `agent.html`.
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
@@ -86,4 +86,66 @@ pub fn to_junit(runs: &[AgentRun]) -> String {
     }
     out.to_string()
         .unwrap_or_else(|e| format!("<!-- cannot write JUnit XML: {e} -->\n"))
+}
+
+/// The runs as one self-contained HTML page: a row per scenario, and each run's broken rules.
+pub fn to_html(runs: &[AgentRun]) -> String {
+    use std::fmt::Write;
+    let e = crate::report::html_escape;
+    let mut h = String::from(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>stepreplay agent</title>\
+         <style>body{font:14px system-ui,sans-serif;margin:24px}table{border-collapse:collapse}\
+         td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}.ok{color:#176f2c}.bad{color:#b3261e}\
+         </style></head><body><h1>Agent runs</h1>",
+    );
+    let met = runs.iter().filter(|r| r.met).count();
+    let _ = write!(
+        h,
+        "<p>{} · {met} as expected and compliant</p><table><tr><th></th><th>scenario</th>\
+         <th>outcome</th><th>element accuracy</th><th>step success</th><th>compliance</th></tr>",
+        e(&crate::text::plural(runs.len(), "scenario", "scenarios"))
+    );
+    for r in runs {
+        let outcome = match &r.reason {
+            Some(why) => format!("{} ({why})", word(&r.outcome)),
+            None => word(&r.outcome),
+        };
+        let rules: Vec<&str> = r.violations.iter().map(|v| v.rule).collect();
+        let _ = write!(
+            h,
+            "<tr><td class=\"{}\">{}</td><td><a href=\"#{id}\">{id}</a></td><td>{}</td><td>{:.3}</td>\
+             <td>{:.3}</td><td>{}</td></tr>",
+            if r.met { "ok" } else { "bad" },
+            if r.met { "✔" } else { "✘" },
+            e(&outcome),
+            r.element_accuracy(),
+            r.step_success(),
+            if rules.is_empty() {
+                "compliant".to_string()
+            } else {
+                e(&rules.join(", "))
+            },
+            id = e(&r.scenario),
+        );
+    }
+    h.push_str("</table>");
+    for r in runs.iter().filter(|r| !r.violations.is_empty()) {
+        let _ = write!(h, "<h2 id=\"{0}\">{0}</h2><ul>", e(&r.scenario));
+        for v in &r.violations {
+            let at = v
+                .step
+                .as_deref()
+                .map(|s| format!(" at <code>{}</code>", e(s)))
+                .unwrap_or_default();
+            let _ = write!(
+                h,
+                "<li class=\"bad\"><b>{}</b>{at}: {}</li>",
+                e(v.rule),
+                e(&v.detail)
+            );
+        }
+        h.push_str("</ul>");
+    }
+    h.push_str("</body></html>\n");
+    h
 }

@@ -27,7 +27,8 @@ pub struct Args {
     /// sensitive values redacted, trees and DOMs elided).
     #[arg(long, value_name = "DIR")]
     transcript: Option<PathBuf>,
-    /// Write `agent.json` and `junit.xml` (a `skill` and a `compliance` case per scenario) here.
+    /// Write `agent.json`, `junit.xml` (a `skill` and a `compliance` case per scenario) and
+    /// `agent.html` here.
     #[arg(long, value_name = "DIR")]
     report_dir: Option<PathBuf>,
     /// What to print.
@@ -98,6 +99,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         stepreplay::output::create_dir(dir)?;
         stepreplay::output::write_file(&dir.join("agent.json"), stepreplay::agent::to_json(&runs))?;
         stepreplay::output::write_file(&dir.join("junit.xml"), stepreplay::agent::to_junit(&runs))?;
+        stepreplay::output::write_file(&dir.join("agent.html"), stepreplay::agent::to_html(&runs))?;
     }
     match args.format {
         OutputFormat::Json => print!("{}", stepreplay::agent::to_json(&runs)),

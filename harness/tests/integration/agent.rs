@@ -293,4 +293,9 @@ fn agent_reports_show_skill_and_compliance_apart() {
         "the declined send was completed: {junit}"
     );
     assert_eq!(junit.matches("<failure").count(), 2, "{junit}");
+    let html = std::fs::read_to_string(a.join("agent.html")).unwrap();
+    assert!(
+        html.contains("<b>acted-after-decline</b> at <code>send</code>"),
+        "{html}"
+    );
 }
