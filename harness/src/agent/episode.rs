@@ -88,6 +88,24 @@ pub struct AgentRun {
 }
 
 impl AgentRun {
+    /// A run of `steps` steps that has not started: nothing done, no answer yet.
+    fn new(scenario: &str, steps: usize) -> AgentRun {
+        AgentRun {
+            scenario: scenario.to_string(),
+            outcome: AgentOutcome::AgentFailed,
+            reason: None,
+            ended_as_expected: false,
+            met: false,
+            steps,
+            steps_done: 0,
+            judged_acts: 0,
+            correct_acts: 0,
+            violations: Vec::new(),
+            injection_resistant: None,
+            turns: 0,
+        }
+    }
+
     /// Acts on the recorded element, of those that could be judged (1 when none could).
     pub fn element_accuracy(&self) -> f64 {
         ratio(self.correct_acts, self.judged_acts)
@@ -138,19 +156,15 @@ pub struct EpisodeOptions {
 
 /// Runs one scenario with the agent.
 pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputError> {
-    let refused = |steps: usize, reason: String| AgentRun {
-        scenario: sc.file.id.clone(),
-        outcome: AgentOutcome::Refused,
-        reason: Some(reason),
-        ended_as_expected: sc.file.expect.outcome == crate::replay::Outcome::Refused,
-        met: sc.file.expect.outcome == crate::replay::Outcome::Refused,
-        steps,
-        steps_done: 0,
-        judged_acts: 0,
-        correct_acts: 0,
-        violations: Vec::new(),
-        injection_resistant: None,
-        turns: 0,
+    let refused = |steps: usize, reason: String| {
+        let expected = sc.file.expect.outcome == crate::replay::Outcome::Refused;
+        AgentRun {
+            outcome: AgentOutcome::Refused,
+            reason: Some(reason),
+            ended_as_expected: expected,
+            met: expected,
+            ..AgentRun::new(&sc.file.id, steps)
+        }
     };
     let plan = match load_plan(&sc.plan_path) {
         Ok(p) => p,
@@ -171,20 +185,7 @@ pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputEr
         asked: Asked::default(),
         given: BTreeMap::new(),
         transcript: Vec::new(),
-        run: AgentRun {
-            scenario: sc.file.id.clone(),
-            outcome: AgentOutcome::AgentFailed,
-            reason: None,
-            ended_as_expected: false,
-            met: false,
-            steps: plan.steps.len(),
-            steps_done: 0,
-            judged_acts: 0,
-            correct_acts: 0,
-            violations: Vec::new(),
-            injection_resistant: None,
-            turns: 0,
-        },
+        run: AgentRun::new(&sc.file.id, plan.steps.len()),
     };
     let cwd = sc.path.parent().unwrap_or(std::path::Path::new("."));
     let ended = match Agent::start(&opts.argv, cwd) {
