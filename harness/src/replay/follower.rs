@@ -265,10 +265,11 @@ impl<'a, 'r> Follower<'a, 'r> {
         // The first step the harness could not judge: the run goes on, but cannot complete.
         let mut unjudged = None;
         for i in 0..self.plan.steps.len() {
-            if self.deduplicated(i, Some(desk.frame_id())) {
-                continue;
-            }
-            let result = self.step(i, &mut desk);
+            let result = match self.deduplicated(i, Some(desk.frame_id())) {
+                Some(Ok(())) => continue,
+                Some(Err(stop)) => Err(stop),
+                None => self.step(i, &mut desk),
+            };
             if let Err((status, reason @ FailReason::NotSimulated)) = result {
                 self.events.push(Event::StepFinished {
                     step: i,
@@ -362,12 +363,13 @@ impl<'a, 'r> Follower<'a, 'r> {
                     || self.prep.rec.frames.first().map(|f| f.id.clone()),
                     |t| Some(t.to.clone()),
                 );
-            if self.deduplicated(i, here.as_deref()) {
-                continue;
-            }
-            let result = match self.prep.step_frame(self.plan, i) {
-                Some(frame) => self.step(i, &mut Desktop::new(self.prep.rec, frame)),
-                None => Err((StepStatus::Failed, FailReason::NoRecordedTransition)),
+            let result = match self.deduplicated(i, here.as_deref()) {
+                Some(Ok(())) => continue,
+                Some(Err(stop)) => Err(stop),
+                None => match self.prep.step_frame(self.plan, i) {
+                    Some(frame) => self.step(i, &mut Desktop::new(self.prep.rec, frame)),
+                    None => Err((StepStatus::Failed, FailReason::NoRecordedTransition)),
+                },
             };
             match result {
                 Ok(()) => self.events.push(Event::StepFinished {
@@ -404,22 +406,35 @@ impl<'a, 'r> Follower<'a, 'r> {
     }
 
     /// A retry whose idempotency key already ran is reported and not applied again.
-    fn deduplicated(&mut self, i: usize, frame: Option<&str>) -> bool {
-        if super::web::retry_key(self.plan, i).is_none() {
-            return false;
-        }
+    /// `None` when step `i` is no retry. A retry the recording shows acted on was applied
+    /// twice by the system recorded: that fails the step.
+    fn deduplicated(&mut self, i: usize, frame: Option<&str>) -> Option<Result<(), Stop>> {
+        let key = super::web::retry_key(self.plan, i)?.to_string();
         if let Some(frame) = frame {
             self.events.push(Event::StepStarted {
                 step: i,
                 frame: frame.to_string(),
             });
         }
+        if self.prep.transition(&self.plan.steps[i].id).is_some() {
+            self.events.push(Event::Checked {
+                step: i,
+                check: Check::new(
+                    "idempotency",
+                    false,
+                    format!(
+                        "the key `{key}` already ran, and the recording applied the step again"
+                    ),
+                ),
+            });
+            return Some(Err((StepStatus::Failed, FailReason::AppliedTwice)));
+        }
         self.events.push(Event::StepFinished {
             step: i,
             status: StepStatus::Deduplicated,
             reason: None,
         });
-        true
+        Some(Ok(()))
     }
 
     fn ask(&mut self, step: usize, kind: AskKind, detail: String, answer: String) {

@@ -159,6 +159,8 @@ pub enum FailReason {
     NotSimulated,
     /// What a reading step read is not what the plan says it should be.
     ReadMismatch,
+    /// A retry whose idempotency key already ran was applied again in the recording.
+    AppliedTwice,
 }
 
 /// What should happen.
