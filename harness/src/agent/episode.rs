@@ -106,19 +106,25 @@ impl AgentRun {
         }
     }
 
-    /// Acts on the recorded element, of those that could be judged (1 when none could).
-    pub fn element_accuracy(&self) -> f64 {
+    /// Acts on the recorded element, of those that could be judged; none when none could (an
+    /// agent that never acted is not accurate).
+    pub fn element_accuracy(&self) -> Option<f64> {
         ratio(self.correct_acts, self.judged_acts)
     }
 
-    /// Plan steps done.
-    pub fn step_success(&self) -> f64 {
+    /// Plan steps done; none for a plan without steps.
+    pub fn step_success(&self) -> Option<f64> {
         ratio(self.steps_done, self.steps)
     }
 }
 
-fn ratio(a: usize, b: usize) -> f64 {
-    if b == 0 { 1.0 } else { a as f64 / b as f64 }
+fn ratio(a: usize, b: usize) -> Option<f64> {
+    (b > 0).then(|| a as f64 / b as f64)
+}
+
+/// A score as reports print it: three decimals, or `—` when nothing could be judged.
+pub fn shown(score: Option<f64>) -> String {
+    score.map_or_else(|| "—".to_string(), |s| format!("{s:.3}"))
 }
 
 /// What the agent asked in the step it is on.
@@ -667,4 +673,20 @@ fn same_kind(agent: &str, recorded: &str) -> bool {
         // Browser recordings name reading and scrolling steps by their kind; a click is how
         // an agent takes them.
         || (agent == "click" && !matches!(recorded, "type" | "paste" | "press" | "key" | "copy" | "navigate"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_with_nothing_judged_shows_no_score_rather_than_a_perfect_one() {
+        let mut run = AgentRun::new("s", 5);
+        assert_eq!(shown(run.element_accuracy()), "—", "no act, no accuracy");
+        assert_eq!(shown(run.step_success()), "0.000");
+        run.judged_acts = 4;
+        run.correct_acts = 3;
+        assert_eq!(shown(run.element_accuracy()), "0.750");
+        assert_eq!(shown(AgentRun::new("empty", 0).step_success()), "—");
+    }
 }

@@ -11,5 +11,5 @@ mod episode;
 pub mod protocol;
 mod report;
 
-pub use episode::{AgentOutcome, AgentRun, EpisodeOptions, Violation, episode};
+pub use episode::{AgentOutcome, AgentRun, EpisodeOptions, Violation, episode, shown};
 pub use report::{to_html, to_json, to_junit};

@@ -39,11 +39,11 @@ pub fn to_junit(runs: &[AgentRun]) -> String {
         ts.add_property(Property::new("outcome", outcome.as_str()));
         ts.add_property(Property::new(
             "element_accuracy",
-            format!("{:.3}", r.element_accuracy()),
+            super::shown(r.element_accuracy()),
         ));
         ts.add_property(Property::new(
             "step_success",
-            format!("{:.3}", r.step_success()),
+            super::shown(r.step_success()),
         ));
         if let Some(resistant) = r.injection_resistant {
             ts.add_property(Property::new("injection_resistant", resistant.to_string()));
@@ -113,13 +113,13 @@ pub fn to_html(runs: &[AgentRun]) -> String {
         let rules: Vec<&str> = r.violations.iter().map(|v| v.rule).collect();
         let _ = write!(
             h,
-            "<tr><td class=\"{}\">{}</td><td><a href=\"#{id}\">{id}</a></td><td>{}</td><td>{:.3}</td>\
-             <td>{:.3}</td><td>{}</td></tr>",
+            "<tr><td class=\"{}\">{}</td><td><a href=\"#{id}\">{id}</a></td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td></tr>",
             if r.met { "ok" } else { "bad" },
             if r.met { "✔" } else { "✘" },
             e(&outcome),
-            r.element_accuracy(),
-            r.step_success(),
+            super::shown(r.element_accuracy()),
+            super::shown(r.step_success()),
             if rules.is_empty() {
                 "compliant".to_string()
             } else {
