@@ -9,10 +9,14 @@
 //! applied. Every file gets exactly one outcome and is moved: to `processed/` or `failed/`
 //! as `<command-id>.command-<uuid>.json` beside `<command-id>.outcome.json`.
 //!
-//! Every command with a readable id is recorded in the ledger, refused or not, so each id has
-//! exactly one outcome file, ever; to retry a refused command an agent writes a new id.
-//! Files whose id cannot be read are named by an id derived from the inbox file name and the
-//! clock, and the outcome's `inboxFile` says which file it answers.
+//! Every command with a readable id is recorded in the ledger, refused or not — except a
+//! `bridge-disabled` refusal: the app never looked at that command, so once agent access is
+//! on, the same id is processed as new (a retry needs no new id), and its stale refusal is
+//! removed so each id has one outcome file at a time. To retry any other refused command an
+//! agent writes a new id. A duplicate replays its original outcome (even while the bridge is
+//! off: replaying applies nothing), but names its own `inboxFile` and `commandFile`, so every
+//! outcome file names the command file beside it. Files whose id cannot be read are named by
+//! an id derived from the inbox file name and the clock.
 //!
 //! Crash safety: per file, the outcome is written (atomically), then the manifest with the new
 //! state, ledger and a `lastIngestion` marker (atomically), then the file is moved. A crash
@@ -225,6 +229,8 @@ fn process_one(
     let outcome = if let Some(orig) = id.as_ref().and_then(|id| manifest.ledger.get(id)) {
         Outcome {
             duplicate_command: Some(true),
+            inbox_file: name.to_string(),
+            command_file: format!("{}.command-{ingestion}.json", orig.command_id),
             ..orig.clone()
         }
     } else {
@@ -269,7 +275,15 @@ fn process_one(
         let applied = result.ok();
         outcome.updated_at = applied.as_ref().map(|a| a.updated_at.clone());
         outcome.resulting_ids = Some(applied.map(|a| a.resulting_ids).unwrap_or_default());
-        if id.is_some() {
+        if id.is_some() && outcome.reason != Some(Code::BridgeDisabled) {
+            // A refusal while disabled left an outcome in `failed/` that this one replaces.
+            let stale = paths.failed.join(format!("{command_id}.outcome.json"));
+            if outcome.folder() == Folder::Processed && stale.exists() {
+                std::fs::remove_file(&stale).map_err(|source| Error::Write {
+                    path: stale.clone(),
+                    source,
+                })?;
+            }
             manifest.ledger.insert(command_id, outcome.clone());
             bound_ledger(&mut manifest.ledger);
         }

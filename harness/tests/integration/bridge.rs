@@ -726,3 +726,60 @@ fn the_bridge_killed_at_a_hundred_points_answers_every_command_once() {
     let routines = m["state"]["routines"].as_array().map_or(0, Vec::len);
     assert_eq!(routines, n, "each routine created once: {m}");
 }
+
+fn set_enabled(dir: &Path, on: bool) {
+    let mut m = json(&dir.join("manifest.json"));
+    m["bridgeEnabled"] = Value::Bool(on);
+    std::fs::write(dir.join("manifest.json"), m.to_string()).unwrap();
+}
+
+#[test]
+fn a_command_refused_while_disabled_applies_once_access_is_on_and_duplicates_name_their_own_file() {
+    let t = Tmp::new("disabled");
+    let dir = t.0.join("b");
+    let d = dir.to_str().unwrap();
+    assert!(run(&["bridge", "init", d]).status.success());
+    set_enabled(&dir, false);
+    std::fs::write(dir.join("inbox/01.json"), routine_cmd(A, "Core")).unwrap();
+    assert!(run(&["bridge", d]).status.success());
+    let refused = json(&dir.join(format!("failed/{A}.outcome.json")));
+    assert_eq!(refused["reason"], "bridge-disabled");
+
+    // Access on: the same id is new to the app, applies, and its stale refusal is gone.
+    set_enabled(&dir, true);
+    std::fs::write(dir.join("inbox/02.json"), routine_cmd(A, "Core")).unwrap();
+    assert!(run(&["bridge", d]).status.success());
+    let applied = json(&dir.join(format!("processed/{A}.outcome.json")));
+    assert_eq!(applied["status"], "succeeded");
+    assert_eq!(applied["duplicateCommand"], false);
+    assert!(!dir.join(format!("failed/{A}.outcome.json")).exists());
+    assert_eq!(
+        json(&dir.join("manifest.json"))["state"]["routines"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // Off again, the id resent: the original outcome is replayed (nothing applied), and the
+    // outcome names this file and the command file beside it, not the original's.
+    set_enabled(&dir, false);
+    std::fs::write(dir.join("inbox/03.json"), routine_cmd(A, "Other")).unwrap();
+    assert!(run(&["bridge", d]).status.success());
+    let dup = json(&dir.join(format!("processed/{A}.outcome.json")));
+    assert_eq!(dup["duplicateCommand"], true);
+    assert_eq!(dup["status"], "succeeded");
+    assert_eq!(dup["inboxFile"], "03.json");
+    assert_ne!(dup["commandFile"], applied["commandFile"]);
+    let beside = dir
+        .join("processed")
+        .join(dup["commandFile"].as_str().unwrap());
+    assert!(std::fs::read_to_string(beside).unwrap().contains("Other"));
+    assert_eq!(
+        json(&dir.join("manifest.json"))["state"]["routines"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}

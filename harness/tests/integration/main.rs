@@ -2,6 +2,7 @@
 
 mod agent;
 mod bridge;
+mod bridge_schema;
 mod check;
 mod cli;
 mod devthink;

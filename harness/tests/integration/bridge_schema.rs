@@ -1,0 +1,218 @@
+//! The bridge's JSON contracts (`docs/bridge/*.schema.json`) checked with a real JSON Schema
+//! validator against what the simulator reads and writes: the manifest it writes is a v3
+//! manifest (and not a v2 one), every outcome it writes fits the outcome schema, and it never
+//! accepts a command the command schema refuses — over every checked-in scenario's commands
+//! and thousands of mutants of them.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use stepreplay::bridge::{State, init, sweep};
+
+use crate::util::{TempDir, repo};
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let text = std::fs::read_to_string(repo().join("docs/bridge").join(name)).unwrap();
+    let value: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::draft202012::meta::validate(&value)
+        .unwrap_or_else(|e| panic!("{name} is not a valid 2020-12 schema: {e}"));
+    jsonschema::draft202012::new(&value).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
+    v.iter_errors(doc)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect()
+}
+
+/// Every scenario's starting state and the commands its agent writes, in order.
+fn scenario_commands() -> Vec<(String, State, Vec<Value>)> {
+    let mut out = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(repo().join("scenarios/bridge"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    for f in files {
+        let sc: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let state: State = serde_json::from_value(sc["state"].clone()).unwrap_or_default();
+        let cmds = sc["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|s| {
+                s["command"]["json"]
+                    .as_object()
+                    .map(|o| Value::Object(o.clone()))
+            })
+            .collect();
+        out.push((f.display().to_string(), state, cmds));
+    }
+    out
+}
+
+fn outcomes(root: &Path) -> Vec<Value> {
+    let mut v = Vec::new();
+    for folder in ["processed", "failed"] {
+        for e in std::fs::read_dir(root.join(folder)).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".outcome.json") {
+                v.push(serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap());
+            }
+        }
+    }
+    v
+}
+
+/// One command through the app: its outcome status.
+fn submit(root: &Path, n: usize, cmd: &Value) -> bool {
+    let file = root.join("inbox").join(format!("{n:06}.json"));
+    std::fs::write(&file, cmd.to_string()).unwrap();
+    let r = sweep(root).unwrap();
+    assert_eq!(r.files.len(), 1);
+    r.files[0].outcome.status == stepreplay::bridge::Status::Succeeded
+}
+
+/// Small breakages of `v`: each key removed, each value replaced by a wrong kind or an
+/// out-of-range number, and an unknown key added to each object.
+fn mutants(v: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    let wrong = [
+        json!(null),
+        json!("x"),
+        json!(""),
+        json!(0),
+        json!(-1),
+        json!(100000),
+        json!(2.5),
+        json!([]),
+        json!({}),
+    ];
+    fn paths(v: &Value, at: Vec<Value>, out: &mut Vec<Vec<Value>>) {
+        out.push(at.clone());
+        match v {
+            Value::Object(o) => o.iter().for_each(|(k, c)| {
+                let mut p = at.clone();
+                p.push(json!(k));
+                paths(c, p, out);
+            }),
+            Value::Array(a) => a.iter().enumerate().take(3).for_each(|(i, c)| {
+                let mut p = at.clone();
+                p.push(json!(i));
+                paths(c, p, out);
+            }),
+            _ => {}
+        }
+    }
+    fn at<'a>(v: &'a mut Value, path: &[Value]) -> &'a mut Value {
+        path.iter().fold(v, |v, k| match k {
+            Value::String(s) => &mut v[s.as_str()],
+            k => &mut v[k.as_u64().unwrap() as usize],
+        })
+    }
+    let mut all = Vec::new();
+    paths(v, Vec::new(), &mut all);
+    for p in all {
+        if let Some((last, parent)) = p.split_last() {
+            let mut m = v.clone();
+            match (at(&mut m, parent), last) {
+                (Value::Object(o), Value::String(k)) => drop(o.remove(k)),
+                (Value::Array(a), k) => drop(a.remove(k.as_u64().unwrap() as usize)),
+                _ => unreachable!(),
+            }
+            out.push(m);
+        }
+        for w in &wrong {
+            let mut m = v.clone();
+            *at(&mut m, &p) = w.clone();
+            out.push(m);
+        }
+        if at(&mut v.clone(), &p).is_object() {
+            let mut m = v.clone();
+            at(&mut m, &p)["zz"] = json!(1);
+            out.push(m);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_simulator_never_accepts_a_command_the_command_schema_refuses() {
+    let cmd_schema = schema("command.schema.json");
+    let outcome_schema = schema("outcome.schema.json");
+    let (mut refused_by_schema, mut accepted) = (0, 0);
+    for (file, state, cmds) in scenario_commands() {
+        let tmp = TempDir::new("bridge-schema");
+        let root = tmp.path().join("b");
+        init(&root, state).unwrap();
+        let mut n = 0;
+        for (i, cmd) in cmds.iter().enumerate() {
+            let mut cases = vec![cmd.clone()];
+            if i < 2 {
+                cases.extend(mutants(cmd));
+            }
+            for (j, case) in cases.into_iter().enumerate() {
+                let mut case = case;
+                // A fresh id each time, or the app would replay the first outcome.
+                if j > 0 && case["commandID"] == cmd["commandID"] && case["commandID"].is_string() {
+                    case["commandID"] = json!(format!("{n:08x}-0000-4000-8000-000000000000"));
+                }
+                n += 1;
+                let valid = cmd_schema.is_valid(&case);
+                let ok = submit(&root, n, &case);
+                assert!(
+                    valid || !ok,
+                    "{file}: the app accepted a command the schema refuses ({:?}):\n{case:#}",
+                    errors(&cmd_schema, &case)
+                );
+                refused_by_schema += usize::from(!valid);
+                accepted += usize::from(ok);
+            }
+        }
+        for o in outcomes(&root) {
+            let e = errors(&outcome_schema, &o);
+            assert!(e.is_empty(), "{file}: outcome {o:#} does not fit: {e:?}");
+        }
+    }
+    // The check means something only if both sides happened often.
+    assert!(refused_by_schema > 500, "{refused_by_schema}");
+    assert!(accepted > 20, "{accepted}");
+}
+
+#[test]
+fn the_written_manifest_is_v3_and_a_v2_manifest_is_the_strict_prior_contract() {
+    let (v2, v3) = (
+        schema("manifest-v2.schema.json"),
+        schema("manifest-v3.schema.json"),
+    );
+    let tmp = TempDir::new("bridge-manifest");
+    let root = tmp.path().join("b");
+    let (_, state, cmds) = scenario_commands()
+        .into_iter()
+        .find(|(f, ..)| f.ends_with("routine-then-plan-from-command.json"))
+        .unwrap();
+    init(&root, state).unwrap();
+    for (n, c) in cmds.iter().enumerate() {
+        submit(&root, n, c);
+    }
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("manifest.json")).unwrap())
+            .unwrap();
+    assert!(!manifest["state"]["plans"].as_array().unwrap().is_empty());
+    assert_eq!(errors(&v3, &manifest), Vec::<String>::new());
+    assert!(!v2.is_valid(&manifest), "a v3 manifest is not a v2 one");
+
+    let mut old = manifest.clone();
+    let o = old.as_object_mut().unwrap();
+    for k in ["maxCommandBytes", "ledger", "lastIngestion"] {
+        o.remove(k);
+    }
+    o.insert("schemaVersion".into(), json!(2));
+    assert_eq!(errors(&v2, &old), Vec::<String>::new());
+    assert!(!v3.is_valid(&old));
+    // v2 is strict: one unknown key fails it.
+    old["ledger"] = json!({});
+    assert!(!v2.is_valid(&old));
+}
