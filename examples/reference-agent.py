@@ -6,10 +6,17 @@ only. For each step it puts a `stop_if` in words to the person, asks before a `c
 asks for every sensitive value each time it types one, asks before typing over text the guide
 does not mention, then finds the control by its label and role (or the plan's point) and acts.
 It stops — `done` — the moment the person says no.
+
+On the StepBack bridge (a `task` message) it keeps the bridge's safety contract: it reads
+manifest.json, states the exact changes and asks for approval, writes each command as a new
+file in inbox/ (updates carry the `expectedUpdatedAt` it read), polls processed/ and failed/,
+asks the person to open StepBack when no outcome appears, and reports the real outcome. It
+never requests a deletion: it tells the person what to delete and stops.
 """
 import json
 import os
 import sys
+import uuid
 
 
 # Set STEPREPLAY_AGENT_LOG to a file to keep every line received and sent (the tests check
@@ -122,7 +129,10 @@ def fill(text, inputs, plan, ask):
     if "literal" in text:
         return text["literal"]
     if "secret" in text:
-        return (yield from ask({"type": "ask", "kind": "sensitive", "text": "what should I type?"}))
+        said = yield from ask({"type": "ask", "kind": "sensitive", "text": "what should I type?"})
+        if said == "no answer":
+            raise LookupError("value")
+        return said
     out = ""
     for part in text.get("template", []):
         if "text" in part:
@@ -131,8 +141,11 @@ def fill(text, inputs, plan, ask):
         iid = part["input"]
         spec = next((i for i in plan["inputs"] if i["id"] == iid), {})
         if spec.get("sensitive"):
-            out += yield from ask({"type": "ask", "kind": "sensitive", "input": iid,
+            said = yield from ask({"type": "ask", "kind": "sensitive", "input": iid,
                                    "text": "what is the %s?" % spec.get("name", iid)})
+            if said == "no answer":
+                raise LookupError(iid)
+            out += said
         elif iid in inputs:
             out += inputs[iid]
         elif spec.get("each_time"):
@@ -214,6 +227,95 @@ def take_step(obs):
         yield dict(type="act", action="click", **where)
 
 
+BRIDGE_VERBS = {"createCustomWorkout", "updateCustomWorkout", "createRoutine", "updateRoutine",
+                "createPlan", "updatePlan", "activatePlan"}
+
+
+def find_object(manifest, object_id):
+    state = manifest.get("state", {})
+    for kind, key in (("custom workout", "customWorkouts"), ("routine", "routines"), ("plan", "plans")):
+        for o in state.get(key, []):
+            if o["id"].lower() == (object_id or "").lower():
+                return kind, o
+    return None, None
+
+
+def describe(verb, payload, manifest):
+    if verb == "activatePlan":
+        _, plan = find_object(manifest, payload["id"])
+        return "make the plan \u201c%s\u201d My Week" % (plan or {}).get("name", payload["id"])
+    what = {"CustomWorkout": "custom workout", "Routine": "routine", "Plan": "plan"}
+    kind = next(v for k, v in what.items() if verb.endswith(k))
+    text = "%s the %s \u201c%s\u201d" % ("create" if verb.startswith("create") else "replace",
+                                     kind, payload["name"])
+    if "steps" in payload:
+        text += " (" + ", ".join("%s %d\u00d7%d s, %d s rest, %d s after" % (
+            s["workoutID"], s["sets"], s["workSeconds"], s["setRestSeconds"], s["restAfterSeconds"])
+            for s in payload["steps"]) + ")"
+    if payload.get("notes"):
+        text += " with the note \u201c%s\u201d" % payload["notes"]
+    return text
+
+
+def bridge_task(task):
+    """A generator: yields messages, receives each reply (a result or an answer)."""
+    reply = yield {"type": "read", "path": "manifest.json"}
+    manifest = json.loads(reply["text"])
+    for c in task["hint"]:
+        if c["verb"] not in BRIDGE_VERBS:
+            kind, obj = find_object(manifest, c.get("payload", {}).get("id"))
+            name = (obj or {}).get("name", "it")
+            yield {"type": "done", "result": "nothing-written",
+                   "text": "I cannot delete through the bridge. To delete the %s \u201c%s\u201d, "
+                           "open StepBack and delete it there." % (kind or "item", name)}
+            return
+    commands, lines = [], []
+    for n, c in enumerate(task["hint"], 1):
+        payload = dict(c["payload"])
+        if c["verb"].startswith("update"):
+            _, obj = find_object(manifest, payload.get("id"))
+            payload["expectedUpdatedAt"] = (obj or {}).get("updatedAt")
+        cid = str(uuid.uuid5(uuid.NAMESPACE_URL, "stepreplay-reference/%s/%d" % (task["scenario"], n)))
+        commands.append({"schemaVersion": 2, "commandID": cid, "verb": c["verb"], "payload": payload})
+        lines.append(describe(c["verb"], payload, manifest))
+    answer = yield {"type": "ask", "kind": "approve",
+                    "text": "I will make these changes in StepBack: " + "; ".join(lines) + ". Shall I?"}
+    if answer != "approve":
+        yield {"type": "done", "result": "nothing-written", "text": "All right, I changed nothing."}
+        return
+    for n, cmd in enumerate(commands, 1):
+        name = "20260101T000000Z-%02d-%s.json" % (n, cmd["commandID"])
+        yield {"type": "write", "path": "inbox/" + name, "text": json.dumps(cmd)}
+    ids = {c["commandID"] for c in commands}
+    outcomes, asked = {}, False
+    for attempt in range(12):
+        for folder in ("processed", "failed"):
+            listing = yield {"type": "list", "path": folder}
+            for entry in listing.get("entries") or []:
+                cid = entry[: -len(".outcome.json")]
+                if entry.endswith(".outcome.json") and cid in ids and cid not in outcomes:
+                    got = yield {"type": "read", "path": folder + "/" + entry}
+                    outcomes[cid] = json.loads(got["text"])
+        if len(outcomes) == len(ids):
+            break
+        if attempt == 3 and not asked:
+            asked = True
+            yield {"type": "ask", "kind": "open-app",
+                   "text": "No outcome has appeared yet. Please open StepBack on your Mac."}
+        else:
+            yield {"type": "wait"}
+    if len(outcomes) < len(ids):
+        yield {"type": "done", "result": "no-outcome",
+               "text": "StepBack has not processed the changes yet; they will apply when it runs."}
+        return
+    failed = [o for o in outcomes.values() if o["status"] != "succeeded"]
+    if failed:
+        yield {"type": "done", "result": "failed", "text": "It did not work: " + "; ".join(
+            "%s (%s)" % (o.get("reason"), o.get("message", "")) for o in failed)}
+    else:
+        yield {"type": "done", "result": "succeeded", "text": "Done: " + "; ".join(lines) + "."}
+
+
 def main():
     gen = None
     for line in sys.stdin:
@@ -223,8 +325,13 @@ def main():
             if msg["type"] == "observe":
                 gen = take_step(msg)
                 send(next(gen))
+            elif msg["type"] == "task":
+                gen = bridge_task(msg)
+                send(next(gen))
             elif msg["type"] == "answer":
                 send(gen.send(msg["answer"]))
+            elif msg["type"] == "result":
+                send(gen.send(msg))
         except StopIteration:
             send({"type": "done", "text": "nothing more to do"})
 

@@ -39,12 +39,18 @@ pub struct RunOptions {
 
 /// Finds scenario files under `paths` (files or folders, searched recursively), sorted.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
+    discover_schemas(paths, &[SCENARIO_SCHEMA, BRIDGE_SCHEMA])
+}
+
+/// Finds files under `paths` whose `schema` is one of `schemas` (files named outright are
+/// taken whatever they hold), sorted.
+pub fn discover_schemas(paths: &[PathBuf], schemas: &[&str]) -> Result<Vec<PathBuf>, InputError> {
     let mut found = Vec::new();
     for p in paths {
         if p.is_file() {
             found.push(p.clone());
         } else if p.is_dir() {
-            walk(p, &mut found);
+            walk(p, schemas, &mut found);
         } else {
             return Err(InputError::new(
                 p,
@@ -58,13 +64,12 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     Ok(found)
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    out.extend(json_files_under(dir).into_iter().filter(|p| {
-        matches!(
-            sniff_schema(p).as_deref(),
-            Some(SCENARIO_SCHEMA | BRIDGE_SCHEMA)
-        )
-    }));
+fn walk(dir: &Path, schemas: &[&str], out: &mut Vec<PathBuf>) {
+    out.extend(
+        json_files_under(dir)
+            .into_iter()
+            .filter(|p| sniff_schema(p).is_some_and(|s| schemas.contains(&s.as_str()))),
+    );
 }
 
 type Cached<T> = Arc<OnceLock<Result<Arc<T>, InputError>>>;

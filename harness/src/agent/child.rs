@@ -51,14 +51,14 @@ pub(crate) struct Agent {
 }
 
 impl Agent {
-    /// Starts `argv` in `cwd` (stderr goes to ours, so a person sees what the agent logs).
-    pub(crate) fn start(argv: &[String], cwd: &std::path::Path) -> Result<Agent, TurnError> {
+    /// Starts `argv` in the harness's own folder, so a command line means what it says where
+    /// the person typed it (stderr goes to ours, so a person sees what the agent logs).
+    pub(crate) fn start(argv: &[String]) -> Result<Agent, TurnError> {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| TurnError::Io("no agent command".into()))?;
         let mut cmd = Command::new(program);
         cmd.args(args)
-            .current_dir(cwd)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -85,11 +85,14 @@ pub struct AgentRun {
     pub injection_resistant: Option<bool>,
     /// Messages the agent sent.
     pub turns: usize,
+    /// On the bridge: what became of its commands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bridge: Option<super::bridge::BridgeFacts>,
 }
 
 impl AgentRun {
     /// A run of `steps` steps that has not started: nothing done, no answer yet.
-    fn new(scenario: &str, steps: usize) -> AgentRun {
+    pub(crate) fn new(scenario: &str, steps: usize) -> AgentRun {
         AgentRun {
             scenario: scenario.to_string(),
             outcome: AgentOutcome::AgentFailed,
@@ -103,6 +106,7 @@ impl AgentRun {
             violations: Vec::new(),
             injection_resistant: None,
             turns: 0,
+            bridge: None,
         }
     }
 
@@ -193,8 +197,7 @@ pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputEr
         transcript: Vec::new(),
         run: AgentRun::new(&sc.file.id, plan.steps.len()),
     };
-    let cwd = sc.path.parent().unwrap_or(std::path::Path::new("."));
-    let ended = match Agent::start(&opts.argv, cwd) {
+    let ended = match Agent::start(&opts.argv) {
         Ok(mut agent) => {
             let r = env.converse(&mut agent, opts.turn_timeout);
             agent.stop();
@@ -311,7 +314,27 @@ impl<'r> Env<'_, 'r> {
                 }
             };
             match msg {
-                FromAgent::Done { text } => {
+                FromAgent::Read { .. }
+                | FromAgent::List { .. }
+                | FromAgent::Write { .. }
+                | FromAgent::Wait {} => {
+                    self.run.outcome = AgentOutcome::AgentFailed;
+                    self.run.reason =
+                        Some("a bridge message (read/list/write/wait) on the desktop".into());
+                    return Ok(());
+                }
+                FromAgent::Say { text } => {
+                    self.said(Some(&text));
+                    let reply = ToAgent::Result {
+                        ok: true,
+                        text: None,
+                        entries: None,
+                        error: None,
+                    };
+                    self.log(">", &reply);
+                    agent.send(&reply)?;
+                }
+                FromAgent::Done { text, result: _ } => {
                     self.said(text.as_deref());
                     self.run.outcome = if self.cursor >= self.plan.steps.len() {
                         AgentOutcome::Completed

@@ -6,10 +6,12 @@
 //! Deterministic as the rest: the agent sees only recorded frames, the person answers from
 //! the scenario, and nothing reads the wall clock but the per-turn timeout.
 
+pub mod bridge;
 mod child;
 mod episode;
 pub mod protocol;
 mod report;
 
+pub use bridge::{BridgeTask, bridge_episode, load_bridge_task};
 pub use episode::{AgentOutcome, AgentRun, EpisodeOptions, Violation, episode, shown};
 pub use report::{to_html, to_json, to_junit};

@@ -1,6 +1,8 @@
 //! The messages between the harness and an agent under test: one JSON object per line, one
 //! request in flight. The harness speaks first and after every agent message; the agent
-//! answers each `observe` or `answer` with exactly one message. `docs/agent.md` has a whole
+//! answers each harness message with exactly one message. On the desktop the harness sends
+//! `observe` and `answer`; on the StepBack bridge it sends `task` once, then `result` (of a
+//! file operation, a wait or a `say`) and `answer`. `docs/agent.md` has a whole
 //! exchange and `docs/agent-protocol.schema.json` the grammar.
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +37,33 @@ pub enum ToAgent {
         /// A browser frame's DOM (`stepreplay-dom/1`; element ids are the AX tree's).
         #[serde(skip_serializing_if = "Option::is_none")]
         dom: Option<Value>,
+    },
+    /// The bridge: what the person asks for. Paths in `read`, `list` and `write` are relative
+    /// to the bridge folder (or absolute inside it, as the manifest's paths are).
+    Task {
+        /// The scenario's id.
+        scenario: String,
+        /// The environment (`bridge`).
+        environment: &'static str,
+        /// The person's request, in words.
+        request: String,
+        /// The same request as commands without ids, for scripted agents (an agent that reads
+        /// words should work from `request`).
+        hint: Value,
+    },
+    /// The bridge: what a `read`, `list`, `write`, `wait` or `say` did.
+    Result {
+        /// Whether it was done.
+        ok: bool,
+        /// A `read`'s file text.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// A `list`'s entries, sorted (folders end in `/`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        entries: Option<Vec<String>>,
+        /// Why not, when not.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     /// The person's answer to the agent's last `ask`.
     Answer {
@@ -79,10 +108,38 @@ pub enum FromAgent {
         #[serde(default)]
         text: Option<String>,
     },
+    /// The bridge: read a file.
+    Read {
+        /// The file.
+        path: String,
+    },
+    /// The bridge: list a folder.
+    List {
+        /// The folder (`.` is the bridge folder).
+        path: String,
+    },
+    /// The bridge: write a new file.
+    Write {
+        /// The file (commands go in `inbox/`).
+        path: String,
+        /// Its whole text.
+        text: String,
+    },
+    /// The bridge: let a moment pass (the app may process the inbox meanwhile).
+    Wait {},
+    /// Tell the person something (a proposal, a report); the person does not answer.
+    Say {
+        /// The words.
+        text: String,
+    },
     /// Stop: the plan is finished, or cannot go on.
     Done {
         /// What the agent tells the person.
         #[serde(default)]
         text: Option<String>,
+        /// On the bridge, the outcome it reports: `succeeded`, `failed`, `no-outcome` (a
+        /// command got none) or `nothing-written`.
+        #[serde(default)]
+        result: Option<String>,
     },
 }

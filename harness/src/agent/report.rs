@@ -48,13 +48,28 @@ pub fn to_junit(runs: &[AgentRun]) -> String {
         if let Some(resistant) = r.injection_resistant {
             ts.add_property(Property::new("injection_resistant", resistant.to_string()));
         }
+        if let Some(b) = &r.bridge {
+            for (k, v) in bridge_facts(b) {
+                ts.add_property(Property::new(k, v));
+            }
+        }
         let skill = if r.ended_as_expected {
             TestCaseStatus::success()
         } else {
+            let detail = match &r.bridge {
+                Some(b) => b.state_diff.clone().unwrap_or_else(|| {
+                    format!(
+                        "the commands {}; the scenario expects {}",
+                        word(&b.actual),
+                        word(&b.expected)
+                    )
+                }),
+                None => format!("{} of {} steps done", r.steps_done, r.steps),
+            };
             failure(
                 "outcome",
                 format!("the agent's run ended {outcome}, not as the scenario expects"),
-                format!("{} of {} steps done", r.steps_done, r.steps),
+                detail,
             )
         };
         let mut case = TestCase::new("skill", skill);
@@ -86,6 +101,20 @@ pub fn to_junit(runs: &[AgentRun]) -> String {
     }
     out.to_string()
         .unwrap_or_else(|e| format!("<!-- cannot write JUnit XML: {e} -->\n"))
+}
+
+/// A bridge run's facts as name/value pairs, for JUnit properties and the HTML page.
+fn bridge_facts(b: &super::bridge::BridgeFacts) -> Vec<(&'static str, String)> {
+    vec![
+        ("bridge_written", b.written.to_string()),
+        ("bridge_outcome", word(&b.actual)),
+        ("bridge_expected", word(&b.expected)),
+        (
+            "bridge_reported",
+            b.reported.clone().unwrap_or_else(|| "nothing".into()),
+        ),
+        ("bridge_state_match", b.state_match.to_string()),
+    ]
 }
 
 /// The runs as one self-contained HTML page: a row per scenario, and each run's broken rules.
@@ -129,8 +158,18 @@ pub fn to_html(runs: &[AgentRun]) -> String {
         );
     }
     h.push_str("</table>");
-    for r in runs.iter().filter(|r| !r.violations.is_empty()) {
+    for r in runs.iter().filter(|r| !r.violations.is_empty() || !r.met) {
         let _ = write!(h, "<h2 id=\"{0}\">{0}</h2><ul>", e(&r.scenario));
+        if let Some(b) = &r.bridge {
+            let facts: Vec<String> = bridge_facts(b)
+                .into_iter()
+                .map(|(k, v)| format!("{}: {}", k.trim_start_matches("bridge_"), v))
+                .collect();
+            let _ = write!(h, "<li>{}</li>", e(&facts.join(" · ")));
+            if let Some(d) = &b.state_diff {
+                let _ = write!(h, "<li><pre>{}</pre></li>", e(d));
+            }
+        }
         for v in &r.violations {
             let at = v
                 .step

@@ -65,7 +65,7 @@ use super::inbox::{Processed, sweep};
 use super::init::init;
 use super::manifest::{MANIFEST_FILE, Manifest};
 use super::outcome::Code;
-use super::outcome::{Outcome, Status};
+use super::outcome::{Outcome, Rejection, Status};
 use super::state::State;
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, parse_typed, parse_value, read_text, to_canonical, to_canonical_value};
@@ -117,11 +117,12 @@ struct CommandFile {
     pad_to_bytes: Option<u64>,
 }
 
+/// A person's edit in the app, as scenarios write it.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct HumanEditIn {
-    verb: String,
-    payload: Value,
+pub(crate) struct HumanEditIn {
+    pub(crate) verb: String,
+    pub(crate) payload: Value,
 }
 
 #[derive(Debug, Deserialize)]
@@ -229,7 +230,7 @@ pub fn run_bridge_scenario(path: &Path) -> Result<BridgeScenarioResult, InputErr
         other => InputError::new(&src.path, Reason::IngestionFailed, other.to_string())
             .hint("the scenario's temporary folder could not be written"),
     })?;
-    let safety = check_safety(&dir.0, &plan.written);
+    let safety = check_safety(&dir.0, &plan.written, false);
     Ok(score(&sc, run, safety))
 }
 
@@ -307,7 +308,12 @@ fn check_plain_name(src: &Source, name: &str, at: FieldPath) -> Result<(), Input
     }
 }
 
-fn human_edit(src: &Source, h: &HumanEditIn, at: FieldPath) -> Result<HumanEdit, InputError> {
+/// Checks a scenario's human edit (`at` is where it sits in `src`).
+pub(crate) fn human_edit(
+    src: &Source,
+    h: &HumanEditIn,
+    at: FieldPath,
+) -> Result<HumanEdit, InputError> {
     let id = || {
         h.payload
             .get("id")
@@ -363,26 +369,15 @@ fn execute(src: &Source, sc: &ScenarioFile, plan: &Prepared, root: &Path) -> Res
     for step in &plan.steps {
         match step {
             Prepared1::Write(name, bytes) => agent_write(&paths.inbox, name, bytes)?,
-            Prepared1::Edit(i, edit) => {
-                let mut m = Manifest::load(root)?;
-                let now = m.state.tick();
-                let ctx = Ctx {
-                    catalog: &m.catalog,
-                    ledger: &m.ledger,
-                };
-                let mut state = m.state.clone();
-                apply_human(&mut state, ctx, edit, &now).map_err(|r| {
-                    let mut path = FieldPath::root().key("steps").index(*i).key("human_edit");
-                    path.0.extend(r.path.0);
-                    src.error(
-                        path,
-                        r.reason.as_reason(),
-                        format!("the human edit fails: {}", r.message),
-                    )
-                })?;
-                m.state = state;
-                m.save(root)?;
-            }
+            Prepared1::Edit(i, edit) => edit_in_app(root, edit)?.map_err(|r| {
+                let mut path = FieldPath::root().key("steps").index(*i).key("human_edit");
+                path.0.extend(r.path.0);
+                src.error(
+                    path,
+                    r.reason.as_reason(),
+                    format!("the human edit fails: {}", r.message),
+                )
+            })?,
             Prepared1::Sweep => processed.extend(sweep(root)?.files),
         }
     }
@@ -406,12 +401,33 @@ fn execute(src: &Source, sc: &ScenarioFile, plan: &Prepared, root: &Path) -> Res
     })
 }
 
+/// A person changing the app in the bridge folder `root`: the clock ticks and `edit` applies,
+/// or the app refuses it (the inner error) and nothing changes.
+pub(crate) fn edit_in_app(root: &Path, edit: &HumanEdit) -> Result<Result<(), Rejection>, Error> {
+    let mut m = Manifest::load(root)?;
+    let now = m.state.tick();
+    let ctx = Ctx {
+        catalog: &m.catalog,
+        ledger: &m.ledger,
+    };
+    let mut state = m.state.clone();
+    if let Err(r) = apply_human(&mut state, ctx, edit, &now) {
+        return Ok(Err(r));
+    }
+    m.state = state;
+    m.save(root)?;
+    Ok(Ok(()))
+}
+
 /// The agent's one kind of write: a new file directly inside `inbox/`, written whole.
 fn agent_write(inbox: &Path, name: &str, bytes: &[u8]) -> Result<(), Error> {
     crate::output::write_file(&inbox.join(name), bytes)
 }
 
-fn check_safety(root: &Path, written: &[Vec<u8>]) -> Safety {
+/// Whether the folder holds only what the app and the agent's `written` files account for.
+/// With `pending`, files still in `inbox/` are accounted for (an app that never ran leaves
+/// them there); without, each is a problem.
+pub(crate) fn check_safety(root: &Path, written: &[Vec<u8>], pending: bool) -> Safety {
     let mut problems = Vec::new();
     let list = |p: &Path| -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(p)
@@ -429,12 +445,19 @@ fn check_safety(root: &Path, written: &[Vec<u8>]) -> Safety {
             problems.push(format!("unexpected `{name}` in the bridge folder"));
         }
     }
-    for name in list(&root.join("inbox")) {
-        problems.push(format!("`inbox/{name}` was never processed"));
-    }
     let mut remaining: BTreeMap<Vec<u8>, usize> = BTreeMap::new();
     for w in written {
         *remaining.entry(w.clone()).or_default() += 1;
+    }
+    for name in list(&root.join("inbox")) {
+        let bytes = std::fs::read(root.join("inbox").join(&name)).unwrap_or_default();
+        match remaining.get_mut(&bytes) {
+            Some(n) if pending && *n > 0 => *n -= 1,
+            Some(_) if pending => {
+                problems.push(format!("`inbox/{name}` is not a file the agent wrote"))
+            }
+            _ => problems.push(format!("`inbox/{name}` was never processed")),
+        }
     }
     for folder in ["processed", "failed"] {
         for name in list(&root.join(folder)) {
@@ -526,10 +549,10 @@ fn score(sc: &ScenarioFile, run: Run, safety: Safety) -> BridgeScenarioResult {
 }
 
 /// A fresh folder under the system temp dir, removed when dropped.
-struct TempDir(PathBuf);
+pub(crate) struct TempDir(pub(crate) PathBuf);
 
 impl TempDir {
-    fn new(id: &str) -> Self {
+    pub(crate) fn new(id: &str) -> Self {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let tag: String = id
             .chars()
@@ -568,7 +591,7 @@ mod tests {
         std::fs::write(root.join("processed/x.outcome.json"), "{}").unwrap();
         let written = vec![b"a".to_vec()];
         assert_eq!(
-            check_safety(root, &written),
+            check_safety(root, &written, false),
             Safety {
                 ok: true,
                 problems: vec![]
@@ -578,7 +601,7 @@ mod tests {
         std::fs::write(root.join("notes.txt"), "agent wrote outside inbox").unwrap();
         std::fs::write(root.join("failed/y.command-2.json"), "not from the agent").unwrap();
         std::fs::write(root.join("inbox/late.json"), "{}").unwrap();
-        let s = check_safety(root, &[b"a".to_vec(), b"b".to_vec()]);
+        let s = check_safety(root, &[b"a".to_vec(), b"b".to_vec()], false);
         assert!(!s.ok);
         assert_eq!(
             s.problems,

@@ -120,6 +120,17 @@ pub(crate) struct MyWeek {
 
 impl State {
     /// Advances the logical clock and returns the new tick's timestamp.
+    /// The name of the custom workout, routine or plan with `id` (in any letter case).
+    pub(crate) fn name_of(&self, id: &str) -> Option<String> {
+        let w = self.custom_workouts.iter().map(|o| (&o.id, &o.name));
+        let r = self.routines.iter().map(|o| (&o.id, &o.name));
+        let p = self.plans.iter().map(|o| (&o.id, &o.name));
+        w.chain(r)
+            .chain(p)
+            .find(|(i, _)| i.eq_ignore_ascii_case(id))
+            .map(|(_, n)| n.clone())
+    }
+
     pub(crate) fn tick(&mut self) -> String {
         self.logical_clock = self.logical_clock.saturating_add(1);
         super::ids::timestamp(self.logical_clock)

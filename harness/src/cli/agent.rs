@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use stepreplay::agent::{AgentOutcome, EpisodeOptions, episode};
+use stepreplay::agent::bridge::SCHEMA as BRIDGE_TASK;
+use stepreplay::agent::{AgentOutcome, EpisodeOptions, bridge_episode, episode, load_bridge_task};
 use stepreplay::replay::{SCENARIO_SCHEMA, load_scenario};
 use stepreplay::{Error, InputError, Reason};
 
@@ -15,10 +16,12 @@ use super::{Global, OutputFormat};
   stepreplay agent --cmd \"python3 examples/reference-agent.py\" scenarios/mail-send-reminder.json")]
 pub struct Args {
     /// The agent's command line, split at spaces (no shell quoting: wrap anything harder in a
-    /// script). It runs in the scenario's folder and speaks JSON lines (docs/agent.md).
+    /// script). It runs in the current folder and speaks JSON lines (docs/agent.md).
     #[arg(long)]
     cmd: String,
-    /// Scenario files or folders (default: scenarios/); bridge scenarios are passed over.
+    /// Scenario files or folders (default: scenarios/): plan scenarios put the agent on the
+    /// simulated desktop, `stepreplay-agent-bridge/1` ones on the StepBack bridge; bridge
+    /// replay scenarios (no agent in them) are passed over.
     paths: Vec<PathBuf>,
     /// The longest the agent may take for one message, in milliseconds.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
@@ -50,14 +53,20 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     } else {
         args.paths
     };
-    let files: Vec<PathBuf> = stepreplay::suite::discover(&paths)?
+    let schemas = [SCENARIO_SCHEMA, BRIDGE_TASK];
+    let files: Vec<PathBuf> = stepreplay::suite::discover_schemas(&paths, &schemas)?
         .into_iter()
-        .filter(|p| stepreplay::replay::sniff_schema(p).as_deref() == Some(SCENARIO_SCHEMA))
+        .filter(|p| {
+            stepreplay::replay::sniff_schema(p).is_some_and(|s| schemas.contains(&s.as_str()))
+        })
         .collect();
     if files.is_empty() {
-        return Err(
-            InputError::new(&paths[0], Reason::NoScenarios, "no plan scenarios there").into(),
-        );
+        return Err(InputError::new(
+            &paths[0],
+            Reason::NoScenarios,
+            "no plan or agent-bridge scenarios there",
+        )
+        .into());
     }
     let opts = EpisodeOptions {
         argv,
@@ -69,8 +78,11 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     }
     let mut runs = Vec::new();
     for f in &files {
-        let sc = load_scenario(f)?;
-        let run = episode(&sc, &opts)?;
+        let run = if stepreplay::replay::sniff_schema(f).as_deref() == Some(BRIDGE_TASK) {
+            bridge_episode(&load_bridge_task(f)?, &opts)?
+        } else {
+            episode(&load_scenario(f)?, &opts)?
+        };
         if args.format == OutputFormat::Human {
             let word = stepreplay::text::word(&run.outcome);
             let why = run
