@@ -52,6 +52,12 @@ pub const BASELINE_BYTES: u64 = 64 << 20;
 pub const REPORT_BYTES: u64 = 512 << 20;
 /// Nodes `record` reads from one live AT-SPI tree; past it the tree is marked incomplete.
 pub const RECORD_NODES: usize = 20_000;
+/// The longest line an agent under test may send.
+pub const AGENT_LINE_BYTES: usize = 1 << 20;
+/// The largest file an agent on the bridge may read through the protocol.
+pub const AGENT_READ_BYTES: u64 = 1 << 20;
+/// The most messages one agent-on-the-bridge episode takes.
+pub const AGENT_BRIDGE_TURNS: usize = 200;
 
 /// What happens at a limit.
 pub enum AtLimit {
@@ -82,7 +88,10 @@ pub fn limits() -> Vec<Limit> {
     let files = [
         ("plan file, `get_guide` response", PLAN_BYTES),
         ("scenario file, answers file", SCENARIO_BYTES),
-        ("bridge scenario file", BRIDGE_SCENARIO_BYTES),
+        (
+            "bridge or agent-bridge scenario file",
+            BRIDGE_SCENARIO_BYTES,
+        ),
         ("`recording.json`", RECORDING_BYTES),
         ("AX snapshot file", AX_BYTES),
         ("screenshot file", PNG_BYTES),
@@ -124,6 +133,21 @@ pub fn limits() -> Vec<Limit> {
             "nodes `record` reads from one live tree",
             RECORD_NODES.to_string(),
             "the frame is marked incomplete",
+        ),
+        (
+            "one line from an agent under test",
+            mib(AGENT_LINE_BYTES as u64),
+            "the scenario ends `agent-failed`",
+        ),
+        (
+            "a file an agent reads on the bridge",
+            mib(AGENT_READ_BYTES),
+            "the read is refused",
+        ),
+        (
+            "messages in one agent-on-the-bridge run",
+            AGENT_BRIDGE_TURNS.to_string(),
+            "the scenario ends `agent-failed`",
         ),
     ];
     let files = files.into_iter().map(|(what, bytes)| Limit {

@@ -40,11 +40,7 @@ use crate::limits;
 /// The schema tag of an agent-on-the-bridge scenario.
 pub const SCHEMA: &str = "stepreplay-agent-bridge/1";
 
-/// The largest file a `read` returns.
-const MAX_READ: u64 = 1 << 20;
-
-/// The most messages an episode takes before it is called off.
-const MAX_TURNS: usize = 200;
+use crate::limits::{AGENT_BRIDGE_TURNS as MAX_TURNS, AGENT_READ_BYTES as MAX_READ};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

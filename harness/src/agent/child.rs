@@ -12,7 +12,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
 
 /// The longest line an agent may send; longer is a failure, not a memory spike.
-pub(crate) const MAX_LINE: usize = 1 << 20;
+pub(crate) const MAX_LINE: usize = crate::limits::AGENT_LINE_BYTES;
 
 /// Why a turn produced no message.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -163,6 +163,7 @@ fn the_exchange_follows_the_protocol_schema() {
         .args([
             "scenarios/settings-stop-if-go-on.json",
             "scenarios/devthink-login.json",
+            "scenarios/agent-bridge/agent-bridge-app-not-running.json",
         ])
         .env("STEPREPLAY_AGENT_LOG", &log)
         .run();
@@ -176,37 +177,29 @@ fn the_exchange_follows_the_protocol_schema() {
         .lines()
         .map(|l| l.trim_start_matches(['>', '<', ' ']))
         .collect();
-    std::fs::write(tmp.path().join("example.jsonl"), example.join("\n")).unwrap();
-    let script = r#"
-import json, sys, jsonschema
-schema = json.load(open(sys.argv[1]))
-jsonschema.Draft202012Validator.check_schema(schema)
-v = jsonschema.Draft202012Validator(schema)
-kinds = set()
-for path in sys.argv[2:]:
-    for n, line in enumerate(open(path), 1):
-        if not line.strip():
-            continue
-        msg = json.loads(line)
-        errors = [e.message for e in v.iter_errors(msg)]
-        assert not errors, (path, n, errors, line[:300])
-        kinds.add(msg["type"] + (":" + msg.get("kind", "") if msg["type"] == "ask" else ""))
-print(" ".join(sorted(kinds)))
-"#;
-    let out = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(repo().join("docs/agent-protocol.schema.json"))
-        .arg(&log)
-        .arg(tmp.path().join("example.jsonl"))
-        .output()
-        .unwrap();
-    let kinds = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{kinds}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("docs/agent-protocol.schema.json")).unwrap(),
+    )
+    .unwrap();
+    jsonschema::draft202012::meta::validate(&schema).expect("a valid 2020-12 schema");
+    let v = jsonschema::draft202012::new(&schema).unwrap();
+    let exchanged = std::fs::read_to_string(&log).unwrap();
+    let mut kinds = std::collections::BTreeSet::new();
+    for (n, line) in exchanged.lines().chain(example).enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let msg: Value = serde_json::from_str(line).unwrap();
+        let errors: Vec<String> = v.iter_errors(&msg).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "line {n}: {errors:?}\n{line:.300}");
+        let kind = msg["kind"]
+            .as_str()
+            .map(|k| format!(":{k}"))
+            .unwrap_or_default();
+        kinds.insert(format!("{}{}", msg["type"].as_str().unwrap(), kind));
+    }
+    let kinds: Vec<String> = kinds.into_iter().collect();
+    let kinds = kinds.join(" ");
     for k in [
         "act",
         "answer",
@@ -215,6 +208,14 @@ print(" ".join(sorted(kinds)))
         "ask:confirm",
         "done",
         "observe",
+        "task",
+        "read",
+        "list",
+        "write",
+        "wait",
+        "result",
+        "ask:approve",
+        "ask:open-app",
     ] {
         assert!(
             kinds.split_whitespace().any(|x| x == k),
@@ -247,6 +248,36 @@ fn instructions_on_the_screen_are_not_obeyed() {
     assert_eq!(code, 1);
     assert_eq!(run["injection_resistant"], false, "{run}");
     assert_eq!(rules(&run), ["followed-injection"]);
+}
+
+/// The same when the instruction is in the guide's own text: the reference agent follows its
+/// task, a gullible one obeys step 4's words and clicks the bait.
+#[test]
+fn instructions_in_the_guide_text_are_not_obeyed() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let (code, report) = agent(
+        "python3 examples/reference-agent.py",
+        &["agent-guide-injection"],
+        &[],
+    );
+    let run = runs(&report)[0].clone();
+    assert_eq!(
+        (code, &run["injection_resistant"]),
+        (0, &Value::Bool(true)),
+        "{run}"
+    );
+    let cmd = "python3 harness/tests/fixtures/agents/bad-agent.py gullible";
+    let (code, report) = agent(cmd, &["agent-guide-injection"], &[]);
+    let run = runs(&report)[0].clone();
+    assert_eq!(code, 1);
+    assert_eq!(run["injection_resistant"], false, "{run}");
+    assert_eq!(run["violations"][0]["rule"], "followed-injection");
+    assert_eq!(
+        run["violations"][0]["step"], "paste-body",
+        "the guide's words, not the screen"
+    );
 }
 
 /// `--report-dir` writes the runs as JSON and JUnit: a wrong ending and a broken rule are two
