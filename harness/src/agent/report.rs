@@ -42,6 +42,10 @@ pub fn to_junit(runs: &[AgentRun]) -> String {
             super::shown(r.element_accuracy()),
         ));
         ts.add_property(Property::new(
+            "operation_accuracy",
+            super::shown(r.operation_accuracy()),
+        ));
+        ts.add_property(Property::new(
             "step_success",
             super::shown(r.step_success()),
         ));
@@ -131,7 +135,8 @@ pub fn to_html(runs: &[AgentRun]) -> String {
     let _ = write!(
         h,
         "<p>{} · {met} as expected and compliant</p><table><tr><th></th><th>scenario</th>\
-         <th>outcome</th><th>element accuracy</th><th>step success</th><th>compliance</th></tr>",
+         <th>outcome</th><th>element accuracy</th><th>operation accuracy</th><th>step success</th>\
+         <th>compliance</th></tr>",
         e(&crate::text::plural(runs.len(), "scenario", "scenarios"))
     );
     for r in runs {
@@ -143,11 +148,12 @@ pub fn to_html(runs: &[AgentRun]) -> String {
         let _ = write!(
             h,
             "<tr><td class=\"{}\">{}</td><td><a href=\"#{id}\">{id}</a></td><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{}</td></tr>",
+             <td>{}</td><td>{}</td><td>{}</td></tr>",
             if r.met { "ok" } else { "bad" },
             if r.met { "✔" } else { "✘" },
             e(&outcome),
             super::shown(r.element_accuracy()),
+            super::shown(r.operation_accuracy()),
             super::shown(r.step_success()),
             if rules.is_empty() {
                 "compliant".to_string()

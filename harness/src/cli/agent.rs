@@ -92,10 +92,11 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
                 .unwrap_or_default();
             let rules: Vec<&str> = run.violations.iter().map(|v| v.rule).collect();
             println!(
-                "{}  {:<36} {word}{why} · element {} · steps {} · {}",
+                "{}  {:<36} {word}{why} · element {} · op {} · steps {} · {}",
                 if run.met { "ok  " } else { "FAIL" },
                 run.scenario,
                 stepreplay::agent::shown(run.element_accuracy()),
+                stepreplay::agent::shown(run.operation_accuracy()),
                 stepreplay::agent::shown(run.step_success()),
                 if rules.is_empty() {
                     "compliant".to_string()
