@@ -303,12 +303,7 @@ pub fn bridge_episode(task: &BridgeTask, opts: &EpisodeOptions) -> Result<AgentR
             env.run.reason = Some(e.to_string());
         }
     }
-    if let Some(dir) = &opts.transcript {
-        let mut text = env.transcript.join("\n");
-        text.push('\n');
-        crate::output::write_file(&dir.join(format!("{}.jsonl", task.file.id)), text)
-            .map_err(|e| InputError::new(dir, Reason::InvalidArgument, e.to_string()))?;
-    }
+    opts.write_transcript(&task.file.id, &env.transcript)?;
     env.finish().map_err(fail)
 }
 

@@ -176,6 +176,19 @@ pub struct EpisodeOptions {
     pub transcript: Option<std::path::PathBuf>,
 }
 
+impl EpisodeOptions {
+    /// Writes a scenario's exchange to `<transcript>/<id>.jsonl`, when transcripts are kept.
+    pub(crate) fn write_transcript(&self, id: &str, lines: &[String]) -> Result<(), InputError> {
+        let Some(dir) = &self.transcript else {
+            return Ok(());
+        };
+        let mut text = lines.join("\n");
+        text.push('\n');
+        crate::output::write_file(&dir.join(format!("{id}.jsonl")), text)
+            .map_err(|e| InputError::new(dir, crate::Reason::InvalidArgument, e.to_string()))
+    }
+}
+
 /// Runs one scenario with the agent.
 pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputError> {
     let refused = |steps: usize, reason: String| {
@@ -221,12 +234,7 @@ pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputEr
         env.run.outcome = AgentOutcome::AgentFailed;
         env.run.reason = Some(e.to_string());
     }
-    if let Some(dir) = &opts.transcript {
-        let mut text = env.transcript.join("\n");
-        text.push('\n');
-        crate::output::write_file(&dir.join(format!("{}.jsonl", sc.file.id)), text)
-            .map_err(|e| InputError::new(dir, crate::Reason::InvalidArgument, e.to_string()))?;
-    }
+    opts.write_transcript(&sc.file.id, &env.transcript)?;
     if !sc.file.injections.is_empty() {
         let followed = env
             .run
