@@ -84,8 +84,9 @@ fn bench_diff(c: &mut Criterion) {
         g.throughput(Throughput::Elements(p.pixels));
         g.bench_function(&p.label, |bench| {
             bench.iter(|| {
-                let (a, b) = decode_pair(&p.a_path, &p.b_path).expect("decode");
-                black_box(diff_images(&a, &b, &opts, None).map(|d| d.mismatched))
+                let pair = decode_pair(&p.a_path, &p.b_path).expect("decode");
+                let (a, b) = pair.images();
+                black_box(diff_images(a, b, &opts, None).map(|d| d.mismatched))
             })
         });
     }
@@ -97,9 +98,10 @@ fn bench_diff(c: &mut Criterion) {
         g.throughput(Throughput::Elements(p.pixels));
         g.bench_function(&p.label, |bench| {
             bench.iter(|| {
-                let (a, b) = decode_pair(&p.a_path, &p.b_path).expect("decode");
+                let pair = decode_pair(&p.a_path, &p.b_path).expect("decode");
+                let (a, b) = pair.images();
                 let mut out = image::RgbaImage::new(a.width(), a.height());
-                let d = diff_images(&a, &b, &opts, Some(&mut out)).map(|d| d.mismatched);
+                let d = diff_images(a, b, &opts, Some(&mut out)).map(|d| d.mismatched);
                 write_png(&out_path, &out).expect("write");
                 black_box(d)
             })

@@ -7,6 +7,9 @@ For each size it prints our median, the peer's median and the ratio (ours / peer
   e2e vs odiff --antialiasing   process per comparison: `stepreplay diff A B --format json`
                                 vs `odiff --antialiasing A B` (no diff image either side)
   e2e+png vs odiff              the same, both writing a diff PNG
+  identical files vs odiff      e2e on the before screenshot against itself (same bytes)
+  identical pixels vs odiff     e2e on the before screenshot against a re-encoding of it (same
+                                pixels, other bytes: no byte comparison can short-cut it)
   e2e vs pixelmatch             in process: read + decode both PNGs + diff + count
                                 (`diff-peer time e2e` vs node pngjs + pixelmatch 7.2.0)
   compare vs pixelmatch         in process: only the diff call on decoded pixels
@@ -45,6 +48,7 @@ def main():
     for size in SIZES:
         a = os.path.join(images, f"desktop-{size}-a.png")
         b = os.path.join(images, f"desktop-{size}-b.png")
+        a2 = os.path.join(images, f"desktop-{size}-a-reencoded.png")
 
         # Process per comparison, alternating ours and odiff, after one warm-up each.
         cases = {
@@ -55,6 +59,18 @@ def main():
             "e2e+png vs odiff --antialiasing": (
                 [stepreplay, "diff", a, b, "--format", "json", "--out", out_ours],
                 [odiff, "--antialiasing", a, b, out_odiff],
+            ),
+            "identical files vs odiff": (
+                [stepreplay, "diff", a, a, "--format", "json"],
+                [odiff, "--antialiasing", a, a],
+            ),
+            "identical files+png vs odiff": (
+                [stepreplay, "diff", a, a, "--format", "json", "--out", out_ours],
+                [odiff, "--antialiasing", a, a, out_odiff],
+            ),
+            "identical pixels vs odiff": (
+                [stepreplay, "diff", a, a2, "--format", "json"],
+                [odiff, "--antialiasing", a, a2],
             ),
         }
         for name, (ours_cmd, peer_cmd) in cases.items():

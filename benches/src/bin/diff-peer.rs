@@ -3,7 +3,7 @@
 //! measures the work and not process start-up.
 //!
 //! ```text
-//! diff-peer gen DIR                      # DIR/desktop-WxH-{a,b}.png for each size
+//! diff-peer gen DIR                      # DIR/desktop-WxH-{a,b,a-reencoded}.png per size
 //! diff-peer time MODE A.png B.png ITERS  # MODE: compare | e2e | e2e-out
 //! ```
 //!
@@ -15,6 +15,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use stepreplay::diff::files::{decode_pair, write_png};
 use stepreplay::diff::pixel::{Options, diff, diff_images};
 use stepreplay_benches::desktop::{Desktop, SIZES, Variant};
@@ -42,8 +43,24 @@ fn generate(dir: &Path) -> anyhow_free::Result {
         for (v, tag) in [(Variant::Before, "a"), (Variant::After, "b")] {
             let path = dir.join(format!("desktop-{w}x{h}-{tag}.png"));
             // Default compression, like the screenshots the tools are fed in practice.
-            Desktop::paint(w, h, s, v).image.save(&path)?;
+            let img = Desktop::paint(w, h, s, v).image;
+            img.save(&path)?;
             println!("{}", path.display());
+            if tag == "a" {
+                // The same pixels in other bytes (another tool's screenshot of the same
+                // screen): an identical pair no byte comparison can short-cut.
+                let other = dir.join(format!("desktop-{w}x{h}-a-reencoded.png"));
+                let file = std::io::BufWriter::new(std::fs::File::create(&other)?);
+                let enc = PngEncoder::new_with_quality(file, CompressionType::Fast, FilterType::Sub);
+                image::ImageEncoder::write_image(
+                    enc,
+                    img.as_raw(),
+                    w,
+                    h,
+                    image::ExtendedColorType::Rgba8,
+                )?;
+                println!("{}", other.display());
+            }
         }
     }
     Ok(())
@@ -55,7 +72,8 @@ fn time(mode: &str, a: &Path, b: &Path, iters: usize) -> anyhow_free::Result {
     let mut mismatched = 0;
     match mode {
         "compare" => {
-            let (ia, ib) = decode_pair(a, b)?;
+            let pair = decode_pair(a, b)?;
+            let (ia, ib) = pair.images();
             let (w, h) = ia.dimensions();
             for _ in 0..iters {
                 let t = Instant::now();
@@ -68,10 +86,11 @@ fn time(mode: &str, a: &Path, b: &Path, iters: usize) -> anyhow_free::Result {
             let out_path: PathBuf = std::env::temp_dir().join("stepreplay-diff-peer-out.png");
             for _ in 0..iters {
                 let t = Instant::now();
-                let (ia, ib) = decode_pair(a, b)?;
+                let pair = decode_pair(a, b)?;
+                let (ia, ib) = pair.images();
                 let mut out =
                     (mode == "e2e-out").then(|| image::RgbaImage::new(ia.width(), ia.height()));
-                let d = diff_images(&ia, &ib, &opts, out.as_mut())?;
+                let d = diff_images(ia, ib, &opts, out.as_mut())?;
                 if let Some(img) = &out {
                     write_png(&out_path, img)?;
                 }

@@ -181,12 +181,13 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
 
 fn run_pixel(args: &Args, g: &Global) -> Result<u8, Error> {
     let cfg = pixel_config(args)?;
-    let (a, b) = decode_pair(&args.a, &args.b)?;
+    let pair = decode_pair(&args.a, &args.b)?;
+    let (a, b) = pair.images();
     let mut out = args
         .out
         .as_ref()
         .map(|_| image::RgbaImage::new(a.width(), a.height()));
-    let mut diff = pixel::diff_images(&a, &b, &cfg.options, out.as_mut())
+    let mut diff = pixel::diff_images(a, b, &cfg.options, out.as_mut())
         .map_err(|e| Error::Internal(format!("sizes were checked: {e}")))?;
     let mask_stats = (!cfg.masks.is_empty()).then(|| cfg.masks.apply(&mut diff));
     if let (Some(path), Some(img)) = (&args.out, out.as_mut()) {

@@ -9,7 +9,7 @@ use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
 use super::shared_rows::decode_together;
 use crate::errors::{Error, InputError, Reason};
-use crate::recording::{PngSource, decode_general, read_png};
+use crate::recording::{PngSource, decode_general, parse_png, read_png_bytes};
 
 /// What a file to diff holds, judged by its first bytes (not its name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,9 +58,18 @@ pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
 /// the same size and kind are then reconstructed together, rows they store identically only
 /// once (see `shared_rows`), other pairs each on its own thread. Errors name the file; if both
 /// fail, `a`'s error is returned.
-pub fn decode_pair(a: &Path, b: &Path) -> Result<(RgbaImage, RgbaImage), InputError> {
+pub fn decode_pair(a: &Path, b: &Path) -> Result<Decoded, InputError> {
     let crashed = |p: &Path| InputError::new(p, Reason::InvalidImage, "the decoder crashed");
-    let (ra, rb) = crate::par::try_join(|| read_png(a), || read_png(b));
+    let (ra, rb) = crate::par::try_join(|| read_png_bytes(a), || read_png_bytes(b));
+    let (ba, bb) = (ra?, rb.unwrap_or_else(|_| Err(crashed(b)))?);
+    // The same file twice (or a copy): one decode, which also proves the file is a PNG, and
+    // no second image to allocate, fill and compare.
+    if ba == bb {
+        drop(bb);
+        let one = finish(a, parse_png(a, ba)?)?;
+        return Ok(Decoded::Same(one));
+    }
+    let (ra, rb) = crate::par::try_join(|| parse_png(a, ba), || parse_png(b, bb));
     let rb = rb.unwrap_or_else(|_| Err(crashed(b)));
     let (sa, sb) = (ra?, rb?);
     // Sizes come from the headers: two images that cannot be compared are refused before
@@ -70,11 +79,31 @@ pub fn decode_pair(a: &Path, b: &Path) -> Result<(RgbaImage, RgbaImage), InputEr
         (PngSource::Fast(x), PngSource::Fast(y))
             if (x.width, x.height, x.channels) == (y.width, y.height, y.channels) =>
         {
-            decode_together((a, x), (b, y))
+            let (ia, ib) = decode_together((a, x), (b, y))?;
+            Ok(Decoded::Two(ia, ib))
         }
         (sa, sb) => {
             let (ra, rb) = crate::par::try_join(|| finish(a, sa), || finish(b, sb));
-            Ok((ra?, rb.unwrap_or_else(|_| Err(crashed(b)))?))
+            Ok(Decoded::Two(ra?, rb.unwrap_or_else(|_| Err(crashed(b)))?))
+        }
+    }
+}
+
+/// Two decoded screenshots.
+#[derive(Clone, Debug)]
+pub enum Decoded {
+    /// The files were byte for byte the same: decoded once.
+    Same(RgbaImage),
+    /// Before and after.
+    Two(RgbaImage, RgbaImage),
+}
+
+impl Decoded {
+    /// Before and after (the same image twice for [`Decoded::Same`]).
+    pub fn images(&self) -> (&RgbaImage, &RgbaImage) {
+        match self {
+            Decoded::Same(i) => (i, i),
+            Decoded::Two(a, b) => (a, b),
         }
     }
 }
@@ -126,4 +155,32 @@ pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), Error> {
     let png =
         encode_png(img).map_err(|e| crate::output::write_error(path)(std::io::Error::other(e)))?;
     crate::output::write_file(path, png)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::pixel::tests::CORPUS_DIR;
+
+    #[test]
+    fn the_same_file_twice_is_decoded_once_and_a_broken_copy_still_fails() {
+        let a = Path::new(CORPUS_DIR).join("1a.png");
+        let Decoded::Same(one) = decode_pair(&a, &a).unwrap() else {
+            panic!("the same file twice is decoded once");
+        };
+        assert!(one == decode_general(&a, &std::fs::read(&a).unwrap()).unwrap());
+        let b = Path::new(CORPUS_DIR).join("1b.png");
+        assert!(matches!(decode_pair(&a, &b).unwrap(), Decoded::Two(..)));
+
+        // Equal bytes prove nothing about the file: a broken PNG twice is still an error.
+        let dir = std::env::temp_dir().join(format!("stepreplay-same-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let broken = dir.join("broken.png");
+        let mut bytes = std::fs::read(&a).unwrap();
+        bytes.truncate(bytes.len() / 2);
+        std::fs::write(&broken, &bytes).unwrap();
+        let e = decode_pair(&broken, &broken).unwrap_err();
+        assert_eq!(e.reason, Reason::InvalidImage, "{e}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }

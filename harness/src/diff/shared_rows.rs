@@ -112,9 +112,10 @@ mod tests {
         for n in 1..=7 {
             let a = Path::new(CORPUS_DIR).join(format!("{n}a.png"));
             let b = Path::new(CORPUS_DIR).join(format!("{n}b.png"));
-            let (ia, ib) = decode_pair(&a, &b).unwrap();
-            assert!(ia == general(&a), "{}", a.display());
-            assert!(ib == general(&b), "{}", b.display());
+            let pair = decode_pair(&a, &b).unwrap();
+            let (ia, ib) = pair.images();
+            assert!(*ia == general(&a), "{}", a.display());
+            assert!(*ib == general(&b), "{}", b.display());
         }
     }
 
@@ -167,9 +168,10 @@ mod tests {
                 let b = dir.join(format!("{channels}-{i}-b.png"));
                 encode(&a, w, h, channels, &pixels(w, h, channels, false), filter);
                 encode(&b, w, h, channels, &pixels(w, h, channels, true), filter);
-                let (ia, ib) = decode_pair(&a, &b).unwrap();
-                assert!(ia == general(&a), "{}", a.display());
-                assert!(ib == general(&b), "{}", b.display());
+                let pair = decode_pair(&a, &b).unwrap();
+                let (ia, ib) = pair.images();
+                assert!(*ia == general(&a), "{}", a.display());
+                assert!(*ib == general(&b), "{}", b.display());
                 assert!(ia != ib);
             }
         }
@@ -212,9 +214,10 @@ mod tests {
             same_rows(&parsed(&a), &parsed(&b)),
             [false, false, true, true]
         );
-        let (ia, ib) = decode_pair(&a, &b).unwrap();
-        assert!(ia == general(&a));
-        assert!(ib == general(&b));
+        let pair = decode_pair(&a, &b).unwrap();
+        let (ia, ib) = pair.images();
+        assert!(*ia == general(&a));
+        assert!(*ib == general(&b));
         assert_eq!(ia.get_pixel(0, 1).0, [11, 11, 11, 255]);
         assert_eq!(ib.get_pixel(0, 1).0, [21, 21, 21, 255]);
         let _ = std::fs::remove_dir_all(dir);

@@ -134,7 +134,16 @@ fn image_error(path: &Path, e: image::ImageError) -> InputError {
 
 /// Reads a PNG (bounded) and inflates it when the direct decoder handles its kind.
 pub(crate) fn read_png(path: &Path) -> Result<PngSource, InputError> {
-    let bytes = crate::json::read_bounded(path, PNG_BYTES)?;
+    parse_png(path, read_png_bytes(path)?)
+}
+
+/// A PNG file's bytes, within the size limit, not yet looked into.
+pub(crate) fn read_png_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
+    crate::json::read_bounded(path, PNG_BYTES)
+}
+
+/// The bytes of the PNG file `path`, inflated for the common screenshot kinds.
+pub(crate) fn parse_png(path: &Path, bytes: Vec<u8>) -> Result<PngSource, InputError> {
     if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         return Err(
             InputError::new(path, Reason::UnsupportedFileType, "not a PNG file")
