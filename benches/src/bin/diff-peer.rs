@@ -51,7 +51,8 @@ fn generate(dir: &Path) -> anyhow_free::Result {
                 // screen): an identical pair no byte comparison can short-cut.
                 let other = dir.join(format!("desktop-{w}x{h}-a-reencoded.png"));
                 let file = std::io::BufWriter::new(std::fs::File::create(&other)?);
-                let enc = PngEncoder::new_with_quality(file, CompressionType::Fast, FilterType::Sub);
+                let enc =
+                    PngEncoder::new_with_quality(file, CompressionType::Fast, FilterType::Sub);
                 image::ImageEncoder::write_image(
                     enc,
                     img.as_raw(),

@@ -506,7 +506,8 @@ impl Env<'_> {
             }
         };
         let file = self.root.join("inbox").join(&name);
-        if file.exists() {
+        // Anything there counts, a dangling link too: a write never follows one out.
+        if std::fs::symlink_metadata(&file).is_ok() {
             self.violate(
                 "overwrote-file",
                 format!("tried to overwrite `inbox/{name}`"),

@@ -76,10 +76,23 @@ impl Scanlines {
     pub(crate) fn finish(mut self) -> RgbaImage {
         let pixels = self.width as usize * self.height as usize;
         if self.channels == 3 {
-            // Backwards, so every RGB triple is read before a wider RGBA pixel covers it.
-            for i in (0..pixels).rev() {
-                let (r, g, b) = (self.buf[3 * i], self.buf[3 * i + 1], self.buf[3 * i + 2]);
-                self.buf[4 * i..4 * i + 4].copy_from_slice(&[r, g, b, 255]);
+            // Backwards in blocks, each block's RGB bytes copied out first: the wider RGBA
+            // pixels then never cover a triple not yet read (4·start ≥ 3·start), and the
+            // expansion is a fixed-size loop the compiler vectorises (a pixel at a time, it was
+            // a tenth of `run`'s time).
+            const BLOCK: usize = 512;
+            let mut rgb = [0u8; 3 * BLOCK];
+            let mut end = pixels;
+            while end > 0 {
+                let start = end.saturating_sub(BLOCK);
+                let n = end - start;
+                rgb[..3 * n].copy_from_slice(&self.buf[3 * start..3 * end]);
+                let src = rgb[..3 * n].as_chunks::<3>().0;
+                let dst = self.buf[4 * start..4 * end].as_chunks_mut::<4>().0;
+                for (d, s) in dst.iter_mut().zip(src) {
+                    *d = [s[0], s[1], s[2], 255];
+                }
+                end = start;
             }
         }
         self.buf.truncate(pixels * 4);
