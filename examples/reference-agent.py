@@ -124,15 +124,21 @@ def at_point(ax, x, y):
     return None
 
 
+def answered(ask, msg, what):
+    """The person's answer to `msg`; no answer stops the plan (never a guess or an example)."""
+    said = yield from ask(msg)
+    if said == "no answer":
+        raise LookupError(what)
+    return said
+
+
 def fill(text, inputs, plan, ask):
     """The words to type; sensitive inputs are asked for (each time)."""
     if "literal" in text:
         return text["literal"]
     if "secret" in text:
-        said = yield from ask({"type": "ask", "kind": "sensitive", "text": "what should I type?"})
-        if said == "no answer":
-            raise LookupError("value")
-        return said
+        return (yield from answered(ask, {"type": "ask", "kind": "sensitive",
+                                          "text": "what should I type?"}, "value"))
     out = ""
     for part in text.get("template", []):
         if "text" in part:
@@ -141,20 +147,14 @@ def fill(text, inputs, plan, ask):
         iid = part["input"]
         spec = next((i for i in plan["inputs"] if i["id"] == iid), {})
         if spec.get("sensitive"):
-            said = yield from ask({"type": "ask", "kind": "sensitive", "input": iid,
-                                   "text": "what is the %s?" % spec.get("name", iid)})
-            if said == "no answer":
-                raise LookupError(iid)
-            out += said
+            out += yield from answered(ask, {"type": "ask", "kind": "sensitive", "input": iid,
+                                             "text": "what is the %s?" % spec.get("name", iid)}, iid)
         elif iid in inputs:
             out += inputs[iid]
         elif spec.get("each_time"):
             # A value that changes every run is asked for, never the recorded example.
-            said = yield from ask({"type": "ask", "kind": "input", "input": iid,
-                                   "text": "what is the %s this time?" % spec.get("name", iid)})
-            if said == "no answer":
-                raise LookupError(iid)
-            out += said
+            out += yield from answered(ask, {"type": "ask", "kind": "input", "input": iid,
+                                             "text": "what is the %s this time?" % spec.get("name", iid)}, iid)
         else:
             out += spec.get("example") or ""
     return out
