@@ -1,6 +1,8 @@
 //! Crop locate (`stepreplay::resolve::crop`) on desktop-like screens at 1440×900, 2880×1800
-//! and 3840×2160: finding a "Delete" button of a table (identical copies on every row) near
-//! its expected place, and the one "Export…" button over the whole screen. See
+//! and 3840×2160, every case of `stepreplay_benches::crops` (a "Delete" button repeated on
+//! every row, the one "Export…" button, text on flat backgrounds, a blank stretch of
+//! wallpaper, a recoloured control with no copy left) near its expected place
+//! (`crop/near/{case}`) and over the whole screen (`crop/full/{case}`). See
 //! `benches/README-crop.md`.
 //!
 //! `crop/imageproc_{near,full}` time imageproc's `match_template` (normalized cross
@@ -12,7 +14,8 @@ use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, 
 use image::{GrayImage, RgbaImage, imageops};
 use imageproc::template_matching::{MatchTemplateMethod, find_extremes, match_template};
 use stepreplay::resolve::crop::{CropOptions, CropQuery, GrayScreen, Searched, locate};
-use stepreplay_benches::desktop::{Desktop, SIZES, Variant};
+use stepreplay_benches::crops::{self, screens};
+use stepreplay_benches::desktop::SIZES;
 
 /// One search for imageproc: the screen in grey, the crop, where the near pass expects it,
 /// where ours found it, the places of identical copies, and the pixels searched.
@@ -53,9 +56,9 @@ fn crop_locate(c: &mut Criterion) {
     let mut prepare = c.benchmark_group("crop/prepare");
     let screens: Vec<_> = SIZES
         .iter()
-        .map(|&(w, h, s)| Desktop::paint(w, h, s, Variant::Before))
+        .map(|&(w, h, s)| (screens(w, h, s), s))
         .collect();
-    for d in &screens {
+    for ((d, _), _) in &screens {
         let id = format!("{}x{}", d.image.width(), d.image.height());
         prepare.throughput(Throughput::Elements(u64::from(
             d.image.width() * d.image.height(),
@@ -70,72 +73,83 @@ fn crop_locate(c: &mut Criterion) {
         (Searched::Near, "crop/near"),
         (Searched::FullScreen, "crop/full"),
     ] {
-        let mut cases = Vec::new();
+        let mut imageproc = Vec::new();
         let mut group = c.benchmark_group(group_name);
         group.sample_size(20);
-        for d in &screens {
+        for ((d, after), scale) in &screens {
             let (w, h) = (d.image.width(), d.image.height());
-            let id = format!("{w}x{h}");
-            let (crop, expected, copies) = match mode {
-                Searched::Near => {
-                    let (bx, by) = d.delete_buttons[d.delete_buttons.len() / 2];
-                    let (bw, bh) = d.button_size;
-                    let crop = imageops::crop_imm(&d.image, bx, by, bw, bh).to_image();
-                    let expected = Some((bx + 6, by.saturating_sub(4)));
-                    (crop, expected, d.delete_buttons.clone())
-                }
-                Searched::FullScreen => {
-                    let (x, y, cw, ch) = d.export;
-                    let crop = imageops::crop_imm(&d.image, x, y, cw, ch).to_image();
-                    (crop, None, vec![(x, y)])
-                }
-            };
-            // Throughput counts the screen pixels the pass may examine.
-            let searched = match mode {
-                Searched::Near => (2 * w / 10 + crop.width()) * (2 * h / 10 + crop.height()),
-                Searched::FullScreen => w * h,
-            };
-            group.throughput(Throughput::Elements(u64::from(searched)));
             let screen = GrayScreen::new(&d.image);
-            let query = CropQuery {
-                screen: &screen,
-                crop: &crop,
-                expected,
-            };
-            let check = locate(&query, &opts).expect("the bench crop is on its screen");
-            assert_eq!(check.searched, mode, "{id}: the pass under test found it");
             let luma = gray(&d.image);
-            group.bench_function(BenchmarkId::from_parameter(&id), |b| {
-                // A fresh screen each time: the cached coarse copy must not carry over.
-                b.iter_batched(
-                    || GrayScreen::from_gray(luma.clone()),
-                    |screen| {
-                        locate(
-                            &CropQuery {
-                                screen: &screen,
-                                crop: &crop,
-                                expected,
-                            },
-                            &opts,
-                        )
-                    },
-                    BatchSize::LargeInput,
-                );
-            });
-            if mode == Searched::Near || w == SIZES[0].0 {
-                cases.push(Case {
-                    id,
-                    luma,
-                    crop,
+            for case in crops::cases(d, after, *scale) {
+                let id = format!("{w}x{h}-{}", case.kind);
+                let crop = case.crop;
+                let expected = (mode == Searched::Near).then_some(case.expected);
+                // Throughput counts the screen pixels the pass may examine.
+                let searched = match mode {
+                    Searched::Near => (2 * w / 10 + crop.width()) * (2 * h / 10 + crop.height()),
+                    Searched::FullScreen => w * h,
+                };
+                group.throughput(Throughput::Elements(u64::from(searched)));
+                let query = CropQuery {
+                    screen: &screen,
+                    crop: &crop,
                     expected,
-                    ours: (check.x, check.y),
-                    copies,
-                    searched,
+                };
+                // Before timing: the pass under test finds the crop (an exact copy, so the
+                // score is 1), and a crop with no copy is found nowhere.
+                let check = locate(&query, &opts);
+                let ours = match (case.cut, check) {
+                    (Some(_), Some(m)) => {
+                        assert_eq!(m.searched, mode, "{id}: the pass under test found it");
+                        assert!(m.score > 0.9999, "{id}: {m:?}");
+                        Some((m.x, m.y))
+                    }
+                    (None, None) => None,
+                    (cut, m) => panic!("{id}: cut at {cut:?}, found {m:?}"),
+                };
+                group.bench_function(BenchmarkId::from_parameter(&id), |b| {
+                    // A fresh screen each time: the cached coarse copy must not carry over.
+                    b.iter_batched(
+                        || GrayScreen::from_gray(luma.clone()),
+                        |screen| {
+                            locate(
+                                &CropQuery {
+                                    screen: &screen,
+                                    crop: &crop,
+                                    expected,
+                                },
+                                &opts,
+                            )
+                        },
+                        BatchSize::LargeInput,
+                    );
                 });
+                // imageproc is brute force: on the two original cases only, and over the
+                // whole screen at 1440×900 only (seconds per call beyond).
+                let original = match mode {
+                    Searched::Near => case.kind == "delete",
+                    Searched::FullScreen => case.kind == "export" && w == SIZES[0].0,
+                };
+                if let (true, Some(ours)) = (original, ours) {
+                    let copies = if case.kind == "delete" {
+                        d.delete_buttons.clone()
+                    } else {
+                        vec![case.cut.expect("cut from this screen")]
+                    };
+                    imageproc.push(Case {
+                        id: format!("{w}x{h}"),
+                        luma: luma.clone(),
+                        crop,
+                        expected,
+                        ours,
+                        copies,
+                        searched,
+                    });
+                }
             }
         }
         group.finish();
-        imageproc_group(c, mode, &cases);
+        imageproc_group(c, mode, &imageproc);
     }
 }
 

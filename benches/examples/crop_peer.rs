@@ -2,7 +2,7 @@
 //!
 //! `crop_peer fixtures DIR` paints the bench desktops and writes, as grayscale PNGs, each
 //! screen and crop plus `DIR/cases.txt` (one case a line: `name screen crop x y w h ex ey`,
-//! where `x y` is where the crop was cut and `ex ey` the expected place for the near mode).
+//! where `x y` is where the crop was cut, `-1 -1` when it has no copy on the screen, and `ex ey` the expected place for the near mode).
 //! `crop_peer time DIR REPS` locates every case in both modes REPS times and prints one line
 //! per case and mode: `name mode median_ns x y score`. Screens are prepared outside the timed
 //! region, one per repetition, so no cached coarse copy carries over.
@@ -10,9 +10,10 @@
 use std::path::Path;
 use std::time::Instant;
 
-use image::{GrayImage, RgbaImage, imageops};
+use image::{GrayImage, RgbaImage};
 use stepreplay::resolve::crop::{CropOptions, CropQuery, GrayScreen, locate};
-use stepreplay_benches::desktop::{Desktop, SIZES, Variant};
+use stepreplay_benches::crops::{self, screens};
+use stepreplay_benches::desktop::SIZES;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -38,31 +39,20 @@ fn fixtures(dir: &Path) {
     std::fs::create_dir_all(dir).expect("fixture folder");
     let mut cases = String::new();
     for (w, h, s) in SIZES {
-        let d = Desktop::paint(w, h, s, Variant::Before);
+        let (before, after) = screens(w, h, s);
         let screen = format!("screen-{w}x{h}.png");
-        gray(&d.image)
+        gray(&before.image)
             .save(dir.join(&screen))
             .expect("write screen");
-        let (bx, by) = d.delete_buttons[d.delete_buttons.len() / 2];
-        let (bw, bh) = d.button_size;
-        let (ux, uy, uw, uh) = d.export;
-        let picks = [
-            (
-                "delete",
-                bx,
-                by,
-                bw,
-                bh,
-                bx + 6 * s,
-                by.saturating_sub(4 * s),
-            ),
-            ("export", ux, uy, uw, uh, ux + 10 * s, uy + 8 * s),
-        ];
-        for (kind, x, y, cw, ch, ex, ey) in picks {
-            let name = format!("{w}x{h}-{kind}");
+        for c in crops::cases(&before, &after, s) {
+            let name = format!("{w}x{h}-{}", c.kind);
             let crop = format!("crop-{name}.png");
-            let cut = imageops::crop_imm(&d.image, x, y, cw, ch).to_image();
-            gray(&cut).save(dir.join(&crop)).expect("write crop");
+            gray(&c.crop).save(dir.join(&crop)).expect("write crop");
+            let (x, y) = c
+                .cut
+                .map_or((-1, -1), |(x, y)| (i64::from(x), i64::from(y)));
+            let (cw, ch) = c.crop.dimensions();
+            let (ex, ey) = c.expected;
             cases += &format!("{name} {screen} {crop} {x} {y} {cw} {ch} {ex} {ey}\n");
         }
     }

@@ -2,7 +2,8 @@
 
 `crop_opencv.py time DIR REPS THREADS` runs cv2.matchTemplate(TM_CCOEFF_NORMED) + cv2.minMaxLoc
 on every case of DIR/cases.txt, in the near mode (on the +-10% window around the expected
-place, a view into the screen, as our near pass searches) and the full mode (whole screen),
+place, a view into the screen, as our near pass searches; when nothing there reaches the
+0.9 floor, then on the whole screen too, as `locate` does) and the full mode (whole screen),
 and prints `name mode median_ns x y score` like `crop_peer time`. THREADS 0 keeps OpenCV's
 default thread count; 1 calls cv2.setNumThreads(1).
 
@@ -14,6 +15,8 @@ import sys
 import time
 
 NEAR = 0.1
+FLOOR = 0.9
+HAIR = 0.002  # scores within this of the best are a tie (`CropOptions::hair`)
 
 
 def load_cases(d):
@@ -41,13 +44,18 @@ def time_cases(d, reps, threads):
         H, W = img.shape
         x0, y0, x1, y1 = near_window(W, H, w, h, ex, ey)
         for mode in ("near", "full"):
-            region = img[y0 : y1 + h, x0 : x1 + w] if mode == "near" else img
-            ox, oy = (x0, y0) if mode == "near" else (0, 0)
             times = []
             for _ in range(reps):
                 t = time.perf_counter_ns()
-                res = cv2.matchTemplate(region, tpl, cv2.TM_CCOEFF_NORMED)
-                _, best, _, loc = cv2.minMaxLoc(res)
+                ox, oy = 0, 0
+                if mode == "near":
+                    res = cv2.matchTemplate(img[y0 : y1 + h, x0 : x1 + w], tpl, cv2.TM_CCOEFF_NORMED)
+                    _, best, _, loc = cv2.minMaxLoc(res)
+                    ox, oy = x0, y0
+                if mode == "full" or best < FLOOR:
+                    res = cv2.matchTemplate(img, tpl, cv2.TM_CCOEFF_NORMED)
+                    _, best, _, loc = cv2.minMaxLoc(res)
+                    ox, oy = 0, 0
                 times.append(time.perf_counter_ns() - t)
             print(f"{name} {mode} {int(statistics.median(times))} {loc[0] + ox} {loc[1] + oy} {best:.6f}")
     sys.stdout.flush()
@@ -65,8 +73,21 @@ def read(path):
 
 
 def report(d):
+    import cv2
+
     ours, cv1, cvn = read(f"{d}/ours.txt"), read(f"{d}/cv1.txt"), read(f"{d}/cvN.txt")
     cases = {c[0]: c for c in load_cases(d)}
+    images = {}
+
+    def copy_at(name, pos):
+        # Whether the screen shows the crop pixel for pixel at `pos`.
+        _, screen, crop, *_ = cases[name]
+        img = images.setdefault(screen, cv2.imread(f"{d}/{screen}", cv2.IMREAD_GRAYSCALE))
+        tpl = images.setdefault(crop, cv2.imread(f"{d}/{crop}", cv2.IMREAD_GRAYSCALE))
+        h, w = tpl.shape
+        x, y = pos
+        return x >= 0 and y >= 0 and (img[y : y + h, x : x + w] == tpl).all()
+
     print("| case | mode | ours ms | OpenCV 1 thread ms | ratio | OpenCV default threads ms | ratio | ours at | OpenCV at | agree |")
     print("|---|---|---:|---:|---:|---:|---:|---|---|---|")
     for key in ours:
@@ -77,12 +98,24 @@ def report(d):
         (opos,) = ours[key]["pos"] if len(ours[key]["pos"]) == 1 else (("varies",),)
         cpos = sorted(cv1[key]["pos"] | cvn[key]["pos"])
         cut = cases[name][3:5]
-        if "delete" in name:
-            # Identical buttons on every row: OpenCV's argmax is any of them; ours is the one
-            # nearest the expected place (near) or the first in raster order (full).
-            agree = "repeated control" if opos == cut or mode == "full" else "NO"
+        if cut == (-1, -1):
+            # A recoloured control: no copy on screen, so no place is right; ours must find
+            # nothing above the floor, and OpenCV's best must be under it too.
+            agree = "no copy" if opos == (-1, -1) and cv1[key]["score"] < FLOOR else "NO"
+        elif len(cpos) == 1 and cpos == [opos] and opos == cut:
+            agree = "yes"
+        elif copy_at(name, opos) and all(copy_at(name, p) for p in cpos):
+            # Identical copies (a button on every row, a gradient that repeats along a row):
+            # any is an argmax for OpenCV; ours is the one nearest the expected place (near)
+            # or the first in raster order (full).
+            agree = "copies: both exact"
+        elif copy_at(name, opos) and min(cv1[key]["score"], cvn[key]["score"]) >= 1 - HAIR:
+            # OpenCV's argmax is a place scoring within the hair of 1 that is not a copy (the
+            # same button on a row tinted a shade differently; a gradient a shade brighter):
+            # ours is an exact copy, which no place can outscore.
+            agree = "ours exact, OpenCV a near-tie"
         else:
-            agree = "yes" if cpos == [opos] and opos == cut else "NO"
+            agree = "NO"
         print(
             f"| {name} | {mode} | {o:.2f} | {c1:.2f} | {o / c1:.3f} | {cn:.2f} | {o / cn:.3f} "
             f"| {opos[0]},{opos[1]} ({ours[key]['score']:.4f}) "

@@ -35,6 +35,7 @@ pub struct Desktop {
     pub button_size: (u32, u32),
     /// Top-left corner and size of the one "Export…" button.
     pub export: (u32, u32, u32, u32),
+    ax: AxSnapshot,
 }
 
 impl Desktop {
@@ -47,22 +48,29 @@ impl Desktop {
             scale,
         };
         let image = DynamicImage::ImageRgb8(render(&ax, &screen)).into_rgba8();
-        let place = |id: &str| {
-            let f = ax.find(id).expect("the scene has it").2.frame;
-            (f.x as u32, f.y as u32, f.width as u32, f.height as u32)
-        };
         let buttons: Vec<_> = (0..)
             .map(|i| format!("delete-{i}"))
             .take_while(|id| ax.find(id).is_some())
-            .map(|id| place(&id))
+            .map(|id| place(&ax, &id))
             .collect();
         Desktop {
             image,
             delete_buttons: buttons.iter().map(|b| (b.0, b.1)).collect(),
             button_size: (buttons[0].2, buttons[0].3),
-            export: place("export"),
+            export: place(&ax, "export"),
+            ax,
         }
     }
+
+    /// Top-left corner and size of the element `id` of the scene (see [`snapshot`]).
+    pub fn place(&self, id: &str) -> (u32, u32, u32, u32) {
+        place(&self.ax, id)
+    }
+}
+
+fn place(ax: &AxSnapshot, id: &str) -> (u32, u32, u32, u32) {
+    let f = ax.find(id).expect("the scene has it").2.frame;
+    (f.x as u32, f.y as u32, f.width as u32, f.height as u32)
 }
 
 /// Frames are laid out in points and stored in pixels.

@@ -18,9 +18,10 @@
 use image::RgbaImage;
 
 use super::coarse::{CoarseScreen, CoarseTemplate, coarse_map};
+use super::exact::exact_copies;
 use super::gray::{GrayScreen, Plane};
 use super::ncc::{Template, score_map};
-use super::peaks::{Choice, Peak, Taken, choose, local_maxima};
+use super::peaks::{Choice, Nearest, Peak, Taken, choose, local_maxima};
 use super::pyramid::downscale;
 
 /// One lookup: which crop, on which screen, expected where.
@@ -147,11 +148,11 @@ pub fn locate(q: &CropQuery, opts: &CropOptions) -> Option<CropMatch> {
 
 /// Inclusive range of top-left positions to search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Region {
-    x0: usize,
-    y0: usize,
-    x1: usize,
-    y1: usize,
+pub(super) struct Region {
+    pub(super) x0: usize,
+    pub(super) y0: usize,
+    pub(super) x1: usize,
+    pub(super) y1: usize,
 }
 
 /// The crop at full resolution and, when it is big enough, downscaled for the coarse pass and
@@ -256,9 +257,18 @@ fn search(
         };
         peaks.into_iter().map(shift).collect::<Vec<_>>()
     };
+    // An exact copy scores 1, the most there is: when the screen still shows one, nothing
+    // needs scoring, and the scan's cost does not depend on how many look-alikes there are.
+    // A flat crop scores 1 on its copies and 0 elsewhere (see `ncc`), so it is done here too.
+    let mut copies = Nearest::new(expected);
+    exact_copies(plane, &t.plane, region, |x, y| copies.add(x, y));
+    if let Some(mut c) = copies.choice(w, h) {
+        c.best.score = score_map(plane, t, c.best.x, c.best.y, 1, 1)[0];
+        c.runner_up = c.runner_up.map(|_| c.best.score);
+        return Some(c);
+    }
     if t.is_flat() {
-        let map = score_map(plane, t, region.x0, region.y0, nx, ny);
-        return flat_choice(&map, region, w, h, expected);
+        return None;
     }
     // The coarsest level that leaves few enough candidates: a crop with little structure
     // downscales to a template that matches almost anywhere, and a finer level (more pixels
@@ -279,26 +289,14 @@ fn search(
         picked = Some((coarse.s, starts));
         break;
     }
-    let Some((s, starts)) = picked else {
+    let Some((s, mut starts)) = picked else {
         return choose(dense(), w, h, expected, opts.hair);
     };
+    // No copy is on screen (the scan above), so the best look-alike is all there is to find,
+    // and the best coarse candidates are where it stands: the rest are not climbed.
     let mut climb = Climb::new(plane, crop, region, s, cut);
-    climb.capped(starts, opts);
-    // Nothing exact yet: a copy of the crop may still be on screen, pruned by the heuristics
-    // above, so the search widens before it settles for a look-alike. A level coarser than 2
-    // sees a place only to within a pixel of some phase, and thin lines (text) blur
-    // differently one pixel off: the copy can then trail the best coarse peak by more than
-    // the margin. At factor 2 every place has an aligned phase.
-    if s > 2 && !climb.exact(opts.hair) {
-        let finest = crop.coarse.last().filter(|c| c.s == 2);
-        if let Some(Some(starts)) =
-            finest.map(|c| coarse_starts(screen, crop, c, region, whole_screen, cut, None))
-        {
-            let mut fine = Climb::new(plane, crop, region, 2, cut);
-            fine.capped(starts, opts);
-            climb.peaks.extend(fine.peaks);
-        }
-    }
+    starts.truncate(opts.max_candidates);
+    climb.all(starts);
     choose(climb.peaks, w, h, expected, opts.hair)
 }
 
@@ -335,22 +333,6 @@ impl<'a> Climb<'a> {
             taken: Taken::new(radius),
             peaks: Vec::new(),
         }
-    }
-
-    /// Climbs the best `max_candidates` of `starts` (best first). Those usually hold the
-    /// match; when none of them is exact (a crop of a plain edge matches all along it, and
-    /// places that score as well when blurred may not), the rest are climbed too.
-    fn capped(&mut self, mut starts: Vec<Peak>, opts: &CropOptions) {
-        let rest = starts.split_off(opts.max_candidates.min(starts.len()));
-        self.all(starts);
-        if !rest.is_empty() && !self.exact(opts.hair) {
-            self.all(rest);
-        }
-    }
-
-    /// Whether a climb reached the crop's own score (an exact copy), within `hair`.
-    fn exact(&self, hair: f64) -> bool {
-        self.peaks.iter().any(|p| p.score >= 1.0 - hair)
     }
 
     /// Checks `starts` (best first) and climbs those that stay in the running.
@@ -566,41 +548,6 @@ fn check_half(
         }
     }
     best
-}
-
-/// The choice for a flat crop: every position scores 0 or 1 (see `ncc`), so the winner is the
-/// scoring position nearest the expected place, and another one at least half a crop away
-/// makes the match ambiguous.
-fn flat_choice(
-    map: &[f64],
-    region: Region,
-    w: usize,
-    h: usize,
-    expected: Option<(usize, usize)>,
-) -> Option<Choice> {
-    let nx = region.x1 - region.x0 + 1;
-    let (ex, ey) = expected.unwrap_or((region.x0, region.y0));
-    let hits = map
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| **v == 1.0)
-        .map(|(i, _)| Peak {
-            x: region.x0 + i % nx,
-            y: region.y0 + i / nx,
-            score: 1.0,
-        });
-    let distance = |p: &Peak| {
-        let (dx, dy) = (p.x.abs_diff(ex) as u128, p.y.abs_diff(ey) as u128);
-        (dx * dx + dy * dy, p.y, p.x)
-    };
-    let best = hits.clone().min_by_key(distance)?;
-    let other = hits
-        .clone()
-        .any(|p| 2 * p.x.abs_diff(best.x) > w || 2 * p.y.abs_diff(best.y) > h);
-    Some(Choice {
-        best,
-        runner_up: other.then_some(1.0),
-    })
 }
 
 /// Climbs the full-resolution score from `start`: scores the box of ±`first` pixels around

@@ -201,10 +201,12 @@ fn agrees_with_brute_force_on_random_crops() {
 
 /// Random crops cut from desktops at 1x and 2x (8–157 × 8–67 pixels at 1x), searched near a nearby expected place and
 /// over the whole screen: the crop's own place scores exactly 1, so whatever is returned must
-/// score within a hair of it. `cases` per screen.
-fn exact_crops_are_found(cases: u32, seed: u64) -> Vec<String> {
+/// score within a hair of it. `cases` per screen. Returns the misses and each query's time
+/// by screen and mode (`near`/`full`), for the stress test's table.
+fn exact_crops_are_found(cases: u32, seed: u64) -> (Vec<String>, Vec<(String, f64, String)>) {
     let mut rng = Rng::new(seed);
     let mut misses = Vec::new();
+    let mut times = Vec::new();
     for (sw, sh, scale) in [(480, 360, 1), (720, 450, 1), (1440, 900, 2)] {
         let (screen, _) = desktop(sw, sh, scale);
         let gray = GrayScreen::new(&screen);
@@ -225,7 +227,18 @@ fn exact_crops_are_found(cases: u32, seed: u64) -> Vec<String> {
                     crop: &crop,
                     expected,
                 };
-                let found = locate(&q, &CropOptions::default());
+                // The fastest of three runs: a one-off page fault or interrupt is not the
+                // search's cost, and these queries take tens of microseconds.
+                let mut found = None;
+                let mut ms = f64::INFINITY;
+                for _ in 0..3 {
+                    let start = std::time::Instant::now();
+                    found = locate(&q, &CropOptions::default());
+                    ms = ms.min(start.elapsed().as_secs_f64() * 1e3);
+                }
+                let mode = if expected.is_some() { "near" } else { "full" };
+                let query = format!("{w}×{h} at {x},{y}");
+                times.push((format!("{sw}x{sh}@{scale}x {mode}"), ms, query));
                 if found.is_none_or(|m| m.score < 1.0 - 0.002 - 1e-9) {
                     misses.push(format!(
                         "seed {seed} {sw}x{sh} case {case}: {w}x{h} at {x},{y} \
@@ -235,12 +248,12 @@ fn exact_crops_are_found(cases: u32, seed: u64) -> Vec<String> {
             }
         }
     }
-    misses
+    (misses, times)
 }
 
 #[test]
 fn exact_crops_are_found_near_and_on_the_whole_screen() {
-    let misses = exact_crops_are_found(8, 7);
+    let (misses, _) = exact_crops_are_found(8, 7);
     assert!(misses.is_empty(), "{misses:#?}");
 }
 
@@ -256,12 +269,37 @@ fn an_edge_crop_that_matches_all_along_it_is_still_found() {
 }
 
 /// The same, many more cases: `cargo test --release -p stepreplay --lib stress -- --ignored`.
+/// With `--nocapture` it prints each screen's and mode's query times (median, slowest, and
+/// slowest ÷ median) for `benches/README.md`; nothing about time is asserted.
 #[test]
 #[ignore = "slow in debug builds; run in release"]
 fn stress_exact_crops_are_found() {
-    let misses: Vec<String> = (0..8)
-        .flat_map(|seed| exact_crops_are_found(60, 1000 + seed))
-        .collect();
+    let mut misses = Vec::new();
+    let mut times: std::collections::BTreeMap<String, Vec<(f64, String)>> = Default::default();
+    for seed in 0..8 {
+        let (m, t) = exact_crops_are_found(60, 1000 + seed);
+        misses.extend(m);
+        for (key, ms, query) in t {
+            times
+                .entry(key)
+                .or_default()
+                .push((ms, format!("seed {}, {query}", 1000 + seed)));
+        }
+    }
+    println!(
+        "| screen | mode | queries | median ms | slowest ms | slowest ÷ median | slowest query |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---|");
+    for (key, mut t) in times {
+        t.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (median, (slowest, query)) = (t[t.len() / 2].0, &t[t.len() - 1]);
+        let (screen, mode) = key.split_once(' ').expect("screen and mode");
+        println!(
+            "| {screen} | {mode} | {} | {median:.3} | {slowest:.3} | {:.2} | {query} |",
+            t.len(),
+            slowest / median
+        );
+    }
     assert!(misses.is_empty(), "{} misses: {misses:#?}", misses.len());
 }
 

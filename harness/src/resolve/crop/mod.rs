@@ -6,6 +6,7 @@
 //! several crops per frame.
 
 mod coarse;
+mod exact;
 mod gray;
 mod integral;
 mod locate;

@@ -116,6 +116,55 @@ pub(crate) fn choose(
     })
 }
 
+/// The choice among places that all score the same (exact copies): the one nearest the
+/// expected place, ties top-most then left-most; another one more than half a crop away from
+/// it makes the match ambiguous. Places are added one by one, in constant memory: a flat or
+/// blank crop can have a copy at nearly every place of a screen.
+pub(crate) struct Nearest {
+    expected: Option<(usize, usize)>,
+    best: Option<(u128, usize, usize)>,
+    /// Extremes of the places added, which tell whether any is far from the best.
+    min: (usize, usize),
+    max: (usize, usize),
+}
+
+impl Nearest {
+    pub(crate) fn new(expected: Option<(usize, usize)>) -> Nearest {
+        Nearest {
+            expected,
+            best: None,
+            min: (usize::MAX, usize::MAX),
+            max: (0, 0),
+        }
+    }
+
+    pub(crate) fn add(&mut self, x: usize, y: usize) {
+        let d = self.expected.map_or(0, |(ex, ey)| {
+            let (dx, dy) = (x.abs_diff(ex) as u128, y.abs_diff(ey) as u128);
+            dx * dx + dy * dy
+        });
+        let key = (d, y, x);
+        if self.best.is_none_or(|b| key < b) {
+            self.best = Some(key);
+        }
+        self.min = (self.min.0.min(x), self.min.1.min(y));
+        self.max = (self.max.0.max(x), self.max.1.max(y));
+    }
+
+    /// The nearest place, scored 1, with a runner-up of 1 when another is distinct from it
+    /// (for a `w`×`h` crop); `None` when nothing was added.
+    pub(crate) fn choice(&self, w: usize, h: usize) -> Option<Choice> {
+        let (_, y, x) = self.best?;
+        let far_x = x.abs_diff(self.min.0).max(x.abs_diff(self.max.0));
+        let far_y = y.abs_diff(self.min.1).max(y.abs_diff(self.max.1));
+        let other = 2 * far_x > w || 2 * far_y > h;
+        Some(Choice {
+            best: Peak { x, y, score: 1.0 },
+            runner_up: other.then_some(1.0),
+        })
+    }
+}
+
 /// Places already taken, bucketed by `r + 1` pixels so that asking for one within `r` is nine
 /// probes however many there are: an edge-like crop can leave thousands of candidates, and
 /// comparing each with every earlier one was quadratic.
@@ -211,6 +260,24 @@ mod tests {
                 assert_eq!(t.near(x, y), brute, "({x}, {y})");
             }
         }
+    }
+
+    #[test]
+    fn nearest_of_equal_places_and_whether_another_is_distinct() {
+        let mut n = Nearest::new(Some((50, 50)));
+        assert_eq!(n.choice(10, 10), None);
+        for (x, y) in [(10, 10), (48, 53), (52, 47), (54, 50)] {
+            n.add(x, y);
+        }
+        // (48, 53) and (52, 47) are as near: the top-most wins.
+        let c = n.choice(10, 10).unwrap();
+        assert_eq!((c.best, c.runner_up), (peak(52, 47, 1.0), Some(1.0)));
+        // Shoulders of one place only: nothing distinct.
+        let mut n = Nearest::new(None);
+        n.add(7, 3);
+        n.add(6, 4);
+        let c = n.choice(4, 4).unwrap();
+        assert_eq!((c.best, c.runner_up), (peak(7, 3, 1.0), None));
     }
 
     #[test]
