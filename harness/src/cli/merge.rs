@@ -44,7 +44,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     // The shards' times stay in their own junit.xml; the merged one has none.
     let say = Say::new(g, OutputFormat::Human);
     let code = write_outputs(&merged, &Default::default(), &evidence, &dir, &output, &say)?;
-    stepreplay::output::write_file(&args.out, stepreplay::report::to_json(&merged))?;
+    stepreplay::report::write_json(&merged, &args.out)?;
     g.note(format!(
         "merged {}: {}, {} as expected, {} not → {}",
         plural(args.reports.len(), "shard", "shards"),

@@ -14,7 +14,7 @@ use stepreplay::replay::{Event, Mode};
 use stepreplay::report::{
     Baseline, Failure, RegressionReport, Report, ScenarioReport, Timings, captures_wanted, compare,
     github_annotation, html_wanted, to_json, to_junit_timed, to_markdown, write_captures,
-    write_html,
+    write_html, write_json,
 };
 use stepreplay::result::ScenarioResult;
 use stepreplay::score::COLUMNS;
@@ -318,7 +318,7 @@ pub fn write_outputs(
         baseline(out)?.map(|base| compare(&base, report, out.tolerance));
     let has = |f: Format| out.report_files.contains(&f);
     if has(Format::Json) {
-        write_file(&dir.join("report.json"), to_json(report))?;
+        write_json(report, &dir.join("report.json"))?;
     }
     if has(Format::Junit) {
         write_file(

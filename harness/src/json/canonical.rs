@@ -28,6 +28,73 @@ pub fn to_canonical_value<T: Serialize>(v: &T) -> String {
     to_canonical(&value)
 }
 
+/// Writes `head` in canonical form to `out`, its member `key` (an array, empty in `head`)
+/// filled from `items`: the same bytes as [`to_canonical_value`] of the whole, but only one
+/// item is ever held as a `Value`. A report of a thousand scenarios is a few hundred MB of
+/// JSON and several times that as one `Value` tree; written this way its size costs nothing.
+pub fn write_canonical_spliced<T: Serialize, I: Serialize>(
+    head: &T,
+    key: &str,
+    items: &[I],
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let value = serde_json::to_value(head).unwrap_or(Value::Null);
+    let spliced = match &value {
+        Value::Object(map)
+            if !items.is_empty()
+                && map.get(key).is_some_and(|v| v == &Value::Array(Vec::new())) =>
+        {
+            map
+        }
+        // No items, or `head` not of the expected shape: the whole, the items under `key`.
+        _ => {
+            let whole = match &value {
+                Value::Object(map) => {
+                    let mut map = map.clone();
+                    let all = items
+                        .iter()
+                        .map(|i| serde_json::to_value(i).unwrap_or(Value::Null));
+                    map.insert(key.to_string(), Value::Array(all.collect()));
+                    Value::Object(map)
+                }
+                _ => value.clone(),
+            };
+            return out.write_all(to_canonical(&whole).as_bytes());
+        }
+    };
+    // An object holding a non-empty array of containers is never one line, nor is the array.
+    let mut buf = String::from("{\n");
+    let members = sorted(spliced);
+    let n = members.len();
+    for (i, (k, member)) in members.into_iter().enumerate() {
+        let last = i + 1 == n;
+        indent(&mut buf, 1);
+        let name = scalar(&Value::String(k.clone()));
+        buf.push_str(&name);
+        buf.push_str(": ");
+        if k == key {
+            buf.push_str("[\n");
+            for (j, item) in items.iter().enumerate() {
+                let v = serde_json::to_value(item).unwrap_or(Value::Null);
+                let more = j + 1 < items.len();
+                indent(&mut buf, 2);
+                write_value(&mut buf, &v, 2, 4, more);
+                buf.push_str(if more { ",\n" } else { "\n" });
+                out.write_all(buf.as_bytes())?;
+                buf.clear();
+            }
+            indent(&mut buf, 1);
+            buf.push(']');
+        } else {
+            let prefix = 2 + name.chars().count() + 2;
+            write_value(&mut buf, member, 1, prefix, !last);
+        }
+        buf.push_str(if last { "\n" } else { ",\n" });
+    }
+    buf.push_str("}\n");
+    out.write_all(buf.as_bytes())
+}
+
 /// Rounds a score or ratio to the fixed number of decimals reports carry (6), so that
 /// float noise never changes report bytes.
 pub fn round(x: f64) -> f64 {
@@ -136,6 +203,45 @@ fn write_value(out: &mut String, v: &Value, level: usize, prefix_chars: usize, c
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn spliced_writing_gives_the_same_bytes() {
+        #[derive(Serialize, Clone)]
+        struct Doc {
+            name: String,
+            rows: Vec<Value>,
+            zeta: Vec<u8>,
+        }
+        let rows = vec![
+            json!({"id": "a", "score": 0.5, "steps": [{"n": 1, "ok": true}, {"n": 2}]}),
+            json!({"id": "b", "long": "x".repeat(90), "tags": ["p", "q"]}),
+            json!(3),
+            json!([]),
+        ];
+        for n in 0..=rows.len() {
+            let whole = Doc {
+                name: "ü".into(),
+                rows: rows[..n].to_vec(),
+                zeta: vec![1, 2],
+            };
+            let head = Doc {
+                rows: Vec::new(),
+                ..whole.clone()
+            };
+            let mut out = Vec::new();
+            write_canonical_spliced(&head, "rows", &rows[..n], &mut out).unwrap();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                to_canonical_value(&whole),
+                "{n} rows"
+            );
+        }
+        // A key the head lacks: the items are not lost.
+        let mut out = Vec::new();
+        write_canonical_spliced(&json!({"a": 1}), "rows", &rows[2..3], &mut out).unwrap();
+        let want = to_canonical(&json!({"a": 1, "rows": [3]}));
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+    }
 
     #[test]
     fn scalar_containers_fit_on_one_line() {

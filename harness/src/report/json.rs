@@ -6,8 +6,29 @@ use std::path::Path;
 
 use super::model::{REPORT_SCHEMA, Report};
 use crate::errors::{FieldPath, InputError, Reason};
-use crate::json::{parse_typed, parse_value, read_text, to_canonical_value};
+use crate::json::{
+    parse_typed, parse_value, read_text, to_canonical_value, write_canonical_spliced,
+};
 use crate::limits;
+
+/// Writes `report.json` to `path` in the bytes of [`to_json`], streamed one scenario at a
+/// time: the report of a big suite never exists as one JSON tree or one string in memory.
+pub fn write_json(report: &Report, path: &Path) -> Result<(), crate::errors::Error> {
+    use std::io::Write;
+    let err = crate::output::write_error(path);
+    let head = Report {
+        schema: report.schema.clone(),
+        harness: report.harness.clone(),
+        modes: report.modes.clone(),
+        suite: report.suite.clone(),
+        shard: report.shard.clone(),
+        summary: report.summary.clone(),
+        scenarios: Vec::new(),
+    };
+    let mut out = std::io::BufWriter::new(crate::output::create_file(path)?);
+    write_canonical_spliced(&head, "scenarios", &report.scenarios, &mut out).map_err(&err)?;
+    out.flush().map_err(err)
+}
 
 /// The report's canonical JSON text.
 pub fn to_json(report: &Report) -> String {
