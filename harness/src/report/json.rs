@@ -21,7 +21,7 @@ pub fn write_json(report: &Report, path: &Path) -> Result<(), crate::errors::Err
         harness: report.harness.clone(),
         modes: report.modes.clone(),
         suite: report.suite.clone(),
-        shard: report.shard.clone(),
+        shard: report.shard,
         summary: report.summary.clone(),
         scenarios: Vec::new(),
     };
