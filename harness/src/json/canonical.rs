@@ -212,7 +212,7 @@ mod tests {
             rows: Vec<Value>,
             zeta: Vec<u8>,
         }
-        let rows = vec![
+        let rows = [
             json!({"id": "a", "score": 0.5, "steps": [{"n": 1, "ok": true}, {"n": 2}]}),
             json!({"id": "b", "long": "x".repeat(90), "tags": ["p", "q"]}),
             json!(3),
