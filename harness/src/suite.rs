@@ -474,6 +474,18 @@ pub fn run_loaded(
     opts: &RunOptions,
     on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
 ) -> Result<Vec<ScenarioResult>, Error> {
+    run_folded(scenarios, opts, on_done, &|r| r)
+}
+
+/// [`run_loaded`], each result folded by `keep` on its worker as soon as `on_done` has seen
+/// it: a caller that needs only a summary of each (the reports) then holds the traces of the
+/// scenarios in flight, not of the whole suite. Sorted by scenario id.
+pub fn run_folded<K: Send>(
+    scenarios: Vec<Scenario>,
+    opts: &RunOptions,
+    on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
+    keep: &(dyn Fn(ScenarioResult) -> K + Sync),
+) -> Result<Vec<K>, Error> {
     let cache = Cache::default();
     let results = crate::par::map(
         &scenarios,
@@ -482,14 +494,11 @@ pub fn run_loaded(
             let started = std::time::Instant::now();
             run_one(s, &cache, opts).map(|mut r| {
                 r.duration = started.elapsed();
-                r
+                on_done(&r);
+                (r.id.clone(), keep(r))
             })
         },
-        |r| {
-            if let Ok(res) = r {
-                on_done(res);
-            }
-        },
+        |_| {},
     );
     let mut ok = Vec::with_capacity(results.len());
     for (s, r) in scenarios.iter().zip(results) {
@@ -504,6 +513,6 @@ pub fn run_loaded(
             }
         }
     }
-    ok.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(ok)
+    ok.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(ok.into_iter().map(|(_, k)| k).collect())
 }

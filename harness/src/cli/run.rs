@@ -19,7 +19,7 @@ use stepreplay::report::{
 use stepreplay::result::ScenarioResult;
 use stepreplay::score::COLUMNS;
 use stepreplay::shard::Shard;
-use stepreplay::suite::{LoadedSuite, RunOptions, discover, load_suite, run_bridge, run_loaded};
+use stepreplay::suite::{LoadedSuite, RunOptions, discover, load_suite, run_bridge, run_folded};
 use stepreplay::text::{plural, word};
 use stepreplay::{Error, InputError, Reason};
 
@@ -450,12 +450,16 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     for r in &bridge {
         progress.done(r);
     }
-    let mut results = run_loaded(suite.scenarios, &opts, &|r| progress.done(r))?;
-    results.extend(bridge);
-    results.sort_by(|a, b| a.id.cmp(&b.id));
-    let timings: Timings = results.iter().map(|r| (r.id.clone(), r.duration)).collect();
+    // Each result is folded into its report entry as it finishes and its trace dropped: peak
+    // memory follows the scenarios in flight, not the suite.
+    let fold = |r: ScenarioResult| (ScenarioReport::of(&r), r.duration);
+    let mut results = run_folded(suite.scenarios, &opts, &|r| progress.done(r), &fold)?;
+    results.extend(bridge.into_iter().map(fold));
+    results.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+    let timings: Timings = results.iter().map(|(s, d)| (s.id.clone(), *d)).collect();
     progress.finish();
-    let mut report = Report::from_results(&results, &modes);
+    let scenarios = results.into_iter().map(|(s, _)| s).collect();
+    let mut report = Report::from_scenarios(scenarios, &modes);
     if let Some(shard) = args.shard {
         report = report.into_shard(&suite.all_ids, shard);
     }

@@ -587,8 +587,12 @@ impl ScenarioReport {
 impl Report {
     /// Folds results into a report. `results` must be sorted by id (as `run_suite` returns).
     pub fn from_results(results: &[ScenarioResult], modes: &[Mode]) -> Report {
-        let scenarios: Vec<ScenarioReport> = results.iter().map(ScenarioReport::of).collect();
-        let ids: Vec<&str> = results.iter().map(|r| r.id.as_str()).collect();
+        Report::from_scenarios(results.iter().map(ScenarioReport::of).collect(), modes)
+    }
+
+    /// A report of scenarios already folded (each as its run finished), sorted by id.
+    pub fn from_scenarios(scenarios: Vec<ScenarioReport>, modes: &[Mode]) -> Report {
+        let ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
         Report {
             schema: REPORT_SCHEMA.into(),
             harness: format!("stepreplay {}", env!("CARGO_PKG_VERSION")),
