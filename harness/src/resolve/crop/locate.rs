@@ -155,10 +155,15 @@ pub(super) struct Region {
     pub(super) y1: usize,
 }
 
-/// The crop at full resolution and, when it is big enough, downscaled for the coarse pass and
-/// the half-resolution check.
+/// The crop at full resolution and, when it is big enough and first needed, downscaled for
+/// the coarse pass and the half-resolution check: most crops have an exact copy on screen,
+/// and their search never gets that far.
 struct Prepared {
     full: Template,
+    levels: std::cell::OnceCell<Levels>,
+}
+
+struct Levels {
     /// Usable downscalings for the coarse pass, coarsest first.
     coarse: Vec<Coarse>,
     /// The crop downscaled by 2 at its four phases (exact templates), for checking coarse
@@ -198,7 +203,27 @@ fn usable(p: &Plane) -> bool {
 
 impl Prepared {
     fn new(crop: Plane) -> Prepared {
-        let full = Template::new(crop);
+        Prepared {
+            full: Template::new(crop),
+            levels: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn coarse(&self) -> &[Coarse] {
+        &self.levels().coarse
+    }
+
+    fn half(&self) -> Option<&[(usize, usize, Template)]> {
+        self.levels().half.as_deref()
+    }
+
+    fn levels(&self) -> &Levels {
+        self.levels.get_or_init(|| Levels::new(&self.full))
+    }
+}
+
+impl Levels {
+    fn new(full: &Template) -> Levels {
         let (w, h) = (full.width(), full.height());
         let coarse = [(8, 40), (4, 20), (2, 8)]
             .into_iter()
@@ -221,7 +246,7 @@ impl Prepared {
                     .map(|(px, py, p)| (px, py, Template::new(p)))
                     .collect()
             });
-        Prepared { full, coarse, half }
+        Levels { coarse, half }
     }
 }
 
@@ -274,8 +299,8 @@ fn search(
     // downscales to a template that matches almost anywhere, and a finer level (more pixels
     // in the template) tells the places apart again.
     let mut picked = None;
-    for (i, coarse) in crop.coarse.iter().enumerate() {
-        let finer = i + 1 < crop.coarse.len();
+    for (i, coarse) in crop.coarse().iter().enumerate() {
+        let finer = i + 1 < crop.coarse().len();
         // A finer level may take over, so counting one past the cap is enough; the finest
         // keeps them all, for the second round below.
         let cap = finer.then_some(opts.max_candidates);
@@ -318,7 +343,7 @@ impl<'a> Climb<'a> {
     fn new(plane: &'a Plane, crop: &'a Prepared, region: Region, s: usize, cut: f64) -> Self {
         // After the half-resolution check a candidate is known to the pixel; without it, to
         // within a phase step.
-        let radius = if s > 2 && crop.half.is_some() {
+        let radius = if s > 2 && crop.half().is_some() {
             1
         } else {
             phase_step(s)
@@ -340,7 +365,7 @@ impl<'a> Climb<'a> {
         // A coarse candidate is only known to within `step` pixels; at half resolution every
         // place of that box is scored exactly aligned (one phase per parity), which is four
         // times cheaper than full resolution and sharp enough to drop most of the candidates.
-        if let (true, Some(half)) = (self.s > 2, &self.crop.half) {
+        if let (true, Some(half)) = (self.s > 2, self.crop.half()) {
             let step = phase_step(self.s);
             starts = starts
                 .into_iter()
@@ -427,7 +452,7 @@ fn coarse_starts(
     // aligned one a few pixels away, and the aligned one must still get its own box. Without
     // it, the climb's first box covers all the phases of a place.
     let step = phase_step(s);
-    let merge = if s > 2 && crop.half.is_some() {
+    let merge = if s > 2 && crop.half().is_some() {
         step / 2
     } else {
         step
