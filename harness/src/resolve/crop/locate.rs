@@ -52,9 +52,8 @@ pub struct CropOptions {
     /// refined. Downscaling blurs a match, so it scores a little lower there. Default `0.3`.
     pub(crate) coarse_slack: f64,
     /// Most coarse candidates a level may leave: a level with more moves the pass to the
-    /// next finer level. The finest level checks its best this many first, and the rest only
-    /// when none of those reaches the floor (a crop of a plain edge matches all along it, and
-    /// the best coarse scores may all be look-alikes). Default `1024`.
+    /// next finer level, and the finest climbs its best this many. (The pass only runs when
+    /// the crop has no exact copy, so a copy cannot be among the rest.) Default `1024`.
     pub(crate) max_candidates: usize,
 }
 
@@ -301,9 +300,8 @@ fn search(
     let mut picked = None;
     for (i, coarse) in crop.coarse().iter().enumerate() {
         let finer = i + 1 < crop.coarse().len();
-        // A finer level may take over, so counting one past the cap is enough; the finest
-        // keeps them all, for the second round below.
-        let cap = finer.then_some(opts.max_candidates);
+        // Counting one past the cap is enough to tell a level has too many.
+        let cap = opts.max_candidates;
         let Some(starts) = coarse_starts(screen, crop, coarse, region, whole_screen, cut, cap)
         else {
             return choose(dense(), w, h, expected, opts.hair);
@@ -398,7 +396,7 @@ impl<'a> Climb<'a> {
 
 /// The coarse pass at one level: the local maxima of every phase's map that come within
 /// `COARSE_MARGIN` of the best one (and above `cut`), as full-resolution places, best first,
-/// near-duplicates merged; with a `cap`, at most `cap + 1` of them (one more says "too
+/// near-duplicates merged; at most `cap + 1` of them (one more says "too
 /// many"). `None` when the downscaled screen is smaller than the downscaled crop.
 fn coarse_starts(
     screen: &GrayScreen,
@@ -407,7 +405,7 @@ fn coarse_starts(
     region: Region,
     whole_screen: bool,
     cut: f64,
-    cap: Option<usize>,
+    cap: usize,
 ) -> Option<Vec<Peak>> {
     let plane = &screen.plane;
     let (w, h) = (crop.full.width(), crop.full.height());
@@ -460,7 +458,7 @@ fn coarse_starts(
     let mut starts: Vec<Peak> = Vec::new();
     let mut taken = Taken::new(merge);
     for c in candidates.into_iter().take_while(|c| c.score >= coarse_cut) {
-        if cap.is_some_and(|cap| starts.len() > cap) {
+        if starts.len() > cap {
             break;
         }
         if !taken.near(c.x, c.y) {
