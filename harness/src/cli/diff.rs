@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::diff::files::{FileKind, decode_pair, sniff, write_png};
+use stepreplay::diff::files::{FileKind, diff_files, sniff, write_png};
 use stepreplay::diff::summary::DEFAULT_DENSITY_WINDOW;
-use stepreplay::diff::{Masks, Options, PixelSummary, Tolerance, Verdict, ax, ax_text, pixel};
+use stepreplay::diff::{Masks, Options, PixelSummary, Tolerance, Verdict, ax, ax_text};
 use stepreplay::json::to_canonical_value;
 use stepreplay::recording::{Rect, load_ax};
 use stepreplay::{Error, InputError, Reason};
@@ -181,17 +181,11 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
 
 fn run_pixel(args: &Args, g: &Global) -> Result<u8, Error> {
     let cfg = pixel_config(args)?;
-    let pair = decode_pair(&args.a, &args.b)?;
-    let (a, b) = pair.images();
-    let mut out = args
-        .out
-        .as_ref()
-        .map(|_| image::RgbaImage::new(a.width(), a.height()));
-    let mut diff = pixel::diff_images(a, b, &cfg.options, out.as_mut())
-        .map_err(|e| Error::Internal(format!("sizes were checked: {e}")))?;
+    let (mut diff, mut out) = diff_files(&args.a, &args.b, &cfg.options, args.out.is_some())?;
     let mask_stats = (!cfg.masks.is_empty()).then(|| cfg.masks.apply(&mut diff));
     if let (Some(path), Some(img)) = (&args.out, out.as_mut()) {
-        cfg.masks.draw(img, a.width(), a.height());
+        let (w, h) = img.dimensions();
+        cfg.masks.draw(img, w, h);
         write_png(path, img)?;
     }
     let summary = PixelSummary::new(

@@ -7,9 +7,11 @@ use std::path::Path;
 use image::RgbaImage;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
+use super::pixel::{self, Options, PixelDiff};
 use super::shared_rows::decode_together;
 use crate::errors::{Error, InputError, Reason};
-use crate::recording::{PngSource, decode_general, parse_png, read_png_bytes};
+use crate::recording::png_decode::walk;
+use crate::recording::{PngSource, decode_general, parse_png, png_signature, read_png_bytes};
 
 /// What a file to diff holds, judged by its first bytes (not its name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +54,51 @@ pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
         "neither a PNG nor a JSON file",
     )
     .hint("diff two screenshots (.png) or two AX snapshots (.json)"))
+}
+
+/// Compares two PNG files: pixelmatch 7.2.0's count and mask of counted pixels and, when
+/// `draw`, the diff image. Screenshots (8-bit RGB or RGBA) are compared a band of rows at a
+/// time as they are decoded, each file on its own thread (see `bands`), and never held whole;
+/// the same file twice is only checked to decode. Other PNGs are decoded whole by the image
+/// crate. Sizes are compared from the headers, before anything is decoded. Errors name the
+/// file; if both fail, `a`'s error is returned.
+pub fn diff_files(
+    a: &Path,
+    b: &Path,
+    opts: &Options,
+    draw: bool,
+) -> Result<(PixelDiff, Option<RgbaImage>), InputError> {
+    let crashed = |p: &Path| InputError::new(p, Reason::InvalidImage, "the decoder crashed");
+    let (ra, rb) = crate::par::try_join(|| read_png_bytes(a), || read_png_bytes(b));
+    let (ba, bb) = (ra?, rb.unwrap_or_else(|_| Err(crashed(b)))?);
+    png_signature(a, &ba)?;
+    if ba == bb {
+        return match walk(a, &ba)? {
+            Some(chunks) => super::bands::same(a, chunks, opts, draw),
+            None => whole(decode_general(a, &ba)?, None, opts, draw),
+        };
+    }
+    png_signature(b, &bb)?;
+    if let (Some(ca), Some(cb)) = (walk(a, &ba)?, walk(b, &bb)?) {
+        same_size((a, (ca.width, ca.height)), (b, (cb.width, cb.height)))?;
+        return super::bands::diff((a, ca), (b, cb), opts, draw);
+    }
+    let (sa, sb) = (parse_png(a, ba)?, parse_png(b, bb)?);
+    same_size((a, sa.dimensions(a)?), (b, sb.dimensions(b)?))?;
+    whole(finish(a, sa)?, Some(finish(b, sb)?), opts, draw)
+}
+
+/// [`pixel::diff_images`] on decoded images (`b` `None`: `a` with itself), sizes checked.
+fn whole(
+    a: RgbaImage,
+    b: Option<RgbaImage>,
+    opts: &Options,
+    draw: bool,
+) -> Result<(PixelDiff, Option<RgbaImage>), InputError> {
+    let mut out = draw.then(|| RgbaImage::new(a.width(), a.height()));
+    let diff = pixel::diff_images(&a, b.as_ref().unwrap_or(&a), opts, out.as_mut())
+        .expect("sizes were checked from the headers");
+    Ok((diff, out))
 }
 
 /// Decodes two PNGs at once: both files are read and inflated in parallel; two screenshots of

@@ -4,6 +4,7 @@
 
 pub mod ax;
 pub mod ax_text;
+mod bands;
 pub mod files;
 pub mod mask;
 pub mod pixel;

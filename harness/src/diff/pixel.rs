@@ -257,51 +257,98 @@ fn diff_band(
     (w, h): (usize, usize),
     opts: &Options,
     lo: usize,
-    mut out: Option<&mut [[u8; 4]]>,
+    out: Option<&mut [[u8; 4]]>,
     mask: &mut [u64],
 ) -> u64 {
     let hi = (lo + mask.len() * 64).min(pa.len());
-    let draw_rest = !opts.diff_mask;
-    let max_delta = MAX_YIQ_DELTA * opts.threshold * opts.threshold;
-    let alt_color = opts.diff_color_alt.unwrap_or(opts.diff_color);
-    let mut mismatched = 0;
-    let mut i = lo;
-    while i < hi {
-        // Hot path: skip runs of identical pixels without any colour math.
-        let j = next_difference(&pa[..hi], &pb[..hi], i);
-        if draw_rest && let Some(out) = out.as_deref_mut() {
-            draw_gray_run(&mut out[i - lo..j - lo], &pa[i..j], opts.alpha);
-        }
-        if j == hi {
-            break;
-        }
-        let delta = color_delta(pa[j], pb[j], j * 4, opts.checkerboard);
-        if delta.abs() > max_delta {
-            let (x, y) = (j % w, j / w);
-            let excluded_aa = !opts.include_aa
-                && (antialiased(pa, x, y, w, h, pa, pb, opts.checkerboard)
-                    || antialiased(pb, x, y, w, h, pb, pa, opts.checkerboard));
-            if excluded_aa {
-                if draw_rest && let Some(out) = out.as_deref_mut() {
-                    out[j - lo] = opaque(opts.aa_color);
-                }
-            } else {
-                if let Some(out) = out.as_deref_mut() {
-                    out[j - lo] = opaque(if delta < 0.0 {
-                        alt_color
-                    } else {
-                        opts.diff_color
-                    });
-                }
-                mismatched += 1;
-                mask[(j - lo) / 64] |= 1 << (j % 64);
+    let whole = Rows {
+        a: pa,
+        b: pb,
+        width: w,
+        height: h,
+        base: 0,
+    };
+    whole.compare(lo..hi, opts, out, |i| mask[(i - lo) / 64] |= 1 << (i % 64))
+}
+
+/// Consecutive rows of both images, for comparing some of them without the whole images:
+/// `a` and `b` hold `height` rows of `width` pixels, the first of which is pixel `base` of the
+/// images. A compared pixel's anti-aliasing check reads two rows above and below it, so the
+/// rows compared must have those neighbours here, unless they lie beyond the image's edge.
+#[derive(Clone, Copy)]
+pub(crate) struct Rows<'a> {
+    /// Image `a`'s rows.
+    pub(crate) a: &'a [[u8; 4]],
+    /// Image `b`'s rows.
+    pub(crate) b: &'a [[u8; 4]],
+    /// Pixels in a row.
+    pub(crate) width: usize,
+    /// Rows held.
+    pub(crate) height: usize,
+    /// Index of the first pixel held, in the whole image.
+    pub(crate) base: usize,
+}
+
+impl Rows<'_> {
+    /// Compares the held pixels `range` (indices into the rows held) and returns the count.
+    /// `out` holds exactly those pixels of the diff image; `mark` gets the image index of each
+    /// counted pixel.
+    pub(crate) fn compare(
+        &self,
+        range: std::ops::Range<usize>,
+        opts: &Options,
+        mut out: Option<&mut [[u8; 4]]>,
+        mut mark: impl FnMut(usize),
+    ) -> u64 {
+        let (pa, pb, w, h, base) = (self.a, self.b, self.width, self.height, self.base);
+        let (lo, hi) = (range.start, range.end);
+        let draw_rest = !opts.diff_mask;
+        let max_delta = MAX_YIQ_DELTA * opts.threshold * opts.threshold;
+        let alt_color = opts.diff_color_alt.unwrap_or(opts.diff_color);
+        let mut mismatched = 0;
+        let mut i = lo;
+        while i < hi {
+            // Hot path: skip runs of identical pixels without any colour math.
+            let j = next_difference(&pa[..hi], &pb[..hi], i);
+            if draw_rest && let Some(out) = out.as_deref_mut() {
+                draw_gray_run(&mut out[i - lo..j - lo], &pa[i..j], opts.alpha);
             }
-        } else if draw_rest && let Some(out) = out.as_deref_mut() {
-            out[j - lo] = gray_pixel(pa[j], opts.alpha);
+            if j == hi {
+                break;
+            }
+            let delta = color_delta(pa[j], pb[j], (base + j) * 4, opts.checkerboard);
+            if delta.abs() > max_delta {
+                let (x, y) = (j % w, j / w);
+                let near = Near {
+                    w,
+                    h,
+                    base,
+                    checkerboard: opts.checkerboard,
+                };
+                let excluded_aa = !opts.include_aa
+                    && (antialiased(pa, x, y, near, pa, pb) || antialiased(pb, x, y, near, pb, pa));
+                if excluded_aa {
+                    if draw_rest && let Some(out) = out.as_deref_mut() {
+                        out[j - lo] = opaque(opts.aa_color);
+                    }
+                } else {
+                    if let Some(out) = out.as_deref_mut() {
+                        out[j - lo] = opaque(if delta < 0.0 {
+                            alt_color
+                        } else {
+                            opts.diff_color
+                        });
+                    }
+                    mismatched += 1;
+                    mark(base + j);
+                }
+            } else if draw_rest && let Some(out) = out.as_deref_mut() {
+                out[j - lo] = gray_pixel(pa[j], opts.alpha);
+            }
+            i = j + 1;
         }
-        i = j + 1;
+        mismatched
     }
-    mismatched
 }
 
 /// [`diff`] on decoded images; differing dimensions are a [`SizeError::Dimensions`].
@@ -328,7 +375,7 @@ pub fn diff_images(
     let (width, height) = a.dimensions();
     // An `ImageBuffer` may own a longer container than its pixels; compare the pixels only.
     let n = width as usize * height as usize * 4;
-    let out = output.map(|o| &mut o.as_mut()[..n]);
+    let out = output.map(|o| &mut (**o)[..n]);
     diff(&a.as_raw()[..n], &b.as_raw()[..n], width, height, opts, out)
 }
 
@@ -468,23 +515,37 @@ fn brightness_delta(c: [u8; 4], n: [u8; 4], k: usize, checkerboard: bool) -> f64
     dr * 0.29889531 + dg * 0.58662247 + db * 0.11448223
 }
 
+/// What the anti-aliasing check needs besides the pixels: the rows' width and height (their
+/// edges are the image's, see [`Rows`]), the image index of their first pixel (the checkerboard
+/// depends on it) and the checkerboard option.
+#[derive(Clone, Copy)]
+struct Near {
+    w: usize,
+    h: usize,
+    base: usize,
+    checkerboard: bool,
+}
+
 /// Whether pixel `(x1, y1)` of `img` looks anti-aliased (Vyšniauskas 2009): among its 8
 /// neighbours it has both a darker and a brighter one, at most two equal ones (the image edge
 /// counts as one), and the darkest or the brightest neighbour sits in a flat area (3+ equal
 /// neighbours) in both images `a` and `b`.
-#[allow(clippy::too_many_arguments)]
 fn antialiased(
     img: &[[u8; 4]],
     x1: usize,
     y1: usize,
-    w: usize,
-    h: usize,
+    near: Near,
     a: &[[u8; 4]],
     b: &[[u8; 4]],
-    checkerboard: bool,
 ) -> bool {
+    let Near {
+        w,
+        h,
+        base,
+        checkerboard,
+    } = near;
     if x1 > 0 && y1 > 0 && x1 + 1 < w && y1 + 1 < h {
-        return antialiased_inside(img, y1 * w + x1, (w, h), a, b, checkerboard);
+        return antialiased_inside(img, y1 * w + x1, near, a, b);
     }
     let x0 = x1.saturating_sub(1);
     let y0 = y1.saturating_sub(1);
@@ -502,7 +563,7 @@ fn antialiased(
             if x == x1 && y == y1 {
                 continue;
             }
-            let delta = brightness_delta(center, img[y * w + x], pos * 4, checkerboard);
+            let delta = brightness_delta(center, img[y * w + x], (base + pos) * 4, checkerboard);
             if delta == 0.0 {
                 zeroes += 1;
                 if zeroes > 2 {
@@ -530,11 +591,16 @@ fn antialiased(
 fn antialiased_inside(
     img: &[[u8; 4]],
     pos: usize,
-    (w, h): (usize, usize),
+    near: Near,
     a: &[[u8; 4]],
     b: &[[u8; 4]],
-    checkerboard: bool,
 ) -> bool {
+    let Near {
+        w,
+        h,
+        base,
+        checkerboard,
+    } = near;
     let (up, mid, down) = (
         &img[pos - w - 1..pos - w + 2],
         &img[pos - 1..pos + 2],
@@ -559,7 +625,7 @@ fn antialiased_inside(
     let (mut min, mut max) = (0.0, 0.0);
     let (mut at_min, mut at_max) = (0, 0);
     for (p, at) in around {
-        let delta = brightness_delta(center, p, pos * 4, checkerboard);
+        let delta = brightness_delta(center, p, (base + pos) * 4, checkerboard);
         if delta == 0.0 {
             zeroes += 1;
             if zeroes > 2 {
@@ -641,17 +707,30 @@ pub(crate) mod tests {
         o
     }
 
-    #[test]
-    fn corpus_counts_match_pixelmatch_7_2_0() {
+    /// The corpus cases: image names, options and the count pixelmatch 7.2.0 returns.
+    pub(crate) fn corpus_cases() -> Vec<(String, String, Options, u64)> {
         let text = std::fs::read_to_string(Path::new(CORPUS_DIR).join("expected.json")).unwrap();
         let expected: Value = serde_json::from_str(&text).unwrap();
         let cases = expected["cases"].as_array().expect("cases");
         assert!(!cases.is_empty());
+        cases
+            .iter()
+            .map(|case| {
+                (
+                    case["a"].as_str().unwrap().to_string(),
+                    case["b"].as_str().unwrap().to_string(),
+                    options_from_json(&case["options"]),
+                    case["mismatched"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn corpus_counts_match_pixelmatch_7_2_0() {
         let mut failures = Vec::new();
-        for case in cases {
-            let (an, bn) = (case["a"].as_str().unwrap(), case["b"].as_str().unwrap());
-            let want = case["mismatched"].as_u64().unwrap();
-            let opts = options_from_json(&case["options"]);
+        for (an, bn, opts, want) in corpus_cases() {
+            let (an, bn) = (an.as_str(), bn.as_str());
             let (a, b) = (load(an), load(bn));
             let mut out = image::RgbaImage::new(a.width(), a.height());
             let got = diff_images(&a, &b, &opts, Some(&mut out)).unwrap();
@@ -662,8 +741,8 @@ pub(crate) mod tests {
             assert_eq!(no_out, got, "{an}/{bn} with and without output");
             if got.mismatched != want {
                 failures.push(format!(
-                    "{an} vs {bn} {:?}: got {} want {want}",
-                    case["options"], got.mismatched
+                    "{an} vs {bn} {opts:?}: got {} want {want}",
+                    got.mismatched
                 ));
             }
         }

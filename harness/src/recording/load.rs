@@ -144,16 +144,22 @@ pub(crate) fn read_png_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
 
 /// The bytes of the PNG file `path`, inflated for the common screenshot kinds.
 pub(crate) fn parse_png(path: &Path, bytes: Vec<u8>) -> Result<PngSource, InputError> {
-    if !bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        return Err(
-            InputError::new(path, Reason::UnsupportedFileType, "not a PNG file")
-                .hint("screenshots must be PNG"),
-        );
-    }
+    png_signature(path, &bytes)?;
     Ok(match parse(path, &bytes)? {
         Parsed::Fast(lines) => PngSource::Fast(lines),
         Parsed::Other => PngSource::Other(bytes),
     })
+}
+
+/// Checks that `bytes` start like a PNG file.
+pub(crate) fn png_signature(path: &Path, bytes: &[u8]) -> Result<(), InputError> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Ok(());
+    }
+    Err(
+        InputError::new(path, Reason::UnsupportedFileType, "not a PNG file")
+            .hint("screenshots must be PNG"),
+    )
 }
 
 /// Decodes any PNG with the image crate, within the same limits. The memory it will take is

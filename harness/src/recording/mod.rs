@@ -11,6 +11,7 @@ pub mod import;
 mod load;
 pub(crate) mod macapptree;
 pub(crate) mod png_decode;
+pub(crate) mod png_rows;
 pub(crate) mod unfilter;
 
 pub use ax::{AxSnapshot, Element, Rect};

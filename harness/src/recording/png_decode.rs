@@ -269,43 +269,77 @@ fn advise_huge_pages(buf: &mut [u8]) {
 }
 
 /// Reads the chunks of a PNG file (the signature already checked) and inflates its image data
-/// when it is 8-bit RGB or RGBA and not interlaced. Size and memory limits are checked before
-/// anything is allocated; chunk CRCs are checked like the general decoder does.
+/// when it is 8-bit RGB or RGBA and not interlaced ([`walk`], then [`inflate`]).
 pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
+    match walk(path, bytes)? {
+        Some(chunks) => inflate(path, &chunks).map(Parsed::Fast),
+        None => Ok(Parsed::Other),
+    }
+}
+
+/// The image data of an 8-bit RGB or RGBA PNG, not interlaced, still compressed.
+pub(crate) struct Chunks<'a> {
+    /// Width in pixels.
+    pub(crate) width: u32,
+    /// Height in pixels.
+    pub(crate) height: u32,
+    /// 3 (RGB) or 4 (RGBA).
+    pub(crate) channels: usize,
+    /// The IDAT chunks' data, in order: one zlib stream.
+    pub(crate) idat: Vec<&'a [u8]>,
+}
+
+impl Chunks<'_> {
+    /// Bytes in one reconstructed row.
+    pub(crate) fn stride(&self) -> usize {
+        self.width as usize * self.channels
+    }
+
+    /// Bytes of the inflated image: each row's filter byte and its filtered bytes.
+    pub(crate) fn filtered_len(&self) -> usize {
+        self.height as usize * (self.stride() + 1)
+    }
+}
+
+/// Walks the chunks of a PNG file (the signature already checked): its image data when it is
+/// 8-bit RGB or RGBA and not interlaced, `None` for another kind or an unusual structure. Size
+/// and memory limits are checked here, before anything is allocated; chunk CRCs are checked
+/// like the general decoder does.
+pub(crate) fn walk<'a>(path: &Path, bytes: &'a [u8]) -> Result<Option<Chunks<'a>>, InputError> {
     let mut p = 8;
     let mut header: Option<(u32, u32, usize)> = None;
     let mut idat: Vec<&[u8]> = Vec::new();
     let mut idat_ended = false;
     loop {
         let Some(head) = bytes.get(p..p + 8) else {
-            return Ok(Parsed::Other);
+            return Ok(None);
         };
         let len = u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize;
         let kind: [u8; 4] = [head[4], head[5], head[6], head[7]];
         let Some(data) = bytes.get(p + 8..p + 8 + len) else {
-            return Ok(Parsed::Other);
+            return Ok(None);
         };
         let Some(crc) = bytes.get(p + 8 + len..p + 12 + len) else {
-            return Ok(Parsed::Other);
+            return Ok(None);
         };
         let mut hasher = crc32fast::Hasher::new();
         hasher.update(&kind);
         hasher.update(data);
         if hasher.finalize() != u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]) {
-            return Ok(Parsed::Other);
+            return Ok(None);
         }
         p += 12 + len;
         match &kind {
             b"IHDR" => {
                 if header.is_some() || len != 13 {
-                    return Ok(Parsed::Other);
+                    return Ok(None);
                 }
                 let w = u32::from_be_bytes([data[0], data[1], data[2], data[3]]);
                 let h = u32::from_be_bytes([data[4], data[5], data[6], data[7]]);
                 let [depth, colour, compression, filter, interlace] =
                     [data[8], data[9], data[10], data[11], data[12]];
                 if w == 0 || h == 0 {
-                    return Ok(Parsed::Other);
+                    return Ok(None);
                 }
                 if w > PNG_SIDE || h > PNG_SIDE {
                     return Err(InputError::new(
@@ -319,30 +353,30 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
                 let channels = match colour {
                     2 => 3,
                     6 => 4,
-                    _ => return Ok(Parsed::Other),
+                    _ => return Ok(None),
                 };
                 if depth != 8 || compression != 0 || filter != 0 || interlace != 0 {
-                    return Ok(Parsed::Other);
+                    return Ok(None);
                 }
                 header = Some((w, h, channels));
             }
             b"IDAT" => {
                 if header.is_none() || idat_ended {
-                    return Ok(Parsed::Other);
+                    return Ok(None);
                 }
                 idat.push(data);
             }
             b"IEND" => break,
             // Colour keys, animation: the general decoder knows what they mean.
-            b"tRNS" | b"acTL" | b"fcTL" | b"fdAT" => return Ok(Parsed::Other),
+            b"tRNS" | b"acTL" | b"fcTL" | b"fdAT" => return Ok(None),
             // A suggested palette for an RGB image changes nothing.
             b"PLTE" => {}
-            _ if kind[0].is_ascii_uppercase() => return Ok(Parsed::Other),
+            _ if kind[0].is_ascii_uppercase() => return Ok(None),
             _ => idat_ended |= !idat.is_empty(),
         }
     }
     let (Some((width, height, channels)), false) = (header, idat.is_empty()) else {
-        return Ok(Parsed::Other);
+        return Ok(None);
     };
     let (w, h) = (width as u64, height as u64);
     let filtered = h * (w * channels as u64 + 1);
@@ -356,22 +390,24 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
             ),
         ));
     }
-    let mut buf = vec![0u8; size as usize];
+    Ok(Some(Chunks {
+        width,
+        height,
+        channels,
+        idat,
+    }))
+}
+
+/// Inflates a walked image into a buffer sized for its RGBA pixels.
+fn inflate(path: &Path, chunks: &Chunks<'_>) -> Result<Scanlines, InputError> {
+    let (width, height, channels) = (chunks.width, chunks.height, chunks.channels);
+    let filtered = chunks.filtered_len();
+    let size = filtered.max(width as usize * height as usize * 4);
+    let mut buf = vec![0u8; size];
     advise_huge_pages(&mut buf);
-    let filtered = filtered as usize;
-    let truncated = || {
-        InputError::new(
-            path,
-            Reason::InvalidImage,
-            "cannot decode: the image data ends early",
-        )
-    };
-    let mut inflater = fdeflate::Decompressor::new();
-    // Like the png crate by default: the chunk CRCs already guard the data, and the Adler-32
-    // of the whole inflated image costs as much as a tenth of decoding it.
-    inflater.ignore_adler32();
+    let mut inflater = inflater();
     let mut made = 0;
-    let mut chunks = idat.iter().peekable();
+    let mut chunks = chunks.idat.iter().peekable();
     let mut input: &[u8] = &[];
     loop {
         if input.is_empty() {
@@ -385,14 +421,7 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
         let limit = (made + INFLATE_STEP).min(filtered);
         let (used, n) = inflater
             .read(input, &mut buf[..limit], made, chunks.peek().is_none())
-            .map_err(|e| match e {
-                fdeflate::DecompressionError::InsufficientInput => truncated(),
-                e => InputError::new(
-                    path,
-                    Reason::InvalidImage,
-                    format!("cannot decode: corrupt image data ({e:?})"),
-                ),
-            })?;
+            .map_err(|e| inflate_error(path, Some(e)))?;
         made += n;
         input = &input[used..];
         if made == filtered || inflater.is_done() {
@@ -400,14 +429,34 @@ pub(crate) fn parse(path: &Path, bytes: &[u8]) -> Result<Parsed, InputError> {
         }
     }
     if made < filtered {
-        return Err(truncated());
+        return Err(inflate_error(path, None));
     }
-    Ok(Parsed::Fast(Scanlines {
+    Ok(Scanlines {
         width,
         height,
         channels,
         buf,
-    }))
+    })
+}
+
+/// An inflater for image data.
+pub(crate) fn inflater() -> fdeflate::Decompressor {
+    let mut inflater = fdeflate::Decompressor::new();
+    // Like the png crate by default: the chunk CRCs already guard the data, and the Adler-32
+    // of the whole inflated image costs as much as a tenth of decoding it.
+    inflater.ignore_adler32();
+    inflater
+}
+
+/// The error for image data that does not inflate: corrupt, or (`None`) ending early.
+pub(crate) fn inflate_error(path: &Path, e: Option<fdeflate::DecompressionError>) -> InputError {
+    let message = match e {
+        None | Some(fdeflate::DecompressionError::InsufficientInput) => {
+            "cannot decode: the image data ends early".to_string()
+        }
+        Some(e) => format!("cannot decode: corrupt image data ({e:?})"),
+    };
+    InputError::new(path, Reason::InvalidImage, message)
 }
 
 /// A PNG file of these chunks, lengths and CRCs filled in: for tests that craft files.
