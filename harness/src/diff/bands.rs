@@ -13,7 +13,7 @@ use image::RgbaImage;
 use super::pixel::{self, Options, PixelDiff};
 use crate::errors::{InputError, Reason};
 use crate::recording::png_decode::Chunks;
-use crate::recording::png_rows::RowReader;
+use crate::recording::png_rows::{RowReader, Rows};
 
 /// Rows of context a compared row needs on each side.
 const CONTEXT: usize = 2;
@@ -47,25 +47,51 @@ fn diff_in_bands(
     let size = (a.width, a.height);
     let (w, h) = (size.0 as usize, size.1 as usize);
     let bands = h.div_ceil(k);
-    let mut mask = vec![0u64; (w * h).div_ceil(64)];
-    let mut image = draw.then(|| RgbaImage::new(size.0, size.1));
+    // Rows stored alike can only be shared between images of the same kind.
+    let share = a.channels == b.channels;
     let mut feed_a = Feed::new(RowReader::new(pa, a), w, h, k);
     let mut feed_b = Feed::new(RowReader::new(pb, b), w, h, k);
-    // Full bands of `b` come here; their buffers go back to be filled again.
-    let (full_tx, full_rx) = mpsc::sync_channel::<Vec<u8>>(2);
-    let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
+    // Bands of `a` (rows, and the new rows as stored) go to the helper; their buffers come
+    // back to be filled again.
+    let (to_b, from_a) = mpsc::sync_channel::<(Vec<u8>, Vec<u8>)>(2);
+    let (back_tx, back_rx) = mpsc::channel::<(Vec<u8>, Vec<u8>)>();
+    // `Err(None)`: the other side stopped, and its error is the one to report.
     let (ra, rb) = crate::par::try_join(
-        || -> Result<u64, Option<InputError>> {
+        || -> Result<(), Option<InputError>> {
             // Owned here, so the helper sees a hang-up as soon as this side stops.
-            let (full_rx, free_tx) = (full_rx, free_tx);
-            let mut buf_a = Vec::new();
+            let (to_b, back_rx) = (to_b, back_rx);
+            for band in 0..bands {
+                let (mut rows, mut stored) = back_rx.try_recv().unwrap_or_default();
+                stored.clear();
+                let keep = if share {
+                    Rows::Keep(&mut stored)
+                } else {
+                    Rows::Plain
+                };
+                feed_a.fill(band, &mut rows, keep).map_err(Some)?;
+                to_b.send((rows, stored)).map_err(|_| None)?;
+            }
+            Ok(())
+        },
+        move || -> Result<(u64, Vec<u64>, Option<RgbaImage>), Option<InputError>> {
+            let mut mask = vec![0u64; (w * h).div_ceil(64)];
+            let mut image = draw.then(|| RgbaImage::new(size.0, size.1));
+            let mut buf_b = Vec::new();
             let mut mismatched = 0;
             for band in 0..bands {
-                let held = feed_a.fill(band, &mut buf_a).map_err(Some)?;
-                // A hang-up: `b` failed, and its error is the one to report.
-                let buf_b = full_rx.recv().map_err(|_| None)?;
+                let (rows_a, stored) = from_a.recv().map_err(|_| None)?;
+                let carried = feed_b.carried(band);
+                let from_a = if share {
+                    Rows::Share {
+                        rows: &rows_a[carried..],
+                        stored: &stored,
+                    }
+                } else {
+                    Rows::Plain
+                };
+                let held = feed_b.fill(band, &mut buf_b, from_a).map_err(Some)?;
                 let rows = pixel::Rows {
-                    a: buf_a.as_chunks::<4>().0,
+                    a: rows_a.as_chunks::<4>().0,
                     b: buf_b.as_chunks::<4>().0,
                     width: w,
                     height: held.rows,
@@ -77,39 +103,24 @@ fn diff_in_bands(
                     .map(|img| (**img)[s * w * 4..e * w * 4].as_chunks_mut::<4>().0);
                 let local = (s - held.first) * w..(e - held.first) * w;
                 mismatched += rows.compare(local, opts, out, |i| mask[i / 64] |= 1 << (i % 64));
-                let _ = free_tx.send(buf_b);
+                let _ = back_tx.send((rows_a, stored));
             }
-            Ok(mismatched)
-        },
-        move || -> Result<(), InputError> {
-            for band in 0..bands {
-                let mut buf = free_rx.try_recv().unwrap_or_default();
-                feed_b.fill(band, &mut buf)?;
-                if full_tx.send(buf).is_err() {
-                    // `a` failed; its error is reported.
-                    return Ok(());
-                }
-            }
-            Ok(())
+            Ok((mismatched, mask, image))
         },
     );
     let rb = rb.unwrap_or_else(|_| {
-        Err(InputError::new(
+        Err(Some(InputError::new(
             pb,
             Reason::InvalidImage,
             "the decoder crashed",
-        ))
+        )))
     });
-    let mismatched = match ra {
-        Ok(n) => n,
-        Err(Some(e)) => return Err(e),
-        Err(None) => {
-            return Err(rb.err().unwrap_or_else(|| {
-                InputError::new(pb, Reason::InvalidImage, "the decoder stopped early")
-            }));
-        }
+    let stopped = || InputError::new(pb, Reason::InvalidImage, "the decoder stopped early");
+    let (mismatched, mask, image) = match (ra, rb) {
+        (Err(Some(e)), _) | (_, Err(Some(e))) => return Err(e),
+        (Err(None), Err(None)) | (Ok(()), Err(None)) => return Err(stopped()),
+        (_, Ok(done)) => done,
     };
-    rb?;
     let diff = PixelDiff {
         width: size.0,
         height: size.1,
@@ -156,19 +167,25 @@ impl<'a> Feed<'a> {
         }
     }
 
+    /// Bytes of band `n` carried over from the band before (its first rows).
+    fn carried(&self, n: usize) -> usize {
+        let lo = (n * self.band).saturating_sub(CONTEXT);
+        (self.read - lo) * self.w4
+    }
+
     /// Fills `buf` with band `n` (called for 0, 1, 2, … in order): the rows it compares and
-    /// their context.
-    fn fill(&mut self, n: usize, buf: &mut Vec<u8>) -> Result<Held, InputError> {
+    /// their context. Rows already read for the band before are carried over; `rows` says what
+    /// else to do while reading the others.
+    fn fill(&mut self, n: usize, buf: &mut Vec<u8>, rows: Rows<'_>) -> Result<Held, InputError> {
         let w4 = self.w4;
         let s = n * self.band;
         let e = (s + self.band).min(self.height);
         let (lo, hi) = (s.saturating_sub(CONTEXT), (e + CONTEXT).min(self.height));
         buf.resize((hi - lo) * w4, 0);
-        // Rows `lo..read` were read for the band before.
-        let carried = (self.read - lo) * w4;
+        let carried = self.carried(n);
         let from = (lo - self.kept_first) * w4;
         buf[..carried].copy_from_slice(&self.kept[from..from + carried]);
-        self.reader.read_rgba(&mut buf[carried..])?;
+        self.reader.read_rgba(&mut buf[carried..], rows)?;
         self.read = hi;
         let keep = (hi - lo).min(2 * CONTEXT);
         self.kept_first = hi - keep;
@@ -208,7 +225,7 @@ pub(crate) fn same(
     let mut band = vec![0u8; k * w * 4];
     for (n, out) in image.chunks_mut(k * w * 4).enumerate() {
         let band = &mut band[..out.len()];
-        reader.read_rgba(band)?;
+        reader.read_rgba(band, Rows::Plain)?;
         let pixels = band.as_chunks::<4>().0;
         let rows = pixel::Rows {
             a: pixels,
@@ -288,6 +305,68 @@ mod tests {
             }
         }
         assert!(banded >= 10, "only {banded} corpus cases are 8-bit RGB(A)");
+    }
+
+    /// A screenshot-like pair: the same picture, `b` with a few rows changed, each encoded
+    /// alone (most rows then stored identically, and copied rather than reconstructed).
+    fn pair(color: image::ExtendedColorType) -> [Vec<u8>; 2] {
+        let (w, h) = (97u32, 60u32);
+        let picture = |changed: bool| {
+            image::RgbaImage::from_fn(w, h, |x, y| {
+                let mut v = ((x / 8 + y / 5) % 3 * 90) as u8;
+                if changed && (y == 0 || (20..23).contains(&y) || y == h - 1) && x % 3 == 0 {
+                    v = v.wrapping_add(120);
+                }
+                image::Rgba([v, v / 2, 255 - v, 255])
+            })
+        };
+        [false, true].map(|changed| {
+            let img = picture(changed);
+            let raw: Vec<u8> = match color {
+                image::ExtendedColorType::Rgb8 => {
+                    img.pixels().flat_map(|p| [p[0], p[1], p[2]]).collect()
+                }
+                _ => img.into_raw(),
+            };
+            let mut out = Vec::new();
+            let enc = image::codecs::png::PngEncoder::new_with_quality(
+                &mut out,
+                image::codecs::png::CompressionType::Default,
+                image::codecs::png::FilterType::Adaptive,
+            );
+            image::ImageEncoder::write_image(enc, &raw, w, h, color).unwrap();
+            out
+        })
+    }
+
+    #[test]
+    fn rows_stored_alike_are_shared_and_the_diff_is_unchanged() {
+        let (pa, pb) = (Path::new("a.png"), Path::new("b.png"));
+        for color in [
+            image::ExtendedColorType::Rgba8,
+            image::ExtendedColorType::Rgb8,
+        ] {
+            let [ba, bb] = pair(color);
+            let (ia, ib) = (
+                image::load_from_memory(&ba).unwrap().to_rgba8(),
+                image::load_from_memory(&bb).unwrap().to_rgba8(),
+            );
+            let opts = Options::default();
+            let mut whole = RgbaImage::new(ia.width(), ia.height());
+            let expected = pixel::diff_images(&ia, &ib, &opts, Some(&mut whole)).unwrap();
+            assert!(expected.mismatched > 0);
+            for k in [1, 2, 3, 7, 1000] {
+                let chunks = |p, b| walk(p, b).unwrap().unwrap();
+                let (got, img) =
+                    diff_in_bands((pa, chunks(pa, &ba)), (pb, chunks(pb, &bb)), &opts, true, k)
+                        .unwrap();
+                assert_eq!(got, expected, "{color:?} in bands of {k}");
+                assert!(
+                    img.unwrap() == whole,
+                    "{color:?} diff image in bands of {k}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -35,6 +35,27 @@ pub(crate) struct RowReader<'a> {
     cur: Vec<u8>,
     /// Rows taken so far.
     y: usize,
+    /// Whether the last row taken was the same as the other image's (see [`Rows::Share`]).
+    above_shared: bool,
+}
+
+/// What [`RowReader::read_rgba`] does besides reconstructing rows.
+pub(crate) enum Rows<'x> {
+    /// Nothing.
+    Plain,
+    /// Appends each row as stored (filter byte first) to the vector, for [`Rows::Share`].
+    Keep(&'x mut Vec<u8>),
+    /// Takes rows from another image of the same size and kind, read with [`Rows::Keep`] at the
+    /// same rows: `rows` its reconstructed RGBA rows, `stored` the same rows as stored. A row
+    /// stored identically in both, whose row above was the same too (or whose filter does not
+    /// look up), reconstructs identically: it is copied, not reconstructed. Screenshots one
+    /// step apart store most rows identically.
+    Share {
+        /// The other image's rows, reconstructed.
+        rows: &'x [u8],
+        /// The same rows as stored.
+        stored: &'x [u8],
+    },
 }
 
 impl<'a> RowReader<'a> {
@@ -58,6 +79,7 @@ impl<'a> RowReader<'a> {
                 vec![0; s]
             },
             y: 0,
+            above_shared: true,
         }
     }
 
@@ -93,36 +115,71 @@ impl<'a> RowReader<'a> {
     }
 
     /// Reconstructs the next `out.len() / (4 × width)` rows into `out`, as RGBA.
-    pub(crate) fn read_rgba(&mut self, out: &mut [u8]) -> Result<(), InputError> {
+    pub(crate) fn read_rgba(
+        &mut self,
+        out: &mut [u8],
+        mut rows: Rows<'_>,
+    ) -> Result<(), InputError> {
         let s = self.width * self.channels;
         let w4 = self.width * 4;
         let n = out.len() / w4;
         let mut i = 0;
         while i < n {
             let y = self.y;
-            if self.channels == 4 && i + 1 < n {
-                self.fill(2 * (s + 1))?;
-                let src = &self.buf[self.taken..self.taken + 2 * (s + 1)];
-                // Two Paeth rows in a row (the common case) are reconstructed together.
-                if src[0] == 4 && src[s + 1] == 4 {
-                    let (above, rest) = out.split_at_mut(i * w4);
-                    let (r0, r1) = rest[..2 * w4].split_at_mut(w4);
-                    r0.copy_from_slice(&src[1..s + 1]);
-                    r1.copy_from_slice(&src[s + 2..]);
-                    let prev = if i == 0 {
-                        &self.prev[..]
-                    } else {
-                        &above[(i - 1) * w4..]
-                    };
-                    paeth_pair(4, prev, r0, r1);
-                    self.taken += 2 * (s + 1);
-                    self.y += 2;
-                    i += 2;
+            let pair = self.channels == 4 && i + 1 < n;
+            self.fill(if pair { 2 * (s + 1) } else { s + 1 })?;
+            let at = self.taken;
+            if let Rows::Share { rows, stored } = &rows {
+                let src = &self.buf[at..at + s + 1];
+                let same = src == &stored[i * (s + 1)..(i + 1) * (s + 1)];
+                if same && (self.above_shared || src[0] <= 1) {
+                    let row = &mut out[i * w4..(i + 1) * w4];
+                    row.copy_from_slice(&rows[i * w4..(i + 1) * w4]);
+                    if self.channels == 3 {
+                        for (d, p) in self
+                            .prev
+                            .as_chunks_mut::<3>()
+                            .0
+                            .iter_mut()
+                            .zip(row.as_chunks::<4>().0)
+                        {
+                            *d = [p[0], p[1], p[2]];
+                        }
+                    }
+                    self.above_shared = true;
+                    self.taken += s + 1;
+                    self.y += 1;
+                    i += 1;
                     continue;
                 }
+                self.above_shared = false;
             }
-            self.fill(s + 1)?;
-            let src = &self.buf[self.taken..self.taken + s + 1];
+            if let Rows::Keep(kept) = &mut rows {
+                kept.extend_from_slice(&self.buf[at..at + s + 1]);
+            }
+            // Two Paeth rows in a row (the common case) are reconstructed together. (When the
+            // first is not shared, the second is not: its filter looks up.)
+            let src = &self.buf[at..at + if pair { 2 * (s + 1) } else { s + 1 }];
+            if pair && src[0] == 4 && src[s + 1] == 4 {
+                if let Rows::Keep(kept) = &mut rows {
+                    kept.extend_from_slice(&src[s + 1..]);
+                }
+                let (above, rest) = out.split_at_mut(i * w4);
+                let (r0, r1) = rest[..2 * w4].split_at_mut(w4);
+                r0.copy_from_slice(&src[1..s + 1]);
+                r1.copy_from_slice(&src[s + 2..]);
+                let prev = if i == 0 {
+                    &self.prev[..]
+                } else {
+                    &above[(i - 1) * w4..]
+                };
+                paeth_pair(4, prev, r0, r1);
+                self.taken += 2 * (s + 1);
+                self.y += 2;
+                i += 2;
+                continue;
+            }
+            let src = &self.buf[at..at + s + 1];
             let (above, rest) = out.split_at_mut(i * w4);
             let row = &mut rest[..w4];
             if self.channels == 4 {
@@ -224,7 +281,7 @@ mod tests {
                 let mut reader = RowReader::new(path, chunks);
                 let mut got = vec![0u8; 301 * 420 * 4];
                 for band in got.chunks_mut(group * 301 * 4) {
-                    reader.read_rgba(band).unwrap();
+                    reader.read_rgba(band, Rows::Plain).unwrap();
                 }
                 assert_eq!(
                     got,
@@ -269,7 +326,7 @@ mod tests {
             idat: vec![&z],
         };
         let mut reader = RowReader::new(path, bad);
-        let err = reader.read_rgba(&mut [0u8; 16]).unwrap_err();
+        let err = reader.read_rgba(&mut [0u8; 16], Rows::Plain).unwrap_err();
         assert!(err.to_string().contains("filter type 9 in row 1"), "{err}");
     }
 }
