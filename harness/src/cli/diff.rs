@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::diff::files::{FileKind, diff_files, sniff, write_png};
+use stepreplay::diff::files::{FileKind, diff_files, sniff};
 use stepreplay::diff::summary::DEFAULT_DENSITY_WINDOW;
 use stepreplay::diff::{Masks, Options, PixelSummary, Tolerance, Verdict, ax, ax_text};
 use stepreplay::json::to_canonical_value;
@@ -181,12 +181,11 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
 
 fn run_pixel(args: &Args, g: &Global) -> Result<u8, Error> {
     let cfg = pixel_config(args)?;
-    let (mut diff, mut out) = diff_files(&args.a, &args.b, &cfg.options, args.out.is_some())?;
+    let image = args.out.as_ref().map(|_| &cfg.masks);
+    let (mut diff, png) = diff_files(&args.a, &args.b, &cfg.options, image)?;
     let mask_stats = (!cfg.masks.is_empty()).then(|| cfg.masks.apply(&mut diff));
-    if let (Some(path), Some(img)) = (&args.out, out.as_mut()) {
-        let (w, h) = img.dimensions();
-        cfg.masks.draw(img, w, h);
-        write_png(path, img)?;
+    if let (Some(path), Some(png)) = (&args.out, png) {
+        stepreplay::output::write_file(path, png)?;
     }
     let summary = PixelSummary::new(
         &diff,

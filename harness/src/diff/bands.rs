@@ -1,17 +1,19 @@
-//! The pixel diff of two decodable-row-by-row screenshots, a band of rows at a time: neither
-//! image is ever whole in memory. Image `b` is decoded on a helper thread and handed over band
-//! by band; image `a` is decoded here, and each band is compared as soon as both halves are
-//! in. A pixel's anti-aliasing check reads two rows above and below it, so each band carries
-//! those rows too, kept from the band before or read ahead. Counts, mask and diff image are
-//! those of [`pixel::diff`] on the whole images (tested).
+//! The pixel diff of two screenshots, a band of rows at a time as they are decoded: neither
+//! image, nor the diff image, is ever whole in memory. This thread decodes `a` and hands each
+//! band to a helper, which decodes the same rows of `b` (copying rows stored alike, see
+//! `png_rows::Rows::Share`), compares them and draws the band of the diff image; this thread
+//! then encodes that band as PNG while the helper works on the next. A pixel's anti-aliasing
+//! check reads two rows above and below it, so each band carries those rows too, kept from
+//! the band before or read ahead. Counts, mask and diff image are those of [`pixel::diff`] on
+//! the whole images (tested).
 
 use std::path::Path;
 use std::sync::mpsc;
 
-use image::RgbaImage;
-
+use super::Masks;
+use super::files::PngBands;
 use super::pixel::{self, Options, PixelDiff};
-use crate::errors::{InputError, Reason};
+use crate::errors::{Error, InputError, Reason};
 use crate::recording::png_decode::Chunks;
 use crate::recording::png_rows::{RowReader, Rows};
 
@@ -23,43 +25,67 @@ fn band_rows(width: usize) -> usize {
     ((256 << 10) / (width * 4).max(1)).clamp(8, 1024)
 }
 
-/// Compares the two walked images `a` and `b` (same size): pixelmatch 7.2.0's count, the mask
-/// of counted pixels, and the diff image when `draw`. Errors name the file; when both files
-/// are broken, the first error met is returned.
+/// What [`diff`] returns: the result, and the diff image as PNG when one was asked for.
+pub(crate) type Diffed = (PixelDiff, Option<Vec<u8>>);
+
+/// Compares the two walked images `a` and `b` (same size): pixelmatch 7.2.0's count and the
+/// mask of counted pixels and, when `image` gives the masks to draw on it, the diff image
+/// encoded as PNG. Errors name the file; when both files are broken, the first error met is
+/// returned.
 pub(crate) fn diff(
     a: (&Path, Chunks<'_>),
     b: (&Path, Chunks<'_>),
     opts: &Options,
-    draw: bool,
-) -> Result<(PixelDiff, Option<RgbaImage>), InputError> {
+    image: Option<&Masks>,
+) -> Result<Diffed, Error> {
     let k = band_rows(a.1.width as usize);
-    diff_in_bands(a, b, opts, draw, k)
+    diff_in_bands(a, b, opts, image, k)
 }
+
+/// A band of the diff image: its rows `.0..​.1`, drawn.
+type Drawn = (usize, usize, Vec<u8>);
 
 /// [`diff`] with `k` rows compared per band.
 fn diff_in_bands(
     (pa, a): (&Path, Chunks<'_>),
     (pb, b): (&Path, Chunks<'_>),
     opts: &Options,
-    draw: bool,
+    image: Option<&Masks>,
     k: usize,
-) -> Result<(PixelDiff, Option<RgbaImage>), InputError> {
+) -> Result<Diffed, Error> {
     let size = (a.width, a.height);
     let (w, h) = (size.0 as usize, size.1 as usize);
     let bands = h.div_ceil(k);
+    let draw = image.is_some();
     // Rows stored alike can only be shared between images of the same kind.
     let share = a.channels == b.channels;
     let mut feed_a = Feed::new(RowReader::new(pa, a), w, h, k);
     let mut feed_b = Feed::new(RowReader::new(pb, b), w, h, k);
-    // Bands of `a` (rows, and the new rows as stored) go to the helper; their buffers come
-    // back to be filled again.
+    // Bands of `a` (rows, and the new rows as stored) go to the helper, drawn bands come
+    // back; both kinds of buffer are then returned to be filled again.
     let (to_b, from_a) = mpsc::sync_channel::<(Vec<u8>, Vec<u8>)>(2);
     let (back_tx, back_rx) = mpsc::channel::<(Vec<u8>, Vec<u8>)>();
+    let (drawn_tx, drawn_rx) = mpsc::channel::<Drawn>();
+    let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
     // `Err(None)`: the other side stopped, and its error is the one to report.
     let (ra, rb) = crate::par::try_join(
-        || -> Result<(), Option<InputError>> {
+        || -> Result<Option<Vec<u8>>, Option<Error>> {
             // Owned here, so the helper sees a hang-up as soon as this side stops.
-            let (to_b, back_rx) = (to_b, back_rx);
+            let (to_b, back_rx, drawn_rx, free_tx) = (to_b, back_rx, drawn_rx, free_tx);
+            let mut encoder = match image {
+                Some(masks) => Some((PngBands::new(size.0, size.1)?, masks)),
+                None => None,
+            };
+            let mut emitted = 0;
+            let mut emit = |(s, e, mut band): Drawn| -> Result<(), Error> {
+                emitted = e;
+                if let Some((encoder, masks)) = encoder.as_mut() {
+                    masks.draw_rows(&mut band, size.0, size.1, s as u32..e as u32);
+                    encoder.push(&band)?;
+                }
+                let _ = free_tx.send(band);
+                Ok(())
+            };
             for band in 0..bands {
                 let (mut rows, mut stored) = back_rx.try_recv().unwrap_or_default();
                 stored.clear();
@@ -68,14 +94,27 @@ fn diff_in_bands(
                 } else {
                     Rows::Plain
                 };
-                feed_a.fill(band, &mut rows, keep).map_err(Some)?;
+                feed_a
+                    .fill(band, &mut rows, keep)
+                    .map_err(|e| Some(e.into()))?;
                 to_b.send((rows, stored)).map_err(|_| None)?;
+                while let Ok(drawn) = drawn_rx.try_recv() {
+                    emit(drawn)?;
+                }
             }
-            Ok(())
+            // The rest, until the helper is done (or hangs up).
+            for drawn in drawn_rx.iter() {
+                emit(drawn)?;
+            }
+            match encoder {
+                // The helper stopped early: its error is the one to report.
+                Some(_) if emitted < h => Err(None),
+                Some((encoder, _)) => Ok(Some(encoder.finish()?)),
+                None => Ok(None),
+            }
         },
-        move || -> Result<(u64, Vec<u64>, Option<RgbaImage>), Option<InputError>> {
+        move || -> Result<(u64, Vec<u64>), Option<Error>> {
             let mut mask = vec![0u64; (w * h).div_ceil(64)];
-            let mut image = draw.then(|| RgbaImage::new(size.0, size.1));
             let mut buf_b = Vec::new();
             let mut mismatched = 0;
             for band in 0..bands {
@@ -89,7 +128,9 @@ fn diff_in_bands(
                 } else {
                     Rows::Plain
                 };
-                let held = feed_b.fill(band, &mut buf_b, from_a).map_err(Some)?;
+                let held = feed_b
+                    .fill(band, &mut buf_b, from_a)
+                    .map_err(|e| Some(e.into()))?;
                 let rows = pixel::Rows {
                     a: rows_a.as_chunks::<4>().0,
                     b: buf_b.as_chunks::<4>().0,
@@ -98,28 +139,35 @@ fn diff_in_bands(
                     base: held.first * w,
                 };
                 let (s, e) = held.compared;
-                let out = image
-                    .as_mut()
-                    .map(|img| (**img)[s * w * 4..e * w * 4].as_chunks_mut::<4>().0);
+                let mut drawn = draw.then(|| {
+                    let mut d = free_rx.try_recv().unwrap_or_default();
+                    d.resize((e - s) * w * 4, 0);
+                    if opts.diff_mask {
+                        // Pixels not counted are left as they are: transparent.
+                        d.fill(0);
+                    }
+                    d
+                });
+                let out = drawn.as_deref_mut().map(|d| d.as_chunks_mut::<4>().0);
                 let local = (s - held.first) * w..(e - held.first) * w;
                 mismatched += rows.compare(local, opts, out, |i| mask[i / 64] |= 1 << (i % 64));
+                if let Some(d) = drawn {
+                    let _ = drawn_tx.send((s, e, d));
+                }
                 let _ = back_tx.send((rows_a, stored));
             }
-            Ok((mismatched, mask, image))
+            Ok((mismatched, mask))
         },
     );
     let rb = rb.unwrap_or_else(|_| {
-        Err(Some(InputError::new(
-            pb,
-            Reason::InvalidImage,
-            "the decoder crashed",
-        )))
+        Err(Some(
+            InputError::new(pb, Reason::InvalidImage, "the decoder crashed").into(),
+        ))
     });
-    let stopped = || InputError::new(pb, Reason::InvalidImage, "the decoder stopped early");
-    let (mismatched, mask, image) = match (ra, rb) {
+    let ((mismatched, mask), png) = match (ra, rb) {
         (Err(Some(e)), _) | (_, Err(Some(e))) => return Err(e),
-        (Err(None), Err(None)) | (Ok(()), Err(None)) => return Err(stopped()),
-        (_, Ok(done)) => done,
+        (Ok(png), Ok(done)) => (done, png),
+        _ => return Err(Error::Internal("a diff thread stopped early".into())),
     };
     let diff = PixelDiff {
         width: size.0,
@@ -127,7 +175,7 @@ fn diff_in_bands(
         mismatched,
         mask,
     };
-    Ok((diff, image))
+    Ok((diff, png))
 }
 
 /// Where a filled band lies in the image.
@@ -200,13 +248,14 @@ impl<'a> Feed<'a> {
 }
 
 /// [`diff`] of an image with itself (the same file twice): nothing differs, so without a diff
-/// image the rows are only checked to decode, and with one each band is drawn as it is read.
+/// image the rows are only checked to decode, and with one each band is drawn and encoded as
+/// it is read.
 pub(crate) fn same(
     path: &Path,
     chunks: Chunks<'_>,
     opts: &Options,
-    draw: bool,
-) -> Result<(PixelDiff, Option<RgbaImage>), InputError> {
+    image: Option<&Masks>,
+) -> Result<Diffed, Error> {
     let size = (chunks.width, chunks.height);
     let (w, h) = (size.0 as usize, size.1 as usize);
     let diff = PixelDiff {
@@ -216,32 +265,39 @@ pub(crate) fn same(
         mask: vec![0; (w * h).div_ceil(64)],
     };
     let mut reader = RowReader::new(path, chunks);
-    if !draw {
+    let Some(masks) = image else {
         reader.skip(h)?;
         return Ok((diff, None));
-    }
+    };
     let k = band_rows(w);
-    let mut image = RgbaImage::new(size.0, size.1);
-    let mut band = vec![0u8; k * w * 4];
-    for (n, out) in image.chunks_mut(k * w * 4).enumerate() {
-        let band = &mut band[..out.len()];
-        reader.read_rgba(band, Rows::Plain)?;
+    let mut encoder = PngBands::new(size.0, size.1)?;
+    let (mut band, mut drawn) = (Vec::new(), Vec::new());
+    for s in (0..h).step_by(k) {
+        let e = (s + k).min(h);
+        band.resize((e - s) * w * 4, 0);
+        drawn.resize((e - s) * w * 4, 0);
+        reader.read_rgba(&mut band, Rows::Plain)?;
         let pixels = band.as_chunks::<4>().0;
         let rows = pixel::Rows {
             a: pixels,
             b: pixels,
             width: w,
-            height: pixels.len() / w,
-            base: n * k * w,
+            height: e - s,
+            base: s * w,
         };
+        if opts.diff_mask {
+            drawn.fill(0);
+        }
         rows.compare(
             0..pixels.len(),
             opts,
-            Some(out.as_chunks_mut::<4>().0),
+            Some(drawn.as_chunks_mut::<4>().0),
             |_| {},
         );
+        masks.draw_rows(&mut drawn, size.0, size.1, s as u32..e as u32);
+        encoder.push(&drawn)?;
     }
-    Ok((diff, Some(image)))
+    Ok((diff, Some(encoder.finish()?)))
 }
 
 #[cfg(test)]
@@ -249,11 +305,23 @@ mod tests {
     use super::*;
     use crate::diff::pixel::tests::{CORPUS_DIR, corpus_cases};
     use crate::recording::png_decode::walk;
+    use image::RgbaImage;
 
     fn read(name: &str) -> (std::path::PathBuf, Vec<u8>) {
         let path = Path::new(CORPUS_DIR).join(format!("{name}.png"));
         let bytes = std::fs::read(&path).unwrap();
         (path, bytes)
+    }
+
+    /// The pixels of an encoded diff image.
+    fn pixels(png: Option<Vec<u8>>) -> RgbaImage {
+        image::load_from_memory(&png.expect("a diff image"))
+            .unwrap()
+            .to_rgba8()
+    }
+
+    fn chunks<'a>(path: &Path, bytes: &'a [u8]) -> Chunks<'a> {
+        walk(path, bytes).unwrap().expect("8-bit RGB(A)")
     }
 
     /// Every corpus case, in bands of 1, 2, 3, 7 and 1,000 rows: the count, mask and diff image
@@ -275,33 +343,19 @@ mod tests {
             };
             banded += 1;
             for k in [1, 2, 3, 7, 1000] {
-                let chunks = |p, b| walk(p, b).unwrap().unwrap();
-                let (got, img) = diff_in_bands(
-                    (&pa, chunks(&pa, &ba)),
-                    (&pb, chunks(&pb, &bb)),
-                    &opts,
-                    true,
-                    k,
-                )
-                .unwrap();
+                let (a, b) = (
+                    (pa.as_path(), chunks(&pa, &ba)),
+                    (pb.as_path(), chunks(&pb, &bb)),
+                );
+                let (got, img) = diff_in_bands(a, b, &opts, Some(&Masks::new()), k).unwrap();
                 assert_eq!(got, expected, "{an}/{bn} in bands of {k}");
-                assert!(
-                    img.unwrap() == whole,
-                    "{an}/{bn} diff image in bands of {k}"
+                assert!(pixels(img) == whole, "{an}/{bn} diff image in bands of {k}");
+                let (a, b) = (
+                    (pa.as_path(), chunks(&pa, &ba)),
+                    (pb.as_path(), chunks(&pb, &bb)),
                 );
-                let (no_img, none) = diff_in_bands(
-                    (&pa, chunks(&pa, &ba)),
-                    (&pb, chunks(&pb, &bb)),
-                    &opts,
-                    false,
-                    k,
-                )
-                .unwrap();
-                assert_eq!(
-                    (no_img, none),
-                    (expected.clone(), None),
-                    "{an}/{bn} undrawn"
-                );
+                let undrawn = diff_in_bands(a, b, &opts, None, k).unwrap();
+                assert_eq!(undrawn, (expected.clone(), None), "{an}/{bn} undrawn");
             }
         }
         assert!(banded >= 10, "only {banded} corpus cases are 8-bit RGB(A)");
@@ -312,7 +366,7 @@ mod tests {
     fn pair(color: image::ExtendedColorType) -> [Vec<u8>; 2] {
         let (w, h) = (97u32, 60u32);
         let picture = |changed: bool| {
-            image::RgbaImage::from_fn(w, h, |x, y| {
+            RgbaImage::from_fn(w, h, |x, y| {
                 let mut v = ((x / 8 + y / 5) % 3 * 90) as u8;
                 if changed && (y == 0 || (20..23).contains(&y) || y == h - 1) && x % 3 == 0 {
                     v = v.wrapping_add(120);
@@ -340,7 +394,7 @@ mod tests {
     }
 
     #[test]
-    fn rows_stored_alike_are_shared_and_the_diff_is_unchanged() {
+    fn rows_stored_alike_are_shared_and_masks_drawn_across_bands() {
         let (pa, pb) = (Path::new("a.png"), Path::new("b.png"));
         for color in [
             image::ExtendedColorType::Rgba8,
@@ -355,16 +409,19 @@ mod tests {
             let mut whole = RgbaImage::new(ia.width(), ia.height());
             let expected = pixel::diff_images(&ia, &ib, &opts, Some(&mut whole)).unwrap();
             assert!(expected.mismatched > 0);
+            let mut masks = Masks::new();
+            masks.push(crate::recording::Rect {
+                x: 5,
+                y: 3,
+                width: 40,
+                height: 30,
+            });
+            masks.draw(&mut whole, ia.width(), ia.height());
             for k in [1, 2, 3, 7, 1000] {
-                let chunks = |p, b| walk(p, b).unwrap().unwrap();
-                let (got, img) =
-                    diff_in_bands((pa, chunks(pa, &ba)), (pb, chunks(pb, &bb)), &opts, true, k)
-                        .unwrap();
+                let (a, b) = ((pa, chunks(pa, &ba)), (pb, chunks(pb, &bb)));
+                let (got, img) = diff_in_bands(a, b, &opts, Some(&masks), k).unwrap();
                 assert_eq!(got, expected, "{color:?} in bands of {k}");
-                assert!(
-                    img.unwrap() == whole,
-                    "{color:?} diff image in bands of {k}"
-                );
+                assert!(pixels(img) == whole, "{color:?} diff image in bands of {k}");
             }
         }
     }
@@ -373,49 +430,60 @@ mod tests {
     fn an_image_with_itself_draws_the_faded_copy() {
         let (path, bytes) = read("4a");
         let img = image::load_from_memory(&bytes).unwrap().to_rgba8();
-        for opts in [
-            Options::default(),
-            Options {
-                alpha: 0.5,
-                diff_mask: true,
-                ..Options::default()
-            },
-        ] {
+        let fainter = Options {
+            alpha: 0.5,
+            diff_mask: true,
+            ..Options::default()
+        };
+        for opts in [Options::default(), fainter] {
             let mut whole = RgbaImage::new(img.width(), img.height());
             let expected = pixel::diff_images(&img, &img, &opts, Some(&mut whole)).unwrap();
-            let chunks = walk(&path, &bytes).unwrap().unwrap();
-            let (got, drawn) = same(&path, chunks, &opts, true).unwrap();
+            let (got, drawn) =
+                same(&path, chunks(&path, &bytes), &opts, Some(&Masks::new())).unwrap();
             assert_eq!(got, expected);
-            assert!(drawn.unwrap() == whole);
+            assert!(pixels(drawn) == whole);
         }
     }
 
     #[test]
-    fn a_broken_second_file_is_its_own_error_and_nothing_hangs() {
+    fn a_broken_file_is_its_own_error_and_nothing_hangs() {
         let (pa, ba) = read("4a");
         let (pb, bb) = read("4b");
-        let cb = walk(&pb, &bb).unwrap().unwrap();
-        let mut idat = cb.idat.clone();
+        let mut idat = chunks(&pb, &bb).idat;
         let last = idat.pop().unwrap();
         idat.push(&last[..last.len() / 3]);
+        let broken = || Chunks {
+            idat: idat.clone(),
+            ..chunks(&pb, &bb)
+        };
+        let masks = Masks::new();
         for k in [1, 4, 1000] {
-            let ca = walk(&pa, &ba).unwrap().unwrap();
-            let broken = Chunks {
-                idat: idat.clone(),
-                ..walk(&pb, &bb).unwrap().unwrap()
-            };
-            let err =
-                diff_in_bands((&pa, ca), (&pb, broken), &Options::default(), false, k).unwrap_err();
-            assert_eq!(err.file, pb, "bands of {k}");
-            // And the other way round: `a` broken, `b` fine.
-            let broken = Chunks {
-                idat: idat.clone(),
-                ..walk(&pb, &bb).unwrap().unwrap()
-            };
-            let ca = walk(&pa, &ba).unwrap().unwrap();
-            let err =
-                diff_in_bands((&pb, broken), (&pa, ca), &Options::default(), true, k).unwrap_err();
-            assert_eq!(err.file, pb, "bands of {k}, a broken");
+            for image in [None, Some(&masks)] {
+                let err = diff_in_bands(
+                    (&pa, chunks(&pa, &ba)),
+                    (&pb, broken()),
+                    &Options::default(),
+                    image,
+                    k,
+                )
+                .unwrap_err();
+                assert!(
+                    matches!(&err, Error::Input(e) if e.file == pb),
+                    "b, {k}: {err}"
+                );
+                let err = diff_in_bands(
+                    (&pb, broken()),
+                    (&pa, chunks(&pa, &ba)),
+                    &Options::default(),
+                    image,
+                    k,
+                )
+                .unwrap_err();
+                assert!(
+                    matches!(&err, Error::Input(e) if e.file == pb),
+                    "a, {k}: {err}"
+                );
+            }
         }
     }
 }

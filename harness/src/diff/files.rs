@@ -7,6 +7,7 @@ use std::path::Path;
 use image::RgbaImage;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
+use super::Masks;
 use super::pixel::{self, Options, PixelDiff};
 use super::shared_rows::decode_together;
 use crate::errors::{Error, InputError, Reason};
@@ -57,48 +58,114 @@ pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
 }
 
 /// Compares two PNG files: pixelmatch 7.2.0's count and mask of counted pixels and, when
-/// `draw`, the diff image. Screenshots (8-bit RGB or RGBA) are compared a band of rows at a
-/// time as they are decoded, each file on its own thread (see `bands`), and never held whole;
-/// the same file twice is only checked to decode. Other PNGs are decoded whole by the image
-/// crate. Sizes are compared from the headers, before anything is decoded. Errors name the
-/// file; if both fail, `a`'s error is returned.
+/// `image` gives the masks to draw on it, the diff image as PNG bytes ([`PngBands`]).
+/// Screenshots (8-bit RGB or RGBA) are compared a band of rows at a time as they are decoded
+/// (see `bands`): neither they nor the diff image are ever whole in memory, and the same file
+/// twice is only checked to decode. Other PNGs are decoded whole by the image crate. Sizes are
+/// compared from the headers, before anything is decoded. Errors name the file; if both fail,
+/// `a`'s error is returned.
 pub fn diff_files(
     a: &Path,
     b: &Path,
     opts: &Options,
-    draw: bool,
-) -> Result<(PixelDiff, Option<RgbaImage>), InputError> {
+    image: Option<&Masks>,
+) -> Result<(PixelDiff, Option<Vec<u8>>), Error> {
     let crashed = |p: &Path| InputError::new(p, Reason::InvalidImage, "the decoder crashed");
     let (ra, rb) = crate::par::try_join(|| read_png_bytes(a), || read_png_bytes(b));
     let (ba, bb) = (ra?, rb.unwrap_or_else(|_| Err(crashed(b)))?);
     png_signature(a, &ba)?;
     if ba == bb {
         return match walk(a, &ba)? {
-            Some(chunks) => super::bands::same(a, chunks, opts, draw),
-            None => whole(decode_general(a, &ba)?, None, opts, draw),
+            Some(chunks) => super::bands::same(a, chunks, opts, image),
+            None => whole(decode_general(a, &ba)?, None, opts, image),
         };
     }
     png_signature(b, &bb)?;
     if let (Some(ca), Some(cb)) = (walk(a, &ba)?, walk(b, &bb)?) {
         same_size((a, (ca.width, ca.height)), (b, (cb.width, cb.height)))?;
-        return super::bands::diff((a, ca), (b, cb), opts, draw);
+        return super::bands::diff((a, ca), (b, cb), opts, image);
     }
     let (sa, sb) = (parse_png(a, ba)?, parse_png(b, bb)?);
     same_size((a, sa.dimensions(a)?), (b, sb.dimensions(b)?))?;
-    whole(finish(a, sa)?, Some(finish(b, sb)?), opts, draw)
+    whole(finish(a, sa)?, Some(finish(b, sb)?), opts, image)
 }
 
-/// [`pixel::diff_images`] on decoded images (`b` `None`: `a` with itself), sizes checked.
+/// [`diff_files`] on decoded images (`b` `None`: `a` with itself), sizes checked.
 fn whole(
     a: RgbaImage,
     b: Option<RgbaImage>,
     opts: &Options,
-    draw: bool,
-) -> Result<(PixelDiff, Option<RgbaImage>), InputError> {
-    let mut out = draw.then(|| RgbaImage::new(a.width(), a.height()));
+    image: Option<&Masks>,
+) -> Result<(PixelDiff, Option<Vec<u8>>), Error> {
+    let (w, h) = a.dimensions();
+    let mut out = image.map(|_| RgbaImage::new(w, h));
     let diff = pixel::diff_images(&a, b.as_ref().unwrap_or(&a), opts, out.as_mut())
-        .expect("sizes were checked from the headers");
-    Ok((diff, out))
+        .map_err(|e| Error::Internal(format!("sizes were checked: {e}")))?;
+    let png = match (out, image) {
+        (Some(mut out), Some(masks)) => {
+            masks.draw(&mut out, w, h);
+            let mut encoder = PngBands::new(w, h)?;
+            encoder.push(&out)?;
+            Some(encoder.finish()?)
+        }
+        _ => None,
+    };
+    Ok((diff, png))
+}
+
+/// A diff image encoded as PNG a band of rows at a time, top to bottom, as it is drawn: the
+/// compression and filter of [`encode_png`], without the whole image in memory.
+pub(crate) struct PngBands {
+    stream: png::StreamWriter<'static, Encoded>,
+    out: Encoded,
+}
+
+/// The bytes encoded so far, shared between the PNG writer (which must own its output) and
+/// [`PngBands::finish`], which takes them.
+#[derive(Clone, Default)]
+struct Encoded(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl std::io::Write for Encoded {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl PngBands {
+    /// Starts a `width × height` RGBA image.
+    pub(crate) fn new(width: u32, height: u32) -> Result<Self, Error> {
+        let out = Encoded::default();
+        let mut encoder = png::Encoder::new(out.clone(), width, height);
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_compression(png::Compression::Fast);
+        encoder.set_filter(png::Filter::Sub);
+        let stream = encoder
+            .write_header()
+            .and_then(png::Writer::into_stream_writer)
+            .map_err(encoding_error)?;
+        Ok(PngBands { stream, out })
+    }
+
+    /// Appends whole rows.
+    pub(crate) fn push(&mut self, rows: &[u8]) -> Result<(), Error> {
+        std::io::Write::write_all(&mut self.stream, rows).map_err(encoding_error)
+    }
+
+    /// Ends the image (every row must have been pushed) and returns the PNG file's bytes.
+    pub(crate) fn finish(self) -> Result<Vec<u8>, Error> {
+        self.stream.finish().map_err(encoding_error)?;
+        Ok(self.out.0.take())
+    }
+}
+
+fn encoding_error(e: impl std::fmt::Display) -> Error {
+    Error::Internal(format!("cannot encode the diff image: {e}"))
 }
 
 /// Decodes two PNGs at once: both files are read and inflated in parallel; two screenshots of

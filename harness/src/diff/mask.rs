@@ -124,9 +124,20 @@ impl Masks {
     /// hatch lines and a one-pixel outline in [`MASK_COLOR`]; pixels between the lines keep what
     /// the diff drew, so a change under a mask stays visible.
     pub fn draw(&self, out: &mut [u8], width: u32, height: u32) {
-        let px = |x: u32, y: u32| (y as usize * width as usize + x as usize) * 4;
+        self.draw_rows(out, width, height, 0..height);
+    }
+
+    /// [`Masks::draw`] on the rows `rows` of the image, which `out` holds.
+    pub(crate) fn draw_rows(
+        &self,
+        out: &mut [u8],
+        width: u32,
+        height: u32,
+        rows: std::ops::Range<u32>,
+    ) {
+        let px = |x: u32, y: u32| ((y - rows.start) as usize * width as usize + x as usize) * 4;
         for (x0, y0, x1, y1) in self.clipped(width, height) {
-            for y in y0..y1 {
+            for y in y0.max(rows.start)..y1.min(rows.end) {
                 for x in x0..x1 {
                     let edge = x == x0 || y == y0 || x + 1 == x1 || y + 1 == y1;
                     if edge || (x + y) % HATCH_PERIOD == 0 {
