@@ -57,14 +57,12 @@ fn diff_in_bands(
     let (w, h) = (size.0 as usize, size.1 as usize);
     let bands = h.div_ceil(k);
     let draw = image.is_some();
-    // Rows stored alike can only be shared between images of the same kind.
-    let share = a.channels == b.channels;
     let mut feed_a = Feed::new(RowReader::new(pa, a), w, h, k);
     let mut feed_b = Feed::new(RowReader::new(pb, b), w, h, k);
-    // Bands of `a` (rows, and the new rows as stored) go to the helper, drawn bands come
-    // back; both kinds of buffer are then returned to be filled again.
-    let (to_b, from_a) = mpsc::sync_channel::<(Vec<u8>, Vec<u8>)>(2);
-    let (back_tx, back_rx) = mpsc::channel::<(Vec<u8>, Vec<u8>)>();
+    // Bands of `a` go to the helper, drawn bands come back; both kinds of buffer are then
+    // returned to be filled again.
+    let (to_b, from_a) = mpsc::sync_channel::<Vec<u8>>(2);
+    let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
     let (drawn_tx, drawn_rx) = mpsc::channel::<Drawn>();
     let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
     // `Err(None)`: the other side stopped, and its error is the one to report.
@@ -87,17 +85,11 @@ fn diff_in_bands(
                 Ok(())
             };
             for band in 0..bands {
-                let (mut rows, mut stored) = back_rx.try_recv().unwrap_or_default();
-                stored.clear();
-                let keep = if share {
-                    Rows::Keep(&mut stored)
-                } else {
-                    Rows::Plain
-                };
+                let mut rows = back_rx.try_recv().unwrap_or_default();
                 feed_a
-                    .fill(band, &mut rows, keep)
+                    .fill(band, &mut rows, Rows::Plain)
                     .map_err(|e| Some(e.into()))?;
-                to_b.send((rows, stored)).map_err(|_| None)?;
+                to_b.send(rows).map_err(|_| None)?;
                 while let Ok(drawn) = drawn_rx.try_recv() {
                     emit(drawn)?;
                 }
@@ -118,16 +110,8 @@ fn diff_in_bands(
             let mut buf_b = Vec::new();
             let mut mismatched = 0;
             for band in 0..bands {
-                let (rows_a, stored) = from_a.recv().map_err(|_| None)?;
-                let carried = feed_b.carried(band);
-                let from_a = if share {
-                    Rows::Share {
-                        rows: &rows_a[carried..],
-                        stored: &stored,
-                    }
-                } else {
-                    Rows::Plain
-                };
+                let rows_a = from_a.recv().map_err(|_| None)?;
+                let from_a = Rows::Share(&rows_a[feed_b.carried(band)..]);
                 let held = feed_b
                     .fill(band, &mut buf_b, from_a)
                     .map_err(|e| Some(e.into()))?;
@@ -154,7 +138,7 @@ fn diff_in_bands(
                 if let Some(d) = drawn {
                     let _ = drawn_tx.send((s, e, d));
                 }
-                let _ = back_tx.send((rows_a, stored));
+                let _ = back_tx.send(rows_a);
             }
             Ok((mismatched, mask))
         },
@@ -362,8 +346,12 @@ mod tests {
     }
 
     /// A screenshot-like pair: the same picture, `b` with a few rows changed, each encoded
-    /// alone (most rows then stored identically, and copied rather than reconstructed).
-    fn pair(color: image::ExtendedColorType) -> [Vec<u8>; 2] {
+    /// alone, `b` with the filter `b_filter` (most rows then come out the same, and are copied
+    /// rather than reconstructed, whether they are stored alike or not).
+    fn pair(
+        color: image::ExtendedColorType,
+        b_filter: image::codecs::png::FilterType,
+    ) -> [Vec<u8>; 2] {
         let (w, h) = (97u32, 60u32);
         let picture = |changed: bool| {
             RgbaImage::from_fn(w, h, |x, y| {
@@ -386,7 +374,11 @@ mod tests {
             let enc = image::codecs::png::PngEncoder::new_with_quality(
                 &mut out,
                 image::codecs::png::CompressionType::Default,
-                image::codecs::png::FilterType::Adaptive,
+                if changed {
+                    b_filter
+                } else {
+                    image::codecs::png::FilterType::Adaptive
+                },
             );
             image::ImageEncoder::write_image(enc, &raw, w, h, color).unwrap();
             out
@@ -394,13 +386,16 @@ mod tests {
     }
 
     #[test]
-    fn rows_stored_alike_are_shared_and_masks_drawn_across_bands() {
+    fn rows_that_come_out_the_same_are_shared_and_masks_drawn_across_bands() {
+        use image::codecs::png::FilterType;
         let (pa, pb) = (Path::new("a.png"), Path::new("b.png"));
-        for color in [
+        let colors = [
             image::ExtendedColorType::Rgba8,
             image::ExtendedColorType::Rgb8,
-        ] {
-            let [ba, bb] = pair(color);
+        ];
+        let filters = [FilterType::Adaptive, FilterType::Sub, FilterType::Paeth];
+        for (color, b_filter) in colors.into_iter().flat_map(|c| filters.map(|f| (c, f))) {
+            let [ba, bb] = pair(color, b_filter);
             let (ia, ib) = (
                 image::load_from_memory(&ba).unwrap().to_rgba8(),
                 image::load_from_memory(&bb).unwrap().to_rgba8(),
@@ -420,8 +415,11 @@ mod tests {
             for k in [1, 2, 3, 7, 1000] {
                 let (a, b) = ((pa, chunks(pa, &ba)), (pb, chunks(pb, &bb)));
                 let (got, img) = diff_in_bands(a, b, &opts, Some(&masks), k).unwrap();
-                assert_eq!(got, expected, "{color:?} in bands of {k}");
-                assert!(pixels(img) == whole, "{color:?} diff image in bands of {k}");
+                assert_eq!(got, expected, "{color:?} {b_filter:?} in bands of {k}");
+                assert!(
+                    pixels(img) == whole,
+                    "{color:?} {b_filter:?} image, bands of {k}"
+                );
             }
         }
     }

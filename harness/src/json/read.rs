@@ -62,7 +62,7 @@ pub fn read_text(path: &Path, max_bytes: u64) -> Result<Source, InputError> {
         let name = Path::new(STDIN_NAME);
         (
             name,
-            read_limited(name, std::io::stdin().lock(), max_bytes)?,
+            read_limited(name, std::io::stdin().lock(), max_bytes, 0)?,
         )
     } else {
         (path, read_bounded(path, max_bytes)?)
@@ -145,12 +145,19 @@ pub(crate) fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Input
         return Err(too_large(meta.len()));
     }
     // The file may grow between the check and the read; never read past the limit.
-    read_limited(path, file, max_bytes)
+    read_limited(path, file, max_bytes, meta.len())
 }
 
 /// Reads `from` to its end, refusing more than `max_bytes` (`path` names it in errors).
-fn read_limited(path: &Path, from: impl Read, max_bytes: u64) -> Result<Vec<u8>, InputError> {
-    let mut buf = Vec::new();
+/// `expected` bytes are made room for at once: grown as it is read, the buffer of a screenshot
+/// was copied and faulted in several times over.
+fn read_limited(
+    path: &Path,
+    from: impl Read,
+    max_bytes: u64,
+    expected: u64,
+) -> Result<Vec<u8>, InputError> {
+    let mut buf = Vec::with_capacity(expected.min(max_bytes) as usize + 1);
     from.take(max_bytes + 1)
         .read_to_end(&mut buf)
         .map_err(|e| InputError::new(path, Reason::InvalidArgument, format!("cannot read: {e}")))?;

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use super::png_decode::{Chunks, bad_filter, inflate_error, inflater};
-use super::unfilter::{paeth_pair, unfilter_row};
+use super::unfilter::{filters_to, paeth_pair, unfilter_row};
 use crate::errors::InputError;
 
 /// How far back a deflate stream may refer.
@@ -35,27 +35,17 @@ pub(crate) struct RowReader<'a> {
     cur: Vec<u8>,
     /// Rows taken so far.
     y: usize,
-    /// Whether the last row taken was the same as the other image's (see [`Rows::Share`]).
-    above_shared: bool,
 }
 
 /// What [`RowReader::read_rgba`] does besides reconstructing rows.
 pub(crate) enum Rows<'x> {
     /// Nothing.
     Plain,
-    /// Appends each row as stored (filter byte first) to the vector, for [`Rows::Share`].
-    Keep(&'x mut Vec<u8>),
-    /// Takes rows from another image of the same size and kind, read with [`Rows::Keep`] at the
-    /// same rows: `rows` its reconstructed RGBA rows, `stored` the same rows as stored. A row
-    /// stored identically in both, whose row above was the same too (or whose filter does not
-    /// look up), reconstructs identically: it is copied, not reconstructed. Screenshots one
-    /// step apart store most rows identically.
-    Share {
-        /// The other image's rows, reconstructed.
-        rows: &'x [u8],
-        /// The same rows as stored.
-        stored: &'x [u8],
-    },
+    /// Copies rows that come out the same as these (another image's reconstructed RGBA rows
+    /// of the same size, at the rows read): each is checked with the forward filter
+    /// ([`filters_to`]), a fraction of the cost of reconstructing it. Screenshots one step
+    /// apart, or one screenshot encoded twice, are mostly the same rows.
+    Share(&'x [u8]),
 }
 
 impl<'a> RowReader<'a> {
@@ -79,7 +69,6 @@ impl<'a> RowReader<'a> {
                 vec![0; s]
             },
             y: 0,
-            above_shared: true,
         }
     }
 
@@ -115,71 +104,71 @@ impl<'a> RowReader<'a> {
     }
 
     /// Reconstructs the next `out.len() / (4 × width)` rows into `out`, as RGBA.
-    pub(crate) fn read_rgba(
-        &mut self,
-        out: &mut [u8],
-        mut rows: Rows<'_>,
-    ) -> Result<(), InputError> {
+    pub(crate) fn read_rgba(&mut self, out: &mut [u8], rows: Rows<'_>) -> Result<(), InputError> {
         let s = self.width * self.channels;
         let w4 = self.width * 4;
         let n = out.len() / w4;
         let mut i = 0;
         while i < n {
             let y = self.y;
-            let pair = self.channels == 4 && i + 1 < n;
-            self.fill(if pair { 2 * (s + 1) } else { s + 1 })?;
-            let at = self.taken;
-            if let Rows::Share { rows, stored } = &rows {
-                let src = &self.buf[at..at + s + 1];
-                let same = src == &stored[i * (s + 1)..(i + 1) * (s + 1)];
-                if same && (self.above_shared || src[0] <= 1) {
-                    let row = &mut out[i * w4..(i + 1) * w4];
-                    row.copy_from_slice(&rows[i * w4..(i + 1) * w4]);
-                    if self.channels == 3 {
-                        for (d, p) in self
-                            .prev
-                            .as_chunks_mut::<3>()
-                            .0
-                            .iter_mut()
-                            .zip(row.as_chunks::<4>().0)
-                        {
-                            *d = [p[0], p[1], p[2]];
-                        }
+            if let Rows::Share(theirs) = rows {
+                self.fill(s + 1)?;
+                let src = &self.buf[self.taken..self.taken + s + 1];
+                let theirs = &theirs[i * w4..(i + 1) * w4];
+                let (above, rest) = out.split_at_mut(i * w4);
+                let same = if self.channels == 4 {
+                    let prev = if i == 0 {
+                        &self.prev[..]
+                    } else {
+                        &above[(i - 1) * w4..]
+                    };
+                    filters_to(src[0], 4, prev, theirs, &src[1..])
+                } else {
+                    for (d, p) in self
+                        .cur
+                        .as_chunks_mut::<3>()
+                        .0
+                        .iter_mut()
+                        .zip(theirs.as_chunks::<4>().0)
+                    {
+                        *d = [p[0], p[1], p[2]];
                     }
-                    self.above_shared = true;
+                    let same = filters_to(src[0], 3, &self.prev, &self.cur, &src[1..]);
+                    if same {
+                        std::mem::swap(&mut self.prev, &mut self.cur);
+                    }
+                    same
+                };
+                if same {
+                    rest[..w4].copy_from_slice(theirs);
                     self.taken += s + 1;
                     self.y += 1;
                     i += 1;
                     continue;
                 }
-                self.above_shared = false;
-            }
-            if let Rows::Keep(kept) = &mut rows {
-                kept.extend_from_slice(&self.buf[at..at + s + 1]);
-            }
-            // Two Paeth rows in a row (the common case) are reconstructed together. (When the
-            // first is not shared, the second is not: its filter looks up.)
-            let src = &self.buf[at..at + if pair { 2 * (s + 1) } else { s + 1 }];
-            if pair && src[0] == 4 && src[s + 1] == 4 {
-                if let Rows::Keep(kept) = &mut rows {
-                    kept.extend_from_slice(&src[s + 1..]);
+            } else if self.channels == 4 && i + 1 < n {
+                // Two Paeth rows in a row (the common case) are reconstructed together.
+                self.fill(2 * (s + 1))?;
+                let src = &self.buf[self.taken..self.taken + 2 * (s + 1)];
+                if src[0] == 4 && src[s + 1] == 4 {
+                    let (above, rest) = out.split_at_mut(i * w4);
+                    let (r0, r1) = rest[..2 * w4].split_at_mut(w4);
+                    r0.copy_from_slice(&src[1..s + 1]);
+                    r1.copy_from_slice(&src[s + 2..]);
+                    let prev = if i == 0 {
+                        &self.prev[..]
+                    } else {
+                        &above[(i - 1) * w4..]
+                    };
+                    paeth_pair(4, prev, r0, r1);
+                    self.taken += 2 * (s + 1);
+                    self.y += 2;
+                    i += 2;
+                    continue;
                 }
-                let (above, rest) = out.split_at_mut(i * w4);
-                let (r0, r1) = rest[..2 * w4].split_at_mut(w4);
-                r0.copy_from_slice(&src[1..s + 1]);
-                r1.copy_from_slice(&src[s + 2..]);
-                let prev = if i == 0 {
-                    &self.prev[..]
-                } else {
-                    &above[(i - 1) * w4..]
-                };
-                paeth_pair(4, prev, r0, r1);
-                self.taken += 2 * (s + 1);
-                self.y += 2;
-                i += 2;
-                continue;
             }
-            let src = &self.buf[at..at + s + 1];
+            self.fill(s + 1)?;
+            let src = &self.buf[self.taken..self.taken + s + 1];
             let (above, rest) = out.split_at_mut(i * w4);
             let row = &mut rest[..w4];
             if self.channels == 4 {
