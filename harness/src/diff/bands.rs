@@ -89,7 +89,7 @@ fn diff_in_bands(
                 feed_a
                     .fill(band, &mut rows, Rows::Plain)
                     .map_err(|e| Some(e.into()))?;
-                to_b.send(rows).map_err(|_| None)?;
+                crate::par::send_soon(&to_b, rows).map_err(|_| None)?;
                 while let Ok(drawn) = drawn_rx.try_recv() {
                     emit(drawn)?;
                 }
@@ -110,7 +110,7 @@ fn diff_in_bands(
             let mut buf_b = Vec::new();
             let mut mismatched = 0;
             for band in 0..bands {
-                let rows_a = from_a.recv().map_err(|_| None)?;
+                let rows_a = crate::par::recv_soon(&from_a).map_err(|_| None)?;
                 let from_a = Rows::Share(&rows_a[feed_b.carried(band)..]);
                 let held = feed_b
                     .fill(band, &mut buf_b, from_a)
