@@ -4,8 +4,8 @@
 //! to start a pool it would use once.
 
 use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, RecvError, SyncSender, TryRecvError, TrySendError};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvError, SyncSender, TryRecvError, TrySendError};
 use std::thread;
 
 /// A panic caught on a helper thread, as text.

@@ -39,16 +39,25 @@ pub(crate) fn diff(
     image: Option<&Masks>,
 ) -> Result<Diffed, Error> {
     let k = band_rows(a.1.width as usize);
-    diff_in_bands(a, b, opts, image, k)
+    diff_in_bands(a, Some(b), opts, image, k)
 }
 
-/// A band of the diff image: its rows `.0..​.1`, drawn.
-type Drawn = (usize, usize, Vec<u8>);
+/// [`diff`] of an image with itself (the same file twice): nothing differs, so without a diff
+/// image the rows are only checked to decode.
+pub(crate) fn same(
+    path: &Path,
+    chunks: Chunks<'_>,
+    opts: &Options,
+    image: Option<&Masks>,
+) -> Result<Diffed, Error> {
+    let k = band_rows(chunks.width as usize);
+    diff_in_bands((path, chunks), None, opts, image, k)
+}
 
-/// [`diff`] with `k` rows compared per band.
+/// [`diff`] with `k` rows compared per band; `b` `None` compares `a` with itself.
 fn diff_in_bands(
     (pa, a): (&Path, Chunks<'_>),
-    (pb, b): (&Path, Chunks<'_>),
+    b: Option<(&Path, Chunks<'_>)>,
     opts: &Options,
     image: Option<&Masks>,
     k: usize,
@@ -56,91 +65,78 @@ fn diff_in_bands(
     let size = (a.width, a.height);
     let (w, h) = (size.0 as usize, size.1 as usize);
     let bands = h.div_ceil(k);
-    let draw = image.is_some();
+    let pb = b.as_ref().map_or(pa, |(p, _)| p);
     let mut feed_a = Feed::new(RowReader::new(pa, a), w, h, k);
-    let mut feed_b = Feed::new(RowReader::new(pb, b), w, h, k);
-    // Bands of `a` go to the helper, drawn bands come back; both kinds of buffer are then
-    // returned to be filled again.
-    let (to_b, from_a) = mpsc::sync_channel::<Vec<u8>>(2);
-    let (back_tx, back_rx) = mpsc::channel::<Vec<u8>>();
-    let (drawn_tx, drawn_rx) = mpsc::channel::<Drawn>();
-    let (free_tx, free_rx) = mpsc::channel::<Vec<u8>>();
+    let mut feed_b = b.map(|(pb, b)| Feed::new(RowReader::new(pb, b), w, h, k));
+    let unchanged = |mask| PixelDiff {
+        width: size.0,
+        height: size.1,
+        mismatched: 0,
+        mask,
+    };
+    if feed_b.is_none() && image.is_none() {
+        feed_a.reader.skip(h)?;
+        return Ok((unchanged(vec![0; (w * h).div_ceil(64)]), None));
+    }
+    // Bands of `a`, with the background of the diff image drawn, go to the helper; their
+    // buffers come back to be filled again.
+    let (to_b, from_a) = mpsc::sync_channel::<(Held, Vec<u8>, Vec<u8>)>(2);
+    let (back_tx, back_rx) = mpsc::channel::<(Vec<u8>, Vec<u8>)>();
     // `Err(None)`: the other side stopped, and its error is the one to report.
     let (ra, rb) = crate::par::try_join(
-        || -> Result<Option<Vec<u8>>, Option<Error>> {
+        || -> Result<(), Option<Error>> {
             // Owned here, so the helper sees a hang-up as soon as this side stops.
-            let (to_b, back_rx, drawn_rx, free_tx) = (to_b, back_rx, drawn_rx, free_tx);
-            let mut encoder = match image {
-                Some(masks) => Some((PngBands::new(size.0, size.1)?, masks)),
-                None => None,
-            };
-            let mut emitted = 0;
-            let mut emit = |(s, e, mut band): Drawn| -> Result<(), Error> {
-                emitted = e;
-                if let Some((encoder, masks)) = encoder.as_mut() {
-                    masks.draw_rows(&mut band, size.0, size.1, s as u32..e as u32);
-                    encoder.push(&band)?;
-                }
-                let _ = free_tx.send(band);
-                Ok(())
-            };
+            let (to_b, back_rx) = (to_b, back_rx);
             for band in 0..bands {
-                let mut rows = back_rx.try_recv().unwrap_or_default();
-                feed_a
+                let (mut rows, mut drawn) = back_rx.try_recv().unwrap_or_default();
+                let held = feed_a
                     .fill(band, &mut rows, Rows::Plain)
                     .map_err(|e| Some(e.into()))?;
-                crate::par::send_soon(&to_b, rows).map_err(|_| None)?;
-                while let Ok(drawn) = drawn_rx.try_recv() {
-                    emit(drawn)?;
+                if image.is_some() {
+                    let (s, e) = held.compared;
+                    drawn.resize((e - s) * w * 4, 0);
+                    let from = (s - held.first) * w * 4;
+                    let theirs = rows[from..from + drawn.len()].as_chunks::<4>().0;
+                    pixel::draw_background(drawn.as_chunks_mut::<4>().0, theirs, opts);
                 }
+                crate::par::send_soon(&to_b, (held, rows, drawn)).map_err(|_| None)?;
             }
-            // The rest, until the helper is done (or hangs up).
-            for drawn in drawn_rx.iter() {
-                emit(drawn)?;
-            }
-            match encoder {
-                // The helper stopped early: its error is the one to report.
-                Some(_) if emitted < h => Err(None),
-                Some((encoder, _)) => Ok(Some(encoder.finish()?)),
-                None => Ok(None),
-            }
+            Ok(())
         },
-        move || -> Result<(u64, Vec<u64>), Option<Error>> {
+        move || -> Result<(u64, Vec<u64>, Option<Vec<u8>>), Option<Error>> {
             let mut mask = vec![0u64; (w * h).div_ceil(64)];
+            let mut encoder = image.map(|_| PngBands::new(size.0, size.1)).transpose()?;
             let mut buf_b = Vec::new();
             let mut mismatched = 0;
             for band in 0..bands {
-                let rows_a = crate::par::recv_soon(&from_a).map_err(|_| None)?;
-                let from_a = Rows::Share(&rows_a[feed_b.carried(band)..]);
-                let held = feed_b
-                    .fill(band, &mut buf_b, from_a)
-                    .map_err(|e| Some(e.into()))?;
-                let rows = pixel::Rows {
-                    a: rows_a.as_chunks::<4>().0,
-                    b: buf_b.as_chunks::<4>().0,
-                    width: w,
-                    height: held.rows,
-                    base: held.first * w,
-                };
+                let (held, rows_a, mut drawn) = crate::par::recv_soon(&from_a).map_err(|_| None)?;
                 let (s, e) = held.compared;
-                let mut drawn = draw.then(|| {
-                    let mut d = free_rx.try_recv().unwrap_or_default();
-                    d.resize((e - s) * w * 4, 0);
-                    if opts.diff_mask {
-                        // Pixels not counted are left as they are: transparent.
-                        d.fill(0);
-                    }
-                    d
-                });
-                let out = drawn.as_deref_mut().map(|d| d.as_chunks_mut::<4>().0);
-                let local = (s - held.first) * w..(e - held.first) * w;
-                mismatched += rows.compare(local, opts, out, |i| mask[i / 64] |= 1 << (i % 64));
-                if let Some(d) = drawn {
-                    let _ = drawn_tx.send((s, e, d));
+                if let Some(feed_b) = feed_b.as_mut() {
+                    let from_a = Rows::Share(&rows_a[feed_b.carried(band)..]);
+                    feed_b
+                        .fill(band, &mut buf_b, from_a)
+                        .map_err(|e| Some(e.into()))?;
+                    let rows = pixel::Rows {
+                        a: rows_a.as_chunks::<4>().0,
+                        b: buf_b.as_chunks::<4>().0,
+                        width: w,
+                        height: held.rows,
+                        base: held.first * w,
+                    };
+                    let out = image.map(|_| drawn.as_chunks_mut::<4>().0);
+                    let local = (s - held.first) * w..(e - held.first) * w;
+                    mismatched += rows.compare_onto(local, opts, out, true, |i| {
+                        mask[i / 64] |= 1 << (i % 64);
+                    });
                 }
-                let _ = back_tx.send(rows_a);
+                if let (Some(encoder), Some(masks)) = (encoder.as_mut(), image) {
+                    masks.draw_rows(&mut drawn, size.0, size.1, s as u32..e as u32);
+                    encoder.push(&drawn)?;
+                }
+                let _ = back_tx.send((rows_a, drawn));
             }
-            Ok((mismatched, mask))
+            let png = encoder.map(PngBands::finish).transpose()?;
+            Ok((mismatched, mask, png))
         },
     );
     let rb = rb.unwrap_or_else(|_| {
@@ -148,21 +144,20 @@ fn diff_in_bands(
             InputError::new(pb, Reason::InvalidImage, "the decoder crashed").into(),
         ))
     });
-    let ((mismatched, mask), png) = match (ra, rb) {
+    let (mismatched, mask, png) = match (ra, rb) {
         (Err(Some(e)), _) | (_, Err(Some(e))) => return Err(e),
-        (Ok(png), Ok(done)) => (done, png),
+        (Ok(()), Ok(done)) => done,
         _ => return Err(Error::Internal("a diff thread stopped early".into())),
     };
     let diff = PixelDiff {
-        width: size.0,
-        height: size.1,
         mismatched,
-        mask,
+        ..unchanged(mask)
     };
     Ok((diff, png))
 }
 
 /// Where a filled band lies in the image.
+#[derive(Clone, Copy)]
 struct Held {
     /// The first row held.
     first: usize,
@@ -231,59 +226,6 @@ impl<'a> Feed<'a> {
     }
 }
 
-/// [`diff`] of an image with itself (the same file twice): nothing differs, so without a diff
-/// image the rows are only checked to decode, and with one each band is drawn and encoded as
-/// it is read.
-pub(crate) fn same(
-    path: &Path,
-    chunks: Chunks<'_>,
-    opts: &Options,
-    image: Option<&Masks>,
-) -> Result<Diffed, Error> {
-    let size = (chunks.width, chunks.height);
-    let (w, h) = (size.0 as usize, size.1 as usize);
-    let diff = PixelDiff {
-        width: size.0,
-        height: size.1,
-        mismatched: 0,
-        mask: vec![0; (w * h).div_ceil(64)],
-    };
-    let mut reader = RowReader::new(path, chunks);
-    let Some(masks) = image else {
-        reader.skip(h)?;
-        return Ok((diff, None));
-    };
-    let k = band_rows(w);
-    let mut encoder = PngBands::new(size.0, size.1)?;
-    let (mut band, mut drawn) = (Vec::new(), Vec::new());
-    for s in (0..h).step_by(k) {
-        let e = (s + k).min(h);
-        band.resize((e - s) * w * 4, 0);
-        drawn.resize((e - s) * w * 4, 0);
-        reader.read_rgba(&mut band, Rows::Plain)?;
-        let pixels = band.as_chunks::<4>().0;
-        let rows = pixel::Rows {
-            a: pixels,
-            b: pixels,
-            width: w,
-            height: e - s,
-            base: s * w,
-        };
-        if opts.diff_mask {
-            drawn.fill(0);
-        }
-        rows.compare(
-            0..pixels.len(),
-            opts,
-            Some(drawn.as_chunks_mut::<4>().0),
-            |_| {},
-        );
-        masks.draw_rows(&mut drawn, size.0, size.1, s as u32..e as u32);
-        encoder.push(&drawn)?;
-    }
-    Ok((diff, Some(encoder.finish()?)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,14 +273,14 @@ mod tests {
                     (pa.as_path(), chunks(&pa, &ba)),
                     (pb.as_path(), chunks(&pb, &bb)),
                 );
-                let (got, img) = diff_in_bands(a, b, &opts, Some(&Masks::new()), k).unwrap();
+                let (got, img) = diff_in_bands(a, Some(b), &opts, Some(&Masks::new()), k).unwrap();
                 assert_eq!(got, expected, "{an}/{bn} in bands of {k}");
                 assert!(pixels(img) == whole, "{an}/{bn} diff image in bands of {k}");
                 let (a, b) = (
                     (pa.as_path(), chunks(&pa, &ba)),
                     (pb.as_path(), chunks(&pb, &bb)),
                 );
-                let undrawn = diff_in_bands(a, b, &opts, None, k).unwrap();
+                let undrawn = diff_in_bands(a, Some(b), &opts, None, k).unwrap();
                 assert_eq!(undrawn, (expected.clone(), None), "{an}/{bn} undrawn");
             }
         }
@@ -414,7 +356,7 @@ mod tests {
             masks.draw(&mut whole, ia.width(), ia.height());
             for k in [1, 2, 3, 7, 1000] {
                 let (a, b) = ((pa, chunks(pa, &ba)), (pb, chunks(pb, &bb)));
-                let (got, img) = diff_in_bands(a, b, &opts, Some(&masks), k).unwrap();
+                let (got, img) = diff_in_bands(a, Some(b), &opts, Some(&masks), k).unwrap();
                 assert_eq!(got, expected, "{color:?} {b_filter:?} in bands of {k}");
                 assert!(
                     pixels(img) == whole,
@@ -440,6 +382,14 @@ mod tests {
                 same(&path, chunks(&path, &bytes), &opts, Some(&Masks::new())).unwrap();
             assert_eq!(got, expected);
             assert!(pixels(drawn) == whole);
+            for k in [1, 3] {
+                let a = (path.as_path(), chunks(&path, &bytes));
+                let (got, drawn) = diff_in_bands(a, None, &opts, Some(&Masks::new()), k).unwrap();
+                assert_eq!(got, expected, "bands of {k}");
+                assert!(pixels(drawn) == whole, "bands of {k}");
+            }
+            let undrawn = same(&path, chunks(&path, &bytes), &opts, None).unwrap();
+            assert_eq!(undrawn, (expected, None));
         }
     }
 
@@ -459,7 +409,7 @@ mod tests {
             for image in [None, Some(&masks)] {
                 let err = diff_in_bands(
                     (&pa, chunks(&pa, &ba)),
-                    (&pb, broken()),
+                    Some((&pb, broken())),
                     &Options::default(),
                     image,
                     k,
@@ -471,7 +421,7 @@ mod tests {
                 );
                 let err = diff_in_bands(
                     (&pb, broken()),
-                    (&pa, chunks(&pa, &ba)),
+                    Some((&pa, chunks(&pa, &ba))),
                     &Options::default(),
                     image,
                     k,

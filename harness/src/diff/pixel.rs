@@ -297,12 +297,27 @@ impl Rows<'_> {
         &self,
         range: std::ops::Range<usize>,
         opts: &Options,
+        out: Option<&mut [[u8; 4]]>,
+        mark: impl FnMut(usize),
+    ) -> u64 {
+        self.compare_onto(range, opts, out, false, mark)
+    }
+
+    /// [`Rows::compare`] onto a diff image whose background is drawn already
+    /// (`background_drawn`: [`draw_background`] was called for these pixels), so only the
+    /// pixels that differ are drawn: the background can be drawn on another thread.
+    pub(crate) fn compare_onto(
+        &self,
+        range: std::ops::Range<usize>,
+        opts: &Options,
         mut out: Option<&mut [[u8; 4]]>,
+        background_drawn: bool,
         mut mark: impl FnMut(usize),
     ) -> u64 {
         let (pa, pb, w, h, base) = (self.a, self.b, self.width, self.height, self.base);
         let (lo, hi) = (range.start, range.end);
         let draw_rest = !opts.diff_mask;
+        let draw_gray = draw_rest && !background_drawn;
         let max_delta = MAX_YIQ_DELTA * opts.threshold * opts.threshold;
         let alt_color = opts.diff_color_alt.unwrap_or(opts.diff_color);
         let mut mismatched = 0;
@@ -310,7 +325,7 @@ impl Rows<'_> {
         while i < hi {
             // Hot path: skip runs of identical pixels without any colour math.
             let j = next_difference(&pa[..hi], &pb[..hi], i);
-            if draw_rest && let Some(out) = out.as_deref_mut() {
+            if draw_gray && let Some(out) = out.as_deref_mut() {
                 draw_gray_run(&mut out[i - lo..j - lo], &pa[i..j], opts.alpha);
             }
             if j == hi {
@@ -342,7 +357,7 @@ impl Rows<'_> {
                     mismatched += 1;
                     mark(base + j);
                 }
-            } else if draw_rest && let Some(out) = out.as_deref_mut() {
+            } else if draw_gray && let Some(out) = out.as_deref_mut() {
                 out[j - lo] = gray_pixel(pa[j], opts.alpha);
             }
             i = j + 1;
@@ -411,6 +426,16 @@ fn next_difference(pa: &[[u8; 4]], pb: &[[u8; 4]], mut i: usize) -> usize {
 #[inline]
 fn opaque([r, g, b]: [u8; 3]) -> [u8; 4] {
     [r, g, b, 255]
+}
+
+/// Draws what a diff image shows where images do not differ, for the pixels `a` of image
+/// `a`: the faded grey copy of `a`, or, with `diff_mask`, nothing (transparent).
+pub(crate) fn draw_background(out: &mut [[u8; 4]], a: &[[u8; 4]], opts: &Options) {
+    if opts.diff_mask {
+        out.fill([0; 4]);
+    } else {
+        draw_gray_run(out, a, opts.alpha);
+    }
 }
 
 /// pixelmatch's `drawGrayPixel` over a run of pixels. Screenshots are mostly flat colour, so the
