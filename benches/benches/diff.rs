@@ -14,8 +14,9 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use stepreplay::diff::files::{decode_pair, write_png};
-use stepreplay::diff::pixel::{Options, diff, diff_images};
+use stepreplay::diff::Masks;
+use stepreplay::diff::files::diff_files;
+use stepreplay::diff::pixel::{Options, diff};
 use stepreplay::diff::regions::{DEFAULT_MERGE_GAP, Region, regions};
 use stepreplay_benches::desktop::{Desktop, SIZES, Variant};
 
@@ -84,9 +85,8 @@ fn bench_diff(c: &mut Criterion) {
         g.throughput(Throughput::Elements(p.pixels));
         g.bench_function(&p.label, |bench| {
             bench.iter(|| {
-                let pair = decode_pair(&p.a_path, &p.b_path).expect("decode");
-                let (a, b) = pair.images();
-                black_box(diff_images(a, b, &opts, None).map(|d| d.mismatched))
+                let (d, _) = diff_files(&p.a_path, &p.b_path, &opts, None).expect("decode");
+                black_box(d.mismatched)
             })
         });
     }
@@ -98,12 +98,11 @@ fn bench_diff(c: &mut Criterion) {
         g.throughput(Throughput::Elements(p.pixels));
         g.bench_function(&p.label, |bench| {
             bench.iter(|| {
-                let pair = decode_pair(&p.a_path, &p.b_path).expect("decode");
-                let (a, b) = pair.images();
-                let mut out = image::RgbaImage::new(a.width(), a.height());
-                let d = diff_images(a, b, &opts, Some(&mut out)).map(|d| d.mismatched);
-                write_png(&out_path, &out).expect("write");
-                black_box(d)
+                let masks = Masks::new();
+                let (d, png) =
+                    diff_files(&p.a_path, &p.b_path, &opts, Some(&masks)).expect("decode");
+                std::fs::write(&out_path, png.expect("an image")).expect("write");
+                black_box(d.mismatched)
             })
         });
     }

@@ -5,11 +5,9 @@ use std::io::Read;
 use std::path::Path;
 
 use image::RgbaImage;
-use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
 use super::Masks;
 use super::pixel::{self, Options, PixelDiff};
-use super::shared_rows::decode_together;
 use crate::errors::{Error, InputError, Reason};
 use crate::recording::png_decode::walk;
 use crate::recording::{PngSource, decode_general, parse_png, png_signature, read_png_bytes};
@@ -168,60 +166,6 @@ fn encoding_error(e: impl std::fmt::Display) -> Error {
     Error::Internal(format!("cannot encode the diff image: {e}"))
 }
 
-/// Decodes two PNGs at once: both files are read and inflated in parallel; two screenshots of
-/// the same size and kind are then reconstructed together, rows they store identically only
-/// once (see `shared_rows`), other pairs each on its own thread. Errors name the file; if both
-/// fail, `a`'s error is returned.
-pub fn decode_pair(a: &Path, b: &Path) -> Result<Decoded, InputError> {
-    let crashed = |p: &Path| InputError::new(p, Reason::InvalidImage, "the decoder crashed");
-    let (ra, rb) = crate::par::try_join(|| read_png_bytes(a), || read_png_bytes(b));
-    let (ba, bb) = (ra?, rb.unwrap_or_else(|_| Err(crashed(b)))?);
-    // The same file twice (or a copy): one decode, which also proves the file is a PNG, and
-    // no second image to allocate, fill and compare.
-    if ba == bb {
-        drop(bb);
-        let one = finish(a, parse_png(a, ba)?)?;
-        return Ok(Decoded::Same(one));
-    }
-    let (ra, rb) = crate::par::try_join(|| parse_png(a, ba), || parse_png(b, bb));
-    let rb = rb.unwrap_or_else(|_| Err(crashed(b)));
-    let (sa, sb) = (ra?, rb?);
-    // Sizes come from the headers: two images that cannot be compared are refused before
-    // either is decoded.
-    same_size((a, sa.dimensions(a)?), (b, sb.dimensions(b)?))?;
-    match (sa, sb) {
-        (PngSource::Fast(x), PngSource::Fast(y))
-            if (x.width, x.height, x.channels) == (y.width, y.height, y.channels) =>
-        {
-            let (ia, ib) = decode_together((a, x), (b, y))?;
-            Ok(Decoded::Two(ia, ib))
-        }
-        (sa, sb) => {
-            let (ra, rb) = crate::par::try_join(|| finish(a, sa), || finish(b, sb));
-            Ok(Decoded::Two(ra?, rb.unwrap_or_else(|_| Err(crashed(b)))?))
-        }
-    }
-}
-
-/// Two decoded screenshots.
-#[derive(Clone, Debug)]
-pub enum Decoded {
-    /// The files were byte for byte the same: decoded once.
-    Same(RgbaImage),
-    /// Before and after.
-    Two(RgbaImage, RgbaImage),
-}
-
-impl Decoded {
-    /// Before and after (the same image twice for [`Decoded::Same`]).
-    pub fn images(&self) -> (&RgbaImage, &RgbaImage) {
-        match self {
-            Decoded::Same(i) => (i, i),
-            Decoded::Two(a, b) => (a, b),
-        }
-    }
-}
-
 /// Decodes one read PNG on its own.
 fn finish(path: &Path, source: PngSource) -> Result<RgbaImage, InputError> {
     match source {
@@ -253,25 +197,16 @@ fn same_size(a: (&Path, (u32, u32)), b: (&Path, (u32, u32))) -> Result<(), Input
 /// is mostly flat grey and compresses well anyway, and it is made on every failing
 /// comparison. Sub instead of trying every filter on every row (Adaptive) makes
 /// `stepreplay diff --out` 7–19% faster end to end for files about 1.5× larger (measured on
-/// the bench desktops, see `benches/README.md`).
+/// the bench desktops, see `benches/README.md`). The bytes are [`PngBands`]', so a report's
+/// diff image and `stepreplay diff --out`'s are the same file.
 pub fn encode_png(img: &RgbaImage) -> Result<Vec<u8>, image::ImageError> {
-    let mut out = Vec::new();
-    let enc = PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Sub);
-    image::ImageEncoder::write_image(
-        enc,
-        img.as_raw(),
-        img.width(),
-        img.height(),
-        image::ExtendedColorType::Rgba8,
-    )?;
-    Ok(out)
-}
-
-/// Writes an RGBA image as PNG ([`encode_png`]'s bytes).
-pub fn write_png(path: &Path, img: &RgbaImage) -> Result<(), Error> {
-    let png =
-        encode_png(img).map_err(|e| crate::output::write_error(path)(std::io::Error::other(e)))?;
-    crate::output::write_file(path, png)
+    let (w, h) = img.dimensions();
+    let encode = || {
+        let mut bands = PngBands::new(w, h)?;
+        bands.push(&img.as_raw()[..w as usize * h as usize * 4])?;
+        bands.finish()
+    };
+    encode().map_err(|e| image::ImageError::IoError(std::io::Error::other(e.to_string())))
 }
 
 #[cfg(test)]
@@ -280,14 +215,15 @@ mod tests {
     use crate::diff::pixel::tests::CORPUS_DIR;
 
     #[test]
-    fn the_same_file_twice_is_decoded_once_and_a_broken_copy_still_fails() {
+    fn the_same_file_twice_is_checked_and_a_broken_copy_still_fails() {
         let a = Path::new(CORPUS_DIR).join("1a.png");
-        let Decoded::Same(one) = decode_pair(&a, &a).unwrap() else {
-            panic!("the same file twice is decoded once");
-        };
-        assert!(one == decode_general(&a, &std::fs::read(&a).unwrap()).unwrap());
-        let b = Path::new(CORPUS_DIR).join("1b.png");
-        assert!(matches!(decode_pair(&a, &b).unwrap(), Decoded::Two(..)));
+        let opts = Options::default();
+        let (d, png) = diff_files(&a, &a, &opts, Some(&Masks::new())).unwrap();
+        assert_eq!(d.mismatched, 0);
+        let img = decode_general(&a, &std::fs::read(&a).unwrap()).unwrap();
+        let mut whole = RgbaImage::new(img.width(), img.height());
+        pixel::diff_images(&img, &img, &opts, Some(&mut whole)).unwrap();
+        assert!(image::load_from_memory(&png.unwrap()).unwrap().to_rgba8() == whole);
 
         // Equal bytes prove nothing about the file: a broken PNG twice is still an error.
         let dir = std::env::temp_dir().join(format!("stepreplay-same-{}", std::process::id()));
@@ -296,8 +232,12 @@ mod tests {
         let mut bytes = std::fs::read(&a).unwrap();
         bytes.truncate(bytes.len() / 2);
         std::fs::write(&broken, &bytes).unwrap();
-        let e = decode_pair(&broken, &broken).unwrap_err();
-        assert_eq!(e.reason, Reason::InvalidImage, "{e}");
+        for image in [None, Some(&Masks::new())] {
+            let Err(Error::Input(e)) = diff_files(&broken, &broken, &opts, image) else {
+                panic!("a broken file twice must fail");
+            };
+            assert_eq!(e.reason, Reason::InvalidImage, "{e}");
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -11,7 +11,6 @@ pub mod pixel;
 #[cfg(test)]
 mod reference;
 pub mod regions;
-mod shared_rows;
 pub(crate) mod step;
 pub mod summary;
 pub mod verdict;

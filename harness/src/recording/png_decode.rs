@@ -43,33 +43,12 @@ impl Scanlines {
         self.width as usize * self.channels
     }
 
-    /// Row `y` as stored in the file: the filter byte, then the filtered bytes.
-    pub(crate) fn filtered_row(&self, y: usize) -> &[u8] {
-        let s = self.stride() + 1;
-        &self.buf[y * s..(y + 1) * s]
-    }
-
     /// Reconstructs every row and widens RGB to RGBA, in place.
     pub(crate) fn into_rgba(mut self, path: &Path) -> Result<RgbaImage, InputError> {
         let (h, s, bpp) = (self.height as usize, self.stride(), self.channels);
         let zeros = vec![0u8; s];
-        let rows = Rows {
-            s,
-            bpp,
-            zeros: &zeros,
-            copy: None,
-        };
-        rows.run(&mut self.buf, 0, 0..h, None)
-            .map_err(|(e, y)| bad_filter(path, e, y))?;
+        reconstruct(&mut self.buf, h, s, bpp, &zeros).map_err(|(e, y)| bad_filter(path, e, y))?;
         Ok(self.finish())
-    }
-
-    /// For each row: whether its filter (None or Sub) ignores the row above, so reconstruction
-    /// can start there without the rows before it.
-    pub(crate) fn independent_rows(&self) -> Vec<bool> {
-        (0..self.height as usize)
-            .map(|y| self.filtered_row(y)[0] <= 1)
-            .collect()
     }
 
     /// Turns reconstructed rows (at the start of the buffer) into the RGBA image.
@@ -110,138 +89,38 @@ pub(crate) fn bad_filter(path: &Path, e: BadFilter, y: usize) -> InputError {
     )
 }
 
-/// Reconstructs row `y` in place: moves its filtered bytes down to where the reconstructed row
-/// belongs (`y × s`, just before them) and unfilters them against row `y - 1`. `buf` starts at
-/// byte `base` of the image buffer: at row `y - 1`'s place or before, or at row `y`'s own when
-/// `y` is the first row or one whose filter ignores the row above (then `zeros` stands in).
-fn reconstruct_row(
+/// Reconstructs the `h` rows of `buf` in place, each moved down to where its reconstructed
+/// row belongs (`y × s`, just before its filtered bytes) and unfiltered against the row above
+/// (`zeros` above the first). Two Paeth rows in a row (the common case) are reconstructed
+/// together. Returns the error of the first bad row.
+fn reconstruct(
     buf: &mut [u8],
-    base: usize,
-    y: usize,
+    h: usize,
     s: usize,
     bpp: usize,
     zeros: &[u8],
-) -> Result<(), BadFilter> {
-    let at = y * (s + 1) - base;
-    let filter = buf[at];
-    let out = y * s - base;
-    buf.copy_within(at + 1..at + 1 + s, out);
-    unfilter_at(buf, out, filter, s, bpp, zeros)
-}
-
-/// Unfilters the row at `buf[out..out + s]` against the `s` bytes before it (or `zeros`).
-fn unfilter_at(
-    buf: &mut [u8],
-    out: usize,
-    filter: u8,
-    s: usize,
-    bpp: usize,
-    zeros: &[u8],
-) -> Result<(), BadFilter> {
-    let (head, tail) = buf.split_at_mut(out);
-    let prev = if out == 0 { zeros } else { &head[out - s..] };
-    unfilter_row(filter, bpp, prev, &mut tail[..s])
-}
-
-/// How to reconstruct rows: row size, bytes per pixel, the zero row, and optionally another
-/// image's reconstructed rows with the rows to copy from it instead of reconstructing.
-pub(crate) struct Rows<'a> {
-    /// Bytes in one reconstructed row.
-    pub(crate) s: usize,
-    /// Bytes per pixel (3 or 4).
-    pub(crate) bpp: usize,
-    /// `s` zero bytes: the row above the first.
-    pub(crate) zeros: &'a [u8],
-    /// Reconstructed rows of an identical-size image, and which rows to take from it.
-    pub(crate) copy: Option<(&'a [u8], &'a [bool])>,
-}
-
-impl Rows<'_> {
-    /// Reconstructs `rows` in place in `seg`, the part of the image buffer from byte `base`
-    /// (`rows.start × s`). When the filtered bytes of the last row run past the part (the
-    /// buffer was split after it), `tail` holds a copy of them, filter byte first.
-    pub(crate) fn run(
-        &self,
-        seg: &mut [u8],
-        base: usize,
-        rows: std::ops::Range<usize>,
-        tail: Option<&[u8]>,
-    ) -> Result<(), (BadFilter, usize)> {
-        let s = self.s;
-        let copied = |y: usize| self.copy.is_some_and(|(_, take)| take[y]);
-        let mut y = rows.start;
-        while y < rows.end {
-            let out = y * s - base;
-            if let Some((src, _)) = self.copy
-                && copied(y)
-            {
-                seg[out..out + s].copy_from_slice(&src[y * s..(y + 1) * s]);
-                y += 1;
-                continue;
-            }
-            // Two Paeth rows in a row (the common case) are reconstructed together.
-            let last = if tail.is_some() {
-                rows.end - 1
-            } else {
-                rows.end
-            };
-            let at = y * (s + 1) - base;
-            if y + 1 < last && !copied(y + 1) && seg[at] == 4 && seg[at + s + 1] == 4 {
-                seg.copy_within(at + 1..at + 1 + s, out);
-                seg.copy_within(at + s + 2..at + 2 * s + 2, out + s);
-                let (head, rest) = seg.split_at_mut(out);
-                let prev = if out == 0 {
-                    self.zeros
-                } else {
-                    &head[out - s..]
-                };
-                let (r0, r1) = rest[..2 * s].split_at_mut(s);
-                paeth_pair(self.bpp, prev, r0, r1);
-                y += 2;
-                continue;
-            }
-            let done = match tail {
-                Some(t) if y + 1 == rows.end => {
-                    seg[out..out + s].copy_from_slice(&t[1..]);
-                    unfilter_at(seg, out, t[0], s, self.bpp, self.zeros)
-                }
-                _ => reconstruct_row(seg, base, y, s, self.bpp, self.zeros),
-            };
-            done.map_err(|e| (e, y))?;
-            y += 1;
+) -> Result<(), (BadFilter, usize)> {
+    let mut y = 0;
+    while y < h {
+        let (at, out) = (y * (s + 1), y * s);
+        if y + 1 < h && buf[at] == 4 && buf[at + s + 1] == 4 {
+            buf.copy_within(at + 1..at + 1 + s, out);
+            buf.copy_within(at + s + 2..at + 2 * s + 2, out + s);
+            let (head, rest) = buf.split_at_mut(out);
+            let prev = if out == 0 { zeros } else { &head[out - s..] };
+            let (r0, r1) = rest[..2 * s].split_at_mut(s);
+            paeth_pair(bpp, prev, r0, r1);
+            y += 2;
+            continue;
         }
-        Ok(())
+        let filter = buf[at];
+        buf.copy_within(at + 1..at + 1 + s, out);
+        let (head, tail) = buf.split_at_mut(out);
+        let prev = if out == 0 { zeros } else { &head[out - s..] };
+        unfilter_row(filter, bpp, prev, &mut tail[..s]).map_err(|e| (e, y))?;
+        y += 1;
     }
-
-    /// Reconstructs all `h` rows of `buf` in place on two threads: the second starts at the
-    /// row nearest the middle that needs nothing above it (`starts[y]`), if there is one.
-    /// Returns the error of the first bad row.
-    pub(crate) fn run_split(
-        &self,
-        buf: &mut [u8],
-        h: usize,
-        starts: &[bool],
-    ) -> Result<(), (BadFilter, usize)> {
-        let s = self.s;
-        // The second part's rows are written from `m × s` on, over the end of the first part's
-        // filtered bytes: only its last row's may reach that far (`m < s`), and it is copied.
-        let fits = |m: usize| m > 0 && m < h && m < s && starts[m];
-        let mid = h / 2;
-        let Some(m) = (0..=mid)
-            .flat_map(|d| [mid - d, mid + d])
-            .find(|&m| fits(m))
-        else {
-            return self.run(buf, 0, 0..h, None);
-        };
-        let tail = buf[(m - 1) * (s + 1)..m * (s + 1)].to_vec();
-        let (top, bottom) = buf.split_at_mut(m * s);
-        let (rt, rb) = crate::par::join(
-            || self.run(top, 0, 0..m, Some(&tail)),
-            || self.run(bottom, m * s, m..h, None),
-        );
-        rt?;
-        rb
-    }
+    Ok(())
 }
 
 /// Asks Linux to back a large fresh buffer with 2 MiB pages where transparent huge pages are

@@ -229,7 +229,12 @@ proptest! {
         }
         let bad = dir.path().join("x.png");
         std::fs::write(&bad, &bytes).unwrap();
-        let _ = stepreplay::diff::files::decode_pair(&good, &bad);
+        let masks = stepreplay::diff::Masks::new();
+        let opts = stepreplay::diff::Options::default();
+        for image in [None, Some(&masks)] {
+            let _ = stepreplay::diff::files::diff_files(&good, &bad, &opts, image);
+            let _ = stepreplay::diff::files::diff_files(&bad, &bad, &opts, image);
+        }
     }
 
     #[test]
