@@ -5,7 +5,6 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, RecvError, SyncSender, TryRecvError, TrySendError};
 use std::thread;
 
 /// A panic caught on a helper thread, as text.
@@ -43,41 +42,6 @@ pub(crate) fn try_join<A, B: Send>(
         let ra = a();
         (ra, hb.join().map_err(Panicked::of))
     })
-}
-
-/// How long [`recv_soon`] and [`send_soon`] spin before they sleep.
-const SPIN: std::time::Duration = std::time::Duration::from_micros(300);
-
-/// Receives from `rx`, spinning a moment before sleeping: for two threads that hand work to
-/// each other many times a millisecond (a diff's bands), where waking a sleeping thread took
-/// 100–250 µs on a virtual machine, as long as the work it waited for.
-pub(crate) fn recv_soon<T>(rx: &Receiver<T>) -> Result<T, RecvError> {
-    let start = std::time::Instant::now();
-    loop {
-        match rx.try_recv() {
-            Ok(v) => return Ok(v),
-            Err(TryRecvError::Disconnected) => return Err(RecvError),
-            Err(TryRecvError::Empty) if start.elapsed() < SPIN => std::hint::spin_loop(),
-            Err(TryRecvError::Empty) => return rx.recv(),
-        }
-    }
-}
-
-/// Sends on the bounded `tx`, spinning a moment while it is full before sleeping (see
-/// [`recv_soon`]). `Err` gives the value back when the receiver is gone.
-pub(crate) fn send_soon<T>(tx: &SyncSender<T>, mut v: T) -> Result<(), T> {
-    let start = std::time::Instant::now();
-    loop {
-        match tx.try_send(v) {
-            Ok(()) => return Ok(()),
-            Err(TrySendError::Disconnected(back)) => return Err(back),
-            Err(TrySendError::Full(back)) if start.elapsed() < SPIN => {
-                v = back;
-                std::hint::spin_loop();
-            }
-            Err(TrySendError::Full(back)) => return tx.send(back).map_err(|e| e.0),
-        }
-    }
 }
 
 /// Runs `f` on each part, each on its own thread (the last on this one), and returns the

@@ -99,7 +99,7 @@ fn diff_in_bands(
                     let theirs = rows[from..from + drawn.len()].as_chunks::<4>().0;
                     pixel::draw_background(drawn.as_chunks_mut::<4>().0, theirs, opts);
                 }
-                crate::par::send_soon(&to_b, (held, rows, drawn)).map_err(|_| None)?;
+                to_b.send((held, rows, drawn)).map_err(|_| None)?;
             }
             Ok(())
         },
@@ -109,7 +109,7 @@ fn diff_in_bands(
             let mut buf_b = Vec::new();
             let mut mismatched = 0;
             for band in 0..bands {
-                let (held, rows_a, mut drawn) = crate::par::recv_soon(&from_a).map_err(|_| None)?;
+                let (held, rows_a, mut drawn) = from_a.recv().map_err(|_| None)?;
                 let (s, e) = held.compared;
                 if let Some(feed_b) = feed_b.as_mut() {
                     let from_a = Rows::Share(&rows_a[feed_b.carried(band)..]);
