@@ -74,12 +74,21 @@ fn diff_in_bands(
         mismatched: 0,
         mask,
     };
-    if feed_b.is_none() && image.is_none() {
+    let same_file = feed_b.is_none();
+    // The background of a band of the diff image: the faded copy of `a` (or transparent).
+    let background = |held: Held, rows: &[u8], drawn: &mut Vec<u8>| {
+        let (s, e) = held.compared;
+        drawn.resize((e - s) * w * 4, 0);
+        let from = (s - held.first) * w * 4;
+        let theirs = rows[from..from + drawn.len()].as_chunks::<4>().0;
+        pixel::draw_background(drawn.as_chunks_mut::<4>().0, theirs, opts);
+    };
+    if same_file && image.is_none() {
         feed_a.reader.skip(h)?;
         return Ok((unchanged(vec![0; (w * h).div_ceil(64)]), None));
     }
-    // Bands of `a`, with the background of the diff image drawn, go to the helper; their
-    // buffers come back to be filled again.
+    // Bands of `a`, with the background of the diff image drawn (unless there is nothing to
+    // compare), go to the helper; their buffers come back to be filled again.
     let (to_b, from_a) = mpsc::sync_channel::<(Held, Vec<u8>, Vec<u8>)>(2);
     let (back_tx, back_rx) = mpsc::channel::<(Vec<u8>, Vec<u8>)>();
     // `Err(None)`: the other side stopped, and its error is the one to report.
@@ -92,12 +101,8 @@ fn diff_in_bands(
                 let held = feed_a
                     .fill(band, &mut rows, Rows::Plain)
                     .map_err(|e| Some(e.into()))?;
-                if image.is_some() {
-                    let (s, e) = held.compared;
-                    drawn.resize((e - s) * w * 4, 0);
-                    let from = (s - held.first) * w * 4;
-                    let theirs = rows[from..from + drawn.len()].as_chunks::<4>().0;
-                    pixel::draw_background(drawn.as_chunks_mut::<4>().0, theirs, opts);
+                if image.is_some() && !same_file {
+                    background(held, &rows, &mut drawn);
                 }
                 to_b.send((held, rows, drawn)).map_err(|_| None)?;
             }
@@ -130,6 +135,10 @@ fn diff_in_bands(
                     });
                 }
                 if let (Some(encoder), Some(masks)) = (encoder.as_mut(), image) {
+                    // With nothing to compare, this side has time to draw the background.
+                    if same_file {
+                        background(held, &rows_a, &mut drawn);
+                    }
                     masks.draw_rows(&mut drawn, size.0, size.1, s as u32..e as u32);
                     encoder.push(&drawn)?;
                 }
