@@ -54,6 +54,9 @@ pub(crate) fn same(
     diff_in_bands((path, chunks), None, opts, image, k)
 }
 
+/// What the comparing side returns: the count, the mask and the PNG.
+type Compared = (u64, Vec<u64>, Option<Vec<u8>>);
+
 /// [`diff`] with `k` rows compared per band; `b` `None` compares `a` with itself.
 fn diff_in_bands(
     (pa, a): (&Path, Chunks<'_>),
@@ -108,7 +111,7 @@ fn diff_in_bands(
             }
             Ok(())
         },
-        move || -> Result<(u64, Vec<u64>, Option<Vec<u8>>), Option<Error>> {
+        move || -> Result<Compared, Option<Error>> {
             let mut mask = vec![0u64; (w * h).div_ceil(64)];
             let mut encoder = image.map(|_| PngBands::new(size.0, size.1)).transpose()?;
             let mut buf_b = Vec::new();
