@@ -1,11 +1,11 @@
 //! The pixel diff of two screenshots, a band of rows at a time as they are decoded: neither
-//! image, nor the diff image, is ever whole in memory. This thread decodes `a` and hands each
-//! band to a helper, which decodes the same rows of `b` (copying rows stored alike, see
-//! `png_rows::Rows::Share`), compares them and draws the band of the diff image; this thread
-//! then encodes that band as PNG while the helper works on the next. A pixel's anti-aliasing
-//! check reads two rows above and below it, so each band carries those rows too, kept from
-//! the band before or read ahead. Counts, mask and diff image are those of [`pixel::diff`] on
-//! the whole images (tested).
+//! image, nor the diff image, is ever whole in memory. This thread decodes `a` and draws the
+//! band's background in the diff image; a helper decodes the same rows of `b` (copying the
+//! rows that come out the same as `a`'s, see `png_rows::Rows::Share`), compares them, draws
+//! what differs and encodes the band as PNG while this thread decodes the next. A pixel's
+//! anti-aliasing check reads two rows above and below it, so each band carries those rows
+//! too, kept from the band before or read ahead. Counts, mask and diff image are those of
+//! [`pixel::diff`] on the whole images (tested).
 
 use std::path::Path;
 use std::sync::mpsc;

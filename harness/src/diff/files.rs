@@ -60,8 +60,9 @@ pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
 /// Screenshots (8-bit RGB or RGBA) are compared a band of rows at a time as they are decoded
 /// (see `bands`): neither they nor the diff image are ever whole in memory, and the same file
 /// twice is only checked to decode. Other PNGs are decoded whole by the image crate. Sizes are
-/// compared from the headers, before anything is decoded. Errors name the file; if both fail,
-/// `a`'s error is returned.
+/// compared from the headers, before anything is decoded. Errors name the file; if both are
+/// broken, the error met first is returned (`a`'s when they are read whole, the one higher up
+/// the image when they are read in bands).
 pub fn diff_files(
     a: &Path,
     b: &Path,

@@ -239,15 +239,20 @@ mod tests {
         out
     }
 
-    #[test]
-    fn a_row_filters_to_what_reconstructs_to_it_and_to_nothing_else() {
-        let mut state = 0x1234_5678_u32;
-        let mut next = move || {
+    /// A small deterministic generator (xorshift): the bytes only need to cover many
+    /// combinations.
+    fn bytes(mut state: u32) -> impl FnMut() -> u8 {
+        move || {
             state ^= state << 13;
             state ^= state >> 17;
             state ^= state << 5;
             (state >> 8) as u8
-        };
+        }
+    }
+
+    #[test]
+    fn a_row_filters_to_what_reconstructs_to_it_and_to_nothing_else() {
+        let mut next = bytes(0x1234_5678);
         for bpp in [3, 4] {
             for filter in 0..=4u8 {
                 for len in [bpp, bpp * 5, bpp * 100] {
@@ -276,14 +281,7 @@ mod tests {
 
     #[test]
     fn every_filter_matches_the_specification() {
-        // A small deterministic generator: the bytes only need to cover many combinations.
-        let mut state = 0x2545_f491_u32;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            (state >> 8) as u8
-        };
+        let mut next = bytes(0x2545_f491);
         for bpp in [3, 4] {
             for filter in 0..=4u8 {
                 for _ in 0..50 {
