@@ -48,6 +48,16 @@ pub(crate) enum Rows<'x> {
     Share(&'x [u8]),
 }
 
+/// The RGBA row above the next one written after `above` (the rows written so far in this
+/// call): the last of them, or `carried` (the last row of the call before) when there are none.
+fn row_above<'x>(carried: &'x [u8], above: &'x [u8], w4: usize) -> &'x [u8] {
+    if above.is_empty() {
+        carried
+    } else {
+        &above[above.len() - w4..]
+    }
+}
+
 impl<'a> RowReader<'a> {
     /// A reader of `chunks`, the walked image data of `path` (named in errors).
     pub(crate) fn new(path: &'a Path, chunks: Chunks<'a>) -> Self {
@@ -117,12 +127,13 @@ impl<'a> RowReader<'a> {
                 let theirs = &theirs[i * w4..(i + 1) * w4];
                 let (above, rest) = out.split_at_mut(i * w4);
                 let same = if self.channels == 4 {
-                    let prev = if i == 0 {
-                        &self.prev[..]
-                    } else {
-                        &above[(i - 1) * w4..]
-                    };
-                    filters_to(src[0], 4, prev, theirs, &src[1..])
+                    filters_to(
+                        src[0],
+                        4,
+                        row_above(&self.prev, above, w4),
+                        theirs,
+                        &src[1..],
+                    )
                 } else {
                     for (d, p) in self
                         .cur
@@ -155,12 +166,7 @@ impl<'a> RowReader<'a> {
                     let (r0, r1) = rest[..2 * w4].split_at_mut(w4);
                     r0.copy_from_slice(&src[1..s + 1]);
                     r1.copy_from_slice(&src[s + 2..]);
-                    let prev = if i == 0 {
-                        &self.prev[..]
-                    } else {
-                        &above[(i - 1) * w4..]
-                    };
-                    paeth_pair(4, prev, r0, r1);
+                    paeth_pair(4, row_above(&self.prev, above, w4), r0, r1);
                     self.taken += 2 * (s + 1);
                     self.y += 2;
                     i += 2;
@@ -173,11 +179,7 @@ impl<'a> RowReader<'a> {
             let row = &mut rest[..w4];
             if self.channels == 4 {
                 row.copy_from_slice(&src[1..]);
-                let prev = if i == 0 {
-                    &self.prev[..]
-                } else {
-                    &above[(i - 1) * w4..]
-                };
+                let prev = row_above(&self.prev, above, w4);
                 unfilter_row(src[0], 4, prev, row).map_err(|e| bad_filter(self.path, e, y))?;
             } else {
                 self.cur.copy_from_slice(&src[1..]);
