@@ -9,6 +9,8 @@
 //! crops with no copy left the slow corners; with this scan first, the coarse search only
 //! runs when there is no copy, and it no longer has to widen in case it pruned one.
 
+use std::ops::RangeInclusive;
+
 use memchr::memmem::Finder;
 
 use super::gray::Plane;
@@ -37,7 +39,16 @@ fn anchor(crop: &Plane) -> Anchor {
             len,
         },
     );
-    for (row, line) in crop.data.chunks_exact(crop.width).enumerate() {
+    let rows = crop.data.chunks_exact(crop.width);
+    for (row, (line, above)) in rows
+        .clone()
+        .zip(std::iter::once(&[][..]).chain(rows))
+        .enumerate()
+    {
+        // A row like the one above has the same runs, and only a busier run replaces the best.
+        if line == above {
+            continue;
+        }
         // Changes inside the window [col, col + len), slid along the row.
         let change = |i: usize| usize::from(line[i] != line[i - 1]);
         let mut changes: usize = (1..len).map(change).sum();
@@ -53,26 +64,26 @@ fn anchor(crop: &Plane) -> Anchor {
     best.1
 }
 
-/// Calls `copy(x, y)` for each top-left corner in `region` (inclusive ranges of corners)
-/// where `crop` appears pixel for pixel on `screen`, in raster order.
+/// Calls `copy(xs, y)` for the top-left corners in `region` (inclusive ranges of corners)
+/// where `crop` appears pixel for pixel on `screen`, in raster order: `xs` is a run of
+/// neighbouring corners on row `y`. A blank crop has a copy at nearly every place of a
+/// blank area, hundreds of thousands on a HiDPI screen, and one call per run keeps their
+/// cost out of the caller.
 pub(super) fn exact_copies(
     screen: &Plane,
     crop: &Plane,
     region: Region,
-    mut copy: impl FnMut(usize, usize),
+    mut copy: impl FnMut(RangeInclusive<usize>, usize),
 ) {
     let (w, h) = (crop.width, crop.height);
     if w == 0 || h == 0 || region.x1 + w > screen.width || region.y1 + h > screen.height {
         return;
     }
-    if crop.data.iter().all(|&v| v == crop.data[0]) {
-        return flat_copies(screen, crop.data[0], (w, h), region, copy);
-    }
     let a = anchor(crop);
     let needle = crop.row(a.col, a.row, a.len);
     if needle.iter().all(|&v| v == needle[0]) {
         // The run with the most changes has none: every row of the crop is one grey.
-        return stripes(screen, crop, a.row, region, copy);
+        return stripes(screen, crop, region, copy);
     }
     let probes = probes(crop, a.row);
     // The anchor's run matched already; a few pixels that tell look-alikes apart are checked
@@ -94,7 +105,7 @@ pub(super) fn exact_copies(
         while let Some(i) = finder.find(&hay[from..]) {
             let x = region.x0 + from + i;
             if same(x, y) {
-                copy(x, y);
+                copy(x..=x, y);
             }
             // Overlapping occurrences count (a run inside a longer run of the same grey).
             from += i + 1;
@@ -102,50 +113,172 @@ pub(super) fn exact_copies(
     }
 }
 
-/// The copies of a crop whose every row is one grey (stripes: the anchor,
-/// the run with the most changes, has none). A place is a copy when each of the `w` columns
-/// from it shows the crop's column of greys, so the columns are checked once each, left to
-/// right, and `w` good ones in a row make a copy: a column that fails rules out every place
-/// whose window covers it. Only columns inside runs of the anchor row's grey at least `w`
-/// long are checked; rows where the greys change are checked first.
+/// The copies of a crop whose every row is one grey: a blank crop, or stripes (the anchor,
+/// the run with the most changes, has none). A place is a copy when, for each crop row, the
+/// screen row under it has a run of that row's grey at least `w` long that covers it. Each
+/// screen row's runs of each grey the crop uses are found once ([`RowRuns`]) as ranges of
+/// corners; a `y`'s copies are the intersection of its rows' ranges, the rows where the
+/// greys change first, so that most `y`s are dropped after a row or two. A blank crop has
+/// copies all over a blank area, and this costs a few ranges per row instead of a check per
+/// place.
 fn stripes(
     screen: &Plane,
     crop: &Plane,
-    anchor_row: usize,
     region: Region,
-    mut copy: impl FnMut(usize, usize),
+    mut copy: impl FnMut(RangeInclusive<usize>, usize),
 ) {
     let (w, h) = (crop.width, crop.height);
     let grey = |r: usize| crop.data[r * w];
     let edge =
         |r: usize| (r > 0 && grey(r) != grey(r - 1)) || (r + 1 < h && grey(r) != grey(r + 1));
-    let (mut order, rest): (Vec<usize>, Vec<usize>) =
-        (0..h).filter(|&r| r != anchor_row).partition(|&r| edge(r));
+    let (mut order, rest): (Vec<usize>, Vec<usize>) = (0..h).partition(|&r| edge(r));
     order.extend(rest);
-    let g = grey(anchor_row);
+    let mut runs = RowRuns::new(screen, crop, region);
+    let (mut now, mut next) = (Vec::new(), Vec::new());
     for y in region.y0..=region.y1 {
-        let column = |c: usize| {
-            order
-                .iter()
-                .all(|&r| screen.data[(y + r) * screen.width + c] == grey(r))
-        };
-        let line = screen.row(region.x0, y + anchor_row, region.x1 - region.x0 + w);
-        let mut i = 0;
-        while i < line.len() {
-            let start = i;
-            while i < line.len() && line[i] == g {
-                i += 1;
+        let mut last = runs.slot(y + order[0], grey(order[0]));
+        now.clear();
+        now.extend_from_slice(runs.ranges(last));
+        for &r in &order[1..] {
+            if now.is_empty() {
+                break;
             }
-            if i - start >= w {
-                let mut good = 0;
-                for c in start..i {
-                    good = if column(region.x0 + c) { good + 1 } else { 0 };
-                    if good >= w {
-                        copy(region.x0 + c + 1 - w, y);
-                    }
-                }
+            // Neighbouring rows of a blank area have the same runs: intersecting them again
+            // changes nothing.
+            let slot = runs.slot(y + r, grey(r));
+            if slot != last {
+                intersect(&now, runs.ranges(slot), &mut next);
+                std::mem::swap(&mut now, &mut next);
+                last = slot;
             }
-            i += usize::from(i == start);
+        }
+        for &(a, b) in &now {
+            copy(region.x0 + a..=region.x0 + b, y);
+        }
+    }
+}
+
+/// The runs of one grey at least `w` long on a screen row, within a region's columns, as
+/// inclusive ranges of corners (relative to the region's left edge), found on first use.
+struct RowRuns<'a> {
+    screen: &'a Plane,
+    region: Region,
+    w: usize,
+    /// Each grey the crop uses, numbered; `NONE` for the rest.
+    grey_index: [u8; 256],
+    greys: usize,
+    /// Per (row − `region.y0`, grey number): where its ranges are in `ranges`, once found.
+    found: Vec<Option<(u32, u32)>>,
+    ranges: Vec<(usize, usize)>,
+}
+
+const NONE: u8 = u8::MAX;
+
+impl<'a> RowRuns<'a> {
+    fn new(screen: &'a Plane, crop: &Plane, region: Region) -> Self {
+        let mut grey_index = [NONE; 256];
+        let mut greys = 0;
+        for row in crop.data.chunks_exact(crop.width) {
+            if grey_index[usize::from(row[0])] == NONE {
+                grey_index[usize::from(row[0])] = greys as u8;
+                greys += 1;
+            }
+        }
+        let rows = region.y1 - region.y0 + crop.height;
+        RowRuns {
+            screen,
+            region,
+            w: crop.width,
+            grey_index,
+            greys,
+            found: vec![None; rows * greys],
+            ranges: Vec::new(),
+        }
+    }
+
+    /// Where the ranges of grey `g` on screen row `y` are: rows with the same ranges as
+    /// the row above share its slot.
+    fn slot(&mut self, y: usize, g: u8) -> (u32, u32) {
+        let gi = usize::from(self.grey_index[usize::from(g)]);
+        let key = (y - self.region.y0) * self.greys + gi;
+        if let Some(f) = self.found[key] {
+            return f;
+        }
+        let from = self.ranges.len();
+        let span = self.region.x1 - self.region.x0 + self.w;
+        let line = self.screen.row(self.region.x0, y, span);
+        runs_of(line, g, self.w, &mut self.ranges);
+        let mut f = (from as u32, self.ranges.len() as u32);
+        let above = key.checked_sub(self.greys).and_then(|k| self.found[k]);
+        if let Some(a) = above.filter(|&a| self.ranges(a) == &self.ranges[from..]) {
+            self.ranges.truncate(from);
+            f = a;
+        }
+        self.found[key] = Some(f);
+        f
+    }
+
+    fn ranges(&self, (from, to): (u32, u32)) -> &[(usize, usize)] {
+        &self.ranges[from as usize..to as usize]
+    }
+}
+
+/// Pushes, for each run of `g` in `line` at least `w` long, the range of places a `w`-wide
+/// window inside it can start. A run that long covers every `w`-th byte, so the scan looks
+/// at one byte in `w` and only walks the runs it lands in: text and other busy rows cost
+/// `len / w` lookups, a blank row one pass over its bytes in 16-byte blocks.
+fn runs_of(line: &[u8], g: u8, w: usize, out: &mut Vec<(usize, usize)>) {
+    let mut c = 0;
+    while c + w <= line.len() {
+        let probe = c + w - 1;
+        if line[probe] != g {
+            c = probe + 1;
+            continue;
+        }
+        // The run holding `probe`, from no further back than `c`.
+        let start = probe - same_run_back(&line[c..probe], g);
+        let end = probe + same_run(&line[probe..], g);
+        if end - start >= w {
+            out.push((start, end - w));
+        }
+        c = end + 1;
+    }
+}
+
+/// How many bytes at the start of `bytes` equal `g`, compared 16 at a time.
+fn same_run(bytes: &[u8], g: u8) -> usize {
+    const B: usize = 16;
+    let blocks = bytes.chunks_exact(B).take_while(|b| **b == [g; B]).count();
+    let rest = &bytes[blocks * B..];
+    blocks * B + rest.iter().position(|&v| v != g).unwrap_or(rest.len())
+}
+
+/// How many bytes at the end of `bytes` equal `g`.
+fn same_run_back(bytes: &[u8], g: u8) -> usize {
+    const B: usize = 16;
+    let blocks = bytes.rchunks_exact(B).take_while(|b| **b == [g; B]).count();
+    let rest = &bytes[..bytes.len() - blocks * B];
+    blocks * B
+        + rest
+            .iter()
+            .rev()
+            .position(|&v| v != g)
+            .unwrap_or(rest.len())
+}
+
+/// The intersection of two sorted lists of disjoint inclusive ranges, into `out`.
+fn intersect(a: &[(usize, usize)], b: &[(usize, usize)], out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (lo, hi) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
+        if lo <= hi {
+            out.push((lo, hi));
+        }
+        if a[i].1 < b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
         }
     }
 }
@@ -180,35 +313,6 @@ fn probes(crop: &Plane, anchor_row: usize) -> Vec<(usize, usize, u8)> {
             (r, c, line[c])
         })
         .collect()
-}
-
-/// The copies of a flat `w`×`h` crop of grey `g`: windows of that grey only. A flat area has
-/// a copy at nearly every place, so instead of comparing windows this keeps, per column, how
-/// many rows in a row have a run of `g` at least `w` long starting there.
-fn flat_copies(
-    screen: &Plane,
-    g: u8,
-    (w, h): (usize, usize),
-    region: Region,
-    mut copy: impl FnMut(usize, usize),
-) {
-    let n = region.x1 - region.x0 + 1;
-    let mut tall = vec![0usize; n];
-    let mut run = vec![0usize; n + w - 1];
-    for y in region.y0..region.y1 + h {
-        let line = screen.row(region.x0, y, n + w - 1);
-        let mut len = 0;
-        for (r, &v) in run.iter_mut().zip(line).rev() {
-            len = if v == g { len + 1 } else { 0 };
-            *r = len;
-        }
-        for (i, (t, &r)) in tall.iter_mut().zip(&run).enumerate() {
-            *t = if r >= w { *t + 1 } else { 0 };
-            if *t >= h {
-                copy(region.x0 + i, y + 1 - h);
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -249,7 +353,7 @@ mod tests {
 
     fn copies(screen: &Plane, crop: &Plane, region: Region) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
-        exact_copies(screen, crop, region, |x, y| out.push((x, y)));
+        exact_copies(screen, crop, region, |xs, y| out.extend(xs.map(|x| (x, y))));
         out
     }
 
@@ -345,10 +449,48 @@ mod tests {
             let y = rng.below_u32((sh - h + 1) as u32) as usize;
             let crop = plane(w, h, (0..w * h).map(|i| bands[y + i / w]).collect());
             let r = all(&screen, w, h);
-            assert_eq!(
-                copies(&screen, &crop, r),
-                brute(&screen, &crop, r),
-                "case {case}"
+            let window = Region {
+                x0: r.x1 / 4,
+                y0: r.y1 / 3,
+                x1: r.x1 - r.x1 / 5,
+                y1: r.y1,
+            };
+            for region in [r, window] {
+                assert_eq!(
+                    copies(&screen, &crop, region),
+                    brute(&screen, &crop, region),
+                    "case {case} in {region:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn runs_are_every_long_enough_stretch_of_the_grey() {
+        let mut rng = Rng::new(21);
+        for case in 0..400 {
+            let len = 1 + rng.below_u32(90) as usize;
+            // Long runs as well as short ones: a grey kept with high probability.
+            let keep = rng.below_u32(10);
+            let mut line = vec![0u8; len];
+            for i in 1..len {
+                line[i] = if rng.below_u32(10) < keep {
+                    line[i - 1]
+                } else {
+                    rng.below_u32(2) as u8
+                };
+            }
+            let w = 1 + rng.below_u32(40) as usize;
+            let mut got = Vec::new();
+            runs_of(&line, 1, w, &mut got);
+            let starts: Vec<usize> = (0..len.saturating_sub(w - 1))
+                .filter(|&x| line[x..x + w].iter().all(|&v| v == 1))
+                .collect();
+            let flat: Vec<usize> = got.iter().flat_map(|&(a, b)| a..=b).collect();
+            assert_eq!(flat, starts, "case {case}: w {w} in {line:?}");
+            assert!(
+                got.windows(2).all(|p| p[0].1 + 1 < p[1].0),
+                "disjoint, apart: {got:?}"
             );
         }
     }

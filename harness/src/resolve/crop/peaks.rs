@@ -138,6 +138,17 @@ impl Nearest {
         }
     }
 
+    /// Adds the places `xs` on row `y`: the same as adding each, in one step.
+    pub(crate) fn add_run(&mut self, xs: std::ops::RangeInclusive<usize>, y: usize) {
+        let (first, last) = (*xs.start(), *xs.end());
+        // Distance grows away from the expected column, so the run's nearest is the clamp;
+        // with no expected place every distance is 0 and the leftmost wins.
+        let x = self.expected.map_or(first, |(ex, _)| ex.clamp(first, last));
+        self.add(x, y);
+        self.add(last, y);
+        self.add(first, y);
+    }
+
     pub(crate) fn add(&mut self, x: usize, y: usize) {
         let d = self.expected.map_or(0, |(ex, ey)| {
             let (dx, dy) = (x.abs_diff(ex) as u128, y.abs_diff(ey) as u128);
@@ -278,6 +289,23 @@ mod tests {
         n.add(6, 4);
         let c = n.choice(4, 4).unwrap();
         assert_eq!((c.best, c.runner_up), (peak(7, 3, 1.0), None));
+    }
+
+    #[test]
+    fn a_run_adds_like_each_of_its_places() {
+        let mut rng = super::super::synth::Rng::new(5);
+        for case in 0..300 {
+            let expected = (case % 3 != 0).then(|| (rng.below_u32(40) as usize, 7));
+            let (mut one, mut each) = (Nearest::new(expected), Nearest::new(expected));
+            for _ in 0..1 + rng.below_u32(4) {
+                let (first, y) = (rng.below_u32(40) as usize, rng.below_u32(15) as usize);
+                let last = first + rng.below_u32(12) as usize;
+                one.add_run(first..=last, y);
+                (first..=last).for_each(|x| each.add(x, y));
+            }
+            let w = 1 + rng.below_u32(20) as usize;
+            assert_eq!(one.choice(w, 3), each.choice(w, 3), "case {case}");
+        }
     }
 
     #[test]
