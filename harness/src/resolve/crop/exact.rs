@@ -45,8 +45,16 @@ fn anchor(crop: &Plane) -> Anchor {
         .zip(std::iter::once(&[][..]).chain(rows))
         .enumerate()
     {
-        // A row like the one above has the same runs, and only a busier run replaces the best.
-        if line == above {
+        // Only a busier run replaces the best: a row like the one above has the same runs,
+        // and a row with no more changes in all than the best run has none busier.
+        if best.0 == len - 1 {
+            break;
+        }
+        let total = line[1..]
+            .iter()
+            .zip(line)
+            .fold(0u32, |n, (a, b)| n + u32::from(a != b));
+        if line == above || total as usize <= best.0 {
             continue;
         }
         // Changes inside the window [col, col + len), slid along the row.
@@ -117,39 +125,58 @@ pub(super) fn exact_copies(
 /// the run with the most changes, has none). A place is a copy when, for each crop row, the
 /// screen row under it has a run of that row's grey at least `w` long that covers it. Each
 /// screen row's runs of each grey the crop uses are found once ([`RowRuns`]) as ranges of
-/// corners; a `y`'s copies are the intersection of its rows' ranges, the rows where the
-/// greys change first, so that most `y`s are dropped after a row or two. A blank crop has
-/// copies all over a blank area, and this costs a few ranges per row instead of a check per
-/// place.
+/// corners, and a `y`'s copies are the intersection of its rows' ranges. The crop's rows
+/// are taken band by band (rows of one grey), the thinnest bands (lines) first, so that most
+/// `y`s are dropped after a row or two; within a band, screen rows with the same runs as
+/// the row above are skipped in one step, so a blank band over a blank area costs one
+/// intersection, not one per row. A blank crop has copies all over a blank area, and this
+/// costs a few ranges per row instead of a check per place.
 fn stripes(
     screen: &Plane,
     crop: &Plane,
     region: Region,
     mut copy: impl FnMut(RangeInclusive<usize>, usize),
 ) {
-    let (w, h) = (crop.width, crop.height);
-    let grey = |r: usize| crop.data[r * w];
-    let edge =
-        |r: usize| (r > 0 && grey(r) != grey(r - 1)) || (r + 1 < h && grey(r) != grey(r + 1));
-    let (mut order, rest): (Vec<usize>, Vec<usize>) = (0..h).partition(|&r| edge(r));
-    order.extend(rest);
+    let w = crop.width;
+    let mut bands: Vec<(usize, usize, u8)> = Vec::new();
+    for (r, row) in crop.data.chunks_exact(w).enumerate() {
+        match bands.last_mut() {
+            Some(band) if band.2 == row[0] => band.1 = r,
+            _ => bands.push((r, r, row[0])),
+        }
+    }
+    bands.sort_by_key(|&(r0, r1, _)| r1 - r0);
     let mut runs = RowRuns::new(screen, crop, region);
+    // A row is linked to the one above only when that one is already found: the first
+    // window's rows go top down.
+    for &(r0, r1, g) in &bands {
+        (r0..=r1).for_each(|r| _ = runs.slot(region.y0 + r, g));
+    }
     let (mut now, mut next) = (Vec::new(), Vec::new());
     for y in region.y0..=region.y1 {
-        let mut last = runs.slot(y + order[0], grey(order[0]));
-        now.clear();
-        now.extend_from_slice(runs.ranges(last));
-        for &r in &order[1..] {
-            if now.is_empty() {
-                break;
-            }
-            // Neighbouring rows of a blank area have the same runs: intersecting them again
-            // changes nothing.
-            let slot = runs.slot(y + r, grey(r));
-            if slot != last {
-                intersect(&now, runs.ranges(slot), &mut next);
-                std::mem::swap(&mut now, &mut next);
-                last = slot;
+        let mut last = None;
+        'bands: for &(r0, r1, g) in &bands {
+            // Bottom up, a run of rows with the same runs at a time.
+            let mut q = y + r1;
+            loop {
+                let s = runs.slot(q, g);
+                if last != Some(s.ranges) {
+                    if last.is_none() {
+                        now.clear();
+                        now.extend_from_slice(runs.ranges(s.ranges));
+                    } else {
+                        intersect(&now, runs.ranges(s.ranges), &mut next);
+                        std::mem::swap(&mut now, &mut next);
+                    }
+                    last = Some(s.ranges);
+                    if now.is_empty() {
+                        break 'bands;
+                    }
+                }
+                if s.same_from <= y + r0 {
+                    break;
+                }
+                q = s.same_from - 1;
             }
         }
         for &(a, b) in &now {
@@ -167,9 +194,19 @@ struct RowRuns<'a> {
     /// Each grey the crop uses, numbered; `NONE` for the rest.
     grey_index: [u8; 256],
     greys: usize,
-    /// Per (row − `region.y0`, grey number): where its ranges are in `ranges`, once found.
-    found: Vec<Option<(u32, u32)>>,
+    /// Per (row − `region.y0`, grey number), once found.
+    found: Vec<Option<Slot>>,
     ranges: Vec<(usize, usize)>,
+}
+
+/// One screen row's runs of one grey.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    /// Where its ranges are in `RowRuns::ranges`; rows with the same ranges as the row above
+    /// share that row's.
+    ranges: (u32, u32),
+    /// The first row of the rows above it, in a row, that have the same ranges.
+    same_from: usize,
 }
 
 const NONE: u8 = u8::MAX;
@@ -196,26 +233,28 @@ impl<'a> RowRuns<'a> {
         }
     }
 
-    /// Where the ranges of grey `g` on screen row `y` are: rows with the same ranges as
-    /// the row above share its slot.
-    fn slot(&mut self, y: usize, g: u8) -> (u32, u32) {
+    /// The runs of grey `g` on screen row `y`.
+    fn slot(&mut self, y: usize, g: u8) -> Slot {
         let gi = usize::from(self.grey_index[usize::from(g)]);
         let key = (y - self.region.y0) * self.greys + gi;
-        if let Some(f) = self.found[key] {
-            return f;
+        if let Some(s) = self.found[key] {
+            return s;
         }
         let from = self.ranges.len();
         let span = self.region.x1 - self.region.x0 + self.w;
         let line = self.screen.row(self.region.x0, y, span);
         runs_of(line, g, self.w, &mut self.ranges);
-        let mut f = (from as u32, self.ranges.len() as u32);
+        let mut s = Slot {
+            ranges: (from as u32, self.ranges.len() as u32),
+            same_from: y,
+        };
         let above = key.checked_sub(self.greys).and_then(|k| self.found[k]);
-        if let Some(a) = above.filter(|&a| self.ranges(a) == &self.ranges[from..]) {
+        if let Some(a) = above.filter(|a| self.ranges(a.ranges) == &self.ranges[from..]) {
             self.ranges.truncate(from);
-            f = a;
+            s = a;
         }
-        self.found[key] = Some(f);
-        f
+        self.found[key] = Some(s);
+        s
     }
 
     fn ranges(&self, (from, to): (u32, u32)) -> &[(usize, usize)] {

@@ -99,11 +99,7 @@ impl Blocks {
 
 impl Template {
     pub(crate) fn new(plane: Plane) -> Template {
-        // In `row_stats`'s vector lanes: a crop with an exact copy costs little more than this.
-        let (sum, sq) = plane.data.chunks(4096).fold((0, 0), |(s, q), c| {
-            let (_, cs, cq) = row_stats(c, c);
-            (s + cs, q + cq)
-        });
+        let (sum, sq) = sums(&plane.data);
         let n = plane.data.len() as i128;
         let var_n = n * sq as i128 - (sum as i128) * (sum as i128);
         Template {
@@ -234,6 +230,19 @@ fn small_map(src: &Plane, t: &Template, x0: usize, y0: usize, nx: usize, ny: usi
         }
     }
     out
+}
+
+/// `ΣT` and `ΣT²`. A crop with an exact copy on screen costs little more than this and its
+/// grey conversion, so the sums run in `u32` lanes over blocks small enough not to overflow
+/// (the squares of bytes are what `pmaddwd` computes two at a time).
+fn sums(data: &[u8]) -> (u64, u64) {
+    data.chunks(MAX_PRODUCTS).fold((0, 0), |(s, q), block| {
+        let (bs, bq) = block.iter().fold((0u32, 0u32), |(bs, bq), &v| {
+            let v = u32::from(v);
+            (bs + v, bq + v * v)
+        });
+        (s + u64::from(bs), q + u64::from(bq))
+    })
 }
 
 /// `ΣTI`, `ΣI` and `ΣI²` of two rows of at most 4096 bytes, in 16 lanes of `u32` sums that
