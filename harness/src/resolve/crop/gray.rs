@@ -33,7 +33,7 @@ impl Plane {
         let mut data = vec![0u8; px.len()];
         let gray = |p: &[u8; 4]| {
             let v = u32::from_le_bytes(*p);
-            luma_of(v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff)
+            luma(v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff)
         };
         let (blocks, rest) = px.as_chunks::<B>();
         let (out_blocks, out_rest) = data.as_chunks_mut::<B>();
@@ -51,15 +51,11 @@ impl Plane {
     }
 }
 
-/// BT.601 luma with OpenCV's fixed-point coefficients and rounding (`cvtColor(RGB2GRAY)`), so
-/// a grayscale image written out for OpenCV is the very image this module searches.
+/// BT.601 luma of channels `0..=255` with OpenCV's fixed-point coefficients and rounding
+/// (`cvtColor(RGB2GRAY)`), so a grayscale image written out for OpenCV is the very image this
+/// module searches.
 #[inline]
-pub(crate) fn luma(r: u8, g: u8, b: u8) -> u8 {
-    luma_of(u32::from(r), u32::from(g), u32::from(b))
-}
-
-#[inline]
-fn luma_of(r: u32, g: u32, b: u32) -> u8 {
+fn luma(r: u32, g: u32, b: u32) -> u8 {
     ((r * 4899 + g * 9617 + b * 1868 + (1 << 13)) >> 14) as u8
 }
 
@@ -137,14 +133,24 @@ mod tests {
     #[test]
     fn luma_matches_opencv_fixed_point() {
         // Values computed with OpenCV 4/5 `cvtColor(COLOR_RGB2GRAY)`.
-        assert_eq!(luma(0, 0, 0), 0);
-        assert_eq!(luma(255, 255, 255), 255);
-        assert_eq!(luma(255, 0, 0), 76);
-        assert_eq!(luma(0, 255, 0), 150);
-        assert_eq!(luma(0, 0, 255), 29);
-        assert_eq!(luma(10, 200, 30), 124);
-        assert_eq!(luma(7, 99, 201), 83);
-        assert_eq!(luma(250, 3, 128), 91);
+        let cases: [([u8; 3], u8); 8] = [
+            ([0, 0, 0], 0),
+            ([255, 255, 255], 255),
+            ([255, 0, 0], 76),
+            ([0, 255, 0], 150),
+            ([0, 0, 255], 29),
+            ([10, 200, 30], 124),
+            ([7, 99, 201], 83),
+            ([250, 3, 128], 91),
+        ];
+        // Three rounds of 8 pixels: the 16-pixel blocks and the pixels left after them.
+        let raw: Vec<u8> = (0..3)
+            .flat_map(|k| cases.map(|([r, g, b], _)| [r, g, b, 40 * k]))
+            .flatten()
+            .collect();
+        let p = Plane::from_rgba(&RgbaImage::from_raw(24, 1, raw).unwrap());
+        let want: Vec<u8> = (0..3).flat_map(|_| cases.map(|(_, y)| y)).collect();
+        assert_eq!(p.data, want);
     }
 
     #[test]
