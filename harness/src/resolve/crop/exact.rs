@@ -127,10 +127,9 @@ pub(super) fn exact_copies(
 /// screen row's runs of each grey the crop uses are found once ([`RowRuns`]) as ranges of
 /// corners, and a `y`'s copies are the intersection of its rows' ranges. The crop's rows
 /// are taken band by band (rows of one grey), the thinnest bands (lines) first, so that most
-/// `y`s are dropped after a row or two; within a band, screen rows with the same runs as
-/// the row above are skipped in one step, so a blank band over a blank area costs one
-/// intersection, not one per row. A blank crop has copies all over a blank area, and this
-/// costs a few ranges per row instead of a check per place.
+/// `y`s are dropped after a band or two; a tall band's intersection comes from [`Sliding`].
+/// A blank crop has copies all over a blank area, and this costs a few ranges per row
+/// instead of a check per place.
 fn stripes(
     screen: &Plane,
     crop: &Plane,
@@ -147,40 +146,140 @@ fn stripes(
     }
     bands.sort_by_key(|&(r0, r1, _)| r1 - r0);
     let mut runs = RowRuns::new(screen, crop, region);
-    // A row is linked to the one above only when that one is already found: the first
-    // window's rows go top down.
-    for &(r0, r1, g) in &bands {
-        (r0..=r1).for_each(|r| _ = runs.slot(region.y0 + r, g));
-    }
+    let mut tall: Vec<Option<Sliding>> = bands
+        .iter()
+        .map(|&(r0, r1, g)| {
+            (r1 - r0 + 1 >= SLIDE).then(|| Sliding::new(g, r1 - r0 + 1, region.y0 + r0))
+        })
+        .collect();
     let (mut now, mut next) = (Vec::new(), Vec::new());
     for y in region.y0..=region.y1 {
-        let mut last = None;
-        'bands: for &(r0, r1, g) in &bands {
-            // Bottom up, a run of rows with the same runs at a time.
-            let mut q = y + r1;
-            loop {
-                let s = runs.slot(q, g);
-                if last != Some(s.ranges) {
-                    if last.is_none() {
-                        now.clear();
-                        now.extend_from_slice(runs.ranges(s.ranges));
-                    } else {
-                        intersect(&now, runs.ranges(s.ranges), &mut next);
-                        std::mem::swap(&mut now, &mut next);
-                    }
-                    last = Some(s.ranges);
-                    if now.is_empty() {
-                        break 'bands;
-                    }
+        now.clear();
+        let mut first = true;
+        for (b, &(r0, r1, g)) in bands.iter().enumerate() {
+            let mut with = |ranges: &[(usize, usize)]| {
+                if std::mem::take(&mut first) {
+                    now.extend_from_slice(ranges);
+                } else {
+                    intersect(&now, ranges, &mut next);
+                    std::mem::swap(&mut now, &mut next);
                 }
-                if s.same_from <= y + r0 {
-                    break;
-                }
-                q = s.same_from - 1;
+            };
+            match &mut tall[b] {
+                Some(sliding) => with(sliding.window(&mut runs, y + r0)),
+                None => (r0..=r1).for_each(|r| {
+                    let slot = runs.slot(y + r, g).expect("a row of the region");
+                    with(runs.ranges(slot));
+                }),
+            }
+            if now.is_empty() {
+                break;
             }
         }
         for &(a, b) in &now {
             copy(region.x0 + a..=region.x0 + b, y);
+        }
+    }
+}
+
+/// Bands at least this tall are intersected by [`Sliding`]; shorter ones row by row.
+const SLIDE: usize = 4;
+
+/// The intersection of the runs of grey `g` on `len` screen rows in a row, for windows that
+/// slide down one row at a time, at a cost per row that does not grow with `len` (the van
+/// Herk / Gil-Werman scheme of sliding minimum filters). The rows are cut into blocks of
+/// `len` from the first window's top: a window starts inside one block and ends inside the
+/// next, so it is the intersection of its start's suffix of the one (the rows from it to the
+/// block's end) and its end's prefix of the other, each built once per block.
+struct Sliding {
+    g: u8,
+    len: usize,
+    top: usize,
+    /// Per row from `top`: where its suffix and prefix intersections are in `lists`.
+    suffix: Vec<Option<(u32, u32)>>,
+    prefix: Vec<Option<(u32, u32)>>,
+    lists: Vec<(usize, usize)>,
+    out: Vec<(usize, usize)>,
+}
+
+impl Sliding {
+    fn new(g: u8, len: usize, top: usize) -> Sliding {
+        Sliding {
+            g,
+            len,
+            top,
+            suffix: Vec::new(),
+            prefix: Vec::new(),
+            lists: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    /// The intersection over screen rows `first..first + len`.
+    fn window(&mut self, runs: &mut RowRuns, first: usize) -> &[(usize, usize)] {
+        let t = first - self.top;
+        let k = t / self.len;
+        self.fill(runs, k, true);
+        let start = self.suffix[t].expect("filled");
+        if t % self.len == 0 {
+            return &self.lists[start.0 as usize..start.1 as usize];
+        }
+        self.fill(runs, k + 1, false);
+        let end = self.prefix[t + self.len - 1].expect("filled");
+        let list = |(a, b): (u32, u32)| &self.lists[a as usize..b as usize];
+        intersect(list(start), list(end), &mut self.out);
+        &self.out
+    }
+
+    /// Builds block `k`'s suffixes (`true`) or prefixes, once.
+    fn fill(&mut self, runs: &mut RowRuns, k: usize, suffix: bool) {
+        let rows = k * self.len..(k + 1) * self.len;
+        let table = if suffix {
+            &mut self.suffix
+        } else {
+            &mut self.prefix
+        };
+        if table.len() < rows.end {
+            table.resize(rows.end, None);
+        }
+        if table[rows.start].is_some() {
+            return;
+        }
+        let mut acc: Option<(u32, u32)> = None;
+        let mut last = None;
+        for i in 0..self.len {
+            let t = if suffix {
+                rows.end - 1 - i
+            } else {
+                rows.start + i
+            };
+            // The last block may run past the last row a window covers.
+            let Some(slot) = runs.slot(self.top + t, self.g) else {
+                continue;
+            };
+            let from = self.lists.len();
+            let entry = match acc {
+                // A row with the same runs as the last one changes nothing.
+                Some(a) if last == Some(slot) => a,
+                None => {
+                    self.lists.extend_from_slice(runs.ranges(slot));
+                    (from as u32, self.lists.len() as u32)
+                }
+                Some((a, b)) => {
+                    let row = runs.ranges(slot);
+                    intersect(&self.lists[a as usize..b as usize], row, &mut self.out);
+                    self.lists.extend_from_slice(&self.out);
+                    (from as u32, self.lists.len() as u32)
+                }
+            };
+            last = Some(slot);
+            let table = if suffix {
+                &mut self.suffix
+            } else {
+                &mut self.prefix
+            };
+            table[t] = Some(entry);
+            acc = Some(entry);
         }
     }
 }
@@ -194,19 +293,9 @@ struct RowRuns<'a> {
     /// Each grey the crop uses, numbered; `NONE` for the rest.
     grey_index: [u8; 256],
     greys: usize,
-    /// Per (row − `region.y0`, grey number), once found.
-    found: Vec<Option<Slot>>,
+    /// Per (row − `region.y0`, grey number), once found: where its ranges are in `ranges`.
+    found: Vec<Option<(u32, u32)>>,
     ranges: Vec<(usize, usize)>,
-}
-
-/// One screen row's runs of one grey.
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    /// Where its ranges are in `RowRuns::ranges`; rows with the same ranges as the row above
-    /// share that row's.
-    ranges: (u32, u32),
-    /// The first row of the rows above it, in a row, that have the same ranges.
-    same_from: usize,
 }
 
 const NONE: u8 = u8::MAX;
@@ -233,28 +322,28 @@ impl<'a> RowRuns<'a> {
         }
     }
 
-    /// The runs of grey `g` on screen row `y`.
-    fn slot(&mut self, y: usize, g: u8) -> Slot {
+    /// Where the runs of grey `g` on screen row `y` are, or `None` past the last row a
+    /// place in the region covers.
+    fn slot(&mut self, y: usize, g: u8) -> Option<(u32, u32)> {
         let gi = usize::from(self.grey_index[usize::from(g)]);
         let key = (y - self.region.y0) * self.greys + gi;
-        if let Some(s) = self.found[key] {
-            return s;
+        if let Some(s) = *self.found.get(key)? {
+            return Some(s);
         }
         let from = self.ranges.len();
         let span = self.region.x1 - self.region.x0 + self.w;
         let line = self.screen.row(self.region.x0, y, span);
         runs_of(line, g, self.w, &mut self.ranges);
-        let mut s = Slot {
-            ranges: (from as u32, self.ranges.len() as u32),
-            same_from: y,
-        };
+        let mut slot = (from as u32, self.ranges.len() as u32);
+        // Rows of a blank area have the same runs: they share the slot, which lets
+        // `Sliding` skip them.
         let above = key.checked_sub(self.greys).and_then(|k| self.found[k]);
-        if let Some(a) = above.filter(|a| self.ranges(a.ranges) == &self.ranges[from..]) {
+        if let Some(a) = above.filter(|&a| self.ranges(a) == &self.ranges[from..]) {
             self.ranges.truncate(from);
-            s = a;
+            slot = a;
         }
-        self.found[key] = Some(s);
-        s
+        self.found[key] = Some(slot);
+        Some(slot)
     }
 
     fn ranges(&self, (from, to): (u32, u32)) -> &[(usize, usize)] {
@@ -499,6 +588,60 @@ mod tests {
                     copies(&screen, &crop, region),
                     brute(&screen, &crop, region),
                     "case {case} in {region:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn tall_bands_agree_with_brute_force() {
+        // Blank areas with boxes of other greys across them: tall blank crops and crops of a
+        // few tall bands (over `SLIDE` rows, so `Sliding` takes them), with copies that the
+        // boxes cut off part way down.
+        let mut rng = Rng::new(17);
+        for case in 0..60 {
+            let (sw, sh) = (
+                30 + rng.below_u32(50) as usize,
+                20 + rng.below_u32(40) as usize,
+            );
+            let mut data = vec![200u8; sw * sh];
+            for _ in 0..rng.below_u32(8) {
+                let (bx, by) = (
+                    rng.below_u32(sw as u32) as usize,
+                    rng.below_u32(sh as u32) as usize,
+                );
+                let (bw, bh) = (
+                    1 + rng.below_u32(12) as usize,
+                    1 + rng.below_u32(12) as usize,
+                );
+                let grey = [0u8, 90][rng.below_u32(2) as usize];
+                for y in by..(by + bh).min(sh) {
+                    data[y * sw + bx..y * sw + (bx + bw).min(sw)].fill(grey);
+                }
+            }
+            let screen = plane(sw, sh, data);
+            let w = 1 + rng.below_u32(12) as usize;
+            let mut greys = Vec::new();
+            while greys.len() < SLIDE + rng.below_u32(14) as usize {
+                let grey = [200u8, 200, 90][rng.below_u32(3) as usize];
+                let tall = SLIDE + rng.below_u32(6) as usize;
+                greys.extend(std::iter::repeat_n(grey, tall));
+            }
+            greys.truncate(sh - 1);
+            let h = greys.len();
+            let crop = plane(w, h, greys.iter().flat_map(|&g| vec![g; w]).collect());
+            let r = all(&screen, w, h);
+            let window = Region {
+                x0: r.x1 / 5,
+                y0: r.y1 / 3,
+                x1: r.x1 - r.x1 / 6,
+                y1: r.y1 - r.y1 / 7,
+            };
+            for region in [r, window] {
+                assert_eq!(
+                    copies(&screen, &crop, region),
+                    brute(&screen, &crop, region),
+                    "case {case} ({w}x{h}) in {region:?}"
                 );
             }
         }
