@@ -221,7 +221,7 @@ impl Sliding {
         let k = t / self.len;
         self.fill(runs, k, true);
         let start = self.suffix[t].expect("filled");
-        if t % self.len == 0 {
+        if t.is_multiple_of(self.len) {
             return &self.lists[start.0 as usize..start.1 as usize];
         }
         self.fill(runs, k + 1, false);
