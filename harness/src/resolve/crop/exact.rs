@@ -330,14 +330,18 @@ impl<'a> RowRuns<'a> {
         if let Some(s) = *self.found.get(key)? {
             return Some(s);
         }
-        let from = self.ranges.len();
         let span = self.region.x1 - self.region.x0 + self.w;
         let line = self.screen.row(self.region.x0, y, span);
+        // Rows with the same runs share a slot, which lets `Sliding` skip them. The rows of
+        // a blank area are the same bytes, which is quicker to see than their runs.
+        let above = key.checked_sub(self.greys).and_then(|k| self.found[k]);
+        if let Some(a) = above.filter(|_| self.screen.row(self.region.x0, y - 1, span) == line) {
+            self.found[key] = Some(a);
+            return Some(a);
+        }
+        let from = self.ranges.len();
         runs_of(line, g, self.w, &mut self.ranges);
         let mut slot = (from as u32, self.ranges.len() as u32);
-        // Rows of a blank area have the same runs: they share the slot, which lets
-        // `Sliding` skip them.
-        let above = key.checked_sub(self.greys).and_then(|k| self.found[k]);
         if let Some(a) = above.filter(|&a| self.ranges(a) == &self.ranges[from..]) {
             self.ranges.truncate(from);
             slot = a;
