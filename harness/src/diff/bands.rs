@@ -57,6 +57,10 @@ pub(crate) fn same(
 /// What the comparing side returns: the count, the mask and the PNG.
 type Compared = (u64, Vec<u64>, Option<Vec<u8>>);
 
+/// Sets of band buffers (`a`'s rows and the diff image's) in use at once: one being filled,
+/// one waiting, one compared.
+const BUFFERS: usize = 3;
+
 /// [`diff`] with `k` rows compared per band; `b` `None` compares `a` with itself.
 fn diff_in_bands(
     (pa, a): (&Path, Chunks<'_>),
@@ -100,7 +104,13 @@ fn diff_in_bands(
             // Owned here, so the helper sees a hang-up as soon as this side stops.
             let (to_b, back_rx) = (to_b, back_rx);
             for band in 0..bands {
-                let (mut rows, mut drawn) = back_rx.try_recv().unwrap_or_default();
+                // A few sets of buffers go round: each new one is fresh memory the kernel
+                // must hand out, page by page.
+                let (mut rows, mut drawn) = if band < BUFFERS {
+                    Default::default()
+                } else {
+                    back_rx.recv().map_err(|_| None)?
+                };
                 let held = feed_a
                     .fill(band, &mut rows, Rows::Plain)
                     .map_err(|e| Some(e.into()))?;
