@@ -438,17 +438,23 @@ pub(crate) fn draw_background(out: &mut [[u8; 4]], a: &[[u8; 4]], opts: &Options
     }
 }
 
-/// pixelmatch's `drawGrayPixel` over a run of pixels. Screenshots are mostly flat colour, so the
-/// last conversion is reused while the source pixel repeats.
+/// pixelmatch's `drawGrayPixel` over a run of pixels. Screenshots are mostly flat colour, so
+/// each run of one colour is converted once and filled.
 fn draw_gray_run(out: &mut [[u8; 4]], src: &[[u8; 4]], alpha: f64) {
-    let Some(&first) = src.first() else { return };
-    let (mut last, mut gray) = (first, gray_pixel(first, alpha));
-    for (o, &p) in out.iter_mut().zip(src) {
-        if p != last {
-            (last, gray) = (p, gray_pixel(p, alpha));
-        }
-        *o = gray;
+    let mut i = 0;
+    while i < src.len().min(out.len()) {
+        let p = src[i];
+        let end = (i + 1 + same_pixels(&src[i + 1..], p)).min(out.len());
+        out[i..end].fill(gray_pixel(p, alpha));
+        i = end;
     }
+}
+
+/// How many pixels at the start of `px` are `p`, compared four at a time.
+fn same_pixels(px: &[[u8; 4]], p: [u8; 4]) -> usize {
+    let blocks = px.as_chunks::<4>().0.iter().take_while(|b| **b == [p; 4]).count();
+    let rest = &px[blocks * 4..];
+    blocks * 4 + rest.iter().take_while(|&&q| q == p).count()
 }
 
 /// Image `a`'s luma faded towards white by `alpha` and by the pixel's own alpha.
