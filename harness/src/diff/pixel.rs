@@ -452,7 +452,12 @@ fn draw_gray_run(out: &mut [[u8; 4]], src: &[[u8; 4]], alpha: f64) {
 
 /// How many pixels at the start of `px` are `p`, compared four at a time.
 fn same_pixels(px: &[[u8; 4]], p: [u8; 4]) -> usize {
-    let blocks = px.as_chunks::<4>().0.iter().take_while(|b| **b == [p; 4]).count();
+    let blocks = px
+        .as_chunks::<4>()
+        .0
+        .iter()
+        .take_while(|b| **b == [p; 4])
+        .count();
     let rest = &px[blocks * 4..];
     blocks * 4 + rest.iter().take_while(|&&q| q == p).count()
 }

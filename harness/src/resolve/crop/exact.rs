@@ -8,6 +8,10 @@
 //! what the crop's look-alikes cost, which made text on flat backgrounds, blank stretches and
 //! crops with no copy left the slow corners; with this scan first, the coarse search only
 //! runs when there is no copy, and it no longer has to widen in case it pruned one.
+//!
+//! A crop whose every row is one grey (blank, or stripes) has no run worth scanning for,
+//! and over a blank area it has a copy at nearly every place; `stripes` finds those as
+//! ranges of places from each screen row's runs of the crop's greys.
 
 use std::ops::RangeInclusive;
 
