@@ -487,6 +487,24 @@ mod tests {
             .collect()
     }
 
+    /// `copies` agrees with brute force on the whole screen and in a window inside it.
+    fn agrees_with_brute(screen: &Plane, crop: &Plane, case: &str) {
+        let r = all(screen, crop.width, crop.height);
+        let window = Region {
+            x0: r.x1 / 4,
+            y0: r.y1 / 3,
+            x1: r.x1 - r.x1 / 5,
+            y1: r.y1 - r.y1 / 7,
+        };
+        for region in [r, window] {
+            assert_eq!(
+                copies(screen, crop, region),
+                brute(screen, crop, region),
+                "{case} in {region:?}"
+            );
+        }
+    }
+
     fn copies(screen: &Plane, crop: &Plane, region: Region) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         exact_copies(screen, crop, region, |xs, y| out.extend(xs.map(|x| (x, y))));
@@ -543,22 +561,8 @@ mod tests {
                 rng.below_u32((sh - h + 1) as u32) as usize,
             );
             let crop = cut(&screen, x, y, w, h);
-            let r = all(&screen, w, h);
-            let window = Region {
-                x0: r.x1 / 3,
-                y0: r.y1 / 4,
-                x1: r.x1 - r.x1 / 4,
-                y1: r.y1,
-            };
-            for region in [r, window] {
-                let got = copies(&screen, &crop, region);
-                assert_eq!(
-                    got,
-                    brute(&screen, &crop, region),
-                    "case {case} in {region:?}"
-                );
-            }
-            assert!(copies(&screen, &crop, r).contains(&(x, y)));
+            agrees_with_brute(&screen, &crop, &format!("case {case}"));
+            assert!(copies(&screen, &crop, all(&screen, w, h)).contains(&(x, y)));
         }
     }
 
@@ -584,20 +588,7 @@ mod tests {
             );
             let y = rng.below_u32((sh - h + 1) as u32) as usize;
             let crop = plane(w, h, (0..w * h).map(|i| bands[y + i / w]).collect());
-            let r = all(&screen, w, h);
-            let window = Region {
-                x0: r.x1 / 4,
-                y0: r.y1 / 3,
-                x1: r.x1 - r.x1 / 5,
-                y1: r.y1,
-            };
-            for region in [r, window] {
-                assert_eq!(
-                    copies(&screen, &crop, region),
-                    brute(&screen, &crop, region),
-                    "case {case} in {region:?}"
-                );
-            }
+            agrees_with_brute(&screen, &crop, &format!("case {case}"));
         }
     }
 
@@ -638,20 +629,7 @@ mod tests {
             greys.truncate(sh - 1);
             let h = greys.len();
             let crop = plane(w, h, greys.iter().flat_map(|&g| vec![g; w]).collect());
-            let r = all(&screen, w, h);
-            let window = Region {
-                x0: r.x1 / 5,
-                y0: r.y1 / 3,
-                x1: r.x1 - r.x1 / 6,
-                y1: r.y1 - r.y1 / 7,
-            };
-            for region in [r, window] {
-                assert_eq!(
-                    copies(&screen, &crop, region),
-                    brute(&screen, &crop, region),
-                    "case {case} ({w}x{h}) in {region:?}"
-                );
-            }
+            agrees_with_brute(&screen, &crop, &format!("case {case} ({w}x{h})"));
         }
     }
 
