@@ -161,10 +161,17 @@ pub fn write_html(
         let img = place(&pics.diff, &base, &mut used_names, &img_dir)?;
         images.diffs.insert(path, img);
     }
-    write_file(
-        &dir.join("index.html"),
-        to_html(report, regressions, &images),
-    )?;
+    // Written as it is built, a scenario at a time: the page of a large suite is tens of MB.
+    let path = dir.join("index.html");
+    let err = crate::output::write_error(&path);
+    let mut out = std::io::BufWriter::new(crate::output::create_file(&path)?);
+    page(report, regressions, &images, &mut |h: &mut String| {
+        let r = std::io::Write::write_all(&mut out, h.as_bytes());
+        h.clear();
+        r
+    })
+    .map_err(&err)?;
+    std::io::Write::flush(&mut out).map_err(err)?;
     Ok(HtmlOutput { missing })
 }
 
@@ -290,6 +297,23 @@ pub fn to_html(
     regressions: Option<&RegressionReport>,
     images: &PageImages,
 ) -> String {
+    let mut page_text = String::new();
+    let _ = page(report, regressions, images, &mut |h: &mut String| {
+        page_text.push_str(h);
+        h.clear();
+        Ok(())
+    });
+    page_text
+}
+
+/// Builds the page into a buffer that `flush` takes (and empties) after the head and after
+/// each scenario, so that it need not be held whole.
+fn page(
+    report: &Report,
+    regressions: Option<&RegressionReport>,
+    images: &PageImages,
+    flush: &mut dyn FnMut(&mut String) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut h = String::new();
     let s = &report.summary;
     let _ = write!(
@@ -363,12 +387,12 @@ pub fn to_html(
          <span><b style=\"color:var(--want)\">▭</b> element the recording acted on, when different</span>\
          <span><b class=\"bad\">●</b> click point</span></p>\n",
     );
+    flush(&mut h)?;
     // Failures first; each group in the report's (id) order.
-    for sc in report.scenarios.iter().filter(|s| !s.met) {
+    let failed = report.scenarios.iter().filter(|s| !s.met);
+    for sc in failed.chain(report.scenarios.iter().filter(|s| s.met)) {
         scenario(&mut h, report, sc, images);
-    }
-    for sc in report.scenarios.iter().filter(|s| s.met) {
-        scenario(&mut h, report, sc, images);
+        flush(&mut h)?;
     }
     let _ = writeln!(
         h,
@@ -376,7 +400,7 @@ pub fn to_html(
          <span class=\"zcap\"></span><button class=\"zclose\" aria-label=\"Close\">✕</button>\
          </div><div class=\"zimg\"><img alt=\"\"></div></div><script>{SCRIPT}</script></body></html>"
     );
-    h
+    flush(&mut h)
 }
 
 fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageImages) {

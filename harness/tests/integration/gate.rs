@@ -733,6 +733,13 @@ fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
     );
     let page = std::fs::read_to_string(a.join("index.html")).unwrap();
     assert_eq!(page, std::fs::read_to_string(b.join("index.html")).unwrap());
+    // Written to the file a scenario at a time, the page is the text `to_html` builds.
+    let c = temp("html-c");
+    write_html(&report, None, &Evidence::default(), &c).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(c.join("index.html")).unwrap(),
+        to_html(&report, None, &Default::default())
+    );
     assert!(
         !page.contains("http://") && !page.contains("https://"),
         "no network"
