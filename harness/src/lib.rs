@@ -47,6 +47,7 @@ pub mod resolve;
 pub mod result;
 pub(crate) mod rng;
 pub(crate) mod roles;
+mod runs;
 pub(crate) mod safe_path;
 pub mod score;
 pub mod serve;

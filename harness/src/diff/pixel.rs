@@ -444,22 +444,10 @@ fn draw_gray_run(out: &mut [[u8; 4]], src: &[[u8; 4]], alpha: f64) {
     let mut i = 0;
     while i < src.len().min(out.len()) {
         let p = src[i];
-        let end = (i + 1 + same_pixels(&src[i + 1..], p)).min(out.len());
+        let end = (i + 1 + crate::runs::leading::<_, 4>(&src[i + 1..], p)).min(out.len());
         out[i..end].fill(gray_pixel(p, alpha));
         i = end;
     }
-}
-
-/// How many pixels at the start of `px` are `p`, compared four at a time.
-fn same_pixels(px: &[[u8; 4]], p: [u8; 4]) -> usize {
-    let blocks = px
-        .as_chunks::<4>()
-        .0
-        .iter()
-        .take_while(|b| **b == [p; 4])
-        .count();
-    let rest = &px[blocks * 4..];
-    blocks * 4 + rest.iter().take_while(|&&q| q == p).count()
 }
 
 /// Image `a`'s luma faded towards white by `alpha` and by the pixel's own alpha.

@@ -17,6 +17,8 @@ use std::ops::RangeInclusive;
 
 use memchr::memmem::Finder;
 
+use crate::runs::{leading, trailing};
+
 use super::gray::Plane;
 use super::locate::Region;
 
@@ -372,34 +374,13 @@ fn runs_of(line: &[u8], g: u8, w: usize, out: &mut Vec<(usize, usize)>) {
             continue;
         }
         // The run holding `probe`, from no further back than `c`.
-        let start = probe - same_run_back(&line[c..probe], g);
-        let end = probe + same_run(&line[probe..], g);
+        let start = probe - trailing::<_, 16>(&line[c..probe], g);
+        let end = probe + leading::<_, 16>(&line[probe..], g);
         if end - start >= w {
             out.push((start, end - w));
         }
         c = end + 1;
     }
-}
-
-/// How many bytes at the start of `bytes` equal `g`, compared 16 at a time.
-fn same_run(bytes: &[u8], g: u8) -> usize {
-    const B: usize = 16;
-    let blocks = bytes.chunks_exact(B).take_while(|b| **b == [g; B]).count();
-    let rest = &bytes[blocks * B..];
-    blocks * B + rest.iter().position(|&v| v != g).unwrap_or(rest.len())
-}
-
-/// How many bytes at the end of `bytes` equal `g`.
-fn same_run_back(bytes: &[u8], g: u8) -> usize {
-    const B: usize = 16;
-    let blocks = bytes.rchunks_exact(B).take_while(|b| **b == [g; B]).count();
-    let rest = &bytes[..bytes.len() - blocks * B];
-    blocks * B
-        + rest
-            .iter()
-            .rev()
-            .position(|&v| v != g)
-            .unwrap_or(rest.len())
 }
 
 /// The intersection of two sorted lists of disjoint inclusive ranges, into `out`.
