@@ -240,11 +240,7 @@ impl Sliding {
     /// Builds block `k`'s suffixes (`true`) or prefixes, once.
     fn fill(&mut self, runs: &mut RowRuns, k: usize, suffix: bool) {
         let rows = k * self.len..(k + 1) * self.len;
-        let table = if suffix {
-            &mut self.suffix
-        } else {
-            &mut self.prefix
-        };
+        let table = self.table(suffix);
         if table.len() < rows.end {
             table.resize(rows.end, None);
         }
@@ -279,13 +275,16 @@ impl Sliding {
                 }
             };
             last = Some(slot);
-            let table = if suffix {
-                &mut self.suffix
-            } else {
-                &mut self.prefix
-            };
-            table[t] = Some(entry);
+            self.table(suffix)[t] = Some(entry);
             acc = Some(entry);
+        }
+    }
+
+    fn table(&mut self, suffix: bool) -> &mut Vec<Option<(u32, u32)>> {
+        if suffix {
+            &mut self.suffix
+        } else {
+            &mut self.prefix
         }
     }
 }
