@@ -17,7 +17,7 @@ pub fn create_dir(dir: &Path) -> Result<(), Error> {
     })
 }
 
-fn create_parent(path: &Path) -> Result<(), Error> {
+pub(crate) fn create_parent(path: &Path) -> Result<(), Error> {
     match path.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => create_dir(parent),
         None => Ok(()),

@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use stepreplay::evidence::{Evidence, Wanted};
 use stepreplay::output::write_file;
@@ -12,9 +12,9 @@ use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::adhoc_scenario;
 use stepreplay::replay::{Event, Mode};
 use stepreplay::report::{
-    Baseline, Failure, RegressionReport, Report, ScenarioReport, Timings, captures_wanted, compare,
-    github_annotation, html_wanted, to_json, to_junit_timed, to_markdown, write_captures,
-    write_html, write_json,
+    Baseline, Entries, Failure, RegressionReport, Report, ReportRef, ScenarioReport, Spill,
+    Timings, Totals, captures_wanted, compare, github_annotation, html_wanted, to_junit_timed,
+    to_markdown, write_captures, write_html, write_json, write_json_to,
 };
 use stepreplay::result::ScenarioResult;
 use stepreplay::score::COLUMNS;
@@ -118,15 +118,15 @@ impl OutputArgs {
     /// The pictures the page (when written) and the captures (when `captures`) draw, gathered
     /// from the recordings once for both; nothing is read for a run that draws none. Called
     /// before the captures are written: their pairs are the diff images the page then shows.
-    pub fn evidence(&self, report: &Report, captures: bool) -> Evidence {
+    pub fn evidence(&self, entries: &dyn Entries, captures: bool) -> Result<Evidence, Error> {
         let mut wanted = Wanted::default();
         if captures {
-            wanted.extend(captures_wanted(report));
+            wanted.extend(captures_wanted(entries)?);
         }
         if self.wants_html() {
-            wanted.extend(html_wanted(report));
+            wanted.extend(html_wanted(entries)?);
         }
-        Evidence::gather(&wanted)
+        Ok(Evidence::gather(&wanted))
     }
 }
 
@@ -307,15 +307,17 @@ pub fn baseline(out: &OutputArgs) -> Result<Option<Baseline>, Error> {
 /// Writes the chosen formats of `report` into `dir`, compares with the baseline, prints the
 /// regressions; returns the exit code (1 when a scenario missed its expectation or regressed).
 pub fn write_outputs(
-    report: &Report,
+    report: ReportRef,
     timings: &Timings,
     evidence: &Evidence,
     dir: &Path,
     out: &OutputArgs,
     say: &Say,
 ) -> Result<u8, Error> {
-    let regressions: Option<RegressionReport> =
-        baseline(out)?.map(|base| compare(&base, report, out.tolerance));
+    let regressions: Option<RegressionReport> = match baseline(out)? {
+        Some(base) => Some(compare(&base, report, out.tolerance)?),
+        None => None,
+    };
     let has = |f: Format| out.report_files.contains(&f);
     if has(Format::Json) {
         write_json(report, &dir.join("report.json"))?;
@@ -323,10 +325,10 @@ pub fn write_outputs(
     if has(Format::Junit) {
         write_file(
             &dir.join("junit.xml"),
-            to_junit_timed(report, regressions.as_ref(), timings),
+            to_junit_timed(report, regressions.as_ref(), timings)?,
         )?;
     }
-    let md = to_markdown(report, regressions.as_ref());
+    let md = to_markdown(report, regressions.as_ref())?;
     if has(Format::Markdown) {
         write_file(&dir.join("summary.md"), &md)?;
     }
@@ -343,7 +345,7 @@ pub fn write_outputs(
             }
         }
     }
-    let mut code = u8::from(!report.all_met());
+    let mut code = u8::from(!report.head.all_met());
     if let Some(r) = &regressions {
         write_file(&dir.join("regressions.json"), r.to_json())?;
         code = code.max(u8::from(!r.regressions.is_empty()));
@@ -450,22 +452,33 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     for r in &bridge {
         progress.done(r);
     }
-    // Each result is folded into its report entry as it finishes and its trace dropped: peak
-    // memory follows the scenarios in flight, not the suite.
-    let fold = |r: ScenarioResult| (ScenarioReport::of(&r), r.duration);
+    // Each result is folded into its report entry as it finishes, added to the totals, written
+    // to a spill file in the report folder and dropped with its trace: what is held at the end
+    // is the totals and an index, so peak memory follows the scenarios in flight, not the suite.
+    let spilling = Mutex::new((Spill::create(&args.report_dir)?, Totals::new(&modes)));
+    let fold = |r: ScenarioResult| -> Result<(String, Duration), Error> {
+        let entry = ScenarioReport::of(&r);
+        let bytes = Spill::bytes(&entry);
+        let mut st = spilling.lock().unwrap_or_else(|p| p.into_inner());
+        st.1.add(&entry);
+        st.0.push_bytes(&entry, &bytes)?;
+        Ok((r.id, r.duration))
+    };
     let mut results = run_folded(suite.scenarios, &opts, &|r| progress.done(r), &fold)?;
     results.extend(bridge.into_iter().map(fold));
-    results.sort_by(|a, b| a.0.id.cmp(&b.0.id));
-    let timings: Timings = results.iter().map(|(s, d)| (s.id.clone(), *d)).collect();
+    let mut results = results.into_iter().collect::<Result<Vec<_>, Error>>()?;
+    results.sort();
     progress.finish();
-    let scenarios = results.into_iter().map(|(s, _)| s).collect();
-    let mut report = Report::from_scenarios(scenarios, &modes);
+    let (mut spill, totals) = spilling.into_inner().unwrap_or_else(|p| p.into_inner());
+    let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
+    let mut report = Report::head(&ids, &modes, totals.summary());
+    let timings: Timings = results.iter().map(|(id, d)| (id.clone(), *d)).collect();
     if let Some(shard) = args.shard {
         report = report.into_shard(&suite.all_ids, shard);
     }
-    let evidence = args.out.evidence(&report, args.captures.is_some());
+    let evidence = args.out.evidence(&spill, args.captures.is_some())?;
     if let Some(dir) = &args.captures {
-        let o = write_captures(&mut report, &evidence, dir)?;
+        let o = write_captures(&mut spill, &evidence, dir)?;
         say.info(format!(
             "captures: {} in {}",
             plural(o.files, "file", "files"),
@@ -475,25 +488,46 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             say.info(format!("  no pictures for {m}"));
         }
     }
+    let report = ReportRef {
+        head: &report,
+        entries: &spill,
+    };
 
-    say.info("");
+    // The table, the broken perturbations and the failures, gathered in one pass.
     let per_scenario = || COLUMNS.iter().filter(|c| c.per_scenario);
-    let mut head = format!("{:<36}", "scenario");
-    for c in per_scenario() {
-        head.push_str(&format!(" {:>8}", c.short));
-    }
-    say.info(head);
-    for s in &report.scenarios {
+    let mut rows = Vec::new();
+    let mut broken = Vec::new();
+    let mut failures: Vec<(String, Failure)> = Vec::new();
+    spill.each(&mut |s| {
         if let Some(run) = s.runs.get(&modes[0]) {
             let mut row = format!("{:<36}", s.id);
             for c in per_scenario() {
                 row.push_str(&format!(" {:>8}", c.of(&run.scores)));
             }
             let flag = if s.met { "" } else { "  ← not as expected" };
-            say.info(format!("{row}{flag}"));
+            rows.push(format!("{row}{flag}"));
         }
+        for p in s.robustness.iter().flat_map(|r| &r.broken) {
+            broken.push(format!(
+                "  {} under {}: {}",
+                s.id,
+                p.perturbation,
+                p.why.as_deref().unwrap_or("")
+            ));
+        }
+        if let Some(f) = s.failure(modes[0]) {
+            failures.push((s.id.clone(), f));
+        }
+        Ok(())
+    })?;
+    say.info("");
+    let mut head = format!("{:<36}", "scenario");
+    for c in per_scenario() {
+        head.push_str(&format!(" {:>8}", c.short));
     }
-    for (mode, sc) in &report.summary.scores {
+    say.info(head);
+    rows.into_iter().for_each(|r| say.info(r));
+    for (mode, sc) in &report.head.summary.scores {
         let cells: Vec<String> = COLUMNS
             .iter()
             .map(|c| format!("{} {}", c.short, c.of(sc)))
@@ -504,28 +538,14 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             cells.join("  ")
         ));
     }
-    if let Some(r) = &report.summary.robustness {
+    if let Some(r) = &report.head.summary.robustness {
         say.info(format!(
             "robustness: {:.3} ({} of {} step × perturbation pairs still right)",
             r.score, r.ok, r.total
         ));
-        for s in &report.scenarios {
-            for p in s.robustness.iter().flat_map(|r| &r.broken) {
-                say.info(format!(
-                    "  {} under {}: {}",
-                    s.id,
-                    p.perturbation,
-                    p.why.as_deref().unwrap_or("")
-                ));
-            }
-        }
+        broken.into_iter().for_each(|b| say.info(b));
     }
     // The failures again, together, where a reader of a long log looks: at the end.
-    let failures: Vec<(&str, Failure)> = report
-        .scenarios
-        .iter()
-        .filter_map(|s| Some((s.id.as_str(), s.failure(modes[0])?)))
-        .collect();
     if !failures.is_empty() {
         say.verdict("");
         say.verdict(format!(
@@ -547,7 +567,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         }
     }
     let code = write_outputs(
-        &report,
+        report,
         &timings,
         &evidence,
         &args.report_dir,
@@ -555,22 +575,26 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         &say,
     )?;
     if args.format == OutputFormat::Json {
-        print!("{}", to_json(&report));
+        write_json_to(report, &mut std::io::stdout().lock())?;
     }
     let shard = args
         .shard
         .map(|s| {
             format!(
                 " (shard {s} of a {}-scenario suite)",
-                report.suite.scenarios
+                report.head.suite.scenarios
             )
         })
         .unwrap_or_default();
     say.verdict(format!(
         "{}{shard}: {} as expected, {} not; reports in {}",
-        plural(report.summary.scenarios as usize, "scenario", "scenarios"),
-        report.summary.met,
-        report.summary.not_met,
+        plural(
+            report.head.summary.scenarios as usize,
+            "scenario",
+            "scenarios"
+        ),
+        report.head.summary.met,
+        report.head.summary.not_met,
         args.report_dir.display()
     ));
     Ok(code)

@@ -28,21 +28,26 @@ pub fn to_canonical_value<T: Serialize>(v: &T) -> String {
     to_canonical(&value)
 }
 
+/// Takes the items [`write_canonical_spliced`] writes, one at a time.
+pub type Visit<'a, E> = dyn FnMut(Value) -> Result<(), E> + 'a;
+
 /// Writes `head` in canonical form to `out`, its member `key` (an array, empty in `head`)
-/// filled from `items`: the same bytes as [`to_canonical_value`] of the whole, but only one
-/// item is ever held as a `Value`. A report of a thousand scenarios is a few hundred MB of
-/// JSON and several times that as one `Value` tree; written this way its size costs nothing.
-pub fn write_canonical_spliced<T: Serialize, I: Serialize>(
+/// filled with the `count` items `each` hands over, in order: the same bytes as
+/// [`to_canonical_value`] of the whole, but only one item is ever held as a `Value`. A report
+/// of a thousand scenarios is a few hundred MB of JSON and several times that as one `Value`
+/// tree; written this way its size costs nothing.
+pub fn write_canonical_spliced<T: Serialize, E>(
     head: &T,
     key: &str,
-    items: &[I],
+    count: usize,
+    each: &mut dyn FnMut(&mut Visit<E>) -> Result<(), E>,
     out: &mut impl std::io::Write,
-) -> std::io::Result<()> {
+    io: impl Fn(std::io::Error) -> E,
+) -> Result<(), E> {
     let value = serde_json::to_value(head).unwrap_or(Value::Null);
     let spliced = match &value {
         Value::Object(map)
-            if !items.is_empty()
-                && map.get(key).is_some_and(|v| v == &Value::Array(Vec::new())) =>
+            if count > 0 && map.get(key).is_some_and(|v| v == &Value::Array(Vec::new())) =>
         {
             map
         }
@@ -51,15 +56,17 @@ pub fn write_canonical_spliced<T: Serialize, I: Serialize>(
             let whole = match &value {
                 Value::Object(map) => {
                     let mut map = map.clone();
-                    let all = items
-                        .iter()
-                        .map(|i| serde_json::to_value(i).unwrap_or(Value::Null));
-                    map.insert(key.to_string(), Value::Array(all.collect()));
+                    let mut all = Vec::with_capacity(count);
+                    each(&mut |v| {
+                        all.push(v);
+                        Ok(())
+                    })?;
+                    map.insert(key.to_string(), Value::Array(all));
                     Value::Object(map)
                 }
                 _ => value.clone(),
             };
-            return out.write_all(to_canonical(&whole).as_bytes());
+            return out.write_all(to_canonical(&whole).as_bytes()).map_err(io);
         }
     };
     // An object holding a non-empty array of containers is never one line, nor is the array.
@@ -74,15 +81,17 @@ pub fn write_canonical_spliced<T: Serialize, I: Serialize>(
         buf.push_str(": ");
         if k == key {
             buf.push_str("[\n");
-            for (j, item) in items.iter().enumerate() {
-                let v = serde_json::to_value(item).unwrap_or(Value::Null);
-                let more = j + 1 < items.len();
+            let mut j = 0;
+            each(&mut |v| {
+                j += 1;
+                let more = j < count;
                 indent(&mut buf, 2);
                 write_value(&mut buf, &v, 2, 4, more);
                 buf.push_str(if more { ",\n" } else { "\n" });
-                out.write_all(buf.as_bytes())?;
+                out.write_all(buf.as_bytes()).map_err(&io)?;
                 buf.clear();
-            }
+                Ok(())
+            })?;
             indent(&mut buf, 1);
             buf.push(']');
         } else {
@@ -92,7 +101,7 @@ pub fn write_canonical_spliced<T: Serialize, I: Serialize>(
         buf.push_str(if last { "\n" } else { ",\n" });
     }
     buf.push_str("}\n");
-    out.write_all(buf.as_bytes())
+    out.write_all(buf.as_bytes()).map_err(io)
 }
 
 /// Rounds a score or ratio to the fixed number of decimals reports carry (6), so that
@@ -229,7 +238,7 @@ mod tests {
                 ..whole.clone()
             };
             let mut out = Vec::new();
-            write_canonical_spliced(&head, "rows", &rows[..n], &mut out).unwrap();
+            spliced(&head, &rows[..n], &mut out);
             assert_eq!(
                 String::from_utf8(out).unwrap(),
                 to_canonical_value(&whole),
@@ -238,9 +247,14 @@ mod tests {
         }
         // A key the head lacks: the items are not lost.
         let mut out = Vec::new();
-        write_canonical_spliced(&json!({"a": 1}), "rows", &rows[2..3], &mut out).unwrap();
+        spliced(&json!({"a": 1}), &rows[2..3], &mut out);
         let want = to_canonical(&json!({"a": 1, "rows": [3]}));
         assert_eq!(String::from_utf8(out).unwrap(), want);
+    }
+
+    fn spliced(head: &impl Serialize, rows: &[Value], out: &mut Vec<u8>) {
+        let each = &mut |f: &mut Visit<std::io::Error>| rows.iter().try_for_each(|r| f(r.clone()));
+        write_canonical_spliced(head, "rows", rows.len(), each, out, |e| e).unwrap();
     }
 
     #[test]

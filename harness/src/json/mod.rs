@@ -7,7 +7,7 @@ mod duplicates;
 mod locate;
 mod read;
 
-pub use canonical::{round, to_canonical, to_canonical_value, write_canonical_spliced};
+pub use canonical::{Visit, round, to_canonical, to_canonical_value, write_canonical_spliced};
 pub(crate) use collect::{expected, type_errors};
 pub(crate) use locate::{locate, locate_all};
 pub use read::{

@@ -11,8 +11,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::entries::ReportRef;
 use super::model::Report;
-use crate::errors::{FieldPath, InputError, Reason};
+use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{parse_typed, parse_value, read_text, to_canonical_value};
 use crate::limits;
 use crate::replay::{FailReason, Mode, Outcome};
@@ -285,11 +286,21 @@ fn score_changes(old: &BTreeMap<Mode, Scores>, new: &BTreeMap<Mode, Scores>) -> 
 /// a score below its baseline by more than `tolerance`, or more ambiguities than accepted.
 /// Scenarios new since the baseline are not regressions; run totals are compared only when
 /// the run holds exactly the baseline's scenarios (a shard's totals say nothing of the run's).
-pub fn compare(baseline: &Baseline, report: &Report, tolerance: f64) -> RegressionReport {
+pub fn compare<'a>(
+    baseline: &Baseline,
+    report: impl Into<ReportRef<'a>>,
+    tolerance: f64,
+) -> Result<RegressionReport, Error> {
+    let ReportRef {
+        head: report,
+        entries,
+    } = report.into();
     let mut out = Vec::new();
-    for s in &report.scenarios {
+    let mut held = std::collections::BTreeSet::new();
+    entries.each(&mut |s| {
+        held.insert(s.id.clone());
         let Some(b) = baseline.scenarios.get(&s.id) else {
-            continue;
+            return Ok(());
         };
         if b.met && !s.met {
             out.push(Regression {
@@ -310,12 +321,10 @@ pub fn compare(baseline: &Baseline, report: &Report, tolerance: f64) -> Regressi
                 score_regressions(Some(&s.id), *mode, was, &run.scores, tolerance, &mut out);
             }
         }
-    }
-    let same_suite = report.scenarios.len() == baseline.scenarios.len()
-        && report
-            .scenarios
-            .iter()
-            .all(|s| baseline.scenarios.contains_key(&s.id));
+        Ok(())
+    })?;
+    let same_suite = held.len() == baseline.scenarios.len()
+        && held.iter().all(|id| baseline.scenarios.contains_key(id));
     if same_suite {
         for (mode, now) in &report.summary.scores {
             if let Some(was) = baseline.scores.get(mode) {
@@ -323,19 +332,17 @@ pub fn compare(baseline: &Baseline, report: &Report, tolerance: f64) -> Regressi
             }
         }
     }
-    let held: std::collections::BTreeSet<&str> =
-        report.scenarios.iter().map(|s| s.id.as_str()).collect();
-    RegressionReport {
+    Ok(RegressionReport {
         schema: "stepreplay-regressions/1".into(),
         tolerance,
         not_compared: baseline
             .scenarios
             .keys()
-            .filter(|id| !held.contains(id.as_str()))
+            .filter(|id| !held.contains(*id))
             .cloned()
             .collect(),
         regressions: out,
-    }
+    })
 }
 
 fn score_regressions(

@@ -15,7 +15,8 @@ use std::path::Path;
 use image::{Rgba, RgbaImage};
 use imageproc::drawing::{draw_cross_mut, draw_hollow_circle_mut, draw_hollow_rect_mut};
 
-use super::model::{CaptureFiles, Report, ResolutionReport};
+use super::entries::Entries;
+use super::model::{CaptureFiles, ResolutionReport};
 use crate::diff::files::encode_png;
 use crate::errors::Error;
 use crate::evidence::{Evidence, Wanted};
@@ -41,27 +42,27 @@ pub struct CapturesOutput {
 }
 
 /// The pictures the captures draw: every acting step's frame pair.
-pub fn captures_wanted(report: &Report) -> Wanted {
-    let pairs = report
-        .steps()
-        .filter(|(_, st)| st.diff.is_some())
-        .filter_map(|(sc, st)| st.pair(&sc.recording));
-    Wanted {
-        pairs: pairs.collect(),
-        ..Wanted::default()
-    }
+pub fn captures_wanted(entries: &dyn Entries) -> Result<Wanted, Error> {
+    let mut out = Wanted::default();
+    entries.each(&mut |sc| {
+        let acting = sc.steps().filter(|st| st.diff.is_some());
+        out.pairs
+            .extend(acting.filter_map(|st| st.pair(&sc.recording)));
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// Writes the pictures of every step that carries a diff, from `evidence` (gathered for
 /// [`captures_wanted`]), and records their paths in the report's steps.
 pub fn write_captures(
-    report: &mut Report,
+    entries: &mut dyn Entries,
     evidence: &Evidence,
     dir: &Path,
 ) -> Result<CapturesOutput, Error> {
     let mut out = CapturesOutput::default();
     let mut used = BTreeSet::new();
-    for sc in &mut report.scenarios {
+    entries.each_mut(&mut |sc| {
         let mut name = slug(&sc.id);
         let mut n = 2;
         while !used.insert(name.clone()) {
@@ -112,7 +113,8 @@ pub fn write_captures(
                 });
             }
         }
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 

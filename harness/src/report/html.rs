@@ -20,10 +20,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::baseline::RegressionReport;
+use super::entries::{Entries, ReportRef};
 use super::model::{Report, ResolutionReport, RunReport, ScenarioReport, StepReport};
 use crate::diff::StepDiff;
 use crate::errors::Error;
-use crate::evidence::{Evidence, PairKey, Picture, Wanted};
+use crate::evidence::{Evidence, FrameKey, PairKey, Picture, Wanted};
 use crate::output::write_file;
 use crate::recording::ax::Rect;
 use crate::replay::Mode;
@@ -76,24 +77,34 @@ pub struct HtmlOutput {
 
 /// The pictures the page draws: every frame a step shows, and the diff of every step that
 /// `run --captures` wrote pictures for.
-pub fn html_wanted(report: &Report) -> Wanted {
-    let mut out = Wanted::default();
-    for (sc, st) in report.steps() {
-        if let Some((rec, before, after)) = st.pair(&sc.recording) {
-            out.frames.insert((rec.clone(), before));
-            out.frames.insert((rec, after));
-        }
-    }
-    out.pairs.extend(captured_diffs(report).into_values());
-    out
+pub fn html_wanted(entries: &dyn Entries) -> Result<Wanted, Error> {
+    let (frames, diffs) = shown(entries)?;
+    Ok(Wanted {
+        frames,
+        pairs: diffs.into_values().collect(),
+    })
 }
 
-/// The step diff images `run --captures` wrote, by path, with their frame pair.
-fn captured_diffs(report: &Report) -> BTreeMap<String, PairKey> {
-    report
-        .steps()
-        .filter_map(|(sc, st)| Some((st.captures.as_ref()?.diff.clone(), st.pair(&sc.recording)?)))
-        .collect()
+/// The frames steps show, and the step diff images `run --captures` wrote, by path, with
+/// their frame pair.
+fn shown(entries: &dyn Entries) -> Result<(BTreeSet<FrameKey>, BTreeMap<String, PairKey>), Error> {
+    let mut frames = BTreeSet::new();
+    let mut diffs = BTreeMap::new();
+    entries.each(&mut |sc| {
+        for st in sc.steps() {
+            let Some(pair) = st.pair(&sc.recording) else {
+                continue;
+            };
+            let (rec, before, after) = pair.clone();
+            frames.insert((rec.clone(), before));
+            frames.insert((rec, after));
+            if let Some(c) = &st.captures {
+                diffs.insert(c.diff.clone(), pair);
+            }
+        }
+        Ok(())
+    })?;
+    Ok((frames, diffs))
 }
 
 /// Writes `pic` into `img_dir` under a name made from `base` that no other image of the page
@@ -120,17 +131,19 @@ fn place(
 
 /// Writes `dir/index.html` and the frames it shows into `dir/img/`, from the pictures in
 /// `evidence` (gathered for [`html_wanted`]).
-pub fn write_html(
-    report: &Report,
+pub fn write_html<'a>(
+    report: impl Into<ReportRef<'a>>,
     regressions: Option<&RegressionReport>,
     evidence: &Evidence,
     dir: &Path,
 ) -> Result<HtmlOutput, Error> {
+    let report = report.into();
     let img_dir = dir.join("img");
     let mut images = PageImages::default();
     let mut missing = Vec::new();
     let mut used_names = BTreeSet::new();
-    for key in html_wanted(report).frames {
+    let (frames, diffs) = shown(report.entries)?;
+    for key in frames {
         let (rec_dir, frame) = &key;
         let Some(pic) = evidence.frames.get(&key) else {
             missing.push(format!("{rec_dir}: {frame}"));
@@ -144,7 +157,7 @@ pub fn write_html(
         let img = place(pic, &base, &mut used_names, &img_dir)?;
         images.frames.insert(key, img);
     }
-    for (path, pair) in captured_diffs(report) {
+    for (path, pair) in diffs {
         let Some(Ok(pics)) = evidence.pairs.get(&pair) else {
             missing.push(path);
             continue;
@@ -168,9 +181,8 @@ pub fn write_html(
     page(report, regressions, &images, &mut |h: &mut String| {
         let r = std::io::Write::write_all(&mut out, h.as_bytes());
         h.clear();
-        r
-    })
-    .map_err(&err)?;
+        r.map_err(&err)
+    })?;
     std::io::Write::flush(&mut out).map_err(err)?;
     Ok(HtmlOutput { missing })
 }
@@ -298,7 +310,8 @@ pub fn to_html(
     images: &PageImages,
 ) -> String {
     let mut page_text = String::new();
-    let _ = page(report, regressions, images, &mut |h: &mut String| {
+    // A held report's entries are read without I/O, and this sink never fails.
+    let _ = page(report.into(), regressions, images, &mut |h: &mut String| {
         page_text.push_str(h);
         h.clear();
         Ok(())
@@ -309,11 +322,14 @@ pub fn to_html(
 /// Builds the page into a buffer that `flush` takes (and empties) after the head and after
 /// each scenario, so that it need not be held whole.
 fn page(
-    report: &Report,
+    ReportRef {
+        head: report,
+        entries,
+    }: ReportRef,
     regressions: Option<&RegressionReport>,
     images: &PageImages,
-    flush: &mut dyn FnMut(&mut String) -> std::io::Result<()>,
-) -> std::io::Result<()> {
+    flush: &mut dyn FnMut(&mut String) -> Result<(), Error>,
+) -> Result<(), Error> {
     let mut h = String::new();
     let s = &report.summary;
     let _ = write!(
@@ -389,11 +405,10 @@ fn page(
     );
     flush(&mut h)?;
     // Failures first; each group in the report's (id) order.
-    let failed = report.scenarios.iter().filter(|s| !s.met);
-    for sc in failed.chain(report.scenarios.iter().filter(|s| s.met)) {
+    entries.failed_first(&mut |sc| {
         scenario(&mut h, report, sc, images);
-        flush(&mut h)?;
-    }
+        flush(&mut h)
+    })?;
     let _ = writeln!(
         h,
         "</main><div id=\"zoom\" hidden><div class=\"zbar\"><span class=\"ztabs\"></span>\

@@ -4,30 +4,44 @@
 
 use std::path::Path;
 
+use super::entries::ReportRef;
 use super::model::{REPORT_SCHEMA, Report};
-use crate::errors::{FieldPath, InputError, Reason};
+use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{
-    parse_typed, parse_value, read_text, to_canonical_value, write_canonical_spliced,
+    Visit, parse_typed, parse_value, read_text, to_canonical_value, write_canonical_spliced,
 };
 use crate::limits;
 
 /// Writes `report.json` to `path` in the bytes of [`to_json`], streamed one scenario at a
 /// time: the report of a big suite never exists as one JSON tree or one string in memory.
-pub fn write_json(report: &Report, path: &Path) -> Result<(), crate::errors::Error> {
-    use std::io::Write;
-    let err = crate::output::write_error(path);
-    let head = Report {
-        schema: report.schema.clone(),
-        harness: report.harness.clone(),
-        modes: report.modes.clone(),
-        suite: report.suite.clone(),
-        shard: report.shard,
-        summary: report.summary.clone(),
-        scenarios: Vec::new(),
-    };
+pub fn write_json<'a>(report: impl Into<ReportRef<'a>>, path: &Path) -> Result<(), Error> {
     let mut out = std::io::BufWriter::new(crate::output::create_file(path)?);
-    write_canonical_spliced(&head, "scenarios", &report.scenarios, &mut out).map_err(&err)?;
-    out.flush().map_err(err)
+    write_json_to(report, &mut out).map_err(|e| match e {
+        Error::Write { source, .. } => crate::output::write_error(path)(source),
+        e => e,
+    })
+}
+
+/// [`write_json`] to any writer (standard output for `run --format json`); a failed write is
+/// an [`Error::Write`] naming `-`.
+pub fn write_json_to<'a>(
+    report: impl Into<ReportRef<'a>>,
+    out: &mut impl std::io::Write,
+) -> Result<(), Error> {
+    let ReportRef { head, entries } = report.into();
+    let io = crate::output::write_error(Path::new("-"));
+    let each = &mut |f: &mut Visit<Error>| {
+        entries.each(&mut |s| f(serde_json::to_value(s).unwrap_or_default()))
+    };
+    write_canonical_spliced(
+        &head.without_entries(),
+        "scenarios",
+        entries.count(),
+        each,
+        out,
+        &io,
+    )?;
+    out.flush().map_err(io)
 }
 
 /// The report's canonical JSON text.

@@ -16,43 +16,50 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
 
 use super::baseline::RegressionReport;
+use super::entries::ReportRef;
 use super::model::{Report, ScenarioReport, StepReport};
+use crate::errors::Error;
 use crate::text::word;
 
 /// The JUnit XML text of a report. With the regressions against a baseline, each scenario
 /// gets a `baseline` case that fails when it regressed (and the run's totals a suite of their
 /// own), so a viewer shows red exactly when the gate's exit code is 1.
 pub fn to_junit(report: &Report, regressions: Option<&RegressionReport>) -> String {
-    to_junit_timed(report, regressions, &Timings::new())
+    // A held report's entries are read without I/O: this cannot fail.
+    to_junit_timed(report, regressions, &Timings::new()).unwrap_or_default()
 }
 
 /// Wall-clock time per scenario id.
 pub type Timings = BTreeMap<String, Duration>;
 
-/// [`to_junit`], with each scenario's time from `timings` (those absent have none).
-pub fn to_junit_timed(
-    report: &Report,
+/// [`to_junit`], with each scenario's time from `timings` (those absent have none), for a
+/// report wherever its entries are. The document is built whole (a few KB a scenario).
+pub fn to_junit_timed<'a>(
+    report: impl Into<ReportRef<'a>>,
     regressions: Option<&RegressionReport>,
     timings: &Timings,
-) -> String {
+) -> Result<String, Error> {
+    let ReportRef { head, entries } = report.into();
     let mut out = quick_junit::Report::new("stepreplay");
     if !timings.is_empty() {
         out.set_time(timings.values().sum::<Duration>());
     }
-    for s in &report.scenarios {
-        let mut ts = suite(report, s, timings.get(&s.id).copied());
+    entries.each(&mut |s| {
+        let mut ts = suite(head, s, timings.get(&s.id).copied());
         if let Some(r) = regressions {
             ts.add_test_case(baseline_case(&s.id, r, Some(s.id.as_str())));
         }
         out.add_test_suite(ts);
-    }
+        Ok(())
+    })?;
     if let Some(r) = regressions {
         let mut ts = TestSuite::new("baseline");
         ts.add_test_case(baseline_case("(all scenarios)", r, None));
         out.add_test_suite(ts);
     }
-    out.to_string()
-        .unwrap_or_else(|e| format!("<!-- cannot write JUnit XML: {e} -->\n"))
+    Ok(out
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- cannot write JUnit XML: {e} -->\n")))
 }
 
 fn suite(report: &Report, s: &ScenarioReport, time: Option<Duration>) -> TestSuite {

@@ -6,7 +6,9 @@
 use std::fmt::Write as _;
 
 use super::baseline::RegressionReport;
-use super::model::{Report, ScenarioReport};
+use super::entries::ReportRef;
+use super::model::ScenarioReport;
+use crate::errors::Error;
 use crate::score::COLUMNS;
 use crate::text::word;
 
@@ -33,7 +35,14 @@ pub fn md_escape(s: &str) -> String {
 }
 
 /// The Markdown summary; `regressions` when the run was compared with a baseline.
-pub fn to_markdown(report: &Report, regressions: Option<&RegressionReport>) -> String {
+pub fn to_markdown<'a>(
+    report: impl Into<ReportRef<'a>>,
+    regressions: Option<&RegressionReport>,
+) -> Result<String, Error> {
+    let ReportRef {
+        head: report,
+        entries,
+    } = report.into();
     let mut md = String::new();
     let s = &report.summary;
     let verdict = match regressions {
@@ -86,9 +95,7 @@ pub fn to_markdown(report: &Report, regressions: Option<&RegressionReport>) -> S
     );
     let _ = writeln!(md, "|---|---|---|---:|---:|---:|---:|---|");
     // Scenarios that missed their expectation first: they are what the reader came for.
-    let mut order: Vec<&ScenarioReport> = report.scenarios.iter().collect();
-    order.sort_by_key(|s| s.met);
-    for sc in order {
+    entries.failed_first(&mut |sc| {
         let run = first.and_then(|m| sc.runs.get(m));
         let (outcome, scores) = match run {
             Some(r) => (
@@ -155,8 +162,9 @@ pub fn to_markdown(report: &Report, regressions: Option<&RegressionReport>) -> S
             scores,
             failed
         );
-    }
-    md
+        Ok(())
+    })?;
+    Ok(md)
 }
 
 fn what_failed(sc: &ScenarioReport, run: Option<&super::model::RunReport>) -> String {

@@ -5,6 +5,7 @@
 
 mod baseline;
 mod captures;
+mod entries;
 mod failure;
 mod html;
 mod json;
@@ -15,9 +16,10 @@ mod model;
 
 pub use baseline::*;
 pub use captures::{CapturesOutput, captures_wanted, write_captures};
+pub use entries::{Entries, ReportRef, Spill};
 pub use failure::{Failure, github_annotation, step_detail};
 pub use html::{HtmlOutput, PageImage, PageImages, html_escape, html_wanted, to_html, write_html};
-pub use json::{load_report, to_json, write_json};
+pub use json::{load_report, to_json, write_json, write_json_to};
 pub use junit::{Timings, to_junit, to_junit_timed};
 pub use markdown::{md_escape, to_markdown};
 pub use merge::{MergeError, merge};

@@ -98,46 +98,69 @@ pub struct RobustnessTotal {
     pub total: u64,
 }
 
-impl RobustnessTotal {
-    /// Pairs re-added over scenarios (so shards sum exactly); `None` when none were perturbed.
-    pub(crate) fn fold(scenarios: &[ScenarioReport]) -> Option<RobustnessTotal> {
-        let robust: Vec<&Robustness> = scenarios
-            .iter()
-            .filter_map(|s| s.robustness.as_ref())
-            .collect();
-        if robust.is_empty() {
-            return None;
+/// Totals added up one scenario at a time, in any order (every count is an integer, so the
+/// sums are the same however the scenarios arrive): how `run` folds entries as they finish.
+#[derive(Clone, Debug)]
+pub struct Totals {
+    scenarios: u64,
+    met: u64,
+    tallies: BTreeMap<Mode, Tally>,
+    robust: Option<(u64, u64)>,
+}
+
+impl Totals {
+    /// No scenarios yet; every mode in `modes` has a tally even when none adds to it.
+    pub fn new(modes: &[Mode]) -> Totals {
+        Totals {
+            scenarios: 0,
+            met: 0,
+            tallies: modes.iter().map(|&m| (m, Tally::default())).collect(),
+            robust: None,
         }
-        let ok: u64 = robust.iter().map(|r| r.ok).sum();
-        let total: u64 = robust.iter().map(|r| r.total).sum();
-        let score = if total == 0 {
-            1.0
-        } else {
-            crate::json::round(ok as f64 / total as f64)
-        };
-        Some(RobustnessTotal { score, ok, total })
+    }
+
+    /// Adds one scenario.
+    pub fn add(&mut self, s: &ScenarioReport) {
+        self.scenarios += 1;
+        self.met += u64::from(s.met);
+        for (m, run) in &s.runs {
+            self.tallies.entry(*m).or_default().add(&run.tally);
+        }
+        if let Some(r) = &s.robustness {
+            let (ok, total) = self.robust.get_or_insert((0, 0));
+            *ok += r.ok;
+            *total += r.total;
+        }
+    }
+
+    /// The summary: tallies re-added (so shards sum exactly), scores from them.
+    pub fn summary(self) -> Summary {
+        Summary {
+            scenarios: self.scenarios,
+            met: self.met,
+            not_met: self.scenarios - self.met,
+            scores: self.tallies.iter().map(|(m, t)| (*m, t.scores())).collect(),
+            tallies: self.tallies,
+            // `None` when no scenario was perturbed.
+            robustness: self.robust.map(|(ok, total)| RobustnessTotal {
+                score: if total == 0 {
+                    1.0
+                } else {
+                    crate::json::round(ok as f64 / total as f64)
+                },
+                ok,
+                total,
+            }),
+        }
     }
 }
 
 impl Summary {
-    /// Totals of these scenarios: tallies re-added (so shards sum exactly), scores from them.
+    /// Totals of these scenarios.
     pub(crate) fn fold(scenarios: &[ScenarioReport], modes: &[Mode]) -> Summary {
-        let mut tallies: BTreeMap<Mode, Tally> =
-            modes.iter().map(|&m| (m, Tally::default())).collect();
-        for s in scenarios {
-            for (m, run) in &s.runs {
-                tallies.entry(*m).or_default().add(&run.tally);
-            }
-        }
-        let met = scenarios.iter().filter(|s| s.met).count() as u64;
-        Summary {
-            scenarios: scenarios.len() as u64,
-            met,
-            not_met: scenarios.len() as u64 - met,
-            scores: tallies.iter().map(|(m, t)| (*m, t.scores())).collect(),
-            tallies,
-            robustness: RobustnessTotal::fold(scenarios),
-        }
+        let mut t = Totals::new(modes);
+        scenarios.iter().for_each(|s| t.add(s));
+        t.summary()
     }
 }
 
@@ -593,14 +616,34 @@ impl Report {
     /// A report of scenarios already folded (each as its run finished), sorted by id.
     pub fn from_scenarios(scenarios: Vec<ScenarioReport>, modes: &[Mode]) -> Report {
         let ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
+        let head = Report::head(&ids, modes, Summary::fold(&scenarios, modes));
+        Report { scenarios, ..head }
+    }
+
+    /// The run-wide part of a report of the scenarios `ids` whose totals are `summary`,
+    /// holding no entries: what `run` pairs with the entries it spilled.
+    pub fn head<S: AsRef<str>>(ids: &[S], modes: &[Mode], summary: Summary) -> Report {
         Report {
             schema: REPORT_SCHEMA.into(),
             harness: format!("stepreplay {}", env!("CARGO_PKG_VERSION")),
             modes: modes.to_vec(),
-            suite: SuiteId::of(&ids),
+            suite: SuiteId::of(ids),
             shard: None,
-            summary: Summary::fold(&scenarios, modes),
-            scenarios,
+            summary,
+            scenarios: Vec::new(),
+        }
+    }
+
+    /// A copy of everything but the entries.
+    pub(crate) fn without_entries(&self) -> Report {
+        Report {
+            schema: self.schema.clone(),
+            harness: self.harness.clone(),
+            modes: self.modes.clone(),
+            suite: self.suite.clone(),
+            shard: self.shard,
+            summary: self.summary.clone(),
+            scenarios: Vec::new(),
         }
     }
 
@@ -608,13 +651,11 @@ impl Report {
     pub fn all_met(&self) -> bool {
         self.summary.not_met == 0
     }
+}
 
-    /// Every step of every run, with its scenario.
-    pub fn steps(&self) -> impl Iterator<Item = (&ScenarioReport, &StepReport)> {
-        self.scenarios.iter().flat_map(|sc| {
-            sc.runs
-                .values()
-                .flat_map(move |run| run.steps.iter().map(move |st| (sc, st)))
-        })
+impl ScenarioReport {
+    /// Every step of every run.
+    pub fn steps(&self) -> impl Iterator<Item = &StepReport> {
+        self.runs.values().flat_map(|run| &run.steps)
     }
 }

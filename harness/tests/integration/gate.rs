@@ -8,8 +8,9 @@ use std::process::{Command, Output};
 use stepreplay::evidence::Evidence;
 use stepreplay::replay::Mode;
 use stepreplay::report::{
-    Baseline, MergeError, RegressionKind, Report, captures_wanted, compare, html_escape,
-    html_wanted, merge, to_html, to_json, to_junit, to_markdown, write_captures, write_html,
+    Baseline, Entries, MergeError, RegressionKind, Report, ReportRef, Spill, Totals,
+    captures_wanted, compare, html_escape, html_wanted, merge, to_html, to_json, to_junit,
+    to_junit_timed, to_markdown, write_captures, write_html, write_json, write_json_to,
 };
 use stepreplay::score::Score;
 use stepreplay::shard::Shard;
@@ -248,7 +249,7 @@ fn the_cli_shards_and_merges_to_the_unsharded_report() {
 fn the_accepted_report_has_no_regressions() {
     let report = report_of(&[passing(), failing()], None);
     let base = Baseline::from_report(&report);
-    let r = compare(&base, &report, 0.0);
+    let r = compare(&base, &report, 0.0).unwrap();
     assert_eq!(r.regressions, vec![]);
     assert!(r.not_compared.is_empty());
 }
@@ -265,7 +266,7 @@ fn a_scenario_that_now_misses_its_expectation_is_a_regression() {
         .unwrap();
     s.met = false;
     s.mismatch = Some("expected stopped, got completed".into());
-    let r = compare(&base, &now, 0.0);
+    let r = compare(&base, &now, 0.0).unwrap();
     assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
     let g = &r.regressions[0];
     assert_eq!(g.kind, RegressionKind::NowFailing);
@@ -283,7 +284,7 @@ fn a_score_below_its_baseline_beyond_the_tolerance_is_a_regression() {
     let mut now = report.clone();
     let run = now.scenarios[0].runs.get_mut(&Mode::PerStep).unwrap();
     run.scores.element_accuracy = Score(Some(0.75));
-    let r = compare(&base, &now, 0.0);
+    let r = compare(&base, &now, 0.0).unwrap();
     assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
     let g = &r.regressions[0];
     assert_eq!(g.kind, RegressionKind::ScoreDropped);
@@ -304,18 +305,18 @@ fn a_score_below_its_baseline_beyond_the_tolerance_is_a_regression() {
             .contains("type=\"regression\""),
         "{xml}"
     );
-    let clean = to_junit(&report, Some(&compare(&base, &report, 0.0)));
+    let clean = to_junit(&report, Some(&compare(&base, &report, 0.0).unwrap()));
     assert!(!clean.contains("type=\"regression\""), "{clean}");
     assert!(clean.contains("<testcase name=\"baseline\""), "{clean}");
     // Within the tolerance: no regression; a rise is never one.
-    assert_eq!(compare(&base, &now, 0.25).regressions, vec![]);
-    let r = compare(&Baseline::from_report(&now), &report, 0.0);
+    assert_eq!(compare(&base, &now, 0.25).unwrap().regressions, vec![]);
+    let r = compare(&Baseline::from_report(&now), &report, 0.0).unwrap();
     assert_eq!(r.regressions, vec![]);
     // The run's totals are compared too (same suite).
     let mut totals = report.clone();
     let chained = totals.summary.scores.get_mut(&Mode::Chained).unwrap();
     chained.step_success = Score(chained.step_success.0.map(|v| v - 0.1));
-    let r = compare(&base, &totals, 0.05);
+    let r = compare(&base, &totals, 0.05).unwrap();
     assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
     assert_eq!(r.regressions[0].scenario, None);
     assert_eq!(r.regressions[0].score.as_deref(), Some("step_success"));
@@ -330,7 +331,7 @@ fn a_score_that_is_no_longer_judged_is_a_regression() {
     let mut now = report.clone();
     let run = now.scenarios[0].runs.get_mut(&Mode::PerStep).unwrap();
     run.scores.element_accuracy = Score(None);
-    let r = compare(&base, &now, 1.0);
+    let r = compare(&base, &now, 1.0).unwrap();
     assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
     let g = &r.regressions[0];
     assert_eq!(g.kind, RegressionKind::ScoreDropped);
@@ -351,7 +352,7 @@ fn a_new_ambiguity_is_a_regression() {
         .scores
         .ambiguity_count += 1;
     // Even with a generous tolerance: a tie is a new doubt, not a small drop.
-    let r = compare(&base, &now, 0.5);
+    let r = compare(&base, &now, 0.5).unwrap();
     assert_eq!(r.regressions.len(), 1, "{:?}", r.regressions);
     assert_eq!(r.regressions[0].kind, RegressionKind::AmbiguityAppeared);
     assert_eq!(r.regressions[0].scenario.as_deref(), Some(id.as_str()));
@@ -362,7 +363,7 @@ fn a_shard_is_compared_only_on_its_own_scenarios() {
     let whole = report_of(&[passing()], None);
     let base = Baseline::from_report(&whole);
     let part = report_of(&[passing()], Some(Shard { index: 1, count: 2 }));
-    let r = compare(&base, &part, 0.0);
+    let r = compare(&base, &part, 0.0).unwrap();
     assert_eq!(r.regressions, vec![], "a shard's totals are not the run's");
     assert_eq!(
         r.not_compared.len() + part.scenarios.len(),
@@ -675,8 +676,8 @@ fn the_markdown_summary_puts_regressions_first() {
     let report = report_of(&[passing(), failing()], None);
     let mut base = Baseline::from_report(&report);
     base.scenarios.get_mut("mini-expects-send").unwrap().met = true;
-    let regs = compare(&base, &report, 0.0);
-    insta::assert_snapshot!(to_markdown(&report, Some(&regs)));
+    let regs = compare(&base, &report, 0.0).unwrap();
+    insta::assert_snapshot!(to_markdown(&report, Some(&regs)).unwrap());
 }
 
 #[test]
@@ -690,7 +691,7 @@ fn markdown_and_html_escape_guide_text() {
             st.text = evil.into();
         }
     }
-    let md = to_markdown(&report, None);
+    let md = to_markdown(&report, None).unwrap();
     assert!(!md.contains("<script>") && !md.contains("<img"), "{md}");
     assert!(md.contains("&lt;script&gt;"));
     let html = to_html(&report, None, &Default::default());
@@ -706,13 +707,155 @@ fn markdown_and_html_escape_guide_text() {
     );
 }
 
+// ---------------------------------------------------------------- spilled entries
+
+/// `run` spills each entry as its scenario finishes, in whatever order they finish, and writes
+/// every format from the spill: the bytes must be those of the report held whole.
+#[test]
+fn a_report_spilled_entry_by_entry_writes_the_held_reports_bytes() {
+    let suite = load_suite(&discover(&[passing(), failing()]).unwrap(), None).unwrap();
+    let opts = RunOptions {
+        jobs: 2,
+        modes: MODES.to_vec(),
+        perturb: vec!["move-window".parse().unwrap()],
+        ocr: Default::default(),
+    };
+    let results = run_loaded(suite.scenarios, &opts, &|_| {}).unwrap();
+    let mut held = Report::from_results(&results, &MODES);
+    assert!(held.summary.robustness.is_some() && held.summary.not_met > 0);
+
+    let dir = temp("spill");
+    let mut spill = Spill::create(&dir).unwrap();
+    let mut totals = Totals::new(&MODES);
+    // Finishing order is not id order.
+    for s in held.scenarios.iter().rev() {
+        totals.add(s);
+        spill.push(s).unwrap();
+    }
+    assert_eq!(spill.count(), held.scenarios.len());
+    let ids: Vec<&str> = held.scenarios.iter().rev().map(|s| s.id.as_str()).collect();
+    let head = Report::head(&ids, &MODES, totals.summary());
+    assert_eq!((&head.summary, &head.suite), (&held.summary, &held.suite));
+    let json_of = |r: ReportRef| {
+        let mut out = Vec::new();
+        write_json_to(r, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    let spilled = |spill: &Spill| -> String {
+        json_of(ReportRef {
+            head: &head,
+            entries: spill,
+        })
+    };
+    assert_eq!(spilled(&spill), to_json(&held));
+    let path = dir.join("report.json");
+    write_json(
+        ReportRef {
+            head: &head,
+            entries: &spill,
+        },
+        &path,
+    )
+    .unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), to_json(&held));
+
+    let mut base = Baseline::from_report(&held);
+    base.scenarios.get_mut("mini-expects-send").unwrap().met = true;
+    let regs = compare(&base, &held, 0.0).unwrap();
+    assert!(!regs.regressions.is_empty());
+    assert_eq!(
+        compare(
+            &base,
+            ReportRef {
+                head: &head,
+                entries: &spill
+            },
+            0.0
+        )
+        .unwrap(),
+        regs
+    );
+    assert_eq!(
+        to_junit_timed(
+            ReportRef {
+                head: &head,
+                entries: &spill
+            },
+            Some(&regs),
+            &Default::default()
+        )
+        .unwrap(),
+        to_junit(&held, Some(&regs))
+    );
+    assert_eq!(
+        to_markdown(
+            ReportRef {
+                head: &head,
+                entries: &spill
+            },
+            Some(&regs)
+        )
+        .unwrap(),
+        to_markdown(&held, Some(&regs)).unwrap()
+    );
+
+    // Captures change the entries (each step's picture paths); the page then shows the diffs.
+    let mut wanted = captures_wanted(&spill).unwrap();
+    wanted.extend(html_wanted(&spill).unwrap());
+    let mut want_held = captures_wanted(&held.scenarios).unwrap();
+    want_held.extend(html_wanted(&held.scenarios).unwrap());
+    assert_eq!(wanted, want_held);
+    let evidence = Evidence::gather(&wanted);
+    let cap = dir.join("captures");
+    let on_held = write_captures(&mut held.scenarios, &evidence, &cap).unwrap();
+    let on_spill = write_captures(&mut spill, &evidence, &cap).unwrap();
+    assert!(on_spill.files > 0 && on_spill.files == on_held.files);
+    assert_eq!(spilled(&spill), to_json(&held));
+    let (a, b) = (dir.join("page-held"), dir.join("page-spilled"));
+    write_html(&held, Some(&regs), &evidence, &a).unwrap();
+    write_html(
+        ReportRef {
+            head: &head,
+            entries: &spill,
+        },
+        Some(&regs),
+        &evidence,
+        &b,
+    )
+    .unwrap();
+    let page = |d: &Path| std::fs::read_to_string(d.join("index.html")).unwrap();
+    assert!(
+        page(&a).contains("img/diff-"),
+        "the page shows the captured diffs"
+    );
+    assert_eq!(page(&a), page(&b));
+
+    // The spill file is gone from the report folder (unlinked at once on Unix, else on drop).
+    drop(spill);
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert_eq!(left, Vec::<String>::new());
+}
+
+#[test]
+fn a_spill_that_cannot_be_made_names_the_folder() {
+    let dir = temp("spill-blocked");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let err = Spill::create(&file).unwrap_err().to_string();
+    assert!(err.contains("a-file"), "{err}");
+}
+
 // ---------------------------------------------------------------- HTML
 
 #[test]
 fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
     let report = report_of(&[passing(), failing()], None);
     let (a, b) = (temp("html-a"), temp("html-b"));
-    let evidence = Evidence::gather(&html_wanted(&report));
+    let evidence = Evidence::gather(&html_wanted(&report.scenarios).unwrap());
     let oa = write_html(&report, None, &evidence, &a).unwrap();
     write_html(&report, None, &evidence, &b).unwrap();
     assert!(oa.missing.is_empty(), "{:?}", oa.missing);
@@ -813,16 +956,16 @@ fn captures_draw_overlays_for_targeted_steps_from_the_evidence_alone() {
         .find(|st| st.diff.is_some())
         .unwrap();
     keys_only.resolution = None;
-    let mut wanted = captures_wanted(&report);
-    wanted.extend(html_wanted(&report));
+    let mut wanted = captures_wanted(&report.scenarios).unwrap();
+    wanted.extend(html_wanted(&report.scenarios).unwrap());
     let evidence = Evidence::gather(&wanted);
     let (a, b) = (temp("captures-a"), temp("captures-b"));
-    let oa = write_captures(&mut report.clone(), &evidence, &a).unwrap();
+    let oa = write_captures(&mut report.clone().scenarios, &evidence, &a).unwrap();
     assert!(oa.missing.is_empty(), "{:?}", oa.missing);
-    let ob = write_captures(&mut report, &evidence, &b).unwrap();
+    let ob = write_captures(&mut report.scenarios, &evidence, &b).unwrap();
     assert_eq!(oa.files, ob.files);
     let (mut with, mut without) = (0, 0);
-    for (_, st) in report.steps() {
+    for st in report.scenarios.iter().flat_map(|sc| sc.steps()) {
         let Some(c) = &st.captures else { continue };
         let overlay = c.before.replace("-before.png", "-overlay.png");
         let pointed = st.resolution.as_ref().is_some_and(|r| {
