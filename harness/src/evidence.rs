@@ -15,7 +15,7 @@ use image::RgbaImage;
 
 use crate::diff::files::encode_png;
 use crate::diff::step::{NoPixels, diff_image};
-use crate::errors::InputError;
+use crate::errors::{Error, InputError};
 use crate::recording::{Frame, load_recording};
 
 /// A frame of a recording: (recording folder, frame id).
@@ -102,11 +102,63 @@ pub struct Evidence {
     pub(crate) pairs: BTreeMap<PairKey, Result<PairPictures, NoPictures>>,
 }
 
+/// Where a reporter's pictures come from: handed over a recording at a time, so that what is
+/// held is one recording's pictures, not a suite's (a suite's frames are gigabytes decoded).
+pub trait Pictures {
+    /// Calls `f` with the pictures `wanted` asks for, one recording's at a time.
+    fn each(
+        &self,
+        wanted: &Wanted,
+        f: &mut dyn FnMut(&Evidence) -> Result<(), Error>,
+    ) -> Result<(), Error>;
+}
+
+/// Pictures read from the recordings as they are asked for ([`Evidence::gather_each`]): the
+/// runner's source.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FromRecordings;
+
+impl Pictures for FromRecordings {
+    fn each(
+        &self,
+        wanted: &Wanted,
+        f: &mut dyn FnMut(&Evidence) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        Evidence::gather_each(wanted, &mut |e| f(&e))
+    }
+}
+
+/// Pictures gathered already (all at once): handed over whole.
+impl Pictures for Evidence {
+    fn each(
+        &self,
+        _wanted: &Wanted,
+        f: &mut dyn FnMut(&Evidence) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        f(self)
+    }
+}
+
 impl Evidence {
     /// Loads each recording `wanted` names once and takes from it what `wanted` asks for.
     pub fn gather(wanted: &Wanted) -> Evidence {
         let mut out = Evidence::default();
+        let _ = Evidence::gather_each(wanted, &mut |e| {
+            out.frames.extend(e.frames);
+            out.pairs.extend(e.pairs);
+            Ok(())
+        });
+        out
+    }
+
+    /// [`Evidence::gather`] a recording at a time: `f` gets each recording's pictures, and
+    /// they are dropped before the next recording is read.
+    pub fn gather_each(
+        wanted: &Wanted,
+        f: &mut dyn FnMut(Evidence) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         for dir in wanted.recordings() {
+            let mut out = Evidence::default();
             let rec = load_recording(Path::new(dir)).ok();
             let frame = |id: &str| rec.as_ref().and_then(|r| r.frame(id));
             for (_, id) in wanted.frames.iter().filter(|(r, _)| r == dir) {
@@ -121,8 +173,9 @@ impl Evidence {
                 };
                 out.pairs.insert(key.clone(), got);
             }
+            f(out)?;
         }
-        out
+        Ok(())
     }
 
     /// The diff image of `before` → `after`, with both frames.

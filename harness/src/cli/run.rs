@@ -6,15 +6,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use stepreplay::evidence::{Evidence, Wanted};
+use stepreplay::evidence::{FromRecordings, Pictures};
 use stepreplay::output::write_file;
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::adhoc_scenario;
 use stepreplay::replay::{Event, Mode};
 use stepreplay::report::{
     Baseline, Entries, Failure, RegressionReport, Report, ReportRef, ScenarioReport, Spill,
-    Timings, Totals, captures_wanted, compare, github_annotation, html_wanted, to_junit_timed,
-    to_markdown, write_captures, write_html, write_json, write_json_to,
+    Timings, Totals, compare, github_annotation, to_junit_timed, to_markdown, write_captures,
+    write_html, write_json, write_json_to,
 };
 use stepreplay::result::ScenarioResult;
 use stepreplay::score::COLUMNS;
@@ -113,20 +113,6 @@ impl OutputArgs {
 
     fn wants_html(&self) -> bool {
         self.report_files.contains(&Format::Html) || self.html.is_some()
-    }
-
-    /// The pictures the page (when written) and the captures (when `captures`) draw, gathered
-    /// from the recordings once for both; nothing is read for a run that draws none. Called
-    /// before the captures are written: their pairs are the diff images the page then shows.
-    pub fn evidence(&self, entries: &dyn Entries, captures: bool) -> Result<Evidence, Error> {
-        let mut wanted = Wanted::default();
-        if captures {
-            wanted.extend(captures_wanted(entries)?);
-        }
-        if self.wants_html() {
-            wanted.extend(html_wanted(entries)?);
-        }
-        Ok(Evidence::gather(&wanted))
     }
 }
 
@@ -309,7 +295,7 @@ pub fn baseline(out: &OutputArgs) -> Result<Option<Baseline>, Error> {
 pub fn write_outputs(
     report: ReportRef,
     timings: &Timings,
-    evidence: &Evidence,
+    pictures: &dyn Pictures,
     dir: &Path,
     out: &OutputArgs,
     say: &Say,
@@ -338,7 +324,7 @@ pub fn write_outputs(
     }
     if out.wants_html() {
         let html_dir = out.html.as_deref().unwrap_or(dir);
-        let o = write_html(report, regressions.as_ref(), evidence, html_dir)?;
+        let o = write_html(report, regressions.as_ref(), pictures, html_dir)?;
         if !say.quiet {
             for m in &o.missing {
                 eprintln!("note: frame not found for the HTML report: {m}");
@@ -476,9 +462,8 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     if let Some(shard) = args.shard {
         report = report.into_shard(&suite.all_ids, shard);
     }
-    let evidence = args.out.evidence(&spill, args.captures.is_some())?;
     if let Some(dir) = &args.captures {
-        let o = write_captures(&mut spill, &evidence, dir)?;
+        let o = write_captures(&mut spill, &FromRecordings, dir)?;
         say.info(format!(
             "captures: {} in {}",
             plural(o.files, "file", "files"),
@@ -569,7 +554,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let code = write_outputs(
         report,
         &timings,
-        &evidence,
+        &FromRecordings,
         &args.report_dir,
         &args.out,
         &say,

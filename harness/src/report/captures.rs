@@ -9,8 +9,8 @@
 //! recording acted on when it is another (amber) and the click point (a red ring and cross);
 //! a step with none of these (no target) has no overlay.
 
-use std::collections::BTreeSet;
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use image::{Rgba, RgbaImage};
 use imageproc::drawing::{draw_cross_mut, draw_hollow_circle_mut, draw_hollow_rect_mut};
@@ -19,7 +19,7 @@ use super::entries::Entries;
 use super::model::{CaptureFiles, ResolutionReport};
 use crate::diff::files::encode_png;
 use crate::errors::Error;
-use crate::evidence::{Evidence, Wanted};
+use crate::evidence::{PairKey, PairPictures, Pictures, Wanted};
 use crate::output::write_file;
 use crate::recording::ax::Rect;
 use crate::text::slug;
@@ -53,69 +53,118 @@ pub fn captures_wanted(entries: &dyn Entries) -> Result<Wanted, Error> {
     Ok(out)
 }
 
-/// Writes the pictures of every step that carries a diff, from `evidence` (gathered for
-/// [`captures_wanted`]), and records their paths in the report's steps.
+/// One step's pictures to write: where, and what to draw on the overlay.
+struct Planned {
+    /// `<scenario> step <n>`, for what could not be written.
+    label: String,
+    folder: PathBuf,
+    stem: String,
+    resolution: Option<ResolutionReport>,
+    /// What came of it: the files, or why there are none.
+    got: Option<Result<CaptureFiles, String>>,
+}
+
+/// Writes the pictures of every step that carries a diff, from those `pictures` hands over a
+/// recording at a time (for [`captures_wanted`]), and records their paths in the entries'
+/// steps. Three passes: plan each step's files from the entries, write them as each
+/// recording's pictures come (then dropped), and record the paths.
 pub fn write_captures(
     entries: &mut dyn Entries,
-    evidence: &Evidence,
+    pictures: &dyn Pictures,
     dir: &Path,
 ) -> Result<CapturesOutput, Error> {
-    let mut out = CapturesOutput::default();
+    let mut plan: Vec<Planned> = Vec::new();
+    let mut by_pair: BTreeMap<PairKey, Vec<usize>> = BTreeMap::new();
     let mut used = BTreeSet::new();
-    entries.each_mut(&mut |sc| {
+    entries.each(&mut |sc| {
         let mut name = slug(&sc.id);
         let mut n = 2;
         while !used.insert(name.clone()) {
             name = format!("{}-{n}", slug(&sc.id));
             n += 1;
         }
-        for (mode, run) in &mut sc.runs {
-            let folder = dir.join(&name).join(word(mode));
-            for st in &mut run.steps {
+        for (mode, run) in &sc.runs {
+            for st in &run.steps {
                 let Some(key) = st.diff.as_ref().and(st.pair(&sc.recording)) else {
                     continue;
                 };
-                let pics = match evidence.pairs.get(&key) {
-                    Some(Ok(pics)) => pics,
-                    Some(Err(why)) => {
-                        out.missing
-                            .push(format!("{} step {}: {why}", sc.id, st.number));
-                        continue;
-                    }
-                    None => {
-                        out.missing
-                            .push(format!("{} step {}: frames not gathered", sc.id, st.number));
-                        continue;
-                    }
-                };
-                let stem = format!("{:02}-{}", st.number, slug(&st.step_id));
-                let path = |what: &str| folder.join(format!("{stem}-{what}.png"));
-                write_file(&path("diff"), &pics.diff.png)?;
-                write_file(&path("before"), &pics.before.png)?;
-                write_file(&path("after"), &pics.after.png)?;
-                out.files += 3;
-                if let Some(img) = st
-                    .resolution
-                    .as_ref()
-                    .and_then(|r| overlay(&pics.pixels, r))
-                {
-                    let png = encode_png(&img).map_err(|e| Error::Write {
-                        path: path("overlay"),
-                        source: std::io::Error::other(e),
-                    })?;
-                    write_file(&path("overlay"), png)?;
-                    out.files += 1;
-                }
-                st.captures = Some(CaptureFiles {
-                    before: path("before").display().to_string(),
-                    after: path("after").display().to_string(),
-                    diff: path("diff").display().to_string(),
+                by_pair.entry(key).or_default().push(plan.len());
+                plan.push(Planned {
+                    label: format!("{} step {}", sc.id, st.number),
+                    folder: dir.join(&name).join(word(mode)),
+                    stem: format!("{:02}-{}", st.number, slug(&st.step_id)),
+                    resolution: st.resolution.clone(),
+                    got: None,
                 });
             }
         }
         Ok(())
     })?;
+    let mut out = CapturesOutput::default();
+    let wanted = Wanted {
+        pairs: by_pair.keys().cloned().collect(),
+        ..Wanted::default()
+    };
+    pictures.each(&wanted, &mut |ev| {
+        for (key, got) in &ev.pairs {
+            for &i in by_pair.get(key).into_iter().flatten() {
+                let p = &mut plan[i];
+                p.got = Some(match got {
+                    Ok(pics) => Ok(write_step(p, pics, &mut out.files)?),
+                    Err(why) => Err(why.to_string()),
+                });
+            }
+        }
+        Ok(())
+    })?;
+    for p in &plan {
+        match &p.got {
+            Some(Ok(_)) => {}
+            Some(Err(why)) => out.missing.push(format!("{}: {why}", p.label)),
+            None => out
+                .missing
+                .push(format!("{}: frames not gathered", p.label)),
+        }
+    }
+    // The entries come in the order they were planned in.
+    let mut next = plan.into_iter();
+    entries.each_mut(&mut |sc| {
+        for run in sc.runs.values_mut() {
+            for st in &mut run.steps {
+                if st.diff.is_some() && st.pair(&sc.recording).is_some() {
+                    let p = next.next().ok_or_else(|| {
+                        Error::Internal("the entries changed while captures were written".into())
+                    })?;
+                    st.captures = p.got.and_then(Result::ok);
+                }
+            }
+        }
+        Ok(())
+    })?;
     Ok(out)
+}
+
+/// Writes one step's before, after and diff PNGs, and its overlay when there is something to
+/// point at; counts the files.
+fn write_step(p: &Planned, pics: &PairPictures, files: &mut usize) -> Result<CaptureFiles, Error> {
+    let path = |what: &str| p.folder.join(format!("{}-{what}.png", p.stem));
+    write_file(&path("diff"), &pics.diff.png)?;
+    write_file(&path("before"), &pics.before.png)?;
+    write_file(&path("after"), &pics.after.png)?;
+    *files += 3;
+    if let Some(img) = p.resolution.as_ref().and_then(|r| overlay(&pics.pixels, r)) {
+        let png = encode_png(&img).map_err(|e| Error::Write {
+            path: path("overlay"),
+            source: std::io::Error::other(e),
+        })?;
+        write_file(&path("overlay"), png)?;
+        *files += 1;
+    }
+    Ok(CaptureFiles {
+        before: path("before").display().to_string(),
+        after: path("after").display().to_string(),
+        diff: path("diff").display().to_string(),
+    })
 }
 
 /// The before frame with the step's target drawn on it, in the page's colours and border width

@@ -24,7 +24,7 @@ use super::entries::{Entries, ReportRef};
 use super::model::{Report, ResolutionReport, RunReport, ScenarioReport, StepReport};
 use crate::diff::StepDiff;
 use crate::errors::Error;
-use crate::evidence::{Evidence, FrameKey, PairKey, Picture, Wanted};
+use crate::evidence::{FrameKey, PairKey, Picture, Pictures, Wanted};
 use crate::output::write_file;
 use crate::recording::ax::Rect;
 use crate::replay::Mode;
@@ -107,21 +107,20 @@ fn shown(entries: &dyn Entries) -> Result<(BTreeSet<FrameKey>, BTreeMap<String, 
     Ok((frames, diffs))
 }
 
-/// Writes `pic` into `img_dir` under a name made from `base` that no other image of the page
-/// has.
-fn place(
-    pic: &Picture,
-    base: &str,
-    used: &mut BTreeSet<String>,
-    img_dir: &Path,
-) -> Result<PageImage, Error> {
+/// A name made from `base` that no other image of the page has.
+fn unique(base: &str, used: &mut BTreeSet<String>) -> String {
     let mut name = format!("{base}.png");
     let mut n = 2;
     while !used.insert(name.clone()) {
         name = format!("{base}-{n}.png");
         n += 1;
     }
-    write_file(&img_dir.join(&name), &pic.png)?;
+    name
+}
+
+/// Writes `pic` into `img_dir` as `name`.
+fn place(pic: &Picture, name: &str, img_dir: &Path) -> Result<PageImage, Error> {
+    write_file(&img_dir.join(name), &pic.png)?;
     Ok(PageImage {
         href: format!("img/{name}"),
         width: pic.width,
@@ -129,41 +128,35 @@ fn place(
     })
 }
 
-/// Writes `dir/index.html` and the frames it shows into `dir/img/`, from the pictures in
-/// `evidence` (gathered for [`html_wanted`]).
+/// Writes `dir/index.html` and the frames it shows into `dir/img/`, from the pictures
+/// `pictures` hands over a recording at a time (those of [`html_wanted`]): each is written
+/// as it comes and dropped, so the page's pictures are never all held.
 pub fn write_html<'a>(
     report: impl Into<ReportRef<'a>>,
     regressions: Option<&RegressionReport>,
-    evidence: &Evidence,
+    pictures: &dyn Pictures,
     dir: &Path,
 ) -> Result<HtmlOutput, Error> {
     let report = report.into();
     let img_dir = dir.join("img");
-    let mut images = PageImages::default();
-    let mut missing = Vec::new();
-    let mut used_names = BTreeSet::new();
     let (frames, diffs) = shown(report.entries)?;
-    for key in frames {
-        let (rec_dir, frame) = &key;
-        let Some(pic) = evidence.frames.get(&key) else {
-            missing.push(format!("{rec_dir}: {frame}"));
-            continue;
-        };
+    // Every file's name from its key alone, before any picture comes: the names do not
+    // depend on the order the pictures arrive in.
+    let mut used = BTreeSet::new();
+    let mut frame_names = BTreeMap::new();
+    for key in &frames {
+        let (rec_dir, frame) = key;
         let rec_name = Path::new(rec_dir)
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let base = format!("{}-{}", slug(&rec_name), slug(frame));
-        let img = place(pic, &base, &mut used_names, &img_dir)?;
-        images.frames.insert(key, img);
+        frame_names.insert(key.clone(), unique(&base, &mut used));
     }
-    for (path, pair) in diffs {
-        let Some(Ok(pics)) = evidence.pairs.get(&pair) else {
-            missing.push(path);
-            continue;
-        };
+    let mut diff_names: BTreeMap<&PairKey, Vec<(&String, String)>> = BTreeMap::new();
+    for (path, pair) in &diffs {
         // scenario/mode/NN-step-diff: unique within the captures folder.
-        let mut tail: Vec<String> = Path::new(&path)
+        let mut tail: Vec<String> = Path::new(path)
             .iter()
             .rev()
             .take(3)
@@ -171,9 +164,44 @@ pub fn write_html<'a>(
             .collect();
         tail.reverse();
         let base = format!("diff-{}", slug(tail.join("-").trim_end_matches(".png")));
-        let img = place(&pics.diff, &base, &mut used_names, &img_dir)?;
-        images.diffs.insert(path, img);
+        let name = unique(&base, &mut used);
+        diff_names.entry(pair).or_default().push((path, name));
     }
+    let wanted = Wanted {
+        frames: frames.clone(),
+        pairs: diff_names.keys().map(|&p| p.clone()).collect(),
+    };
+    let mut images = PageImages::default();
+    pictures.each(&wanted, &mut |ev| {
+        for (key, pic) in &ev.frames {
+            if let Some(name) = frame_names.get(key) {
+                images
+                    .frames
+                    .insert(key.clone(), place(pic, name, &img_dir)?);
+            }
+        }
+        for (pair, got) in &ev.pairs {
+            let (Some(named), Ok(pics)) = (diff_names.get(pair), got) else {
+                continue;
+            };
+            for (path, name) in named {
+                let img = place(&pics.diff, name, &img_dir)?;
+                images.diffs.insert((*path).clone(), img);
+            }
+        }
+        Ok(())
+    })?;
+    let mut missing: Vec<String> = frames
+        .iter()
+        .filter(|k| !images.frames.contains_key(*k))
+        .map(|(rec_dir, frame)| format!("{rec_dir}: {frame}"))
+        .collect();
+    missing.extend(
+        diffs
+            .keys()
+            .filter(|p| !images.diffs.contains_key(*p))
+            .cloned(),
+    );
     // Written as it is built, a scenario at a time: the page of a large suite is tens of MB.
     let path = dir.join("index.html");
     let err = crate::output::write_error(&path);

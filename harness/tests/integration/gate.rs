@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use stepreplay::evidence::Evidence;
+use stepreplay::evidence::{Evidence, FromRecordings};
 use stepreplay::replay::Mode;
 use stepreplay::report::{
     Baseline, Entries, MergeError, RegressionKind, Report, ReportRef, Spill, Totals,
@@ -838,6 +838,44 @@ fn a_report_spilled_entry_by_entry_writes_the_held_reports_bytes() {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert_eq!(left, Vec::<String>::new());
+}
+
+/// `run` hands the reporters their pictures a recording at a time and drops each recording's
+/// before the next (`FromRecordings`): the captures and the page must be what the pictures
+/// gathered all at once draw.
+#[test]
+fn pictures_a_recording_at_a_time_draw_what_all_at_once_draws() {
+    let scenarios = repo().join("scenarios");
+    let paths = ["calendar-reschedule.json", "mail-copy-not-send.json"].map(|f| scenarios.join(f));
+    let mut report = report_of(&paths, None);
+    let recordings: std::collections::BTreeSet<&str> = report
+        .scenarios
+        .iter()
+        .map(|s| s.recording.as_str())
+        .collect();
+    assert_eq!(recordings.len(), 2, "{recordings:?}");
+    let mut wanted = captures_wanted(&report.scenarios).unwrap();
+    wanted.extend(html_wanted(&report.scenarios).unwrap());
+    let mut batches = 0;
+    Evidence::gather_each(&wanted, &mut |_| {
+        batches += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(batches, 2);
+
+    let dir = temp("pictures");
+    let whole = Evidence::gather(&wanted);
+    let mut at_once = report.clone();
+    let a = write_captures(&mut at_once.scenarios, &whole, &dir.join("cap")).unwrap();
+    let b = write_captures(&mut report.scenarios, &FromRecordings, &dir.join("cap")).unwrap();
+    assert!(a.files > 0 && a.files == b.files && a.missing == b.missing);
+    assert_eq!(to_json(&at_once), to_json(&report));
+    write_html(&at_once, None, &whole, &dir.join("page-a")).unwrap();
+    write_html(&report, None, &FromRecordings, &dir.join("page-b")).unwrap();
+    let page = |d: &str| std::fs::read_to_string(dir.join(d).join("index.html")).unwrap();
+    assert!(page("page-a").contains("img/diff-"));
+    assert_eq!(page("page-a"), page("page-b"));
 }
 
 #[test]
