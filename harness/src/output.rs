@@ -17,7 +17,7 @@ pub fn create_dir(dir: &Path) -> Result<(), Error> {
     })
 }
 
-pub(crate) fn create_parent(path: &Path) -> Result<(), Error> {
+fn create_parent(path: &Path) -> Result<(), Error> {
     match path.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => create_dir(parent),
         None => Ok(()),
@@ -60,6 +60,19 @@ pub fn append(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 pub(crate) fn create_file(path: &Path) -> Result<File, Error> {
     create_parent(path)?;
     File::create(path).map_err(write_error(path))
+}
+
+/// Creates (or truncates) `path` to be written and read back (a spill file), making its
+/// folder first.
+pub(crate) fn create_scratch(path: &Path) -> Result<File, Error> {
+    create_parent(path)?;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(write_error(path))
 }
 
 /// The [`Error::Write`] for `path`, for a writer's own I/O calls.

@@ -124,14 +124,7 @@ impl Spill {
     /// A new spill in `dir` (made when absent).
     pub fn create(dir: &Path) -> Result<Spill, Error> {
         let path = dir.join(format!(".stepreplay-entries-{}.json", std::process::id()));
-        crate::output::create_parent(&path)?;
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(true)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(crate::output::write_error(&path))?;
+        let file = crate::output::create_scratch(&path)?;
         let named = std::fs::remove_file(&path).is_err();
         Ok(Spill {
             file,
@@ -166,7 +159,7 @@ impl Spill {
         self.push_bytes(entry, &Spill::bytes(entry))
     }
 
-    /// The places in id order (stable: two entries of one id keep the order they came in).
+    /// The places in id order (ids are unique: a suite with two of one id is refused).
     fn in_order(&self) -> Vec<&Place> {
         let mut v: Vec<&Place> = self.places.iter().collect();
         v.sort_by(|a, b| a.id.cmp(&b.id));
