@@ -210,6 +210,8 @@ fn exact_crops_are_found(cases: u32, seed: u64) -> (Vec<String>, Vec<(String, f6
     for (sw, sh, scale) in [(480, 360, 1), (720, 450, 1), (1440, 900, 2)] {
         let (screen, _) = desktop(sw, sh, scale);
         let gray = GrayScreen::new(&screen);
+        // Each query: the crop, where it was cut, and where it is expected (near, then none).
+        let mut queries = Vec::new();
         for case in 0..cases {
             let (w, h) = (
                 8 + rng.below_u32(150 * scale),
@@ -222,30 +224,34 @@ fn exact_crops_are_found(cases: u32, seed: u64) -> (Vec<String>, Vec<(String, f6
             };
             let near = (jitter(x, sw / 20, &mut rng), jitter(y, sh / 20, &mut rng));
             for expected in [Some(near), None] {
+                queries.push((case, (w, h, x, y), crop.clone(), expected, f64::INFINITY));
+            }
+        }
+        // Each query's time is its fastest of three passes over them all: a page fault, an
+        // interrupt or a neighbour's burst is not the search's cost, and these queries take
+        // microseconds. Passes, not three runs in a row, so one burst cannot hit all three.
+        for pass in 0..3 {
+            for (case, (w, h, x, y), crop, expected, ms) in &mut queries {
                 let q = CropQuery {
                     screen: &gray,
-                    crop: &crop,
-                    expected,
+                    crop,
+                    expected: *expected,
                 };
-                // The fastest of three runs: a one-off page fault or interrupt is not the
-                // search's cost, and these queries take tens of microseconds.
-                let mut found = None;
-                let mut ms = f64::INFINITY;
-                for _ in 0..3 {
-                    let start = std::time::Instant::now();
-                    found = locate(&q, &CropOptions::default());
-                    ms = ms.min(start.elapsed().as_secs_f64() * 1e3);
-                }
-                let mode = if expected.is_some() { "near" } else { "full" };
-                let query = format!("{w}×{h} at {x},{y}");
-                times.push((format!("{sw}x{sh}@{scale}x {mode}"), ms, query));
-                if found.is_none_or(|m| m.score < 1.0 - 0.002 - 1e-9) {
+                let start = std::time::Instant::now();
+                let found = locate(&q, &CropOptions::default());
+                *ms = ms.min(start.elapsed().as_secs_f64() * 1e3);
+                if pass == 0 && found.is_none_or(|m| m.score < 1.0 - 0.002 - 1e-9) {
                     misses.push(format!(
                         "seed {seed} {sw}x{sh} case {case}: {w}x{h} at {x},{y} \
                          (expected {expected:?}): {found:?}"
                     ));
                 }
             }
+        }
+        for (_, (w, h, x, y), _, expected, ms) in queries {
+            let mode = if expected.is_some() { "near" } else { "full" };
+            let query = format!("{w}×{h} at {x},{y}");
+            times.push((format!("{sw}x{sh}@{scale}x {mode}"), ms, query));
         }
     }
     (misses, times)
