@@ -444,7 +444,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let spilling = Mutex::new((Spill::create(&args.report_dir)?, Totals::new(&modes)));
     let fold = |r: ScenarioResult| -> Result<(String, Duration), Error> {
         let entry = ScenarioReport::of(&r);
-        let bytes = Spill::bytes(&entry);
+        let bytes = Spill::bytes(&entry)?;
         let mut st = spilling.lock().unwrap_or_else(|p| p.into_inner());
         st.1.add(&entry);
         st.0.push_bytes(&entry, &bytes)?;

@@ -138,8 +138,8 @@ impl Spill {
     /// Serializes an entry (outside any lock: the bytes are what [`push_bytes`] takes).
     ///
     /// [`push_bytes`]: Spill::push_bytes
-    pub fn bytes(entry: &ScenarioReport) -> Vec<u8> {
-        serde_json::to_vec(entry).unwrap_or_default()
+    pub fn bytes(entry: &ScenarioReport) -> Result<Vec<u8>, Error> {
+        serde_json::to_vec(entry).map_err(|e| unwritable(&entry.id, e))
     }
 
     /// Appends an entry serialized by [`Spill::bytes`].
@@ -156,7 +156,7 @@ impl Spill {
 
     /// Appends an entry.
     pub fn push(&mut self, entry: &ScenarioReport) -> Result<(), Error> {
-        self.push_bytes(entry, &Spill::bytes(entry))
+        self.push_bytes(entry, &Spill::bytes(entry)?)
     }
 
     /// The places in id order (ids are unique: a suite with two of one id is refused).
@@ -216,13 +216,21 @@ impl Entries for Spill {
             let mut entry = self.read(&self.places[i], &mut buf)?;
             f(&mut entry)?;
             // The changed entry goes at the end; its place points there.
-            let bytes = Spill::bytes(&entry);
+            let bytes = Spill::bytes(&entry)?;
             let at = self.write(&bytes)?;
             let p = &mut self.places[i];
             (p.at, p.len, p.met) = (at, bytes.len(), entry.met);
         }
         Ok(())
     }
+}
+
+/// An entry that cannot be written as JSON: an error, never a `null` or an empty entry in
+/// its place.
+pub(crate) fn unwritable(id: &str, e: serde_json::Error) -> Error {
+    Error::Internal(format!(
+        "the report entry of `{id}` cannot be written as JSON: {e}"
+    ))
 }
 
 impl Drop for Spill {

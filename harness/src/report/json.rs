@@ -16,10 +16,7 @@ use crate::limits;
 /// time: the report of a big suite never exists as one JSON tree or one string in memory.
 pub fn write_json<'a>(report: impl Into<ReportRef<'a>>, path: &Path) -> Result<(), Error> {
     let mut out = std::io::BufWriter::new(crate::output::create_file(path)?);
-    write_json_to(report, &mut out).map_err(|e| match e {
-        Error::Write { source, .. } => crate::output::write_error(path)(source),
-        e => e,
-    })
+    write_json_named(report.into(), &mut out, path)
 }
 
 /// [`write_json`] to any writer (standard output for `run --format json`); a failed write is
@@ -28,10 +25,21 @@ pub fn write_json_to<'a>(
     report: impl Into<ReportRef<'a>>,
     out: &mut impl std::io::Write,
 ) -> Result<(), Error> {
-    let ReportRef { head, entries } = report.into();
-    let io = crate::output::write_error(Path::new("-"));
+    write_json_named(report.into(), out, Path::new("-"))
+}
+
+/// Writes the report to `out`; a failed write names `name`. Errors reading the entries
+/// (a spill file) keep their own file's name.
+fn write_json_named(
+    ReportRef { head, entries }: ReportRef,
+    out: &mut impl std::io::Write,
+    name: &Path,
+) -> Result<(), Error> {
+    let io = crate::output::write_error(name);
     let each = &mut |f: &mut Visit<Error>| {
-        entries.each(&mut |s| f(serde_json::to_value(s).unwrap_or_default()))
+        entries.each(&mut |s| {
+            f(serde_json::to_value(s).map_err(|e| super::entries::unwritable(&s.id, e))?)
+        })
     };
     write_canonical_spliced(
         &head.without_entries(),
