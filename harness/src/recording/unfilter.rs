@@ -86,6 +86,11 @@ fn paeth_pixel<const N: usize>(a: &mut [i16; N], c: &mut [i16; N], up: &[u8], px
 }
 
 fn paeth<const N: usize>(prev: &[u8], cur: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if N == 4 {
+        // SAFETY: SSE2 is part of every x86-64 target.
+        return unsafe { rgba::paeth(prev, cur) };
+    }
     let (mut a, mut c) = ([0i16; N], [0i16; N]);
     for (px, up) in cur.chunks_exact_mut(N).zip(prev.chunks_exact(N)) {
         paeth_pixel(&mut a, &mut c, up, px);
@@ -104,6 +109,11 @@ pub(crate) fn paeth_pair(bpp: usize, prev: &[u8], r0: &mut [u8], r1: &mut [u8]) 
 }
 
 fn pair<const N: usize>(prev: &[u8], r0: &mut [u8], r1: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if N == 4 {
+        // SAFETY: SSE2 is part of every x86-64 target.
+        return unsafe { rgba::pair(prev, r0, r1) };
+    }
     let n = r0.len() / N;
     if n == 0 {
         return;
@@ -126,6 +136,97 @@ fn pair<const N: usize>(prev: &[u8], r0: &mut [u8], r1: &mut [u8]) {
         &r0[N * n - N..],
         &mut r1[N * n - N..N * n],
     );
+}
+
+/// Paeth on RGBA rows in SSE2 (every x86-64 has it), a pixel's four bytes as 16-bit lanes
+/// of one register. The left pixel is the only serial dependency, so what counts is the chain
+/// from it to the next: here it stays in 16-bit lanes (no pack and unpack on the chain), and
+/// `3c - b`, which needs no left pixel, is taken off it. About 8 operations deep, against
+/// 11 or 12 for the portable form as the compiler lays it out; a profile of the diff put
+/// Paeth at a quarter of the decoding thread's time.
+#[cfg(target_arch = "x86_64")]
+mod rgba {
+    use std::arch::x86_64::{
+        __m128i, _mm_add_epi16, _mm_and_si128, _mm_andnot_si128, _mm_cmpgt_epi16,
+        _mm_cvtsi32_si128, _mm_cvtsi128_si32, _mm_max_epi16, _mm_min_epi16, _mm_or_si128,
+        _mm_packus_epi16, _mm_set1_epi16, _mm_setzero_si128, _mm_sub_epi16, _mm_unpacklo_epi8,
+    };
+
+    /// A pixel's four bytes as 16-bit lanes.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn load(px: &[u8]) -> __m128i {
+        let v = _mm_cvtsi32_si128(i32::from_le_bytes([px[0], px[1], px[2], px[3]]));
+        _mm_unpacklo_epi8(v, _mm_setzero_si128())
+    }
+
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn store(v: __m128i, px: &mut [u8]) {
+        px[..4].copy_from_slice(&_mm_cvtsi128_si32(_mm_packus_epi16(v, v)).to_le_bytes());
+    }
+
+    /// `3c - b`, the part of the threshold that does not wait for the left pixel.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(super) fn ahead(b: __m128i, c: __m128i) -> __m128i {
+        _mm_sub_epi16(_mm_add_epi16(_mm_add_epi16(c, c), c), b)
+    }
+
+    /// The reconstructed pixel from its stored bytes `x`, left `a`, up `b`, upper left `c`
+    /// and `k` = [`ahead`]`(b, c)`: [`super::predict`] in lanes.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(super) fn step(x: __m128i, a: __m128i, b: __m128i, c: __m128i, k: __m128i) -> __m128i {
+        let thresh = _mm_sub_epi16(k, a);
+        let (lo, hi) = (_mm_min_epi16(a, b), _mm_max_epi16(a, b));
+        let over = _mm_cmpgt_epi16(hi, thresh);
+        let t0 = _mm_or_si128(_mm_and_si128(over, c), _mm_andnot_si128(over, lo));
+        let under = _mm_cmpgt_epi16(thresh, lo);
+        let pred = _mm_or_si128(_mm_and_si128(under, t0), _mm_andnot_si128(under, hi));
+        _mm_and_si128(_mm_add_epi16(x, pred), _mm_set1_epi16(0xFF))
+    }
+
+    #[target_feature(enable = "sse2")]
+    pub(super) fn paeth(prev: &[u8], cur: &mut [u8]) {
+        let (mut a, mut c) = (_mm_setzero_si128(), _mm_setzero_si128());
+        for (px, up) in cur.chunks_exact_mut(4).zip(prev.chunks_exact(4)) {
+            let b = load(up);
+            a = step(load(px), a, b, c, ahead(b, c));
+            store(a, px);
+            c = b;
+        }
+    }
+
+    /// [`super::paeth_pair`]: `r1` one pixel behind `r0`, its upper pixel the one `r0` just
+    /// made, still in a register.
+    #[target_feature(enable = "sse2")]
+    pub(super) fn pair(prev: &[u8], r0: &mut [u8], r1: &mut [u8]) {
+        let zero = _mm_setzero_si128();
+        let (mut a0, mut c0, mut a1, mut c1) = (zero, zero, zero, zero);
+        let mut rows = r0.chunks_exact_mut(4).zip(prev.chunks_exact(4));
+        let Some((px, up)) = rows.next() else {
+            return;
+        };
+        let b = load(up);
+        a0 = step(load(px), a0, b, c0, ahead(b, c0));
+        store(a0, px);
+        c0 = b;
+        // `a0` is r1's upper pixel until the next of r0 is made.
+        let mut lower = r1.chunks_exact_mut(4);
+        for ((px, up), below) in rows.zip(&mut lower) {
+            let (b0, b1) = (load(up), a0);
+            a0 = step(load(px), a0, b0, c0, ahead(b0, c0));
+            a1 = step(load(below), a1, b1, c1, ahead(b1, c1));
+            store(a0, px);
+            store(a1, below);
+            (c0, c1) = (b0, b1);
+        }
+        if let Some(below) = lower.next() {
+            let b1 = a0;
+            store(step(load(below), a1, b1, c1, ahead(b1, c1)), below);
+        }
+    }
 }
 
 /// Whether `raw`, a reconstructed row under `prev`, filtered with `filter` gives `stored`:
@@ -216,6 +317,34 @@ mod tests {
                     let got = predict(i16::from(a), i16::from(b), i16::from(c));
                     assert_eq!(got, spec_paeth(a, b, c), "a={a} b={b} c={c}");
                 }
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_rgba_step_matches_the_specification_for_every_input() {
+        use std::arch::x86_64::{_mm_cvtsi128_si64, _mm_set_epi16, _mm_setzero_si128};
+        #[target_feature(enable = "sse2")]
+        fn check(b: i16, c: i16) {
+            // Four `a` at once, one per lane, and a stored byte of 0: the result is the
+            // prediction.
+            let lanes = |v: [i16; 4]| _mm_set_epi16(0, 0, 0, 0, v[3], v[2], v[1], v[0]);
+            let (bv, cv) = (lanes([b; 4]), lanes([c; 4]));
+            for a in (0..=255i16).step_by(4) {
+                let av = lanes([a, a + 1, a + 2, a + 3]);
+                let k = rgba::ahead(bv, cv);
+                let got = _mm_cvtsi128_si64(rgba::step(_mm_setzero_si128(), av, bv, cv, k));
+                for (i, a) in (a..a + 4).enumerate() {
+                    let want = spec_paeth(a as u8, b as u8, c as u8);
+                    assert_eq!((got >> (16 * i)) as u8, want, "a={a} b={b} c={c}");
+                }
+            }
+        }
+        for b in 0..=255 {
+            for c in 0..=255 {
+                // SAFETY: SSE2 is part of every x86-64 target.
+                unsafe { check(b, c) };
             }
         }
     }
