@@ -15,12 +15,13 @@
 
 use std::ops::RangeInclusive;
 
-use memchr::memmem::Finder;
+use memchr::memmem::FinderBuilder;
 
 use crate::runs::{leading, trailing};
 
 use super::gray::Plane;
 use super::locate::Region;
+use super::rarity::Rarity;
 
 /// Longest run of a crop row the scan looks for.
 const ANCHOR: usize = 16;
@@ -75,7 +76,17 @@ fn anchor(crop: &Plane) -> Anchor {
             }
         }
     }
-    best.1
+    // The substring search looks first for the needle's two greys rarest on the screen,
+    // starting from its first two; when those are one grey (a dark run before an edge), every
+    // pixel of every dark run on the screen is a candidate. Starting at the first change makes
+    // them differ, and with ranks distinct per grey (`Rarity`) they stay different.
+    let mut a = best.1;
+    let line = crop.row(0, a.row, crop.width);
+    if let Some(skip) = (a.col..a.col + a.len - 1).position(|i| line[i] != line[i + 1]) {
+        a.col += skip;
+        a.len = (crop.width - a.col).min(ANCHOR);
+    }
+    a
 }
 
 /// Calls `copy(xs, y)` for the top-left corners in `region` (inclusive ranges of corners)
@@ -85,6 +96,7 @@ fn anchor(crop: &Plane) -> Anchor {
 /// cost out of the caller.
 pub(super) fn exact_copies(
     screen: &Plane,
+    rarity: &Rarity,
     crop: &Plane,
     region: Region,
     mut copy: impl FnMut(RangeInclusive<usize>, usize),
@@ -111,7 +123,8 @@ pub(super) fn exact_copies(
                 .iter()
                 .all(|&r| screen.row(x, y + r, w) == crop.row(0, r, w))
     };
-    let finder = Finder::new(needle);
+    // The needle's two greys rarest on this screen go first (see `rarity`).
+    let finder = FinderBuilder::new().build_forward_with_ranker(rarity, needle);
     for y in region.y0..=region.y1 {
         // The anchor of a copy at (x, y) sits at (x + col, y + row).
         let hay = screen.row(region.x0 + a.col, y + a.row, region.x1 - region.x0 + a.len);
@@ -487,7 +500,10 @@ mod tests {
 
     fn copies(screen: &Plane, crop: &Plane, region: Region) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
-        exact_copies(screen, crop, region, |xs, y| out.extend(xs.map(|x| (x, y))));
+        let rarity = Rarity::of(screen);
+        exact_copies(screen, &rarity, crop, region, |xs, y| {
+            out.extend(xs.map(|x| (x, y)))
+        });
         out
     }
 
@@ -506,13 +522,23 @@ mod tests {
                 len: 16
             }
         );
+        // A run that starts inside a flat stretch starts at its first change instead.
         let narrow = plane(3, 1, vec![1, 1, 2]);
         assert_eq!(
             anchor(&narrow),
             Anchor {
                 row: 0,
-                col: 0,
-                len: 3
+                col: 1,
+                len: 2
+            }
+        );
+        let edge = plane(30, 1, [vec![101; 19], vec![245; 11]].concat());
+        assert_eq!(
+            anchor(&edge),
+            Anchor {
+                row: 0,
+                col: 18,
+                len: 12
             }
         );
     }

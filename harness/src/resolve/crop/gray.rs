@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use image::{GrayImage, RgbaImage};
 
 use super::pyramid;
+use super::rarity::Rarity;
 
 /// An 8-bit grayscale image, row-major and tightly packed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +67,8 @@ pub struct GrayScreen {
     pub(crate) plane: Plane,
     /// Downscaled copies by factor 2, 4 and 8 (see `pyramid::downscale`).
     coarse: [OnceLock<Plane>; 3],
+    /// How common each grey is here, for the exact scan (see `rarity`).
+    rarity: OnceLock<Rarity>,
 }
 
 impl GrayScreen {
@@ -88,6 +91,7 @@ impl GrayScreen {
         GrayScreen {
             plane,
             coarse: [OnceLock::new(), OnceLock::new(), OnceLock::new()],
+            rarity: OnceLock::new(),
         }
     }
 
@@ -104,6 +108,11 @@ impl GrayScreen {
     /// The grayscale pixels, row-major, one byte each (for writing the very image searched).
     pub fn luma(&self) -> &[u8] {
         &self.plane.data
+    }
+
+    /// How common each grey is on the screen, counted once.
+    pub(crate) fn rarity(&self) -> &Rarity {
+        self.rarity.get_or_init(|| Rarity::of(&self.plane))
     }
 
     /// The whole screen downscaled by `factor` (2, 4 or 8), built once.

@@ -285,7 +285,10 @@ fn search(
     // needs scoring, and the scan's cost does not depend on how many look-alikes there are.
     // A flat crop scores 1 on its copies and 0 elsewhere (see `ncc`), so it is done here too.
     let mut copies = Nearest::new(expected);
-    exact_copies(plane, &t.plane, region, |xs, y| copies.add_run(xs, y));
+    let rarity = screen.rarity();
+    exact_copies(plane, rarity, &t.plane, region, |xs, y| {
+        copies.add_run(xs, y)
+    });
     if let Some(mut c) = copies.choice(w, h) {
         c.best.score = t.copy_score();
         c.runner_up = c.runner_up.map(|_| c.best.score);

@@ -16,6 +16,7 @@ mod ncc;
 mod near;
 mod peaks;
 mod pyramid;
+mod rarity;
 #[cfg(test)]
 mod reference;
 #[cfg(test)]
