@@ -14,7 +14,7 @@ echo "== pixel diff (run.sh $rounds)"
 "$here/run.sh" "$rounds"
 echo "== crop locate (crop.sh)"
 ROUNDS="${ROUNDS:-3}" "$here/crop.sh"
-echo "== crop locate, the stress set (2,880 random crops; each query the fastest of three runs)"
+echo "== crop locate, the stress set (2,880 random crops; each query the fastest of seven passes)"
 (cd "$root" && cargo test --release -q -p stepreplay --lib stress -- --ignored --nocapture 2>/dev/null | grep '^|')
 echo "== resolution (criterion, 10k elements; targets: index < 2 ms, step < 1 µs)"
 (cd "$root" && cargo bench -q -p stepreplay-benches --bench resolve -- \
