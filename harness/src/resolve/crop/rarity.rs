@@ -4,9 +4,9 @@
 //! rarest, and checks the whole needle only where both sit at the right distance. Its own
 //! ranking is of bytes in text and binaries; on a screen, what is rare is a matter of that
 //! screen (a dark theme's text greys are a light theme's background). With the screen's own
-//! counts, the scan picks greys that are rare there, and runs into far fewer false starts:
-//! a 258×25 list row on a 2880×1800 screen, whose anchor's pair of greys were everywhere,
-//! took twice the median query's time.
+//! counts, the scan picks greys that are rare there and runs into fewer false starts: two
+//! full-screen queries at 2880×1800, timed alone, went from 113 and 102 µs to 74 and 67 µs.
+//! (The other half of the fix is in `exact::anchor`: a needle that starts at a change.)
 
 use memchr::arch::all::packedpair::HeuristicFrequencyRank;
 
