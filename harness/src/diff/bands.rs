@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::mpsc;
 
 use super::Masks;
-use super::files::PngBands;
+use super::files::{Layout, PngBands};
 use super::pixel::{self, Options, PixelDiff};
 use crate::errors::{Error, InputError, Reason};
 use crate::recording::png_decode::Chunks;
@@ -123,7 +123,10 @@ fn diff_in_bands(
         },
         move || -> Result<Compared, Option<Error>> {
             let mut mask = vec![0u64; (w * h).div_ceil(64)];
-            let mut encoder = image.map(|_| PngBands::new(size.0, size.1)).transpose()?;
+            let layout = |masks: &Masks| Layout::of_diff(opts, same_file && masks.is_empty());
+            let mut encoder = image
+                .map(|masks| PngBands::new(size.0, size.1, layout(masks)))
+                .transpose()?;
             let mut buf_b = Vec::new();
             let mut mismatched = 0;
             for band in 0..bands {
@@ -268,6 +271,13 @@ mod tests {
             .to_rgba8()
     }
 
+    /// How an encoded diff image stores its pixels.
+    fn stored_as(png: &Option<Vec<u8>>) -> image::ColorType {
+        image::load_from_memory(png.as_ref().expect("a diff image"))
+            .unwrap()
+            .color()
+    }
+
     fn chunks<'a>(path: &Path, bytes: &'a [u8]) -> Chunks<'a> {
         walk(path, bytes).unwrap().expect("8-bit RGB(A)")
     }
@@ -297,6 +307,10 @@ mod tests {
                 );
                 let (got, img) = diff_in_bands(a, Some(b), &opts, Some(&Masks::new()), k).unwrap();
                 assert_eq!(got, expected, "{an}/{bn} in bands of {k}");
+                // Opaque unless only differences are drawn, which leaves the rest transparent.
+                let color =
+                    [image::ColorType::Rgb8, image::ColorType::Rgba8][opts.diff_mask as usize];
+                assert_eq!(stored_as(&img), color, "{an}/{bn}");
                 assert!(pixels(img) == whole, "{an}/{bn} diff image in bands of {k}");
                 let (a, b) = (
                     (pa.as_path(), chunks(&pa, &ba)),
@@ -380,6 +394,7 @@ mod tests {
                 let (a, b) = ((pa, chunks(pa, &ba)), (pb, chunks(pb, &bb)));
                 let (got, img) = diff_in_bands(a, Some(b), &opts, Some(&masks), k).unwrap();
                 assert_eq!(got, expected, "{color:?} {b_filter:?} in bands of {k}");
+                assert_eq!(stored_as(&img), image::ColorType::Rgb8);
                 assert!(
                     pixels(img) == whole,
                     "{color:?} {b_filter:?} image, bands of {k}"
@@ -397,16 +412,31 @@ mod tests {
             diff_mask: true,
             ..Options::default()
         };
-        for opts in [Options::default(), fainter] {
+        let mut masks = Masks::new();
+        masks.push(crate::recording::Rect {
+            x: 2,
+            y: 4,
+            width: 30,
+            height: 20,
+        });
+        // Grey when nothing but the faded copy is drawn; a mask's colour needs RGB, and a
+        // transparent background needs alpha.
+        let cases = [
+            (Options::default(), Masks::new(), image::ColorType::L8),
+            (Options::default(), masks, image::ColorType::Rgb8),
+            (fainter, Masks::new(), image::ColorType::Rgba8),
+        ];
+        for (opts, masks, color) in cases {
             let mut whole = RgbaImage::new(img.width(), img.height());
             let expected = pixel::diff_images(&img, &img, &opts, Some(&mut whole)).unwrap();
-            let (got, drawn) =
-                same(&path, chunks(&path, &bytes), &opts, Some(&Masks::new())).unwrap();
+            masks.draw(&mut whole, img.width(), img.height());
+            let (got, drawn) = same(&path, chunks(&path, &bytes), &opts, Some(&masks)).unwrap();
             assert_eq!(got, expected);
+            assert_eq!(stored_as(&drawn), color);
             assert!(pixels(drawn) == whole);
             for k in [1, 3] {
                 let a = (path.as_path(), chunks(&path, &bytes));
-                let (got, drawn) = diff_in_bands(a, None, &opts, Some(&Masks::new()), k).unwrap();
+                let (got, drawn) = diff_in_bands(a, None, &opts, Some(&masks), k).unwrap();
                 assert_eq!(got, expected, "bands of {k}");
                 assert!(pixels(drawn) == whole, "bands of {k}");
             }

@@ -70,15 +70,17 @@ pub fn diff_files(
     image: Option<&Masks>,
 ) -> Result<(PixelDiff, Option<Vec<u8>>), Error> {
     let crashed = |p: &Path| InputError::new(p, Reason::InvalidImage, "the decoder crashed");
-    let (ra, rb) = crate::par::try_join(|| read_png_bytes(a), || read_png_bytes(b));
-    let (ba, bb) = (ra?, rb.unwrap_or_else(|_| Err(crashed(b)))?);
+    // The same path twice is read once, without a thread to read it.
+    let (ba, bb) = if a == b {
+        (read_png_bytes(a)?, None)
+    } else {
+        let (ra, rb) = crate::par::try_join(|| read_png_bytes(a), || read_png_bytes(b));
+        (ra?, Some(rb.unwrap_or_else(|_| Err(crashed(b)))?))
+    };
     png_signature(a, &ba)?;
-    if ba == bb {
-        return match walk(a, &ba)? {
-            Some(chunks) => super::bands::same(a, chunks, opts, image),
-            None => whole(decode_general(a, &ba)?, None, opts, image),
-        };
-    }
+    let Some(bb) = bb.filter(|bb| *bb != ba) else {
+        return same(a, &ba, opts, image);
+    };
     png_signature(b, &bb)?;
     if let (Some(ca), Some(cb)) = (walk(a, &ba)?, walk(b, &bb)?) {
         same_size((a, (ca.width, ca.height)), (b, (cb.width, cb.height)))?;
@@ -87,6 +89,19 @@ pub fn diff_files(
     let (sa, sb) = (parse_png(a, ba)?, parse_png(b, bb)?);
     same_size((a, sa.dimensions(a)?), (b, sb.dimensions(b)?))?;
     whole(finish(a, sa)?, Some(finish(b, sb)?), opts, image)
+}
+
+/// [`diff_files`] of a file with itself: the bytes of `path`, read once.
+fn same(
+    path: &Path,
+    bytes: &[u8],
+    opts: &Options,
+    image: Option<&Masks>,
+) -> Result<(PixelDiff, Option<Vec<u8>>), Error> {
+    match walk(path, bytes)? {
+        Some(chunks) => super::bands::same(path, chunks, opts, image),
+        None => whole(decode_general(path, bytes)?, None, opts, image),
+    }
 }
 
 /// [`diff_files`] on decoded images (`b` `None`: `a` with itself), sizes checked.
@@ -103,9 +118,7 @@ fn whole(
     let png = match (out, image) {
         (Some(mut out), Some(masks)) => {
             masks.draw(&mut out, w, h);
-            let mut encoder = PngBands::new(w, h)?;
-            encoder.push(&out)?;
-            Some(encoder.finish()?)
+            Some(encode_rgba(&out)?)
         }
         _ => None,
     };
@@ -117,6 +130,53 @@ fn whole(
 pub(crate) struct PngBands {
     stream: png::StreamWriter<'static, Encoded>,
     out: Encoded,
+    layout: Layout,
+    /// Rows converted to `layout`.
+    packed: Vec<u8>,
+}
+
+/// How an image's RGBA pixels are stored in its PNG: as they are, without the alpha when
+/// every pixel is opaque, or one grey byte when every pixel is also grey. A diff image is
+/// opaque unless `diff_mask` leaves its background transparent, and grey when an image is
+/// compared with itself and nothing is masked. Fewer bytes a pixel leave less to filter and
+/// compress; read back as RGBA, the pixels are the same.
+/// Ordered by what they hold: each holds every image the ones before it hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Layout {
+    Grey,
+    Rgb,
+    Rgba,
+}
+
+impl Layout {
+    /// The layout of a diff image drawn with `opts`; `background_only` when nothing but the
+    /// faded copy of the image is drawn (no differences, no masks).
+    pub(crate) fn of_diff(opts: &Options, background_only: bool) -> Layout {
+        match (opts.diff_mask, background_only) {
+            (true, _) => Layout::Rgba,
+            (false, false) => Layout::Rgb,
+            (false, true) => Layout::Grey,
+        }
+    }
+
+    /// The smallest layout that holds `pixels` exactly.
+    fn fit(pixels: &[[u8; 4]]) -> Layout {
+        if pixels.iter().any(|p| p[3] != 255) {
+            Layout::Rgba
+        } else if pixels.iter().all(|p| p[0] == p[1] && p[1] == p[2]) {
+            Layout::Grey
+        } else {
+            Layout::Rgb
+        }
+    }
+
+    fn color(self) -> png::ColorType {
+        match self {
+            Layout::Rgba => png::ColorType::Rgba,
+            Layout::Rgb => png::ColorType::Rgb,
+            Layout::Grey => png::ColorType::Grayscale,
+        }
+    }
 }
 
 /// The bytes encoded so far, shared between the PNG writer (which must own its output) and
@@ -136,11 +196,11 @@ impl std::io::Write for Encoded {
 }
 
 impl PngBands {
-    /// Starts a `width × height` RGBA image.
-    pub(crate) fn new(width: u32, height: u32) -> Result<Self, Error> {
+    /// Starts a `width × height` image stored as `layout`.
+    pub(crate) fn new(width: u32, height: u32, layout: Layout) -> Result<Self, Error> {
         let out = Encoded::default();
         let mut encoder = png::Encoder::new(out.clone(), width, height);
-        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_color(layout.color());
         encoder.set_depth(png::BitDepth::Eight);
         encoder.set_compression(png::Compression::Fast);
         encoder.set_filter(png::Filter::Sub);
@@ -148,12 +208,35 @@ impl PngBands {
             .write_header()
             .and_then(png::Writer::into_stream_writer)
             .map_err(encoding_error)?;
-        Ok(PngBands { stream, out })
+        Ok(PngBands {
+            stream,
+            out,
+            layout,
+            packed: Vec::new(),
+        })
     }
 
-    /// Appends whole rows.
+    /// Appends whole rows of RGBA pixels, which the layout must hold.
     pub(crate) fn push(&mut self, rows: &[u8]) -> Result<(), Error> {
-        std::io::Write::write_all(&mut self.stream, rows).map_err(encoding_error)
+        let pixels = rows.as_chunks::<4>().0;
+        let bytes = match self.layout {
+            Layout::Rgba => rows,
+            Layout::Rgb => {
+                self.packed.resize(pixels.len() * 3, 0);
+                let packed = self.packed.as_chunks_mut::<3>().0;
+                for (o, &[r, g, b, _]) in packed.iter_mut().zip(pixels) {
+                    *o = [r, g, b];
+                }
+                &self.packed
+            }
+            Layout::Grey => {
+                self.packed.clear();
+                self.packed.extend(pixels.iter().map(|p| p[0]));
+                &self.packed
+            }
+        };
+        debug_assert!(Layout::fit(pixels) <= self.layout);
+        std::io::Write::write_all(&mut self.stream, bytes).map_err(encoding_error)
     }
 
     /// Ends the image (every row must have been pushed) and returns the PNG file's bytes.
@@ -194,20 +277,25 @@ fn same_size(a: (&Path, (u32, u32)), b: (&Path, (u32, u32))) -> Result<(), Input
     .hint("compare screenshots taken at the same size and scale"))
 }
 
-/// Encodes an RGBA image as PNG with the fastest compression and the Sub filter: a diff image
+/// Encodes an RGBA image as PNG, in the smallest [`Layout`] that holds it, with the fastest
+/// compression and the Sub filter: a diff image
 /// is mostly flat grey and compresses well anyway, and it is made on every failing
 /// comparison. Sub instead of trying every filter on every row (Adaptive) makes
 /// `stepreplay diff --out` 7–19% faster end to end for files about 1.5× larger (measured on
-/// the bench desktops, see `benches/README.md`). The bytes are [`PngBands`]', so a report's
-/// diff image and `stepreplay diff --out`'s are the same file.
+/// the bench desktops, see `benches/README.md`). The encoder is [`PngBands`], so a report's
+/// diff image and `stepreplay diff --out`'s are the same file, except where the whole image
+/// fits a smaller layout than bands can know of ahead (two files with the same pixels).
 pub fn encode_png(img: &RgbaImage) -> Result<Vec<u8>, image::ImageError> {
+    encode_rgba(img).map_err(|e| image::ImageError::IoError(std::io::Error::other(e.to_string())))
+}
+
+/// [`encode_png`] in this crate's error type.
+fn encode_rgba(img: &RgbaImage) -> Result<Vec<u8>, Error> {
     let (w, h) = img.dimensions();
-    let encode = || {
-        let mut bands = PngBands::new(w, h)?;
-        bands.push(&img.as_raw()[..w as usize * h as usize * 4])?;
-        bands.finish()
-    };
-    encode().map_err(|e| image::ImageError::IoError(std::io::Error::other(e.to_string())))
+    let rows = &img.as_raw()[..w as usize * h as usize * 4];
+    let mut bands = PngBands::new(w, h, Layout::fit(rows.as_chunks::<4>().0))?;
+    bands.push(rows)?;
+    bands.finish()
 }
 
 #[cfg(test)]
@@ -224,11 +312,21 @@ mod tests {
         let img = decode_general(&a, &std::fs::read(&a).unwrap()).unwrap();
         let mut whole = RgbaImage::new(img.width(), img.height());
         pixel::diff_images(&img, &img, &opts, Some(&mut whole)).unwrap();
-        assert!(image::load_from_memory(&png.unwrap()).unwrap().to_rgba8() == whole);
+        assert!(
+            image::load_from_memory(png.as_ref().unwrap())
+                .unwrap()
+                .to_rgba8()
+                == whole
+        );
 
         // Equal bytes prove nothing about the file: a broken PNG twice is still an error.
         let dir = std::env::temp_dir().join(format!("stepreplay-same-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
+        // A copy under another name is read twice and found the same.
+        let copy = dir.join("copy.png");
+        std::fs::copy(&a, &copy).unwrap();
+        let (d2, png2) = diff_files(&a, &copy, &opts, Some(&Masks::new())).unwrap();
+        assert_eq!((d2, png2), (d, png));
         let broken = dir.join("broken.png");
         let mut bytes = std::fs::read(&a).unwrap();
         bytes.truncate(bytes.len() / 2);
@@ -240,5 +338,26 @@ mod tests {
             assert_eq!(e.reason, Reason::InvalidImage, "{e}");
         }
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn an_image_is_stored_in_the_smallest_layout_that_holds_it() {
+        let grey = RgbaImage::from_fn(5, 3, |x, y| {
+            let v = (x * 40 + y) as u8;
+            image::Rgba([v, v, v, 255])
+        });
+        let mut colour = grey.clone();
+        colour.put_pixel(4, 2, image::Rgba([9, 8, 9, 255]));
+        let mut clear = colour.clone();
+        clear.put_pixel(0, 0, image::Rgba([9, 9, 9, 254]));
+        for (img, color) in [
+            (grey, image::ColorType::L8),
+            (colour, image::ColorType::Rgb8),
+            (clear, image::ColorType::Rgba8),
+        ] {
+            let back = image::load_from_memory(&encode_png(&img).unwrap()).unwrap();
+            assert_eq!(back.color(), color);
+            assert!(back.to_rgba8() == img, "{color:?}");
+        }
     }
 }

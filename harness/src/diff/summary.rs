@@ -84,8 +84,9 @@ impl PixelSummary {
         let dense = || density(&diff.mask, diff.width, diff.height, density_window);
         let boxes = || regions(&diff.mask, diff.width, diff.height, merge_gap);
         // Two independent passes over the mask: on a big screen each costs a few
-        // milliseconds, so they run side by side.
-        let (mut all, dense) = if pixels >= PARALLEL_MIN_PIXELS {
+        // milliseconds, so they run side by side. A clean mask's passes skip every word, and
+        // a thread would cost more than they do.
+        let (mut all, dense) = if pixels >= PARALLEL_MIN_PIXELS && diff.mismatched > 0 {
             crate::par::join(boxes, dense)
         } else {
             (boxes(), dense())
