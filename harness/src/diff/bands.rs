@@ -271,6 +271,18 @@ mod tests {
             .to_rgba8()
     }
 
+    /// Masks of one rectangle.
+    fn one_mask(x: i32, y: i32, width: i32, height: i32) -> Masks {
+        let mut masks = Masks::new();
+        masks.push(crate::recording::Rect {
+            x,
+            y,
+            width,
+            height,
+        });
+        masks
+    }
+
     /// How an encoded diff image stores its pixels.
     fn stored_as(png: &Option<Vec<u8>>) -> image::ColorType {
         image::load_from_memory(png.as_ref().expect("a diff image"))
@@ -382,13 +394,7 @@ mod tests {
             let mut whole = RgbaImage::new(ia.width(), ia.height());
             let expected = pixel::diff_images(&ia, &ib, &opts, Some(&mut whole)).unwrap();
             assert!(expected.mismatched > 0);
-            let mut masks = Masks::new();
-            masks.push(crate::recording::Rect {
-                x: 5,
-                y: 3,
-                width: 40,
-                height: 30,
-            });
+            let masks = one_mask(5, 3, 40, 30);
             masks.draw(&mut whole, ia.width(), ia.height());
             for k in [1, 2, 3, 7, 1000] {
                 let (a, b) = ((pa, chunks(pa, &ba)), (pb, chunks(pb, &bb)));
@@ -412,13 +418,7 @@ mod tests {
             diff_mask: true,
             ..Options::default()
         };
-        let mut masks = Masks::new();
-        masks.push(crate::recording::Rect {
-            x: 2,
-            y: 4,
-            width: 30,
-            height: 20,
-        });
+        let masks = one_mask(2, 4, 30, 20);
         // Grey when nothing but the faded copy is drawn; a mask's colour needs RGB, and a
         // transparent background needs alpha.
         let cases = [

@@ -140,6 +140,7 @@ pub(crate) struct PngBands {
 /// opaque unless `diff_mask` leaves its background transparent, and grey when an image is
 /// compared with itself and nothing is masked. Fewer bytes a pixel leave less to filter and
 /// compress; read back as RGBA, the pixels are the same.
+///
 /// Ordered by what they hold: each holds every image the ones before it hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Layout {
