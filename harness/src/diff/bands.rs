@@ -20,9 +20,13 @@ use crate::recording::png_rows::{RowReader, Rows};
 /// Rows of context a compared row needs on each side.
 const CONTEXT: usize = 2;
 
-/// Rows compared per band: about 256 KiB of each image, a size that stays in cache.
+/// Rows compared per band: about 128 KiB of each image, and at least 20 rows, so that the
+/// rows read again as context stay a small share. Smaller bands are fewer fresh pages and a
+/// shorter wait before the helper starts: at 1440×900 this was 2–7% faster than 256 KiB
+/// (22 rows against 45), and as fast at 2880×1800, where 11 rows had been 4–6% slower;
+/// 64 KiB was slower everywhere (process A/Bs in `benches/README.md`).
 fn band_rows(width: usize) -> usize {
-    ((256 << 10) / (width * 4).max(1)).clamp(8, 1024)
+    ((128 << 10) / (width * 4).max(1)).clamp(20, 1024)
 }
 
 /// What [`diff`] returns: the result, and the diff image as PNG when one was asked for.
