@@ -113,7 +113,7 @@ fn diff_in_bands(
                 let (mut rows, mut drawn) = if band < BUFFERS {
                     Default::default()
                 } else {
-                    back_rx.recv().map_err(|_| None)?
+                    crate::par::recv_soon(&back_rx).map_err(|_| None)?
                 };
                 let held = feed_a
                     .fill(band, &mut rows, Rows::Plain)
@@ -134,7 +134,7 @@ fn diff_in_bands(
             let mut buf_b = Vec::new();
             let mut mismatched = 0;
             for band in 0..bands {
-                let (held, rows_a, mut drawn) = from_a.recv().map_err(|_| None)?;
+                let (held, rows_a, mut drawn) = crate::par::recv_soon(&from_a).map_err(|_| None)?;
                 let (s, e) = held.compared;
                 if let Some(feed_b) = feed_b.as_mut() {
                     let from_a = Rows::Share(&rows_a[feed_b.carried(band)..]);
