@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side-by-side timing of stepreplay's pixel diff against its peers, in one run, A B A B.
+"""Side-by-side timing of stepreplay's pixel diff against its peers, in one run, A B B A.
 
 Usage: compare.py SCRATCH IMAGES_DIR STEPREPLAY DIFF_PEER ODIFF [ROUNDS]
 
@@ -14,6 +14,13 @@ For each size it prints our median, the peer's median and the ratio (ours / peer
                                 (`diff-peer time e2e` vs node pngjs + pixelmatch 7.2.0)
   compare vs pixelmatch         in process: only the diff call on decoded pixels
 The in-process runs also check that both sides return the same mismatched count.
+
+Every timed process starts after SETTLE seconds idle (default 0.25; environment SETTLE), and
+the two sides take turns going first. On the 2-core virtual machines this was built on, a
+process that starts within ~0.1 s of a burst of work runs slower: a 2880x1800 diff of ours
+took a median 34 ms straight after odiff's 73 ms on both cores and 20 ms after 0.2 s idle,
+while odiff's median was 73-75 ms either way. Without the pause, each side is timed in the
+shadow of the other's last run (benches/README.md, "eighth round").
 """
 import json
 import os
@@ -30,7 +37,11 @@ def run_json(cmd, cwd=None):
     return json.loads(out.strip().splitlines()[-1])
 
 
+SETTLE = float(os.environ.get("SETTLE", "0.25"))
+
+
 def time_process(cmd, ok_codes):
+    time.sleep(SETTLE)
     t = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True)
     dt = (time.perf_counter() - t) * 1e3
@@ -50,7 +61,7 @@ def main():
         b = os.path.join(images, f"desktop-{size}-b.png")
         a2 = os.path.join(images, f"desktop-{size}-a-reencoded.png")
 
-        # Process per comparison, alternating ours and odiff, after one warm-up each.
+        # Process per comparison, ours and odiff taking turns first, after one warm-up each.
         cases = {
             "e2e vs odiff --antialiasing": (
                 [stepreplay, "diff", a, b, "--format", "json"],
@@ -77,9 +88,10 @@ def main():
             ours, peer = [], []
             time_process(ours_cmd, (0, 1))
             time_process(peer_cmd, (0, 22))
-            for _ in range(rounds):
-                ours.append(time_process(ours_cmd, (0, 1)))
-                peer.append(time_process(peer_cmd, (0, 22)))
+            for i in range(rounds):
+                turns = [(ours, ours_cmd, (0, 1)), (peer, peer_cmd, (0, 22))]
+                for times, cmd, ok in turns if i % 2 == 0 else turns[::-1]:
+                    times.append(time_process(cmd, ok))
             rows.append((size, name, statistics.median(ours), statistics.median(peer), ""))
 
         # In process, alternating batches; iterations per batch kept small for end to end at
