@@ -5,7 +5,7 @@
 //! copy-on-write the ~450 KiB they touch, before `main`. Linked at a fixed address there are
 //! none: 105 fewer page faults and about 0.3 ms less a process (benches/README.md, "eighth
 //! round"). The cost is that the binary's own code does not move under ASLR; libraries, heap
-//! and stack still do. The tests and the library are unaffected.
+//! and stack still do. Only binaries are linked this way, not the library or test programs.
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");

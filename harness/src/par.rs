@@ -5,7 +5,9 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvError, TryRecvError};
 use std::thread;
+use std::time::{Duration, Instant};
 
 /// A panic caught on a helper thread, as text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,23 +108,20 @@ pub(crate) fn map<T: Sync, R: Send>(
 }
 
 /// How long [`recv_soon`] keeps checking before it sleeps.
-const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
+const SPIN: Duration = Duration::from_micros(200);
 
-/// [`mpsc::Receiver::recv`](std::sync::mpsc::Receiver::recv) for a pipeline's hand-offs,
-/// which come every ~100 µs: it checks for the next item for up to [`SPIN`] before it sleeps.
-/// A thread that sleeps must be woken by the sender through the kernel, and on a virtual
-/// machine whose other CPU has gone idle that wake took tens to hundreds of microseconds;
-/// the 40 hand-offs of a 1440×900 diff spread its time from 9 to 20 ms.
-pub(crate) fn recv_soon<T>(
-    rx: &std::sync::mpsc::Receiver<T>,
-) -> Result<T, std::sync::mpsc::RecvError> {
-    use std::sync::mpsc::TryRecvError;
-    let start = std::time::Instant::now();
+/// [`Receiver::recv`] for a pipeline's hand-offs, which come every ~100 µs: it checks for the
+/// next item for up to [`SPIN`] before it sleeps. A thread that sleeps must be woken by the
+/// sender through the kernel, which on a virtual machine whose other CPU has gone idle is
+/// slow and uneven. In a 1440×900 diff this took the futex calls from 41 to 9 and shortened
+/// the slow tail of its timings (benches/README.md, "eighth round").
+pub(crate) fn recv_soon<T>(rx: &Receiver<T>) -> Result<T, RecvError> {
+    let start = Instant::now();
     loop {
         for _ in 0..64 {
             match rx.try_recv() {
                 Ok(item) => return Ok(item),
-                Err(TryRecvError::Disconnected) => return Err(std::sync::mpsc::RecvError),
+                Err(TryRecvError::Disconnected) => return Err(RecvError),
                 Err(TryRecvError::Empty) => std::hint::spin_loop(),
             }
         }
@@ -163,7 +162,7 @@ mod tests {
             let got = [recv_soon(&rx), recv_soon(&rx)];
             (got, recv_soon(&rx))
         });
-        assert_eq!(got, ([Ok(1), Ok(2)], Err(std::sync::mpsc::RecvError)));
+        assert_eq!(got, ([Ok(1), Ok(2)], Err(RecvError)));
     }
 
     #[test]
