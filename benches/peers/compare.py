@@ -19,7 +19,7 @@ Every timed process starts after SETTLE seconds idle (default 0.25; environment 
 the two sides take turns going first. On the 2-core virtual machines this was built on, a
 process that starts within ~0.1 s of a burst of work runs slower: a 2880x1800 diff of ours
 took a median 34 ms straight after odiff's 73 ms on both cores and 20 ms after 0.2 s idle,
-while odiff's median was 73-75 ms either way. Without the pause, each side is timed in the
+while odiff's median was 73-76 ms either way. Without the pause, each side is timed in the
 shadow of the other's last run (benches/README.md, "eighth round").
 """
 import json
