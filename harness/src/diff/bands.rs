@@ -58,8 +58,9 @@ pub(crate) fn same(
     diff_in_bands((path, chunks), None, opts, image, k)
 }
 
-/// What the comparing side returns: the count, the mask and the PNG.
-type Compared = (u64, Vec<u64>, Option<Vec<u8>>);
+/// What the comparing side returns: the count, the mask, the PNG, and its row buffer, to be
+/// freed after the join.
+type Compared = (u64, Vec<u64>, Option<Vec<u8>>, Vec<u8>);
 
 /// Sets of band buffers (`a`'s rows and the diff image's) in use at once: one being filled,
 /// one waiting, one compared.
@@ -102,18 +103,24 @@ fn diff_in_bands(
     // compare), go to the helper; their buffers come back to be filled again.
     let (to_b, from_a) = mpsc::sync_channel::<(Held, Vec<u8>, Vec<u8>)>(2);
     let (back_tx, back_rx) = mpsc::channel::<(Vec<u8>, Vec<u8>)>();
+    // The big buffers are freed here, after the join, not on the helper while this thread
+    // runs: freeing one unmaps it, and with two threads running that makes the kernel stop
+    // the other CPU to flush its TLB (an interrupt, slow on a VM whose CPU sleeps). The
+    // channels and feeds outlive the threads, and the helper hands back its row buffer.
+    let back_rx = &back_rx;
+    let feed_b = &mut feed_b;
     // `Err(None)`: the other side stopped, and its error is the one to report.
     let (ra, rb) = crate::par::try_join(
         || -> Result<(), Option<Error>> {
             // Owned here, so the helper sees a hang-up as soon as this side stops.
-            let (to_b, back_rx) = (to_b, back_rx);
+            let to_b = to_b;
             for band in 0..bands {
                 // A few sets of buffers go round: each new one is fresh memory the kernel
                 // must hand out, page by page.
                 let (mut rows, mut drawn) = if band < BUFFERS {
                     Default::default()
                 } else {
-                    crate::par::recv_soon(&back_rx).map_err(|_| None)?
+                    crate::par::recv_soon(back_rx).map_err(|_| None)?
                 };
                 let held = feed_a
                     .fill(band, &mut rows, Rows::Plain)
@@ -165,7 +172,7 @@ fn diff_in_bands(
                 let _ = back_tx.send((rows_a, drawn));
             }
             let png = encoder.map(PngBands::finish).transpose()?;
-            Ok((mismatched, mask, png))
+            Ok((mismatched, mask, png, buf_b))
         },
     );
     let rb = rb.unwrap_or_else(|_| {
@@ -173,7 +180,7 @@ fn diff_in_bands(
             InputError::new(pb, Reason::InvalidImage, "the decoder crashed").into(),
         ))
     });
-    let (mismatched, mask, png) = match (ra, rb) {
+    let (mismatched, mask, png, _rows_b) = match (ra, rb) {
         (Err(Some(e)), _) | (_, Err(Some(e))) => return Err(e),
         (Ok(()), Ok(done)) => done,
         _ => return Err(Error::Internal("a diff thread stopped early".into())),
@@ -237,6 +244,8 @@ impl<'a> Feed<'a> {
         let s = n * self.band;
         let e = (s + self.band).min(self.height);
         let (lo, hi) = (s.saturating_sub(CONTEXT), (e + CONTEXT).min(self.height));
+        // The first band has no rows above it; room for a full band now spares a move later.
+        buf.reserve_exact(((self.band + 2 * CONTEXT) * w4).saturating_sub(buf.len()));
         buf.resize((hi - lo) * w4, 0);
         let carried = self.carried(n);
         let from = (lo - self.kept_first) * w4;
