@@ -104,9 +104,10 @@ fn diff_in_bands(
     let (to_b, from_a) = mpsc::sync_channel::<(Held, Vec<u8>, Vec<u8>)>(2);
     let (back_tx, back_rx) = mpsc::channel::<(Vec<u8>, Vec<u8>)>();
     // The big buffers are freed here, after the join, not on the helper while this thread
-    // runs: freeing one unmaps it, and with two threads running that makes the kernel stop
-    // the other CPU to flush its TLB (an interrupt, slow on a VM whose CPU sleeps). The
-    // channels and feeds outlive the threads, and the helper hands back its row buffer.
+    // runs: glibc unmaps a freed buffer this big, and while two threads run, an unmap makes
+    // the kernel interrupt the other CPU to flush its TLB (on a VM, an exit to the
+    // hypervisor). The channels and feeds outlive the threads, and the helper hands back its
+    // row buffer.
     let back_rx = &back_rx;
     let feed_b = &mut feed_b;
     // `Err(None)`: the other side stopped, and its error is the one to report.
