@@ -361,8 +361,8 @@ impl<'a> RowRuns<'a> {
             let r = y - self.region.y0;
             let screen = self.screen;
             let x0 = self.region.x0;
-            let same = *self.same_above[r]
-                .get_or_insert_with(|| screen.row(x0, y - 1, span) == line);
+            let same =
+                *self.same_above[r].get_or_insert_with(|| screen.row(x0, y - 1, span) == line);
             if same {
                 self.found[key] = Some(a);
                 return Some(a);
