@@ -1,6 +1,6 @@
 //! Every limit on input, in one place: what a hostile or broken file can make the harness
 //! read, decode, hold or write is bounded here, and each limit says what happens at it. The
-//! README's table is [`table`]'s output (a test keeps them equal).
+//! table in `docs/limits.md` is [`table`]'s output (a test keeps them equal).
 
 use crate::errors::Reason;
 
@@ -81,7 +81,7 @@ fn mib(bytes: u64) -> String {
     format!("{} MiB", bytes >> 20)
 }
 
-/// Every limit, for the README.
+/// Every limit, for `docs/limits.md`.
 pub fn limits() -> Vec<Limit> {
     use AtLimit::{Cut, Refused};
     // Files refused from their size before they are read.
@@ -197,7 +197,7 @@ mod tests {
         );
     }
 
-    /// Prints the table for the README (`cargo test -p stepreplay --lib print_limits -- --ignored --nocapture`).
+    /// Prints the table for `docs/limits.md` (`cargo test -p stepreplay --lib print_limits -- --ignored --nocapture`).
     #[test]
     #[ignore]
     fn print_limits() {

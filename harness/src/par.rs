@@ -113,8 +113,8 @@ const SPIN: Duration = Duration::from_micros(200);
 /// [`Receiver::recv`] for a pipeline's hand-offs, which come fast (41 bands in a 1440×900
 /// diff of about 10 ms): it checks for the next item for up to [`SPIN`] before it sleeps.
 /// A thread that sleeps must be woken by the sender through the kernel, which on a virtual
-/// machine whose other CPU has gone idle is slow and uneven. In a 1440×900 diff this took the futex calls from 41 to 9 and shortened
-/// the slow tail of its timings (benches/README.md, "eighth round").
+/// machine whose other CPU has gone idle is slow and uneven. In a 1440×900 diff this took the
+/// futex calls from 41 to 9 and shortened the slow tail of its timings.
 pub(crate) fn recv_soon<T>(rx: &Receiver<T>) -> Result<T, RecvError> {
     let start = Instant::now();
     loop {

@@ -1,24 +1,55 @@
-//! The README's `stepreplay check` and `stepreplay fmt --check` examples are real: each is run from
-//! the repository root and its output (and exit code, where the README shows `echo $?`) must
-//! match the README byte for byte.
+//! The `console` examples in `README.md` and `docs/*.md` are real: each `$ stepreplay …` line
+//! that only reads (`check`, `fmt --check`, `show`, `diff`) is run from the repository root,
+//! piped through `head -N` or `grep WORD` when the example is, and its output (and exit code,
+//! where an `echo $?` follows) must match the document byte for byte.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::util::stepreplay;
 
-/// One `$ stepreplay …` example: its arguments, the output shown, the exit code shown.
+/// One `$ stepreplay …` example: where it is, its arguments, its pipe, the output and exit code shown.
 struct Example {
+    file: PathBuf,
     args: Vec<String>,
+    pipe: Option<Pipe>,
     output: String,
     code: Option<i32>,
 }
 
-fn examples(readme: &str) -> Vec<Example> {
+enum Pipe {
+    Head(usize),
+    Grep(String),
+}
+
+impl Pipe {
+    fn parse(text: &str) -> Pipe {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        match words.as_slice() {
+            ["head", n] => Pipe::Head(
+                n.trim_start_matches('-')
+                    .parse()
+                    .unwrap_or_else(|_| panic!("`| {text}`: head takes -N")),
+            ),
+            ["grep", word] => Pipe::Grep((*word).to_string()),
+            _ => panic!("the docs test runs `| head -N` and `| grep WORD`, not `| {text}`"),
+        }
+    }
+
+    fn apply(&self, out: &str) -> String {
+        let keep: Vec<&str> = match self {
+            Pipe::Head(n) => out.lines().take(*n).collect(),
+            Pipe::Grep(word) => out.lines().filter(|l| l.contains(word.as_str())).collect(),
+        };
+        keep.iter().map(|l| format!("{l}\n")).collect()
+    }
+}
+
+fn examples(file: &Path, text: &str) -> Vec<Example> {
     let mut out: Vec<Example> = Vec::new();
     let mut in_console = false;
     let mut current: Option<Example> = None;
     let mut expect_code = false;
-    for line in readme.lines() {
+    for line in text.lines() {
         if line.starts_with("```") {
             in_console = line == "```console";
             out.extend(current.take());
@@ -33,8 +64,14 @@ fn examples(readme: &str) -> Vec<Example> {
                 continue;
             }
             out.extend(current.take());
+            let (cmd, pipe) = match cmd.split_once(" | ") {
+                Some((cmd, pipe)) => (cmd, Some(Pipe::parse(pipe))),
+                None => (cmd, None),
+            };
             current = cmd.strip_prefix("stepreplay ").map(|rest| Example {
+                file: file.to_path_buf(),
                 args: rest.split_whitespace().map(str::to_string).collect(),
+                pipe,
                 output: String::new(),
                 code: None,
             });
@@ -52,31 +89,59 @@ fn examples(readme: &str) -> Vec<Example> {
     out
 }
 
-#[test]
-fn readme_examples_are_real_output() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let examples = examples(&readme);
-    assert!(
-        examples.len() >= 4,
-        "the README shows check and fmt examples"
-    );
-    // Only commands that read: other sections' examples (`run`, `fmt` in place) write files.
-    let readonly = |ex: &Example| match ex.args.first().map(String::as_str) {
-        Some("check") => true,
+/// Only commands that read: other examples (`run`, `fmt` in place, `baseline accept`) write files.
+fn reads_only(ex: &Example) -> bool {
+    match ex.args.first().map(String::as_str) {
+        Some("check" | "show" | "diff") => true,
         Some("fmt") => ex.args.iter().any(|a| a == "--check"),
         _ => false,
-    };
-    let examples: Vec<Example> = examples.into_iter().filter(readonly).collect();
-    assert!(
-        examples.len() >= 4,
-        "the README shows check and fmt examples"
-    );
-    for ex in examples {
-        let run = stepreplay(&root).args(&ex.args).run();
-        run.check(run.stdout == ex.output, "the README shows other output");
-        if let Some(code) = ex.code {
-            run.check(run.code == code, "the README shows another exit code");
+    }
+}
+
+fn documents(root: &Path) -> Vec<PathBuf> {
+    let mut docs = vec![root.join("README.md")];
+    let mut more: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    more.sort();
+    docs.extend(more);
+    docs
+}
+
+#[test]
+fn docs_examples_are_real_output() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut run = 0;
+    for doc in documents(&root) {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        for ex in examples(&doc, &text).into_iter().filter(reads_only) {
+            let result = stepreplay(&root).args(&ex.args).run();
+            let shown = match &ex.pipe {
+                Some(pipe) => pipe.apply(&result.stdout),
+                None => result.stdout.clone(),
+            };
+            let place = ex.file.display();
+            result.check(
+                shown == ex.output,
+                &format!("{place} shows other output:\n{}", ex.output),
+            );
+            if let Some(code) = ex.code {
+                result.check(code == result.code, &format!("{place} shows another exit code"));
+            }
+            run += 1;
         }
     }
+    assert!(
+        run >= 8,
+        "only {run} examples ran: the README and docs show check, fmt, show and diff examples"
+    );
+}
+
+#[test]
+fn a_pipe_the_docs_test_cannot_run_is_refused() {
+    let text = "```console\n$ stepreplay show x | sort\n```\n";
+    let refused = std::panic::catch_unwind(|| examples(Path::new("x.md"), text));
+    assert!(refused.is_err());
 }

@@ -79,11 +79,11 @@ fn the_release_archive_name_is_the_same_everywhere() {
 }
 
 #[test]
-fn the_readme_shows_the_limits_as_the_code_has_them() {
-    let readme = read("README.md");
+fn the_docs_show_the_limits_as_the_code_has_them() {
+    let readme = read("docs/limits.md");
     assert!(
         readme.contains(&stepreplay::limits::table()),
-        "README.md's limits table differs from limits::table(); paste the output of \
+        "docs/limits.md's limits table differs from limits::table(); paste the output of \
          `cargo test -p stepreplay --lib print_limits -- --ignored --nocapture`"
     );
 }
