@@ -22,7 +22,7 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Sub {
-    /// Write a baseline from a report and print a unified diff against the old one.
+    /// Write a baseline from a report and print what changes, one line per scenario.
     Accept {
         /// The report to accept.
         #[arg(long, default_value = "reports/report.json")]

@@ -39,7 +39,7 @@ pub struct Cli {
 /// Options every command takes, before or after its name.
 #[derive(Debug, clap::Args)]
 pub struct Global {
-    /// When to colour what is printed: `auto` on a terminal unless NO_COLOR is set.
+    /// When to colour what is printed: `auto` on a terminal unless NO_COLOR is set or TERM=dumb.
     #[arg(
         long,
         value_enum,
@@ -76,10 +76,11 @@ impl Global {
         match self.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            // no-color.org: an empty NO_COLOR does not count.
-            ColorChoice::Auto => {
-                terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
+            ColorChoice::Auto => auto_colour(
+                terminal,
+                std::env::var_os("NO_COLOR").as_deref(),
+                std::env::var_os("TERM").as_deref(),
+            ),
         }
     }
 
@@ -211,4 +212,31 @@ pub enum OutputFormat {
     Human,
     /// One JSON object.
     Json,
+}
+
+/// `--color auto`: a terminal that is not `TERM=dumb`, unless `NO_COLOR` says otherwise
+/// (no-color.org: an empty `NO_COLOR` does not count).
+fn auto_colour(
+    terminal: bool,
+    no_color: Option<&std::ffi::OsStr>,
+    term: Option<&std::ffi::OsStr>,
+) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty()) && term.is_none_or(|t| t != "dumb")
+}
+
+#[cfg(test)]
+mod colour_tests {
+    use std::ffi::OsStr;
+
+    use super::auto_colour;
+
+    #[test]
+    fn auto_colour_needs_a_terminal_that_can_show_it() {
+        let s = |v: &'static str| Some(OsStr::new(v));
+        assert!(auto_colour(true, None, s("xterm-256color")));
+        assert!(auto_colour(true, s(""), None));
+        assert!(!auto_colour(false, None, s("xterm")));
+        assert!(!auto_colour(true, s("1"), s("xterm")));
+        assert!(!auto_colour(true, None, s("dumb")));
+    }
 }

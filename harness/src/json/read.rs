@@ -32,6 +32,11 @@ impl Source {
         }
     }
 
+    /// Whether the text came from standard input, so that it has no folder of its own.
+    pub(crate) fn is_stdin(&self) -> bool {
+        self.path == Path::new(STDIN_NAME)
+    }
+
     /// The position of a field path in this file.
     pub fn position(&self, path: &FieldPath) -> Option<Position> {
         locate(&self.text, path)

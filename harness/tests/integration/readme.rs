@@ -128,7 +128,10 @@ fn docs_examples_are_real_output() {
                 &format!("{place} shows other output:\n{}", ex.output),
             );
             if let Some(code) = ex.code {
-                result.check(code == result.code, &format!("{place} shows another exit code"));
+                result.check(
+                    code == result.code,
+                    &format!("{place} shows another exit code"),
+                );
             }
             run += 1;
         }

@@ -1,4 +1,4 @@
-//! `missing-picture`, `picture-not-exported`
+//! `missing-picture`, `picture-not-exported`, `pictures-unchecked`
 //!
 //! What: every picture the plan names (`target.crop`, `expect.screen`, `done.screen`) is a
 //! file inside the plan's folder; in a skill export (a folder with `SKILL.md`), a target that
@@ -6,6 +6,8 @@
 //! Why: a skill export ships its pictures beside `plan.json`. A picture that is not there makes
 //! the follower go without it, and a screen the harness cannot see cannot be checked.
 //! Example: `"crop": "crops/send.png"` with no such file → error at `steps[2].target.crop`.
+//! A plan read from standard input has no folder: its pictures cannot be looked for, and one
+//! warning says so rather than an error for each.
 
 use std::path::Path;
 
@@ -43,6 +45,23 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
     }
     if let Some(s) = ctx.fox.done.as_ref().and_then(|d| d.screen.as_deref()) {
         named.push((FieldPath::root().key("done").key("screen"), s));
+    }
+    if ctx.src.is_stdin() {
+        if let Some((path, _)) = named.first() {
+            out.push(
+                Finding::new(
+                    Severity::Warning,
+                    "pictures-unchecked",
+                    path.clone(),
+                    format!(
+                        "the plan came from standard input, so the {} picture(s) it names could not be looked for",
+                        named.len()
+                    ),
+                )
+                .hint("name the plan's file (or its folder) instead of `-` to check its pictures"),
+            );
+        }
+        return;
     }
     for (path, rel) in named {
         let problem = match safe_join(base, rel, &ctx.src.path, path.clone()) {
@@ -82,6 +101,41 @@ mod tests {
         out.into_iter()
             .map(|f| (f.reason.to_string(), f.path.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn a_plan_from_standard_input_says_its_pictures_went_unchecked() {
+        let mut plan = seed();
+        plan["steps"][2]["target"]["crop"] = json!("crops/send.png");
+        plan["done"]["screen"] = json!("done.png");
+        let src = Source::from_text("<stdin>", plan.to_string());
+        assert!(src.is_stdin());
+        let fox = serde_json::from_value(plan.clone()).unwrap();
+        let mut out = Vec::new();
+        let ctx = Ctx {
+            src: &src,
+            fox: &fox,
+            value: &plan,
+            bare: true,
+        };
+        check(&ctx, &mut out);
+        let got: Vec<_> = out
+            .iter()
+            .map(|f| (f.reason.to_string(), f.path.to_string(), f.severity))
+            .collect();
+        assert_eq!(
+            got,
+            [(
+                "pictures-unchecked".to_string(),
+                "steps[2].target.crop".to_string(),
+                crate::plan::check::Severity::Warning
+            )]
+        );
+        assert!(
+            out[0].message.contains("2 picture(s)"),
+            "{}",
+            out[0].message
+        );
     }
 
     #[test]
