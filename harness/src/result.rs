@@ -84,6 +84,8 @@ pub(crate) struct PlanRun {
     pub(crate) robustness: Option<Robustness>,
     /// What `check` finds against the plan at error level (or why it was refused).
     pub(crate) plan_errors: Vec<Finding>,
+    /// `check`'s other findings against the plan: shown, never failing the run.
+    pub(crate) plan_warnings: Vec<Finding>,
     /// Screenshots the replay was on that cannot be decoded, with why.
     pub(crate) unreadable: Vec<String>,
 }
@@ -104,6 +106,7 @@ impl PlanRun {
             traces,
             robustness: None,
             plan_errors,
+            plan_warnings: Vec::new(),
             unreadable: Vec::new(),
         }
     }

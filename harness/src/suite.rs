@@ -11,7 +11,7 @@ use crate::diff::step::StepDiffs;
 use crate::errors::{Error, FieldPath, InputError, Position, Reason};
 use crate::json::json_files_under;
 use crate::perturb::Perturbation;
-use crate::plan::check::{Finding, Severity, check_source};
+use crate::plan::check::{Finding, NON_CANONICAL, Severity, check_source};
 use crate::plan::{Plan, load_plan, read_plan_source};
 use crate::recording::{Recording, load_recording};
 use crate::replay::{DEFAULT_SEED, robustness};
@@ -138,6 +138,7 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
         })
         .collect::<Vec<_>>();
     let mut run = PlanRun::of(s, steps, traces, facts.errors.clone());
+    run.plan_warnings = facts.warnings.clone();
     run.unreadable = unreadable_frames(&rec, &run.traces);
     if !perturbations.is_empty() {
         run.robustness = Some(robustness(
@@ -191,9 +192,11 @@ fn unreadable_frames(rec: &Recording, traces: &[Trace]) -> Vec<String> {
 }
 
 /// What the plan file says beyond the plan: `check`'s error-level findings (a plan a guide
-/// author would be told to fix does not pass a run quietly) and where each step is written.
+/// author would be told to fix does not pass a run quietly), the rest of its findings (the
+/// report shows them; they fail nothing) and where each step is written.
 struct PlanFacts {
     errors: Vec<Finding>,
+    warnings: Vec<Finding>,
     positions: Vec<Option<Position>>,
 }
 
@@ -201,12 +204,15 @@ impl PlanFacts {
     fn of(path: &Path, plan: &Plan) -> Result<PlanFacts, InputError> {
         let src = read_plan_source(path)?;
         let paths: Vec<FieldPath> = plan.steps.iter().map(|s| s.path.clone()).collect();
+        // Layout is not correctness: canonical bytes are `check`'s and `fmt`'s business,
+        // and a replay of the same plan laid out otherwise reads the same steps.
+        let (errors, warnings) = check_source(&src)
+            .findings
+            .into_iter()
+            .partition(|f| f.severity == Severity::Error && f.reason != NON_CANONICAL);
         Ok(PlanFacts {
-            errors: check_source(&src)
-                .findings
-                .into_iter()
-                .filter(|f| f.severity == Severity::Error)
-                .collect(),
+            errors,
+            warnings,
             positions: crate::json::locate_all(&src.text, &paths),
         })
     }

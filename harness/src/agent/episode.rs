@@ -28,6 +28,7 @@ use crate::errors::InputError;
 use crate::plan::{Action, Part, Plan, Step, Text, load_plan};
 use crate::recording::bind::kinds_agree;
 use crate::recording::load_recording;
+use crate::replay::web::Landing;
 use crate::replay::{Answer, Scenario, StopAnswer};
 use crate::resolve::FrameIndex;
 
@@ -606,7 +607,16 @@ impl<'r> Env<'_, 'r> {
                 .filter(|f| recorded.and_then(|t| t.element.as_deref()) == Some(f.as_str()))
         };
         match self.desk.act(&step.id, target.as_deref()) {
-            Acted::Advanced { .. } => {}
+            Acted::Advanced { .. } => {
+                // Where the page went: a link can leave the origin though no URL in the plan does.
+                let after = rec.frames[self.desk.frame_index()].dom.as_deref();
+                match crate::replay::web::landing(self.plan, &step, page, after, element.as_deref())
+                {
+                    Landing::Stayed => {}
+                    Landing::Left(why) => return Err(format!("outside-origin: {why}")),
+                    Landing::Unknown(why) => return Err(format!("origin-unjudged: {why}")),
+                }
+            }
             Acted::Stayed => return Err("no-recorded-transition".into()),
             Acted::Diverged { .. } => {
                 return Err(format!(

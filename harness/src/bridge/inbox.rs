@@ -9,14 +9,13 @@
 //! applied. Every file gets exactly one outcome and is moved: to `processed/` or `failed/`
 //! as `<command-id>.command-<uuid>.json` beside `<command-id>.outcome.json`.
 //!
-//! Every command with a readable id is recorded in the ledger, refused or not — except a
-//! `bridge-disabled` refusal: the app never looked at that command, so once agent access is
-//! on, the same id is processed as new (a retry needs no new id), and its stale refusal is
-//! removed so each id has one outcome file at a time. To retry any other refused command an
-//! agent writes a new id. A duplicate replays its original outcome (even while the bridge is
-//! off: replaying applies nothing), but names its own `inboxFile` and `commandFile`, so every
-//! outcome file names the command file beside it. Files whose id cannot be read are named by
-//! an id derived from the inbox file name and the clock.
+//! Every command with a readable id is recorded in the ledger, refused or not, a
+//! `bridge-disabled` refusal included: the seed says reusing an id "in any case replays the
+//! original outcome", with no exception, so to retry any refused command an agent writes a
+//! new id. A duplicate replays its original outcome (even while the bridge is off: replaying
+//! applies nothing), but names its own `inboxFile` and `commandFile`, so every outcome file
+//! names the command file beside it. Files whose id cannot be read are named by an id
+//! derived from the inbox file name and the clock.
 //!
 //! Crash safety: per file, the outcome is written (atomically), then the manifest with the new
 //! state, ledger and a `lastIngestion` marker (atomically), then the file is moved. A crash
@@ -275,15 +274,7 @@ fn process_one(
         let applied = result.ok();
         outcome.updated_at = applied.as_ref().map(|a| a.updated_at.clone());
         outcome.resulting_ids = Some(applied.map(|a| a.resulting_ids).unwrap_or_default());
-        if id.is_some() && outcome.reason != Some(Code::BridgeDisabled) {
-            // A refusal while disabled left an outcome in `failed/` that this one replaces.
-            let stale = paths.failed.join(format!("{command_id}.outcome.json"));
-            if outcome.folder() == Folder::Processed && stale.exists() {
-                std::fs::remove_file(&stale).map_err(|source| Error::Write {
-                    path: stale.clone(),
-                    source,
-                })?;
-            }
+        if id.is_some() {
             manifest.ledger.insert(command_id, outcome.clone());
             bound_ledger(&mut manifest.ledger);
         }

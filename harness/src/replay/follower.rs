@@ -270,13 +270,15 @@ impl<'a, 'r> Follower<'a, 'r> {
                 Some(Err(stop)) => Err(stop),
                 None => self.step(i, &mut desk),
             };
-            if let Err((status, reason @ FailReason::NotSimulated)) = result {
+            if let Err((status, reason @ (FailReason::NotSimulated | FailReason::OriginUnjudged))) =
+                result
+            {
                 self.events.push(Event::StepFinished {
                     step: i,
                     status,
                     reason: Some(reason),
                 });
-                unjudged.get_or_insert(i);
+                unjudged.get_or_insert((i, reason));
                 continue;
             }
             if let Err((status, reason)) = result {
@@ -303,10 +305,10 @@ impl<'a, 'r> Follower<'a, 'r> {
                 reason: None,
             });
         }
-        if let Some(i) = unjudged {
+        if let Some((i, reason)) = unjudged {
             self.events.push(Event::Finished {
                 outcome: Outcome::Failed,
-                reason: Some(FailReason::NotSimulated),
+                reason: Some(reason),
                 step_id: Some(self.plan.steps[i].id.clone()),
             });
             return;
@@ -552,6 +554,7 @@ impl<'a, 'r> Follower<'a, 'r> {
         self.judge_operation(i, recorded, text.as_ref())?;
         let before = desk.frame_index();
         let acts_on = self.act(i, desk, element.as_deref(), recorded, text.as_ref())?;
+        self.landed(i, before, desk, element.as_deref())?;
         self.web_options(i, before, desk, acts_on.as_deref())?;
         self.expects(i, desk, acts_on.as_deref(), &asked)
     }
@@ -851,6 +854,35 @@ impl<'a, 'r> Follower<'a, 'r> {
             _ => {}
         }
         Ok(acts_on)
+    }
+
+    /// Where the recorded page went when the step acted: a link (clicked, or followed by a
+    /// navigate's selector) can leave the origin though no URL in the plan does.
+    fn landed(
+        &mut self,
+        i: usize,
+        before: usize,
+        desk: &Desktop<'r>,
+        element: Option<&str>,
+    ) -> Result<(), Stop> {
+        let frames = &self.prep.rec.frames;
+        let landing = super::web::landing(
+            self.plan,
+            &self.plan.steps[i],
+            frames[before].dom.as_deref(),
+            frames[desk.frame_index()].dom.as_deref(),
+            element,
+        );
+        let (why, reason) = match landing {
+            super::web::Landing::Stayed => return Ok(()),
+            super::web::Landing::Left(why) => (why, FailReason::OutsideOrigin),
+            super::web::Landing::Unknown(why) => (why, FailReason::OriginUnjudged),
+        };
+        self.events.push(Event::Checked {
+            step: i,
+            check: Check::new("origin", false, why),
+        });
+        Err((StepStatus::Failed, reason))
     }
 
     /// A browser step's options, once it has acted: `pair` names the captures before and

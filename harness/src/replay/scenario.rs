@@ -152,8 +152,11 @@ pub enum FailReason {
     /// A browser plan in a state that never runs (draft, rejected, expired, completed,
     /// cancelled).
     PlanNotApproved,
-    /// The step would act outside the plan's exact origin.
+    /// The step would act outside the plan's exact origin, or its page went outside it.
     OutsideOrigin,
+    /// The step followed a link that leads outside the plan's origin, and the recording keeps
+    /// no address of the page it reached: whether it left is not judged, so it does not pass.
+    OriginUnjudged,
     /// The step carries an option the harness cannot replay offline (vision, pollrequest, …):
     /// it is not judged, so it does not pass.
     NotSimulated,

@@ -118,7 +118,8 @@ pub(crate) fn retry_key(plan: &Plan, i: usize) -> Option<&str> {
 }
 
 /// Why step `step` would act outside the plan's origin, on a page showing `page` (the
-/// frame's URL, when the frame has a DOM).
+/// frame's URL, when the frame has a DOM). A URL is read as a browser reads it
+/// ([`Origin::outside`]), the same function `check`'s `outside-origin` rule uses.
 pub(crate) fn outside_origin(
     plan: &Plan,
     step: &Step,
@@ -127,13 +128,79 @@ pub(crate) fn outside_origin(
     let origin = Origin::exact(&plan.review.as_ref()?.origin).ok()?;
     let shown = &plan.review.as_ref()?.origin;
     if let Action::Navigate { to: Some(to) } = &step.action {
-        return (!origin.contains(to))
-            .then(|| format!("`{to}` is outside the plan's origin `{shown}`"));
+        return origin.outside(to).map(|why| {
+            format!(
+                "`{}` is outside the plan's origin `{shown}`: {why}",
+                to.escape_debug()
+            )
+        });
     }
     let url = &page?.url;
     // A page before any navigation (about:blank) has no origin to leave.
-    (step.target.is_some() && !url.starts_with("about:") && !origin.contains(url))
-        .then(|| format!("the page `{url}` is outside the plan's origin `{shown}`"))
+    let why = origin
+        .outside(url)
+        .filter(|_| step.target.is_some() && !url.starts_with("about:"))?;
+    Some(format!(
+        "the page `{url}` is outside the plan's origin `{shown}`: {why}"
+    ))
+}
+
+/// Where the recorded page was once a browser step acted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Landing {
+    /// Inside the plan's origin, or the step could not have left it.
+    Stayed,
+    /// On another server: why.
+    Left(String),
+    /// The step followed a link, and the recording keeps no address of the page after it.
+    Unknown(String),
+}
+
+/// Where step `step` took the page, judged by the recording: the URL of the frame after it
+/// (`after`), else, when that frame has no DOM, whether it followed a link that leads out
+/// (a navigate by selector, or acting on an `<a href>` of the page before, `before`).
+pub(crate) fn landing(
+    plan: &Plan,
+    step: &Step,
+    before: Option<&DomSnapshot>,
+    after: Option<&DomSnapshot>,
+    element: Option<&str>,
+) -> Landing {
+    let Some(review) = &plan.review else {
+        return Landing::Stayed;
+    };
+    let Ok(origin) = Origin::exact(&review.origin) else {
+        return Landing::Stayed;
+    };
+    if let Some(after) = after {
+        let url = &after.url;
+        return match origin.outside(url) {
+            Some(why) if !url.starts_with("about:") => Landing::Left(format!(
+                "the step led to `{url}`, outside the plan's origin `{}`: {why}",
+                review.origin
+            )),
+            _ => Landing::Stayed,
+        };
+    }
+    let unknown = "the recording keeps no address of the page after it: not judged";
+    if matches!(step.action, Action::Navigate { to: None }) && step.target.is_some() {
+        return Landing::Unknown(format!(
+            "the step follows a link by its selector, and {unknown}"
+        ));
+    }
+    let link = before.zip(element).and_then(|(dom, el)| {
+        let node = &dom.nodes[dom.position(el)?];
+        matches!(node.tag.as_str(), "a" | "area")
+            .then(|| node.attrs.get("href"))
+            .flatten()
+    });
+    match link {
+        Some(href) if !origin.contains(href) => Landing::Unknown(format!(
+            "the step acts on a link to `{}`, outside the plan's origin, and {unknown}",
+            href.escape_debug()
+        )),
+        _ => Landing::Stayed,
+    }
 }
 
 /// A capture's file name: the step's `naming` pattern (default `{step}-{phase}.png`) with
@@ -296,6 +363,79 @@ mod tests {
             outside_origin(&inside, &inside.steps[1], Some(&blank)),
             None
         );
+    }
+
+    #[test]
+    fn the_hostile_url_tables_hold_for_replay() {
+        use crate::plan::devthink::origin::{EXAMPLE_COM_TABLE, LOCAL_8000_TABLE};
+        for (origin, table) in [
+            ("http://127.0.0.1:8000", LOCAL_8000_TABLE),
+            ("https://example.com", EXAMPLE_COM_TABLE),
+        ] {
+            for &(url, inside, why) in table {
+                let plan = login(|v| {
+                    v["origin"] = origin.into();
+                    v["steps"][0]["value"] = url.into();
+                });
+                let got = outside_origin(&plan, &plan.steps[0], None);
+                assert_eq!(got.is_none(), inside, "{origin} {url:?}: {why}: {got:?}");
+            }
+        }
+    }
+
+    fn page(url: &str, nodes: serde_json::Value) -> DomSnapshot {
+        serde_json::from_value(serde_json::json!({
+            "schema": crate::recording::dom::DOM_SCHEMA, "url": url, "nodes": nodes
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn where_a_step_went_is_judged_by_the_page_it_reached() {
+        let plan = login(|_| {});
+        let click = &plan.steps[3];
+        let link = serde_json::json!([
+            {"id": "/html", "tag": "html"},
+            {"id": "/html/a", "parent": 0, "tag": "a", "attrs": {"href": "https://evil.test/"}},
+            {"id": "/html/a[2]", "parent": 0, "tag": "a", "attrs": {"href": "/help"}}
+        ]);
+        let before = page("http://127.0.0.1:8000/login.html", link);
+        let land = |after: Option<&DomSnapshot>, el: &str| {
+            landing(&plan, click, Some(&before), after, Some(el))
+        };
+        let evil = page("http://evil.test\\@127.0.0.1:8000/", serde_json::json!([]));
+        assert!(
+            matches!(land(Some(&evil), "/html/a"), Landing::Left(why) if why.contains("evil.test")),
+            "the page after the click is on another server"
+        );
+        let home = page("http://127.0.0.1:8000/home", serde_json::json!([]));
+        assert_eq!(
+            land(Some(&home), "/html/a"),
+            Landing::Stayed,
+            "the page says where it went"
+        );
+        assert!(
+            matches!(land(None, "/html/a"), Landing::Unknown(_)),
+            "a link out with no address after it is not judged"
+        );
+        assert_eq!(land(None, "/html/a[2]"), Landing::Stayed, "a link inside");
+        let follow = login(|v| {
+            let s = v["steps"][0].as_object_mut().unwrap();
+            s.remove("value");
+            s.insert("target".into(), "a[href^='https://evil.test']".into());
+        });
+        assert!(matches!(
+            follow.steps[0].action,
+            Action::Navigate { to: None }
+        ));
+        assert!(matches!(
+            landing(&follow, &follow.steps[0], None, None, None),
+            Landing::Unknown(_)
+        ));
+        assert!(matches!(
+            landing(&follow, &follow.steps[0], None, Some(&evil), None),
+            Landing::Left(_)
+        ));
     }
 
     #[test]

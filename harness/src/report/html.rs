@@ -504,16 +504,17 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
                 .unwrap_or_default()
         );
     }
-    if !sc.plan_errors.is_empty() {
+    if !sc.plan_errors.is_empty() || !sc.plan_warnings.is_empty() {
         h.push_str("<ul class=\"checks\">");
-        for f in &sc.plan_errors {
+        let errors = sc.plan_errors.iter().map(|f| (f, "bad", "✘"));
+        for (f, class, mark) in errors.chain(sc.plan_warnings.iter().map(|f| (f, "mute", "!"))) {
             let at = match (f.line, f.column) {
                 (Some(l), Some(c)) => format!(" ({l}:{c})"),
                 _ => String::new(),
             };
             let _ = write!(
                 h,
-                "<li class=\"bad\">✘ <b>{}</b> at {}{at}: {}</li>",
+                "<li class=\"{class}\">{mark} <b>{}</b> at {}{at}: {}</li>",
                 html_escape(&f.reason),
                 html_escape(&f.path),
                 html_escape(&f.message)

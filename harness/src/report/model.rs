@@ -9,6 +9,7 @@ use crate::diff::StepDiff;
 use crate::evidence::PairKey;
 use crate::expect::Check;
 use crate::fnv::fnv1a64;
+use crate::plan::check::Finding;
 use crate::recording::ax::Rect;
 use crate::replay::{
     Event, Expected, FailReason, Mode, OpCheck, Outcome, Robustness, StepStatus, Trace,
@@ -198,9 +199,13 @@ pub struct ScenarioReport {
     /// What `check` finds against the plan at error level, or why it was refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) plan_errors: Vec<PlanFinding>,
+    /// `check`'s other findings against the plan (warnings, canonical layout): shown here,
+    /// they never fail a run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) plan_warnings: Vec<PlanFinding>,
 }
 
-/// One error-level `check` finding against a scenario's plan.
+/// One `check` finding against a scenario's plan.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub(crate) struct PlanFinding {
     /// The reason code.
@@ -580,6 +585,7 @@ impl ScenarioReport {
             robustness: None,
             bridge: None,
             plan_errors: Vec::new(),
+            plan_warnings: Vec::new(),
         };
         match &r.run {
             Ran::Plan(p) => {
@@ -588,17 +594,19 @@ impl ScenarioReport {
                 report.expected = p.expected.clone();
                 report.runs = p.traces.iter().map(|t| (t.mode, fold_run(p, t))).collect();
                 report.robustness = p.robustness.clone();
-                report.plan_errors = p
-                    .plan_errors
-                    .iter()
-                    .map(|f| PlanFinding {
-                        reason: f.reason.to_string(),
-                        path: f.path.to_string(),
-                        message: f.message.clone(),
-                        line: f.line,
-                        column: f.column,
-                    })
-                    .collect();
+                let shown = |fs: &[Finding]| -> Vec<PlanFinding> {
+                    fs.iter()
+                        .map(|f| PlanFinding {
+                            reason: f.reason.to_string(),
+                            path: f.path.to_string(),
+                            message: f.message.clone(),
+                            line: f.line,
+                            column: f.column,
+                        })
+                        .collect()
+                };
+                report.plan_errors = shown(&p.plan_errors);
+                report.plan_warnings = shown(&p.plan_warnings);
             }
             // The report keeps the batch as JSON: it is read back by `merge` and `baseline`.
             Ran::Bridge(b) => report.bridge = serde_json::to_value(b).ok(),

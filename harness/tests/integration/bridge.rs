@@ -734,7 +734,7 @@ fn set_enabled(dir: &Path, on: bool) {
 }
 
 #[test]
-fn a_command_refused_while_disabled_applies_once_access_is_on_and_duplicates_name_their_own_file() {
+fn a_command_refused_while_disabled_is_replayed_not_applied_once_access_is_on() {
     let t = Tmp::new("disabled");
     let dir = t.0.join("b");
     let d = dir.to_str().unwrap();
@@ -744,42 +744,68 @@ fn a_command_refused_while_disabled_applies_once_access_is_on_and_duplicates_nam
     assert!(run(&["bridge", d]).status.success());
     let refused = json(&dir.join(format!("failed/{A}.outcome.json")));
     assert_eq!(refused["reason"], "bridge-disabled");
+    assert_eq!(refused["duplicateCommand"], false);
 
-    // Access on: the same id is new to the app, applies, and its stale refusal is gone.
+    // Access on, the same id resent (in another letter case): the seed's "reusing the UUID
+    // in any case replays the original outcome", so the refusal is replayed, nothing applied.
     set_enabled(&dir, true);
-    std::fs::write(dir.join("inbox/02.json"), routine_cmd(A, "Core")).unwrap();
+    std::fs::write(
+        dir.join("inbox/02.json"),
+        routine_cmd(&A.to_uppercase(), "Other"),
+    )
+    .unwrap();
     assert!(run(&["bridge", d]).status.success());
-    let applied = json(&dir.join(format!("processed/{A}.outcome.json")));
-    assert_eq!(applied["status"], "succeeded");
-    assert_eq!(applied["duplicateCommand"], false);
-    assert!(!dir.join(format!("failed/{A}.outcome.json")).exists());
-    assert_eq!(
-        json(&dir.join("manifest.json"))["state"]["routines"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
-
-    // Off again, the id resent: the original outcome is replayed (nothing applied), and the
-    // outcome names this file and the command file beside it, not the original's.
-    set_enabled(&dir, false);
-    std::fs::write(dir.join("inbox/03.json"), routine_cmd(A, "Other")).unwrap();
-    assert!(run(&["bridge", d]).status.success());
-    let dup = json(&dir.join(format!("processed/{A}.outcome.json")));
+    let dup = json(&dir.join(format!("failed/{A}.outcome.json")));
     assert_eq!(dup["duplicateCommand"], true);
-    assert_eq!(dup["status"], "succeeded");
-    assert_eq!(dup["inboxFile"], "03.json");
-    assert_ne!(dup["commandFile"], applied["commandFile"]);
+    assert_eq!(dup["status"], "failed");
+    assert_eq!(dup["reason"], "bridge-disabled");
+    assert_eq!(
+        dup["processedAt"], refused["processedAt"],
+        "the original outcome"
+    );
+    assert_eq!(dup["inboxFile"], "02.json");
+    assert_ne!(dup["commandFile"], refused["commandFile"]);
+    assert!(!dir.join(format!("processed/{A}.outcome.json")).exists());
+    let m = json(&dir.join("manifest.json"));
+    assert_eq!(
+        m["state"]["routines"].as_array().map_or(0, Vec::len),
+        0,
+        "{m}"
+    );
+    // Both command files stay in failed/, beside the id's one outcome, and none is orphaned
+    // elsewhere; the duplicate's file is the one its outcome names.
+    let mut failed: Vec<String> = std::fs::read_dir(dir.join("failed"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    failed.sort();
+    assert_eq!(failed.len(), 3, "{failed:?}");
+    assert!(failed.iter().all(|f| f.starts_with(A)), "{failed:?}");
     let beside = dir
-        .join("processed")
+        .join("failed")
         .join(dup["commandFile"].as_str().unwrap());
     assert!(std::fs::read_to_string(beside).unwrap().contains("Other"));
+    let processed = std::fs::read_dir(dir.join("processed")).unwrap().count();
+    assert_eq!(processed, 0);
+
+    // A new id applies, and resending it while access is off replays its success.
+    const B: &str = "b2222222-2222-4222-8222-222222222222";
+    std::fs::write(dir.join("inbox/03.json"), routine_cmd(B, "Core")).unwrap();
+    assert!(run(&["bridge", d]).status.success());
+    let applied = json(&dir.join(format!("processed/{B}.outcome.json")));
+    assert_eq!(applied["status"], "succeeded");
+    set_enabled(&dir, false);
+    std::fs::write(dir.join("inbox/04.json"), routine_cmd(B, "Other")).unwrap();
+    assert!(run(&["bridge", d]).status.success());
+    let dup = json(&dir.join(format!("processed/{B}.outcome.json")));
+    assert_eq!(dup["duplicateCommand"], true);
+    assert_eq!(dup["status"], "succeeded");
+    assert_eq!(dup["inboxFile"], "04.json");
+    assert_ne!(dup["commandFile"], applied["commandFile"]);
+    let m = json(&dir.join("manifest.json"));
     assert_eq!(
-        json(&dir.join("manifest.json"))["state"]["routines"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
+        m["state"]["routines"].as_array().map_or(0, Vec::len),
+        1,
+        "{m}"
     );
 }

@@ -100,6 +100,29 @@ fn the_seed_plan_is_clean() {
     assert_eq!(json["warnings"], 0);
 }
 
+/// Plans written from the seed documents alone, by their rules and not the harness's: every
+/// step kind and option the seeds allow, the MCP `get_guide` form, optional fields, unusual
+/// but legal values. `check` finds no error in any (warnings are allowed: they are advice).
+#[test]
+fn held_out_valid_plans_have_no_errors() {
+    let dir = plans_dir().join("valid-heldout");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 12, "{names:?}");
+    let dialects = |prefix: &str| names.iter().filter(|n| n.starts_with(prefix)).count();
+    assert!(dialects("fox-") >= 6 && dialects("dev-") >= 6, "{names:?}");
+    for name in &names {
+        let (text, json) = check_transcript(&dir, name);
+        assert_eq!(json["parsed"], true, "{name}\n{text}");
+        assert_eq!(json["errors"], 0, "{name}\n{text}");
+        assert!(text.starts_with("exit: 0\n"), "{name}\n{text}");
+    }
+}
+
 #[test]
 fn the_seed_plan_is_canonical() {
     let run = stepreplay(plans_dir())

@@ -337,3 +337,92 @@ fn the_recorder_waits_for_late_elements_and_refuses_unreachable_ones() {
         far.stderr
     );
 }
+
+/// The login scenario and its recording in a folder of their own, with `edit` applied to the
+/// recording folder; the chained run's report.
+fn login_with_recording(name: &str, edit: impl FnOnce(&Path)) -> Value {
+    let tmp = TempDir::new(name);
+    let suite = tmp.path();
+    let rec = suite.join("recordings/devthink-login");
+    crate::util::copy_dir(&repo().join("recordings/devthink-login"), &rec);
+    crate::util::copy_dir(
+        &repo().join("scenarios/devthink-login"),
+        &suite.join("scenarios/devthink-login"),
+    );
+    std::fs::copy(
+        repo().join("scenarios/devthink-login.json"),
+        suite.join("scenarios/devthink-login.json"),
+    )
+    .unwrap();
+    edit(&rec);
+    let run = run_in(
+        suite,
+        &[
+            "run",
+            "scenarios/devthink-login.json",
+            "--reports",
+            "json",
+            "--report-dir",
+            "out",
+        ],
+    );
+    run.expect_code(1);
+    read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"].clone()
+}
+
+fn edit_json(p: &Path, edit: impl FnOnce(&mut Value)) {
+    let mut v = read_json(p);
+    edit(&mut v);
+    std::fs::write(p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+/// A click that leaves the origin is judged by where the recorded page went: the frame after
+/// the sign-in click shows another server, so that step fails `outside-origin` (no URL in
+/// the plan leaves the origin, and the step before it is on the origin's own page).
+#[test]
+fn a_step_whose_page_went_outside_the_origin_fails_there() {
+    let run = login_with_recording("devthink-left", |rec| {
+        edit_json(&rec.join("frames/frame_004.dom.json"), |d| {
+            d["url"] = "http://evil.test\\@127.0.0.1:8000/account.html".into();
+        });
+    });
+    assert_eq!(run["outcome"], "failed", "{run}");
+    assert_eq!(run["reason"], "outside-origin", "{run}");
+    assert_eq!(run["step_id"], "signin", "{run}");
+    let signin = &run["steps"][3];
+    let origin = signin["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "origin")
+        .unwrap_or_else(|| panic!("{signin}"));
+    assert_eq!(origin["passed"], false);
+    assert!(
+        origin["detail"].as_str().unwrap().contains("evil.test"),
+        "{origin}"
+    );
+}
+
+/// When the frame after a click on a link out of the origin keeps no URL, the recording
+/// cannot tell where the page went: the step is not judged (`origin-unjudged`), never passed.
+#[test]
+fn a_link_out_with_no_address_after_it_is_not_judged() {
+    let run = login_with_recording("devthink-unjudged", |rec| {
+        edit_json(&rec.join("frames/frame_003.dom.json"), |d| {
+            let nodes = d["nodes"].as_array_mut().unwrap();
+            let button = nodes
+                .iter_mut()
+                .find(|n| n["id"] == "/html/body/form/div/button")
+                .unwrap();
+            button["tag"] = "a".into();
+            button["attrs"]["href"] = "https://evil.test/account".into();
+        });
+        edit_json(&rec.join("recording.json"), |r| {
+            r["frames"][4].as_object_mut().unwrap().remove("dom");
+        });
+    });
+    assert_eq!(run["outcome"], "failed", "{run}");
+    let signin = &run["steps"][3];
+    assert_eq!(signin["status"], "failed", "{signin}");
+    assert_eq!(signin["reason"], "origin-unjudged", "{signin}");
+}

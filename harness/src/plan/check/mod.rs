@@ -7,4 +7,5 @@ mod run;
 
 pub use finding::{Finding, Severity};
 pub use render::{render_human, render_json, render_sarif, render_summary};
+pub(crate) use rules::canonical::NON_CANONICAL;
 pub use run::{CheckReport, check_source};

@@ -60,7 +60,7 @@ fn lower_step(s: &DevStep, i: usize) -> Step {
     let o = &s.parsed;
     let action = match kind {
         Some(Kind::Navigate) => Action::Navigate {
-            to: s.value.clone().or_else(|| s.target.clone()),
+            to: s.navigate_url().map(str::to_string),
         },
         Some(Kind::Click | Kind::Submit) => click(),
         Some(Kind::Type) => Action::Type {
@@ -83,7 +83,11 @@ fn lower_step(s: &DevStep, i: usize) -> Step {
         _ => Action::Do,
     };
     let target = match kind {
-        Some(Kind::Navigate) => None,
+        // A navigate without a URL follows the link its selector names.
+        Some(Kind::Navigate) => s.link_selector().map(|sel| Target {
+            selector: Some(sel.to_string()),
+            ..Target::default()
+        }),
         _ => s
             .target
             .as_ref()

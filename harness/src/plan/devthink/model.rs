@@ -139,3 +139,24 @@ impl<'de> Deserialize<'de> for EpochMs {
         d.deserialize_any(Ms)
     }
 }
+
+impl DevStep {
+    /// Where a `navigate` step goes by its fields: the URL in `value`, else a `target` that
+    /// reads as a URL rather than a CSS selector (see [`super::origin::reads_as_url`]).
+    pub(crate) fn navigate_url(&self) -> Option<&str> {
+        self.value.as_deref().or_else(|| {
+            self.target
+                .as_deref()
+                .filter(|t| super::origin::reads_as_url(t))
+        })
+    }
+
+    /// The link a `navigate` step follows when it names no URL: its `target` selector. Where
+    /// that link leads is only known on the page, so replay judges it by the page it reached.
+    pub(crate) fn link_selector(&self) -> Option<&str> {
+        match self.navigate_url() {
+            Some(_) => None,
+            None => self.target.as_deref(),
+        }
+    }
+}

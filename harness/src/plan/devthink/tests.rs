@@ -326,12 +326,14 @@ fn a_repeated_step_id_is_a_finding() {
 }
 
 #[test]
-fn an_unknown_kind_is_a_finding_listing_the_kinds() {
+fn an_unknown_kind_is_a_warning_listing_the_kinds() {
     let mut plan = example();
     plan["steps"][4]["kind"] = "hover".into();
     let report = check_source(&source(&plan));
-    assert_eq!(report.exit_code(), 1);
+    // The schema types `kind` as any string: the plan is valid, the warning is advice.
+    assert_eq!(report.exit_code(), 0);
     let f = &report.findings[0];
+    assert_eq!(f.severity, crate::plan::check::Severity::Warning);
     assert_eq!(
         (f.reason, f.path.to_string()),
         ("unknown-kind", "steps[4].kind".into())
@@ -348,7 +350,21 @@ fn a_risk_lower_than_the_kind_is_a_finding() {
 }
 
 #[test]
-fn an_option_on_a_kind_it_does_not_fit_is_a_finding() {
+fn an_option_on_a_kind_it_does_not_fit_is_a_warning() {
+    let mut plan = example();
+    plan["steps"][1]["options"] = r#"{"modifiers": ["shift"]}"#.into();
+    let report = check_source(&source(&plan));
+    assert_eq!(
+        report.exit_code(),
+        0,
+        "the schema allows any family on any step"
+    );
+    assert_eq!(
+        report.findings[0].severity,
+        crate::plan::check::Severity::Warning
+    );
+    // An empty list of modifiers holds no key: nothing to say.
+    assert!(findings(|p| p["steps"][1]["options"] = r#"{"modifiers": []}"#.into()).is_empty());
     let got = findings(|p| p["steps"][1]["options"] = r#"{"modifiers": ["shift"]}"#.into());
     assert_eq!(
         got,

@@ -25,6 +25,7 @@ use crate::errors::Error;
 use crate::json::to_canonical_value;
 use crate::output::{create_dir, write_file};
 use crate::plan::devthink::kinds::Kind;
+use crate::plan::devthink::origin::Origin;
 use crate::plan::devthink::{DevPlan, DevStep, Risk, parse_protocolv2};
 use crate::plan::{REDACTED, read_plan_source};
 use crate::recording::dom::DomSnapshot;
@@ -337,17 +338,21 @@ impl Recorder<'_> {
         let value = step.value.clone().unwrap_or_default();
         let mut element = None;
         match kind {
+            // A navigate by selector follows its link, clicked as a person would.
+            Kind::Navigate if step.link_selector().is_some() => {
+                let (_, path, at) = self.element(step, now)?;
+                self.browser.clear_events();
+                self.click(at)?;
+                self.browser.wait_for_event("Page.loadEventFired")?;
+                element = Some(path);
+            }
             Kind::Navigate => {
-                let to = step
-                    .value
-                    .as_deref()
-                    .or(step.target.as_deref())
-                    .unwrap_or("/");
-                let url = if to.starts_with('/') {
-                    format!("{}{to}", self.plan.origin)
-                } else {
-                    to.to_string()
-                };
+                let to = step.navigate_url().unwrap_or("/");
+                // Resolved as the browser would on a page of the origin (`parse` checked it).
+                let url = Origin::exact(&self.plan.origin)
+                    .ok()
+                    .and_then(|o| o.resolve(to).ok())
+                    .map_or_else(|| to.to_string(), String::from);
                 self.browser.clear_events();
                 self.browser.call("Page.navigate", json!({"url": url}))?;
                 self.browser.wait_for_event("Page.loadEventFired")?;

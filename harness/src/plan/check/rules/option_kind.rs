@@ -7,7 +7,10 @@
 //! `devthink::kinds::BOUND_FAMILIES`).
 //! Why: the options are reviewed with the step. An option the step's kind never reads is
 //! either a mistake (the wrong step) or something the reviewer approves that never happens.
-//! Example: `modifiers` on a `click` step → finding at `steps[1].options.modifiers`.
+//! Example: `modifiers` on a `click` step → warning at `steps[1].options.modifiers`.
+//! A warning, not an error: the frozen schema lets any step carry any family, and only the
+//! families' descriptions tie them to kinds. An empty `modifiers` list holds no key, so it
+//! is no finding at all.
 
 use super::{DevCtx, step_path};
 use crate::errors::FieldPath;
@@ -24,7 +27,9 @@ pub(crate) fn check(ctx: &DevCtx, out: &mut Vec<Finding>) {
         let text = step.options.as_deref().unwrap_or_default();
         let at = step_path(i).key("options");
         for family in &step.parsed.families {
-            if kind.allows(family) {
+            let empty =
+                family == "modifiers" && step.parsed.modifiers.as_ref().is_some_and(Vec::is_empty);
+            if kind.allows(family) || empty {
                 continue;
             }
             let kinds = BOUND_FAMILIES
@@ -36,7 +41,7 @@ pub(crate) fn check(ctx: &DevCtx, out: &mut Vec<Finding>) {
             let position = locate_in_options(ctx.src, &at, text, &inner);
             out.push(
                 Finding::new(
-                    Severity::Error,
+                    Severity::Warning,
                     "option-not-for-kind",
                     at.join(&inner),
                     format!(

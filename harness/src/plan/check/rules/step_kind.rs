@@ -6,6 +6,9 @@
 //! as what it shows. A `submit` declared `read` hides from the reviewer that it sends a form;
 //! a kind the harness does not know cannot be given a class at all.
 //! Example: `"kind": "submit", "risk": "interaction"` → `risk-below-kind` at `steps[3].risk`.
+//! `unknown-kind` is a warning: the frozen schema types `kind` as any string and lists no
+//! vocabulary, so a plan with another kind is valid; replay finds its target and follows
+//! the recording, and the warning tells the reviewer its risk could not be derived.
 
 use super::{DevCtx, step_path};
 use crate::plan::check::{Finding, Severity};
@@ -16,7 +19,7 @@ pub(crate) fn check(ctx: &DevCtx, out: &mut Vec<Finding>) {
         let Some(kind) = Kind::parse(&step.kind) else {
             out.push(
                 Finding::new(
-                    Severity::Error,
+                    Severity::Warning,
                     "unknown-kind",
                     step_path(i).key("kind"),
                     format!("step `{}` has the unknown kind `{}`", step.id, step.kind),
