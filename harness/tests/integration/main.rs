@@ -17,6 +17,7 @@ mod real;
 #[cfg(target_os = "linux")]
 mod record;
 mod replay;
+mod secrets_in_pixels;
 mod shipping;
 mod standalone;
 mod synth;

@@ -82,7 +82,13 @@ struct Recorder<'p> {
     transitions: Vec<Transition>,
     /// What must never be written: the values of sensitive steps.
     secrets: Vec<String>,
+    /// The fields sensitive steps typed into, by path: painted over in every frame after.
+    masked: BTreeSet<String>,
 }
+
+/// What covers a field that holds a secret in a recorded screenshot: Playwright's mask colour,
+/// so a reader sees that something was hidden, and what shape it had.
+const MASK: image::Rgba<u8> = image::Rgba([255, 0, 255, 255]);
 
 /// Records `opts.plan` in headless Chromium into `opts.out`.
 pub fn record_browser(opts: &BrowserOptions) -> Result<BrowserOutput, Error> {
@@ -125,6 +131,7 @@ pub fn record_browser(opts: &BrowserOptions) -> Result<BrowserOutput, Error> {
                 .into_iter()
                 .map(str::to_string)
                 .collect(),
+            masked: BTreeSet::new(),
         };
         r.run()
     })();
@@ -216,8 +223,9 @@ impl Recorder<'_> {
         let (w, h) = self.opts.viewport;
         let screen = (w * self.opts.scale, h * self.opts.scale);
         let mut ax = capture::ax_of(&tree, &dom, &by_backend, screen);
-        self.scrub(&mut dom, &mut ax);
-        let png = self.browser.screenshot()?;
+        let held = self.scrub(&mut dom, &mut ax);
+        let shot = self.browser.screenshot()?;
+        let png = self.paint_over_secrets(shot, &dom, &held)?;
         let rel = |ext: &str| format!("frames/{id}.{ext}");
         write_file(&self.opts.out.join(rel("png")), png)?;
         write_file(&self.opts.out.join(rel("ax.json")), to_canonical_value(&ax))?;
@@ -240,20 +248,27 @@ impl Recorder<'_> {
         })
     }
 
-    /// Takes every sensitive value out of what is written.
-    fn scrub(&self, dom: &mut DomSnapshot, ax: &mut crate::recording::AxSnapshot) {
+    /// Takes every sensitive value out of what is written; returns the DOM nodes that held one.
+    fn scrub(&self, dom: &mut DomSnapshot, ax: &mut crate::recording::AxSnapshot) -> Vec<usize> {
         let clean = |s: &mut String| {
+            let mut held = false;
             for secret in &self.secrets {
                 if s.contains(secret.as_str()) {
                     *s = s.replace(secret.as_str(), REDACTED);
+                    held = true;
                 }
             }
+            held
         };
-        for n in &mut dom.nodes {
-            n.text.as_mut().map(clean);
-            n.attrs.values_mut().for_each(clean);
+        let mut held = Vec::new();
+        for (i, n) in dom.nodes.iter_mut().enumerate() {
+            let in_text = n.text.as_mut().is_some_and(clean);
+            let in_attrs = n.attrs.values_mut().fold(false, |any, v| clean(v) | any);
+            if in_text || in_attrs {
+                held.push(i);
+            }
         }
-        fn walk(e: &mut crate::recording::Element, clean: &dyn Fn(&mut String)) {
+        fn walk(e: &mut crate::recording::Element, clean: &dyn Fn(&mut String) -> bool) {
             for s in [&mut e.title, &mut e.value, &mut e.description]
                 .into_iter()
                 .flatten()
@@ -265,6 +280,39 @@ impl Recorder<'_> {
         for w in ax.apps.iter_mut().flat_map(|a| &mut a.windows) {
             w.elements.iter_mut().for_each(|e| walk(e, &clean));
         }
+        held
+    }
+
+    /// Paints over the box of every field a sensitive step typed into and of every node that
+    /// holds a secret (a field's value, a page that echoes it), as Playwright's `mask` does: the
+    /// words are out of the DOM and AX files, and this keeps them out of the pixels.
+    fn paint_over_secrets(
+        &self,
+        png: Vec<u8>,
+        dom: &DomSnapshot,
+        held: &[usize],
+    ) -> Result<Vec<u8>, Error> {
+        let boxes: Vec<_> = dom
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(i, n)| held.contains(i) || self.masked.contains(&n.id))
+            .filter_map(|(_, n)| n.rect)
+            .filter(|r| r.width > 0 && r.height > 0)
+            .collect();
+        if boxes.is_empty() {
+            return Ok(png);
+        }
+        let unreadable =
+            |e: image::ImageError| Error::Desktop(format!("Chromium's screenshot: {e}"));
+        let mut img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+            .map_err(unreadable)?
+            .to_rgba8();
+        for r in boxes {
+            let area = imageproc::rect::Rect::at(r.x, r.y).of_size(r.width as u32, r.height as u32);
+            imageproc::drawing::draw_filled_rect_mut(&mut img, area, MASK);
+        }
+        crate::diff::files::encode_png(&img).map_err(unreadable)
     }
 
     /// The one live element a step's selector names: its node id for the DevTools calls, and
@@ -369,10 +417,12 @@ impl Recorder<'_> {
                 self.click(at)?;
                 self.browser
                     .call("Input.insertText", json!({"text": value}))?;
-                element = Some(path);
-                if !sensitive {
+                if sensitive {
+                    self.masked.insert(path.clone());
+                } else {
                     op.text = Some(value);
                 }
+                element = Some(path);
             }
             Kind::Key => {
                 if step.target.is_some() {
