@@ -158,6 +158,36 @@ proptest! {
         let _ = stepreplay::plan::plan_from_source(&source(plans_dir().join("x.json"), &bytes));
     }
 
+    /// A URL built to smuggle a generated host past the origin (a backslash ending the host,
+    /// userinfo, a tab the browser strips, a scheme-relative form) is always `outside-origin`
+    /// in `check`, whatever the host's letters and case.
+    #[test]
+    fn smuggled_hosts_never_pass_the_origin_check(
+        host in "[a-zA-Z][a-zA-Z0-9-]{0,12}\\.(test|example|com)",
+        form in 0usize..8,
+    ) {
+        let url = match form {
+            0 => format!("http://{host}\\@127.0.0.1:8000/login.html"),
+            1 => format!("/\\{host}/"),
+            2 => format!("\\\\{host}/"),
+            3 => format!("ht\ttp://{host}/"),
+            4 => format!("http://127.0.0.1:8000@{host}/"),
+            5 => format!("//{host}:8000/"),
+            6 => format!("http://{host}#@127.0.0.1:8000/"),
+            _ => format!("\nhttp:\\\\{host}\\"),
+        };
+        let mut plan: serde_json::Value =
+            serde_json::from_slice(&seed(plans_dir().join("devthink-login.json"))).unwrap();
+        plan["steps"][0]["value"] = url.clone().into();
+        let text = serde_json::to_string_pretty(&plan).unwrap();
+        let report = stepreplay::plan::check::check_source(&source(plans_dir().join("x.json"), text.as_bytes()));
+        let refused = report
+            .findings
+            .iter()
+            .any(|f| f.reason == "outside-origin" && f.path.to_string() == "steps[0].value");
+        prop_assert!(refused, "{url:?}: {:?}", report.findings);
+    }
+
     /// A browser recording whose DOM file is mutated: it loads or is refused, and when it
     /// loads, its plan's selectors are matched against it.
     #[test]

@@ -6,6 +6,7 @@ mod confirm_reason;
 mod crop_flag;
 mod diff_risk;
 mod done_step;
+mod empty_field;
 mod geometry;
 mod injection;
 mod inputs;
@@ -56,6 +57,7 @@ pub(crate) const RULES: &[Rule] = &[
     window_example::check,
     crop_flag::check,
     pictures::check,
+    empty_field::check,
 ];
 
 /// What a protocolv2 rule sees: the text and the strict parse (options parsed too).
