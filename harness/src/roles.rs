@@ -54,6 +54,8 @@ pub(crate) fn ax_role_of_words(role: &str) -> Option<&'static str> {
         "check box" | "checkbox" | "switch" | "toggle button" => "AXCheckBox",
         "radio button" => "AXRadioButton",
         "menu item" => "AXMenuItem",
+        "text field" => "AXTextField",
+        "text area" => "AXTextArea",
         _ => return None,
     })
 }
@@ -296,6 +298,47 @@ pub(crate) const ATSPI_ROLE_NAMES: &[&str] = &[
     "shape",
     "text frame",
     "tree list box",
+    // GTK 4's own role names, which GTK 4.8 answers for some widgets (`widget`, `text box`).
+    "widget",
+    "generic",
+    "text box",
+    "search box",
+    "radio",
+    "img",
+    "group",
+    "grid",
+    "grid cell",
+    "row group",
+    "tab",
+    "tab list",
+    "tab panel",
+    "meter",
+    "range",
+    "option",
+    "menu item checkbox",
+    "menu item radio",
+    "radio group",
+    "tree grid",
+    "select",
+    "alert dialog",
+    "main",
+    "navigation",
+    "region",
+    "banner",
+    "search",
+    "complementary",
+    "contentinfo",
+    "legend",
+    "feed",
+    "none",
+    "presentation",
+    "structure",
+    "section head",
+    "status",
+    "time",
+    "command",
+    "composite",
+    "input",
 ];
 
 /// The AX role of an AT-SPI role name (any of [`ATSPI_ROLE_NAMES`], in any case and spacing):
@@ -329,27 +372,32 @@ pub(crate) fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
     match role_key(atspi_role).as_str() {
         "application" => r("AXApplication"),
         "frame" => rs("AXWindow", "AXStandardWindow"),
-        "dialog" | "alert" | "alertmessage" => rs("AXWindow", "AXDialog"),
+        "dialog" | "alert" | "alertmessage" | "alertdialog" => rs("AXWindow", "AXDialog"),
         "filechooser" | "colorchooser" | "fontchooser" if cx.top_level => {
             rs("AXWindow", "AXDialog")
         }
         "window" | "inputmethodwindow" => rs("AXWindow", "AXFloatingWindow"),
         "tooltip" | "helpballoon" => r("AXHelpTag"),
-        "pushbutton" | "button" => r("AXButton"),
+        "pushbutton" | "button" | "command" => r("AXButton"),
         "pushbuttonmenu" | "buttonmenu" | "buttondropdown" | "buttondropgrid" => r("AXMenuButton"),
         "switch" => rs("AXCheckBox", "AXSwitch"),
         "togglebutton" if cx.actions.iter().any(|a| a == "toggle") => rs("AXCheckBox", "AXSwitch"),
         "togglebutton" => rs("AXCheckBox", "AXToggle"),
         "checkbox" => r("AXCheckBox"),
-        "radiobutton" => r("AXRadioButton"),
+        "radiobutton" | "radio" => r("AXRadioButton"),
         "combobox" if cx.editable_text_child => r("AXComboBox"),
-        "combobox" => r("AXPopUpButton"),
+        "combobox" | "select" => r("AXPopUpButton"),
         "autocomplete" => r("AXComboBox"),
         "text" | "paragraph" => text(cx),
-        "entry" | "editabletext" | "editbar" | "hotkeyfield" if has("multi-line") => {
+        "entry" | "editabletext" | "editbar" | "hotkeyfield" | "textbox" | "input"
+            if has("multi-line") =>
+        {
             r("AXTextArea")
         }
-        "entry" | "editabletext" | "editbar" | "hotkeyfield" => r("AXTextField"),
+        "entry" | "editabletext" | "editbar" | "hotkeyfield" | "textbox" | "input" => {
+            r("AXTextField")
+        }
+        "searchbox" => rs("AXTextField", "AXSearchField"),
         "terminal" => r("AXTextArea"),
         "passwordtext" => rs("AXTextField", "AXSecureTextField"),
         "spinbutton" | "spinbox" => r("AXTextField"),
@@ -362,14 +410,15 @@ pub(crate) fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
         "menu" if cx.parent_role.map(role_key).as_deref() == Some("menubar") => r("AXMenuBarItem"),
         "menu" if in_menu => r("AXMenuItem"),
         "menu" | "popupmenu" => r("AXMenu"),
-        "menuitem" | "checkmenuitem" | "radiomenuitem" | "tearoffmenuitem" => r("AXMenuItem"),
+        "menuitem" | "checkmenuitem" | "radiomenuitem" | "tearoffmenuitem" | "menuitemcheckbox"
+        | "menuitemradio" | "option" => r("AXMenuItem"),
         "separator" if in_menu => r("AXMenuItem"),
         "separator" | "splitter" | "grip" => r("AXSplitter"),
-        "pagetablist" => r("AXTabGroup"),
-        "pagetab" => rs("AXRadioButton", "AXTabButton"),
-        "table" | "documentspreadsheet" => r("AXTable"),
-        "treetable" | "tree" | "treelistbox" => r("AXOutline"),
-        "tablecell" | "cell" => r("AXCell"),
+        "pagetablist" | "tablist" => r("AXTabGroup"),
+        "pagetab" | "tab" => rs("AXRadioButton", "AXTabButton"),
+        "table" | "documentspreadsheet" | "grid" => r("AXTable"),
+        "treetable" | "tree" | "treelistbox" | "treegrid" => r("AXOutline"),
+        "tablecell" | "cell" | "gridcell" => r("AXCell"),
         "tablerow" | "row" => r("AXRow"),
         "treeitem" => rs("AXRow", "AXOutlineRow"),
         "tablecolumnheader" | "columnheader" | "column" => rs("AXButton", "AXSortButton"),
@@ -378,14 +427,14 @@ pub(crate) fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
         "listitem" => r("AXRow"),
         "scrollpane" => r("AXScrollArea"),
         "scrollbar" => r("AXScrollBar"),
-        "slider" | "dial" => r("AXSlider"),
+        "slider" | "dial" | "range" => r("AXSlider"),
         "progressbar" => r("AXProgressIndicator"),
-        "levelbar" | "rating" | "indicator" => r("AXLevelIndicator"),
+        "levelbar" | "rating" | "indicator" | "meter" => r("AXLevelIndicator"),
         "animation" => r("AXBusyIndicator"),
         "splitpane" => r("AXSplitGroup"),
         "toolbar" => r("AXToolbar"),
         "ruler" => r("AXRuler"),
-        "icon" | "image" | "graphic" | "arrow" | "desktopicon" | "chart" | "imagemap"
+        "icon" | "image" | "img" | "graphic" | "arrow" | "desktopicon" | "chart" | "imagemap"
         | "canvas" | "drawingarea" | "shape" => r("AXImage"),
         "documentweb" | "documentframe" | "webdocument" | "htmlcontainer" => r("AXWebArea"),
         // Roles that group, lay out or mark up other nodes.
@@ -455,7 +504,29 @@ pub(crate) fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
         | "cursor"
         | "caret"
         | "character"
-        | "textframe" => r("AXGroup"),
+        | "textframe"
+        | "widget"
+        | "generic"
+        | "group"
+        | "rowgroup"
+        | "tabpanel"
+        | "radiogroup"
+        | "main"
+        | "navigation"
+        | "region"
+        | "banner"
+        | "search"
+        | "complementary"
+        | "contentinfo"
+        | "legend"
+        | "feed"
+        | "none"
+        | "presentation"
+        | "structure"
+        | "sectionhead"
+        | "status"
+        | "time"
+        | "composite" => r("AXGroup"),
         // `invalid`, `unknown`, and a name no toolkit here uses.
         _ => r("AXUnknown"),
     }
@@ -488,6 +559,7 @@ mod tests {
         }
         assert_eq!(ax_role_of_words("Check  Box"), Some("AXCheckBox"));
         assert_eq!(ax_role_of_words("menu bar item"), None);
+        assert_eq!(ax_role_of_words("Text Field"), Some("AXTextField"));
         assert!(is_toggle_role("AXCheckBox") && !is_toggle_role("AXButton"));
     }
 
@@ -515,6 +587,8 @@ mod tests {
         };
         // GTK 4's search and text entries, Qt's line edits.
         assert_eq!(ax_role("entry", &plain).role, "AXTextField");
+        assert_eq!(ax_role("text box", &plain).role, "AXTextField");
+        assert_eq!(ax_role("widget", &plain).role, "AXGroup");
         assert_eq!(ax_role("editable text", &field).role, "AXTextField");
         assert_eq!(ax_role("button", &plain).role, "AXButton");
         assert_eq!(ax_role("statusbar", &plain).role, "AXGroup");

@@ -1210,6 +1210,39 @@ mod tests {
         assert!(app.frontmost);
     }
 
+    /// Qt keeps the items of a closed combo's list `showing`, with boxes: they are not on
+    /// screen until the combo says it is expanded.
+    #[test]
+    fn a_closed_combos_items_are_not_on_screen() {
+        let combo = |states: &[&str]| {
+            let mut st = SHOWN.to_vec();
+            st.extend_from_slice(states);
+            with(
+                n("0/0/0", "combo box", "Policy", &st, ext(10, 10, 200, 30)),
+                vec![with(
+                    n("0/0/0/0", "list", "", SHOWN, ext(0, 75, 756, 25)),
+                    vec![n(
+                        "0/0/0/0/0",
+                        "list item",
+                        "Forbidden",
+                        SHOWN,
+                        ext(0, 75, 756, 25),
+                    )],
+                )],
+            )
+        };
+        for (states, shown) in [
+            (&["expandable"][..], false),
+            (&["collapsed"][..], false),
+            (&["expandable", "expanded"][..], true),
+            (&[][..], true),
+        ] {
+            let f = convert(&file(vec![dialog(vec![combo(states)])])).unwrap();
+            assert_eq!(find(&f, "e0-0-0-0-0").is_some(), shown, "{states:?}");
+            assert!(find(&f, "e0-0-0").is_some());
+        }
+    }
+
     /// A labelled-by relation links to its label when the label was kept, and to nothing when
     /// it was not.
     #[test]
