@@ -54,6 +54,8 @@ pub(crate) fn ax_role_of_words(role: &str) -> Option<&'static str> {
         "check box" | "checkbox" | "switch" | "toggle button" => "AXCheckBox",
         "radio button" => "AXRadioButton",
         "menu item" => "AXMenuItem",
+        "text field" => "AXTextField",
+        "text area" => "AXTextArea",
         _ => return None,
     })
 }
@@ -90,6 +92,454 @@ pub(crate) fn ax_role_of_web(role: &str) -> (&'static str, Option<&'static str>)
     }
 }
 
+/// What the AT-SPI role table needs to know about a node besides its role name.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RoleContext<'a> {
+    /// Its states (`multi-line`, `editable`, …).
+    pub(crate) states: &'a [String],
+    /// Its action names (`click`, `toggle`, …).
+    pub(crate) actions: &'a [String],
+    /// Its parent's AT-SPI role, when known.
+    pub(crate) parent_role: Option<&'a str>,
+    /// Whether it is a child of the application (a top-level window).
+    pub(crate) top_level: bool,
+    /// Whether one of its children is an editable `text`.
+    pub(crate) editable_text_child: bool,
+}
+
+/// An AX role and subrole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AxRole {
+    /// `AXButton`, …
+    pub(crate) role: &'static str,
+    /// `AXSecureTextField`, …, when the row has one.
+    pub(crate) subrole: Option<&'static str>,
+}
+
+/// Every role name AT-SPI's `Role` enum gives (libatspi's names and ATK's where they differ),
+/// and the names Qt's and LibreOffice's bridges answer `GetRoleName` with: [`ax_role`] maps
+/// each of them, and only `invalid` and `unknown` to `AXUnknown`.
+#[cfg(test)]
+pub(crate) const ATSPI_ROLE_NAMES: &[&str] = &[
+    // libatspi's Role enum, in its order.
+    "invalid",
+    "accelerator label",
+    "alert",
+    "animation",
+    "arrow",
+    "calendar",
+    "canvas",
+    "check box",
+    "check menu item",
+    "color chooser",
+    "column header",
+    "combo box",
+    "date editor",
+    "desktop icon",
+    "desktop frame",
+    "dial",
+    "dialog",
+    "directory pane",
+    "drawing area",
+    "file chooser",
+    "filler",
+    "focus traversable",
+    "font chooser",
+    "frame",
+    "glass pane",
+    "html container",
+    "icon",
+    "image",
+    "internal frame",
+    "label",
+    "layered pane",
+    "list",
+    "list item",
+    "menu",
+    "menu bar",
+    "menu item",
+    "option pane",
+    "page tab",
+    "page tab list",
+    "panel",
+    "password text",
+    "popup menu",
+    "progress bar",
+    "push button",
+    "radio button",
+    "radio menu item",
+    "root pane",
+    "row header",
+    "scroll bar",
+    "scroll pane",
+    "separator",
+    "slider",
+    "spin button",
+    "split pane",
+    "status bar",
+    "table",
+    "table cell",
+    "table column header",
+    "table row header",
+    "tear off menu item",
+    "terminal",
+    "text",
+    "toggle button",
+    "tool bar",
+    "tool tip",
+    "tree",
+    "tree table",
+    "unknown",
+    "viewport",
+    "window",
+    "extended",
+    "header",
+    "footer",
+    "paragraph",
+    "ruler",
+    "application",
+    "autocomplete",
+    "edit bar",
+    "embedded",
+    "entry",
+    "chart",
+    "caption",
+    "document frame",
+    "heading",
+    "page",
+    "section",
+    "redundant object",
+    "form",
+    "link",
+    "input method window",
+    "table row",
+    "tree item",
+    "document spreadsheet",
+    "document presentation",
+    "document text",
+    "document web",
+    "document email",
+    "comment",
+    "list box",
+    "grouping",
+    "image map",
+    "notification",
+    "info bar",
+    "level bar",
+    "title bar",
+    "block quote",
+    "audio",
+    "video",
+    "definition",
+    "article",
+    "landmark",
+    "log",
+    "marquee",
+    "math",
+    "rating",
+    "timer",
+    "static",
+    "math fraction",
+    "math root",
+    "subscript",
+    "superscript",
+    "description list",
+    "description term",
+    "description value",
+    "footnote",
+    "content deletion",
+    "content insertion",
+    "mark",
+    "suggestion",
+    "push button menu",
+    "switch",
+    // Newer libatspi and GTK 4 names, and ATK's spellings.
+    "button",
+    "accel label",
+    "dateeditor",
+    "fontchooser",
+    "statusbar",
+    "editbar",
+    "embedded component",
+    "tearoff menu item",
+    // Qt 5 and 6 (QSpiAccessibleBridge's names).
+    "alert message",
+    "client",
+    "document",
+    "pane",
+    "border",
+    "cell",
+    "row",
+    "column",
+    "help balloon",
+    "assistant",
+    "property page",
+    "indicator",
+    "graphic",
+    "editable text",
+    "spin box",
+    "hotkey field",
+    "equation",
+    "button drop down",
+    "button menu",
+    "button drop grid",
+    "space",
+    "clock",
+    "splitter",
+    "web document",
+    "note",
+    "complementary content",
+    "grip",
+    "sound",
+    "cursor",
+    "caret",
+    "character",
+    // LibreOffice's VCL names beside ATK's.
+    "shape",
+    "text frame",
+    "tree list box",
+    // GTK 4's own role names, which GTK 4.8 answers for some widgets (`widget`, `text box`).
+    "widget",
+    "generic",
+    "text box",
+    "search box",
+    "radio",
+    "img",
+    "group",
+    "grid",
+    "grid cell",
+    "row group",
+    "tab",
+    "tab list",
+    "tab panel",
+    "meter",
+    "range",
+    "option",
+    "menu item checkbox",
+    "menu item radio",
+    "radio group",
+    "tree grid",
+    "select",
+    "alert dialog",
+    "main",
+    "navigation",
+    "region",
+    "banner",
+    "search",
+    "complementary",
+    "contentinfo",
+    "legend",
+    "feed",
+    "none",
+    "presentation",
+    "structure",
+    "section head",
+    "status",
+    "time",
+    "command",
+    "composite",
+    "input",
+];
+
+/// The AX role of an AT-SPI role name (any of [`ATSPI_ROLE_NAMES`], in any case and spacing):
+/// the corpus's `ROLE-MAP.md` row for row, and a row of the same kind for every role it
+/// leaves out. Some rows depend on where a node is (see `recording::atspi`).
+pub(crate) fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
+    let has = |s: &str| cx.states.iter().any(|x| x == s);
+    let r = |role| AxRole {
+        role,
+        subrole: None,
+    };
+    let rs = |role, subrole| AxRole {
+        role,
+        subrole: Some(subrole),
+    };
+    let in_menu = matches!(
+        cx.parent_role.map(role_key).as_deref(),
+        Some("menu" | "popupmenu")
+    );
+    let text = |cx: &RoleContext| {
+        if cx.states.iter().any(|x| x == "multi-line") {
+            r("AXTextArea")
+        } else if cx.states.iter().any(|x| x == "editable") {
+            r("AXTextField")
+        } else {
+            r("AXStaticText")
+        }
+    };
+    // Spaces, case, `_` and `-` differ between toolkits (`status bar`, `statusbar`,
+    // `STATUS_BAR`): the table reads the letters only.
+    match role_key(atspi_role).as_str() {
+        "application" => r("AXApplication"),
+        "frame" => rs("AXWindow", "AXStandardWindow"),
+        "dialog" | "alert" | "alertmessage" | "alertdialog" => rs("AXWindow", "AXDialog"),
+        "filechooser" | "colorchooser" | "fontchooser" if cx.top_level => {
+            rs("AXWindow", "AXDialog")
+        }
+        "window" | "inputmethodwindow" => rs("AXWindow", "AXFloatingWindow"),
+        "tooltip" | "helpballoon" => r("AXHelpTag"),
+        "pushbutton" | "button" | "command" => r("AXButton"),
+        "pushbuttonmenu" | "buttonmenu" | "buttondropdown" | "buttondropgrid" => r("AXMenuButton"),
+        "switch" => rs("AXCheckBox", "AXSwitch"),
+        "togglebutton" if cx.actions.iter().any(|a| a == "toggle") => rs("AXCheckBox", "AXSwitch"),
+        "togglebutton" => rs("AXCheckBox", "AXToggle"),
+        "checkbox" => r("AXCheckBox"),
+        "radiobutton" | "radio" => r("AXRadioButton"),
+        "combobox" if cx.editable_text_child => r("AXComboBox"),
+        "combobox" | "select" => r("AXPopUpButton"),
+        "autocomplete" => r("AXComboBox"),
+        "text" | "paragraph" => text(cx),
+        "entry" | "editabletext" | "editbar" | "hotkeyfield" | "textbox" | "input"
+            if has("multi-line") =>
+        {
+            r("AXTextArea")
+        }
+        "entry" | "editabletext" | "editbar" | "hotkeyfield" | "textbox" | "input" => {
+            r("AXTextField")
+        }
+        "searchbox" => rs("AXTextField", "AXSearchField"),
+        "terminal" => r("AXTextArea"),
+        "passwordtext" => rs("AXTextField", "AXSecureTextField"),
+        "spinbutton" | "spinbox" => r("AXTextField"),
+        "dateeditor" => r("AXDateField"),
+        "label" | "acceleratorlabel" | "accellabel" | "caption" | "static" | "descriptionterm"
+        | "timer" | "clock" => r("AXStaticText"),
+        "link" => r("AXLink"),
+        "heading" => r("AXHeading"),
+        "menubar" => r("AXMenuBar"),
+        "menu" if cx.parent_role.map(role_key).as_deref() == Some("menubar") => r("AXMenuBarItem"),
+        "menu" if in_menu => r("AXMenuItem"),
+        "menu" | "popupmenu" => r("AXMenu"),
+        "menuitem" | "checkmenuitem" | "radiomenuitem" | "tearoffmenuitem" | "menuitemcheckbox"
+        | "menuitemradio" | "option" => r("AXMenuItem"),
+        "separator" if in_menu => r("AXMenuItem"),
+        "separator" | "splitter" | "grip" => r("AXSplitter"),
+        "pagetablist" | "tablist" => r("AXTabGroup"),
+        "pagetab" | "tab" => rs("AXRadioButton", "AXTabButton"),
+        "table" | "documentspreadsheet" | "grid" => r("AXTable"),
+        "treetable" | "tree" | "treelistbox" | "treegrid" => r("AXOutline"),
+        "tablecell" | "cell" | "gridcell" => r("AXCell"),
+        "tablerow" | "row" => r("AXRow"),
+        "treeitem" => rs("AXRow", "AXOutlineRow"),
+        "tablecolumnheader" | "columnheader" | "column" => rs("AXButton", "AXSortButton"),
+        "tablerowheader" | "rowheader" => r("AXCell"),
+        "list" | "listbox" | "descriptionlist" => r("AXList"),
+        "listitem" => r("AXRow"),
+        "scrollpane" => r("AXScrollArea"),
+        "scrollbar" => r("AXScrollBar"),
+        "slider" | "dial" | "range" => r("AXSlider"),
+        "progressbar" => r("AXProgressIndicator"),
+        "levelbar" | "rating" | "indicator" | "meter" => r("AXLevelIndicator"),
+        "animation" => r("AXBusyIndicator"),
+        "splitpane" => r("AXSplitGroup"),
+        "toolbar" => r("AXToolbar"),
+        "ruler" => r("AXRuler"),
+        "icon" | "image" | "img" | "graphic" | "arrow" | "desktopicon" | "chart" | "imagemap"
+        | "canvas" | "drawingarea" | "shape" => r("AXImage"),
+        "documentweb" | "documentframe" | "webdocument" | "htmlcontainer" => r("AXWebArea"),
+        // Roles that group, lay out or mark up other nodes.
+        "documenttext"
+        | "documentpresentation"
+        | "documentemail"
+        | "document"
+        | "panel"
+        | "filler"
+        | "viewport"
+        | "layeredpane"
+        | "section"
+        | "grouping"
+        | "form"
+        | "statusbar"
+        | "infobar"
+        | "calendar"
+        | "filechooser"
+        | "colorchooser"
+        | "fontchooser"
+        | "desktopframe"
+        | "directorypane"
+        | "focustraversable"
+        | "glasspane"
+        | "internalframe"
+        | "optionpane"
+        | "rootpane"
+        | "extended"
+        | "header"
+        | "footer"
+        | "embedded"
+        | "embeddedcomponent"
+        | "page"
+        | "redundantobject"
+        | "comment"
+        | "notification"
+        | "titlebar"
+        | "blockquote"
+        | "audio"
+        | "video"
+        | "definition"
+        | "article"
+        | "landmark"
+        | "log"
+        | "marquee"
+        | "math"
+        | "mathfraction"
+        | "mathroot"
+        | "subscript"
+        | "superscript"
+        | "descriptionvalue"
+        | "footnote"
+        | "contentdeletion"
+        | "contentinsertion"
+        | "mark"
+        | "suggestion"
+        | "client"
+        | "pane"
+        | "border"
+        | "assistant"
+        | "propertypage"
+        | "equation"
+        | "space"
+        | "note"
+        | "complementarycontent"
+        | "sound"
+        | "cursor"
+        | "caret"
+        | "character"
+        | "textframe"
+        | "widget"
+        | "generic"
+        | "group"
+        | "rowgroup"
+        | "tabpanel"
+        | "radiogroup"
+        | "main"
+        | "navigation"
+        | "region"
+        | "banner"
+        | "search"
+        | "complementary"
+        | "contentinfo"
+        | "legend"
+        | "feed"
+        | "none"
+        | "presentation"
+        | "structure"
+        | "sectionhead"
+        | "status"
+        | "time"
+        | "composite" => r("AXGroup"),
+        // `invalid`, `unknown`, and a name no toolkit here uses.
+        _ => r("AXUnknown"),
+    }
+}
+
+/// An AT-SPI role name's letters, lowercased: `Status_Bar` → `statusbar`.
+fn role_key(role: &str) -> String {
+    role.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +559,40 @@ mod tests {
         }
         assert_eq!(ax_role_of_words("Check  Box"), Some("AXCheckBox"));
         assert_eq!(ax_role_of_words("menu bar item"), None);
+        assert_eq!(ax_role_of_words("Text Field"), Some("AXTextField"));
         assert!(is_toggle_role("AXCheckBox") && !is_toggle_role("AXButton"));
+    }
+
+    /// Every AT-SPI role name, Qt's and LibreOffice's included, names an AX role; only
+    /// `invalid` and `unknown` (and names no toolkit uses) are `AXUnknown`.
+    #[test]
+    fn every_atspi_role_maps_to_an_ax_role() {
+        let plain = RoleContext::default();
+        let mut seen = std::collections::HashSet::new();
+        for name in ATSPI_ROLE_NAMES {
+            assert!(seen.insert(*name), "{name} listed twice");
+            let AxRole { role, .. } = ax_role(name, &plain);
+            assert!(role.starts_with("AX"), "{name} → {role}");
+            let unknown = matches!(*name, "invalid" | "unknown");
+            assert_eq!(role == "AXUnknown", unknown, "{name} → {role}");
+            // Any spelling of the same name maps the same.
+            let shouted = name.to_uppercase().replace(' ', "_");
+            assert_eq!(ax_role(&shouted, &plain).role, role, "{shouted}");
+        }
+        assert!(ATSPI_ROLE_NAMES.len() >= 130, "{}", ATSPI_ROLE_NAMES.len());
+        let editable = ["editable".to_string()];
+        let field = RoleContext {
+            states: &editable,
+            ..plain
+        };
+        // GTK 4's search and text entries, Qt's line edits.
+        assert_eq!(ax_role("entry", &plain).role, "AXTextField");
+        assert_eq!(ax_role("text box", &plain).role, "AXTextField");
+        assert_eq!(ax_role("widget", &plain).role, "AXGroup");
+        assert_eq!(ax_role("editable text", &field).role, "AXTextField");
+        assert_eq!(ax_role("button", &plain).role, "AXButton");
+        assert_eq!(ax_role("statusbar", &plain).role, "AXGroup");
+        assert_eq!(ax_role("spin box", &plain).role, "AXTextField");
+        assert_eq!(ax_role("a role from the future", &plain).role, "AXUnknown");
     }
 }

@@ -81,6 +81,9 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             apptree.join(", ")
         )),
     }
+    for n in o.notes() {
+        println!("  {n}");
+    }
     for f in &o.truncated {
         println!("  {f}: the recorder stopped at its node limit; the tree is incomplete");
     }

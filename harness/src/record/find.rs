@@ -78,6 +78,42 @@ pub(crate) fn work_title(ix: &FrameIndex, w: &WindowInfo) -> Option<String> {
         .map(|o| o.title.clone())
 }
 
+/// For a name nothing on screen has: the names on screen nearest it (by Jaro–Winkler
+/// similarity, each with its role), and the one it was most likely meant to be, so a newcomer
+/// sees what to write instead.
+fn nearest_names(ix: &FrameIndex, want: &str, screen: (u32, u32)) -> String {
+    let want = normalize_label(want);
+    let mut named: Vec<(f64, &str, &str)> = Vec::new();
+    for n in ix.nodes.iter().filter(|n| n.frame.shows_on(screen)) {
+        let Some(name) = n.name.filter(|s| !s.trim().is_empty()) else {
+            continue;
+        };
+        if named.iter().any(|(_, m, r)| *m == name && *r == n.ax_role) {
+            continue;
+        }
+        let score = strsim::jaro_winkler(&want, &normalize_label(name));
+        named.push((score, name, n.ax_role));
+    }
+    // Nearest first; equal scores in name order, so the list never depends on the tree.
+    named.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    if named.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = named
+        .iter()
+        .take(5)
+        .map(|(_, name, role)| format!("{name:?} ({role})"))
+        .collect();
+    let names: Vec<&str> = named.iter().map(|n| n.1).collect();
+    let folded: Vec<String> = names.iter().map(|n| normalize_label(n)).collect();
+    let folded_refs: Vec<&str> = folded.iter().map(String::as_str).collect();
+    let meant = crate::text::closest(&want, &folded_refs)
+        .and_then(|f| folded.iter().position(|x| x == f))
+        .map(|k| format!("; did you mean {:?}?", names[k]))
+        .unwrap_or_default();
+    format!("; nearest names on screen: {}{meant}", list.join(", "))
+}
+
 /// Why a script's target was not found in its frame.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Miss {
@@ -201,7 +237,11 @@ pub(crate) fn find(
                 .take(5)
                 .collect();
             let hint = if named.is_empty() {
-                "nothing on screen has that name".to_string()
+                let mut hint = "nothing on screen has that name".to_string();
+                if let Some(w) = t.name.as_deref() {
+                    hint.push_str(&nearest_names(&ix, w, screen));
+                }
+                hint
             } else {
                 format!("with that name on screen: {}", named.join(", "))
             };
@@ -348,6 +388,22 @@ mod tests {
         assert!(e.contains("AXButton (push button)"), "{e}");
         let e = look(&ax, &dump, &target("button", "Cancel", None)).unwrap_err();
         assert!(e.contains("nothing on screen"), "{e}");
+        assert!(e.contains("nearest names on screen: "), "{e}");
+    }
+
+    #[test]
+    fn a_misspelt_name_gets_a_did_you_mean() {
+        let (dump, ax) = form();
+        let e = look(&ax, &dump, &target("button", "Kk", None)).unwrap_err();
+        assert!(
+            e.contains("nearest names on screen: \"OK\" (AXButton)"),
+            "{e}"
+        );
+        let e = look(&ax, &dump, &target("button", "OKk", None)).unwrap_err();
+        assert!(e.ends_with("did you mean \"OK\"?"), "{e}");
+        // Nothing near: the names are listed, nothing is guessed.
+        let e = look(&ax, &dump, &target("button", "Zzzzzz", None)).unwrap_err();
+        assert!(!e.contains("did you mean"), "{e}");
     }
 
     #[test]

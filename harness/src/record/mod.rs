@@ -36,7 +36,7 @@ use crate::plan::{plan_from_source, read_plan_source};
 use crate::recording::atspi::parse_atspi;
 use crate::recording::ax::AxSnapshot;
 use crate::recording::import::import_realrec;
-use crate::replay::{Answers, Expected, SCENARIO_SCHEMA, ScenarioFile};
+use crate::replay::{Answer, Answers, Expected, SCENARIO_SCHEMA, ScenarioFile};
 use crate::synth::foxplan::crop_name;
 use crate::synth::write::encode_png;
 
@@ -155,78 +155,99 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
     rec.wait_for_window(&mut session, stop)?;
     let mut acted: Vec<Acted> = Vec::new();
     let mut steps_json: Vec<Value> = Vec::new();
-    for (i, step) in script.steps.iter().enumerate() {
-        check_stop(stop)?;
-        let at = FieldPath::root().key("steps").index(i);
-        let before = rec.frames.len() - 1;
-        let found = match step {
-            ScriptStep::Wait { ms } => {
-                sleep_checked(Duration::from_millis(*ms), stop)?;
-                continue;
-            }
-            ScriptStep::Click {
-                target,
-                button,
-                count,
-                ..
-            } => {
-                let f = &rec.frames[before];
-                let found = find(target, &f.ax, &f.dump, screen).map_err(|miss| {
+    let played = (|| -> Result<(), Error> {
+        for (i, step) in script.steps.iter().enumerate() {
+            check_stop(stop)?;
+            let at = FieldPath::root().key("steps").index(i);
+            let before = rec.frames.len() - 1;
+            let found = match step {
+                ScriptStep::Wait { ms } => {
+                    sleep_checked(Duration::from_millis(*ms), stop)?;
+                    continue;
+                }
+                ScriptStep::Click {
+                    target,
+                    button,
+                    count,
+                    ..
+                } => {
+                    let f = &rec.frames[before];
+                    let found = find(target, &f.ax, &f.dump, screen).map_err(|miss| {
                     InputError::new(&opts.script_path, Reason::TargetNotFound, miss.to_string())
                         .at(at.key("target"))
                         .hint(format!("the frame it looked at is frame_{before:03}; keep it with --keep-capture to see it"))
                 })?;
-                let b = match button.as_deref() {
-                    Some("right") => 3,
-                    Some("middle") => 2,
-                    _ => 1,
-                };
-                rec.x
-                    .click(found.point.0, found.point.1, b, count.unwrap_or(1), &[])?;
-                Some(found)
-            }
-            ScriptStep::Type { text, input, .. } => {
-                let value = match (text, input) {
-                    (Some(t), _) => t.clone(),
-                    (None, Some(id)) => script
-                        .inputs
-                        .iter()
-                        .find(|x| &x.id == id)
-                        .map(|x| x.value.clone())
-                        .unwrap_or_default(),
-                    (None, None) => String::new(),
-                };
-                let focused = focused_of(&rec.frames[before].ax);
-                rec.x.type_text(&value)?;
-                focused
-            }
-            ScriptStep::Key { keys, .. } => {
-                let chord = parse_chord(keys).ok_or_else(|| {
-                    InputError::new(&opts.script_path, Reason::InvalidField, "not a key chord")
-                        .at(at.key("keys"))
-                })?;
-                let focused = focused_of(&rec.frames[before].ax);
-                rec.x.press(&chord)?;
-                focused
-            }
-        };
-        rec.settle(&mut session, stop)?;
-        let after = rec.frames.len() - 1;
-        steps_json.push(step_entry(
-            acted.len(),
-            step,
-            before,
-            after,
-            found.as_ref(),
-            &rec.frames[before].dump,
-            script,
-        ));
-        acted.push(Acted {
-            step: step.clone(),
-            before,
-            after,
-            found,
-        });
+                    let b = match button.as_deref() {
+                        Some("right") => 3,
+                        Some("middle") => 2,
+                        _ => 1,
+                    };
+                    rec.x
+                        .click(found.point.0, found.point.1, b, count.unwrap_or(1), &[])?;
+                    Some(found)
+                }
+                ScriptStep::Type { text, input, .. } => {
+                    let value = match (text, input) {
+                        (Some(t), _) => t.clone(),
+                        (None, Some(id)) => script
+                            .inputs
+                            .iter()
+                            .find(|x| &x.id == id)
+                            .map(|x| x.value.clone())
+                            .unwrap_or_default(),
+                        (None, None) => String::new(),
+                    };
+                    let focused = focused_of(&rec.frames[before].ax);
+                    rec.x.type_text(&value)?;
+                    focused
+                }
+                ScriptStep::Key { keys, .. } => {
+                    let chord = parse_chord(keys).ok_or_else(|| {
+                        InputError::new(&opts.script_path, Reason::InvalidField, "not a key chord")
+                            .at(at.key("keys"))
+                    })?;
+                    let focused = focused_of(&rec.frames[before].ax);
+                    rec.x.press(&chord)?;
+                    focused
+                }
+            };
+            rec.settle(&mut session, stop)?;
+            let after = rec.frames.len() - 1;
+            steps_json.push(step_entry(
+                acted.len(),
+                step,
+                before,
+                after,
+                found.as_ref(),
+                &rec.frames[before].dump,
+                script,
+            ));
+            acted.push(Acted {
+                step: step.clone(),
+                before,
+                after,
+                found,
+            });
+        }
+        Ok(())
+    })();
+    // A failed recording keeps what it captured up to the failure when asked to: the frame a
+    // target was missing from is what the person needs to see.
+    if let Err(e) = played {
+        let window_manager = session.window_manager.clone();
+        session.stop();
+        if let Some(dir) = &opts.keep_capture {
+            write_capture(
+                dir,
+                &rec.frames,
+                &steps_json,
+                script,
+                screen,
+                window_manager.as_deref(),
+                &rec.notes,
+            )?;
+        }
+        return Err(e);
     }
     let display = format!(
         "{}{}",
@@ -271,7 +292,7 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
         let scenario_path = root.join("scenarios").join(format!("{name}.json"));
         write_file(
             &scenario_path,
-            to_canonical_value(&scenario(script, &name)).as_bytes(),
+            to_canonical_value(&scenario(script, &name, &parsed)).as_bytes(),
         )?;
         Ok::<_, Error>(RecordOutput {
             frames: rec.frames.len(),
@@ -289,10 +310,14 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
 }
 
 /// The scenario that replays the recorded plan: every input's value, secrets as the scripted
-/// person's answers, and the expectation that it completes.
-fn scenario(script: &Script, name: &str) -> ScenarioFile {
+/// person's answers, each confirm step approved (the scripted person went on with it), and the
+/// expectation that it completes.
+fn scenario(script: &Script, name: &str, plan: &crate::plan::Plan) -> ScenarioFile {
     let mut inputs = BTreeMap::new();
     let mut answers = Answers::default();
+    for s in plan.steps.iter().filter(|s| s.confirm.is_some()) {
+        answers.confirm.insert(s.id.clone(), Answer::Approve);
+    }
     for i in &script.inputs {
         if i.sensitive {
             answers.sensitive.insert(i.id.clone(), i.value.clone());

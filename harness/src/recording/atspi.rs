@@ -1,8 +1,9 @@
 //! AT-SPI trees in macOS AX vocabulary: a `realrec` frame's `frame_NNN.ax.json`
 //! (`realrec.atspi/1`, the full tree a Linux recorder dumped) becomes an [`AxSnapshot`].
 //!
-//! **Roles.** [`ax_role`] is the one AT-SPI → AX table, row for row the corpus's
-//! `ROLE-MAP.md` (the rule its `.mac.json` files were made with). Some rows depend on where a
+//! **Roles.** [`ax_role`] (in `crate::roles`) is the one AT-SPI → AX table, row for row the
+//! corpus's `ROLE-MAP.md` (the rule its `.mac.json` files were made with), and a row for every
+//! other role AT-SPI, Qt and LibreOffice name (GTK 4's `entry` is an `AXTextField`). Some rows depend on where a
 //! node is: a `menu` under a menu bar is an `AXMenuBarItem`, under a menu an `AXMenuItem`,
 //! elsewhere an `AXMenu`; a `separator` in a menu is an untitled `AXMenuItem`, elsewhere an
 //! `AXSplitter`; a `combo box` with an editable `text` child is an `AXComboBox`, else an
@@ -11,7 +12,7 @@
 //! top level and a nested file chooser an `AXGroup`. A `toggle button` is `AXCheckBox` /
 //! `AXToggle`, or `AXSwitch` for a GtkSwitch, which GTK 3 and 4 expose as a toggle button
 //! whose action is `toggle` (other buttons `click`) and newer AT-SPI as the role `switch`.
-//! Anything else is `AXUnknown`.
+//! Only `invalid`, `unknown` and names no toolkit uses are `AXUnknown`.
 //!
 //! **Attributes.** `name` is the title, except that a static text's name is its value (its
 //! `text` when that is not empty) and a menu separator has none. A field's value
@@ -38,21 +39,32 @@
 //! frames and treats them as off screen; the synthetic desktop draws nothing there). A
 //! subtree with nothing on screen is dropped: a closed menu's items are `visible` but not
 //! `showing`, and a menu that is not open must not offer clickable items (macOS does not
-//! expose closed menus either). Top-level children of the application that map to `AXWindow`
+//! expose closed menus either); nor is anything inside a combo box that says it is
+//! `collapsed` (or `expandable` and not `expanded`), whatever its items say. Top-level children of the application that map to `AXWindow`
 //! (frame, dialog, alert, window, a top-level chooser) become windows, their `kind` from the
 //! subrole (`AXDialog` → `dialog`); other top-level nodes (GTK 3's tool tip windows) are left
 //! out, as the `.mac.json` files leave them.
 //!
 //! **Ids.** `e` + the node's `path` with `/` → `-` (`0/0/0/0/0/8` → `e0-0-0-0-0-8`), `w` + path
-//! for windows: the same ids the `.mac.json` import gives the same nodes. Paths must be child
-//! indices (`0/1/2`), each one step below its parent's, and unique in the file.
+//! for windows: the same ids the `.mac.json` import gives the same nodes.
+//!
+//! **Real trees as they come.** Import keeps every node it can address and drops what it
+//! cannot, counting each in [`Dropped`] (the import's note), never refusing a tree for a quirk
+//! of the toolkit. A path that is not one child index below its parent's (AT-SPI answers −1
+//! from `getIndexInParent` for some nodes) is replaced by the node's place among its siblings,
+//! `x` + its position (`0/0/x3`), and its children are addressed under it. A path met twice is
+//! the same node listed twice when its role, name and box repeat too (dropped with its
+//! subtree), else a different node (addressed by its place). A `labelled-by` link to no node
+//! of the file, to a path two nodes share, or to itself is dropped, as is a relation entry of
+//! a shape this reader cannot tell. Control characters in names become spaces. A node with
+//! null or negative extents, or a window of no size, is kept as a container as above.
 //!
 //! **Relations.** The recorder's README does not fix their shape, so this reads the shapes it
-//! can tell apart and refuses any other with the field path: a list of `{"type" (or
-//! "relation"): "labelled-by", "targets": [{"path", "role", "name"}]}` (or one `target`, or the
-//! target's members inline), or an object `{"labelled-by": [targets]}`.
+//! can tell apart: a list of `{"type" (or "relation"): "labelled-by", "targets": [{"path",
+//! "role", "name"}]}` (or one `target`, or the target's members inline), or an object
+//! `{"labelled-by": [targets]}`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde::Deserialize;
@@ -62,6 +74,7 @@ use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
 use super::import::{SourceRect, element_id, window_kind};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
+pub(crate) use crate::roles::{AxRole, RoleContext, ax_role};
 use crate::roles::{is_field_role, is_toggle_role};
 
 /// The schema of the full per-frame AT-SPI trees.
@@ -76,6 +89,8 @@ pub(crate) struct AtspiFrame {
     pub(crate) ax: AxSnapshot,
     /// Whether the recorder stopped at its node limit (the tree is incomplete).
     pub(crate) truncated: bool,
+    /// What import left out or changed, and why.
+    pub(crate) dropped: Dropped,
 }
 
 #[derive(Deserialize)]
@@ -130,101 +145,6 @@ impl Node {
     }
 }
 
-/// What the role table needs to know about a node besides its AT-SPI role name.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct RoleContext<'a> {
-    /// Its states (`multi-line`, `editable`, …).
-    pub(crate) states: &'a [String],
-    /// Its action names (`click`, `toggle`, …).
-    pub(crate) actions: &'a [String],
-    /// Its parent's AT-SPI role, when known.
-    pub(crate) parent_role: Option<&'a str>,
-    /// Whether it is a child of the application (a top-level window).
-    pub(crate) top_level: bool,
-    /// Whether one of its children is an editable `text`.
-    pub(crate) editable_text_child: bool,
-}
-
-/// An AX role and subrole.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct AxRole {
-    /// `AXButton`, …
-    pub(crate) role: &'static str,
-    /// `AXSecureTextField`, …, when the row has one.
-    pub(crate) subrole: Option<&'static str>,
-}
-
-/// The AX role of an AT-SPI role: the corpus's `ROLE-MAP.md`, row for row (see the module
-/// doc for the rows that depend on `cx`).
-pub(crate) fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
-    let has = |s: &str| cx.states.iter().any(|x| x == s);
-    let r = |role| AxRole {
-        role,
-        subrole: None,
-    };
-    let rs = |role, subrole| AxRole {
-        role,
-        subrole: Some(subrole),
-    };
-    let in_menu = matches!(cx.parent_role, Some("menu" | "popup menu"));
-    match atspi_role {
-        "application" => r("AXApplication"),
-        "frame" => rs("AXWindow", "AXStandardWindow"),
-        "dialog" | "alert" => rs("AXWindow", "AXDialog"),
-        "file chooser" | "color chooser" | "font chooser" if cx.top_level => {
-            rs("AXWindow", "AXDialog")
-        }
-        "window" => rs("AXWindow", "AXFloatingWindow"),
-        "tool tip" => r("AXHelpTag"),
-        "push button" => r("AXButton"),
-        "switch" => rs("AXCheckBox", "AXSwitch"),
-        "toggle button" if cx.actions.iter().any(|a| a == "toggle") => rs("AXCheckBox", "AXSwitch"),
-        "toggle button" => rs("AXCheckBox", "AXToggle"),
-        "check box" => r("AXCheckBox"),
-        "radio button" => r("AXRadioButton"),
-        "combo box" if cx.editable_text_child => r("AXComboBox"),
-        "combo box" => r("AXPopUpButton"),
-        "text" if has("multi-line") => r("AXTextArea"),
-        "text" if has("editable") => r("AXTextField"),
-        "text" => r("AXStaticText"),
-        "password text" => rs("AXTextField", "AXSecureTextField"),
-        "spin button" => r("AXTextField"),
-        "label" => r("AXStaticText"),
-        "link" => r("AXLink"),
-        "heading" => r("AXHeading"),
-        "menu bar" => r("AXMenuBar"),
-        "menu" if cx.parent_role == Some("menu bar") => r("AXMenuBarItem"),
-        "menu" if in_menu => r("AXMenuItem"),
-        "menu" | "popup menu" => r("AXMenu"),
-        "menu item" | "check menu item" | "radio menu item" => r("AXMenuItem"),
-        "separator" if in_menu => r("AXMenuItem"),
-        "separator" => r("AXSplitter"),
-        "page tab list" => r("AXTabGroup"),
-        "page tab" => rs("AXRadioButton", "AXTabButton"),
-        "table" => r("AXTable"),
-        "tree table" | "tree" => r("AXOutline"),
-        "table cell" => r("AXCell"),
-        "table row" => r("AXRow"),
-        "tree item" => rs("AXRow", "AXOutlineRow"),
-        "table column header" => rs("AXButton", "AXSortButton"),
-        "list" | "list box" => r("AXList"),
-        "list item" => r("AXRow"),
-        "scroll pane" => r("AXScrollArea"),
-        "scroll bar" => r("AXScrollBar"),
-        "slider" => r("AXSlider"),
-        "progress bar" => r("AXProgressIndicator"),
-        "level bar" => r("AXLevelIndicator"),
-        "animation" => r("AXBusyIndicator"),
-        "split pane" => r("AXSplitGroup"),
-        "tool bar" => r("AXToolbar"),
-        "icon" | "image" => r("AXImage"),
-        "document web" | "document frame" => r("AXWebArea"),
-        "panel" | "filler" | "viewport" | "layered pane" | "section" | "grouping" | "form"
-        | "status bar" | "info bar" | "calendar" | "file chooser" => r("AXGroup"),
-        _ => r("AXUnknown"),
-    }
-}
-
 /// Reads and converts one `frame_NNN.ax.json` of at most `max_bytes`.
 pub(crate) fn read_atspi(path: &Path, max_bytes: u64) -> Result<AtspiFrame, InputError> {
     parse_atspi(&read_text(path, max_bytes)?)
@@ -249,25 +169,33 @@ pub(crate) fn parse_atspi(src: &Source) -> Result<AtspiFrame, InputError> {
     }
     let mut cv = Converter {
         src,
-        paths: HashSet::new(),
+        paths: HashMap::new(),
+        raw: HashMap::new(),
         showing_below_windows: true,
+        closed: 0,
+        dropped: Dropped::default(),
     };
     let mut apps = Vec::with_capacity(file.applications.len());
     let root = FieldPath::root().key("applications");
     for (i, app) in file.applications.iter().enumerate() {
         let at = root.index(i);
-        cv.check_path(app, None, &at)?;
+        let Some(app_path) = cv.address(app, None, i) else {
+            continue;
+        };
         cv.showing_below_windows = app
             .children
             .iter()
             .any(|top| top.children.iter().any(Node::any_showing));
         let mut windows = Vec::new();
         for (j, top) in app.children.iter().enumerate() {
-            let kept = cv.node(top, Some(app), true, &at.key("children").index(j))?;
+            let Some(path) = cv.address(top, Some((app, &app_path)), j) else {
+                continue;
+            };
+            let kept = cv.node(top, &path, Some(app), true, &at.key("children").index(j))?;
             if let Some(e) = kept.filter(|e| e.ax_role == "AXWindow") {
                 windows.push(Window {
-                    id: element_id('w', &top.path),
-                    title: top.name.clone().unwrap_or_default(),
+                    id: element_id('w', &path),
+                    title: top.name.as_deref().map(clean_name).unwrap_or_default(),
                     kind: e.subrole.as_deref().map(window_kind),
                     frame: e.frame,
                     focused: top.has("active") || top.has("focused"),
@@ -276,7 +204,9 @@ pub(crate) fn parse_atspi(src: &Source) -> Result<AtspiFrame, InputError> {
             }
         }
         apps.push(App {
-            name: nonempty(&app.name).unwrap_or_else(|| format!("app {}", i + 1)),
+            name: nonempty(&app.name)
+                .map(|n| clean_name(&n))
+                .unwrap_or_else(|| format!("app {}", i + 1)),
             bundle_id: None,
             // The recorder lists the recorded app first.
             frontmost: i == 0 && !windows.is_empty(),
@@ -287,20 +217,102 @@ pub(crate) fn parse_atspi(src: &Source) -> Result<AtspiFrame, InputError> {
         schema: AX_SCHEMA.to_string(),
         apps,
     };
-    drop_dangling_labels(&mut ax);
+    cv.link_labels(&mut ax);
     Ok(AtspiFrame {
         screen: (file.screen.width, file.screen.height),
         ax,
         truncated: file.truncated,
+        dropped: cv.dropped,
     })
+}
+
+/// What import left out or changed of one tree, because a real toolkit wrote it so (see the
+/// module doc): each count is a node or link, never a reason to refuse the tree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dropped {
+    /// Nodes whose path was not one child index below their parent's, addressed by their
+    /// place among their siblings instead.
+    pub readdressed: usize,
+    /// Nodes dropped, subtree and all, as a repeat of a node already read at the same path.
+    pub repeated: usize,
+    /// `labelled-by` links dropped: to no node of the file, to a path two nodes share, to the
+    /// node itself, or in a shape this reader cannot tell.
+    pub links: usize,
+    /// Names with control characters, which became spaces.
+    pub control_names: usize,
+}
+
+impl Dropped {
+    /// Whether nothing was left out or changed.
+    pub fn is_empty(&self) -> bool {
+        *self == Dropped::default()
+    }
+
+    /// Adds another tree's counts.
+    pub fn add(&mut self, o: &Dropped) {
+        self.readdressed += o.readdressed;
+        self.repeated += o.repeated;
+        self.links += o.links;
+        self.control_names += o.control_names;
+    }
+
+    /// The counts in words, the non-zero ones only: `2 nodes re-addressed (…), 1 link dropped`.
+    pub fn describe(&self) -> String {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut parts = Vec::new();
+        if self.readdressed > 0 {
+            parts.push(format!(
+                "{} by their place (a path not one index below the parent's, such as AT-SPI's -1)",
+                plural(self.readdressed, "node addressed", "nodes addressed")
+            ));
+        }
+        if self.repeated > 0 {
+            parts.push(format!(
+                "{} as a repeat of one at the same path",
+                plural(self.repeated, "node dropped", "nodes dropped")
+            ));
+        }
+        if self.links > 0 {
+            parts.push(format!(
+                "{} (to no node, a shared path or itself, or unreadable)",
+                plural(
+                    self.links,
+                    "labelled-by link dropped",
+                    "labelled-by links dropped"
+                )
+            ));
+        }
+        if self.control_names > 0 {
+            parts.push(format!(
+                "{} cleaned of control characters",
+                plural(self.control_names, "name", "names")
+            ));
+        }
+        parts.join(", ")
+    }
+}
+
+/// A name with each control character (a newline, a NUL) turned into a space.
+fn clean_name(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 struct Converter<'s> {
     src: &'s Source,
-    paths: HashSet<String>,
+    /// The addresses given so far, each with what its node looked like (role, name, box), to
+    /// tell a node listed twice from two nodes given one path.
+    paths: HashMap<String, u64>,
+    /// The file's own path of each node read → its address; None when two nodes share it.
+    raw: HashMap<String, Option<String>>,
     /// Whether the app says `showing` of anything inside its windows. GTK 4.8 does not (only
     /// of the windows), so for it `visible` and a box with area stand in for `showing`.
     showing_below_windows: bool,
+    /// How many closed combo boxes the node being read is inside.
+    closed: usize,
+    dropped: Dropped,
 }
 
 impl Converter<'_> {
@@ -308,53 +320,64 @@ impl Converter<'_> {
         self.src.error(at, Reason::InvalidField, message)
     }
 
-    /// A path is child indices, one step below the parent's, and not seen before in the file.
-    fn check_path(
-        &mut self,
-        n: &Node,
-        parent: Option<&Node>,
-        at: &FieldPath,
-    ) -> Result<(), InputError> {
-        let at = at.key("path");
-        if !is_index_path(&n.path) {
-            return Err(self
-                .invalid(at, format!("{:?} is not a path of child indices", n.path))
-                .hint("paths look like \"0/0/3\""));
-        }
-        if let Some(p) = parent {
-            let below = n
+    /// The node's address: its own path when that is one child index below its parent's
+    /// (`parent` is the parent node and its address), else its place among its siblings. None
+    /// when the node repeats one already read (the same role, name and box at the same path).
+    fn address(&mut self, n: &Node, parent: Option<(&Node, &str)>, place: usize) -> Option<String> {
+        let own = match parent {
+            None => is_index_path(&n.path).then(|| n.path.clone()),
+            Some((p, at)) => n
                 .path
                 .strip_prefix(p.path.as_str())
                 .and_then(|rest| rest.strip_prefix('/'))
-                .is_some_and(|rest| !rest.contains('/'));
-            if !below {
-                return Err(self.invalid(
-                    at,
-                    format!("{:?} is not a child of its parent {:?}", n.path, p.path),
-                ));
+                .filter(|seg| is_index_path(seg) && !seg.contains('/'))
+                .map(|seg| format!("{at}/{seg}")),
+        };
+        let by_place = || match parent {
+            None => format!("x{place}"),
+            Some((_, at)) => format!("{at}/x{place}"),
+        };
+        let look = looks(n);
+        let path = match own {
+            Some(p) => match self.paths.get(&p) {
+                None => p,
+                Some(&seen) if seen == look => {
+                    self.dropped.repeated += count_nodes(n);
+                    return None;
+                }
+                Some(_) => {
+                    self.dropped.readdressed += 1;
+                    by_place()
+                }
+            },
+            None => {
+                self.dropped.readdressed += 1;
+                by_place()
             }
+        };
+        if self.paths.contains_key(&path) {
+            // Its place is taken too (only a file that writes `x` paths itself gets here).
+            self.dropped.repeated += count_nodes(n);
+            return None;
         }
-        if !self.paths.insert(n.path.clone()) {
-            return Err(self.invalid(
-                at,
-                format!(
-                    "path {:?} repeats: element ids come from paths and must be unique",
-                    n.path
-                ),
-            ));
-        }
-        Ok(())
+        self.paths.insert(path.clone(), look);
+        self.raw
+            .entry(n.path.clone())
+            .and_modify(|v| *v = None)
+            .or_insert_with(|| Some(path.clone()));
+        Some(path)
     }
 
-    /// The node as an element, or None when nothing in its subtree is on screen.
+    /// The node at address `path` as an element, or None when nothing in its subtree is on
+    /// screen.
     fn node(
         &mut self,
         n: &Node,
+        path: &str,
         parent: Option<&Node>,
         top_level: bool,
         at: &FieldPath,
     ) -> Result<Option<Element>, InputError> {
-        self.check_path(n, parent, at)?;
         let entry = n.children.iter().find(|c| c.is_editable_text());
         let cx = RoleContext {
             states: &n.states,
@@ -368,15 +391,30 @@ impl Converter<'_> {
         // the same way whatever is on screen.
         let number = self.number(n.value.as_ref(), &at.key("value"))?;
         let label = match &n.relations {
-            Some(r) => self.labelled_by(r, &at.key("relations"))?,
+            Some(r) => self.labelled_by(r),
             None => None,
         };
+        // A closed combo's list is not on screen, whatever its items say (Qt keeps them
+        // `showing`, with boxes where nothing of them is drawn).
+        let closed = n.role == "combo box"
+            && (n.has("collapsed") || (n.has("expandable") && !n.has("expanded")));
+        self.closed += usize::from(closed);
         let mut children = Vec::new();
         for (j, c) in n.children.iter().enumerate() {
-            if let Some(e) = self.node(c, Some(n), false, &at.key("children").index(j))? {
-                children.push(e);
+            let Some(cpath) = self.address(c, Some((n, path)), j) else {
+                continue;
+            };
+            let kept = self.node(c, &cpath, Some(n), false, &at.key("children").index(j));
+            match kept {
+                Ok(Some(e)) => children.push(e),
+                Ok(None) => {}
+                Err(e) => {
+                    self.closed -= usize::from(closed);
+                    return Err(e);
+                }
             }
         }
+        self.closed -= usize::from(closed);
         let geometry = n
             .extents
             .filter(|r| r.width >= 0.0 && r.height >= 0.0)
@@ -386,22 +424,30 @@ impl Converter<'_> {
         } else {
             geometry.is_some_and(|g: Rect| g.width > 0 && g.height > 0)
         };
-        let on_screen = showing && n.has("visible") && geometry.is_some();
+        let on_screen = showing && n.has("visible") && geometry.is_some() && self.closed == 0;
         if !on_screen && children.is_empty() {
             return Ok(None);
         }
         let frame = if on_screen { geometry } else { None };
-        let mut e = Element::new(element_id('e', &n.path), role, frame.unwrap_or_default());
+        let mut e = Element::new(element_id('e', path), role, frame.unwrap_or_default());
         e.subrole = subrole.map(str::to_string);
         let checkable = is_toggle_role(role) && subrole != Some("AXTabButton");
         let separator = n.role == "separator";
+        let name = nonempty(&n.name).map(|s| {
+            if s.chars().any(char::is_control) {
+                self.dropped.control_names += 1;
+                clean_name(&s)
+            } else {
+                s
+            }
+        });
         e.title = if role == "AXStaticText" || separator {
             None
         } else {
-            nonempty(&n.name)
+            name.clone()
         };
         e.value = if role == "AXStaticText" {
-            nonempty(&n.text).or_else(|| nonempty(&n.name))
+            nonempty(&n.text).or(name)
         } else if is_field_role(role) {
             n.text
                 .clone()
@@ -419,6 +465,7 @@ impl Converter<'_> {
         } else {
             number
         };
+        // The file's own path of the label: linked to an address once every node is read.
         e.labelled_by = label;
         // GTK 4.8 says `sensitive` without `enabled`; the two go together everywhere else.
         e.enabled = n.has("enabled") || n.has("sensitive");
@@ -448,76 +495,140 @@ impl Converter<'_> {
         }
     }
 
-    /// The first `labelled-by` target of a node's `relations`, as an element id.
-    fn labelled_by(&self, rel: &Value, at: &FieldPath) -> Result<Option<String>, InputError> {
-        let shape = "relations are a list of {\"type\": \"labelled-by\", \"targets\": \
-                     [{\"path\": …}]} or an object {\"labelled-by\": [{\"path\": …}]}";
+    /// The file's path of the first `labelled-by` target of a node's `relations`. An entry
+    /// or target of a shape this reader cannot tell is dropped and counted.
+    fn labelled_by(&mut self, rel: &Value) -> Option<String> {
         let mut found: Option<String> = None;
-        let mut take = |kind: &str, targets: &Value, tat: FieldPath| -> Result<(), InputError> {
-            let list: Vec<(&Value, FieldPath)> = match targets {
-                Value::Array(a) => a
-                    .iter()
-                    .enumerate()
-                    .map(|(k, t)| (t, tat.index(k)))
-                    .collect(),
-                one => vec![(one, tat)],
+        let mut unreadable = 0;
+        // Each target read; how many could not be.
+        let mut take = |kind: &str, targets: &Value| -> usize {
+            let mut bad = 0;
+            let list: Vec<&Value> = match targets {
+                Value::Array(a) => a.iter().collect(),
+                one => vec![one],
             };
-            for (t, tat) in list {
+            for t in list {
                 let path = match t {
-                    Value::String(s) => Some((s, tat)),
+                    Value::String(s) => Some(s),
                     Value::Object(m) => match m.get("path") {
-                        Some(Value::String(s)) => Some((s, tat.key("path"))),
+                        Some(Value::String(s)) => Some(s),
                         Some(Value::Null) | None => None,
-                        Some(_) => return Err(self.invalid(tat.key("path"), "a path is a string")),
+                        Some(_) => {
+                            bad += 1;
+                            None
+                        }
                     },
                     Value::Null => None,
-                    _ => return Err(self.invalid(tat, shape)),
+                    _ => {
+                        bad += 1;
+                        None
+                    }
                 };
-                let Some((p, pat)) = path else { continue };
-                if !is_index_path(p) {
-                    return Err(self.invalid(pat, format!("{p:?} is not a path of child indices")));
-                }
-                if found.is_none() && is_labelled_by(kind) {
-                    found = Some(element_id('e', p));
+                if let Some(p) = path
+                    && found.is_none()
+                    && is_labelled_by(kind)
+                {
+                    found = Some(p.clone());
                 }
             }
-            Ok(())
+            bad
         };
         match rel {
             Value::Null => {}
             Value::Object(m) => {
                 for (kind, targets) in m {
-                    take(kind, targets, at.key(kind))?;
+                    unreadable += take(kind, targets);
                 }
             }
             Value::Array(entries) => {
-                for (k, entry) in entries.iter().enumerate() {
-                    let eat = at.index(k);
+                for entry in entries {
                     let Value::Object(m) = entry else {
-                        return Err(self.invalid(eat, shape));
+                        unreadable += 1;
+                        continue;
                     };
                     let kind = ["type", "relation"]
                         .iter()
                         .find_map(|key| m.get(*key).and_then(Value::as_str));
-                    let Some(kind) = kind else {
-                        return Err(self.invalid(eat, shape));
-                    };
-                    let (targets, tat) = if let Some(t) = m.get("targets") {
-                        (t, eat.key("targets"))
-                    } else if let Some(t) = m.get("target") {
-                        (t, eat.key("target"))
-                    } else if m.contains_key("path") {
-                        (entry, eat)
-                    } else {
-                        return Err(self.invalid(eat, shape));
-                    };
-                    take(kind, targets, tat)?;
+                    let targets = m
+                        .get("targets")
+                        .or_else(|| m.get("target"))
+                        .or_else(|| m.contains_key("path").then_some(entry));
+                    match (kind, targets) {
+                        (Some(kind), Some(targets)) => unreadable += take(kind, targets),
+                        _ => unreadable += 1,
+                    }
                 }
             }
-            _ => return Err(self.invalid(at.clone(), shape)),
+            _ => unreadable += 1,
         }
-        Ok(found)
+        self.dropped.links += unreadable;
+        found
     }
+
+    /// Turns each element's `labelled_by`, the file's path of its label, into the label's id
+    /// when that label was kept; links to nothing in the file are counted as dropped.
+    fn link_labels(&mut self, ax: &mut AxSnapshot) {
+        fn ids(e: &Element, out: &mut HashSet<String>) {
+            out.insert(e.id.clone());
+            for c in &e.children {
+                ids(c, out);
+            }
+        }
+        fn fix(
+            e: &mut Element,
+            raw: &HashMap<String, Option<String>>,
+            kept: &HashSet<String>,
+            dropped: &mut usize,
+        ) {
+            if let Some(p) = e.labelled_by.take() {
+                match raw.get(&p) {
+                    Some(Some(path)) => {
+                        let id = element_id('e', path);
+                        if id == e.id {
+                            *dropped += 1;
+                        } else if kept.contains(&id) {
+                            e.labelled_by = Some(id);
+                        }
+                        // A label not on screen is simply not there: nothing to count.
+                    }
+                    _ => *dropped += 1,
+                }
+            }
+            for c in &mut e.children {
+                fix(c, raw, kept, dropped);
+            }
+        }
+        let mut kept = HashSet::new();
+        for w in ax.apps.iter().flat_map(|a| &a.windows) {
+            for e in &w.elements {
+                ids(e, &mut kept);
+            }
+        }
+        for w in ax.apps.iter_mut().flat_map(|a| &mut a.windows) {
+            for e in &mut w.elements {
+                fix(e, &self.raw, &kept, &mut self.dropped.links);
+            }
+        }
+    }
+}
+
+/// What tells a node listed twice from another node given the same path.
+fn looks(n: &Node) -> u64 {
+    let ext = n
+        .extents
+        .map(|r| format!("{},{},{},{}", r.x, r.y, r.width, r.height))
+        .unwrap_or_default();
+    let text = format!(
+        "{}\u{0}{}\u{0}{ext}",
+        n.role,
+        n.name.as_deref().unwrap_or("")
+    );
+    crate::fnv::fnv1a64(text.as_bytes())
+}
+
+/// The nodes in `n`'s subtree, itself included.
+fn count_nodes(n: &Node) -> usize {
+    1 + n.children.iter().map(count_nodes).sum::<usize>()
 }
 
 /// `labelled-by`, however the recorder spelled it (`labelled by`, `LABELLED_BY`, `labeled-by`).
@@ -557,35 +668,6 @@ fn number_text(n: &serde_json::Number) -> String {
 
 fn nonempty(s: &Option<String>) -> Option<String> {
     s.clone().filter(|s| !s.is_empty())
-}
-
-/// Clears labelled-by links to elements that were not kept (a label not on screen).
-fn drop_dangling_labels(ax: &mut AxSnapshot) {
-    fn ids(e: &Element, out: &mut HashSet<String>) {
-        out.insert(e.id.clone());
-        for c in &e.children {
-            ids(c, out);
-        }
-    }
-    fn fix(e: &mut Element, kept: &HashSet<String>) {
-        if e.labelled_by.as_ref().is_some_and(|l| !kept.contains(l)) {
-            e.labelled_by = None;
-        }
-        for c in &mut e.children {
-            fix(c, kept);
-        }
-    }
-    let mut kept = HashSet::new();
-    for w in ax.apps.iter().flat_map(|a| &a.windows) {
-        for e in &w.elements {
-            ids(e, &mut kept);
-        }
-    }
-    for w in ax.apps.iter_mut().flat_map(|a| &mut a.windows) {
-        for e in &mut w.elements {
-            fix(e, &kept);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -944,7 +1026,9 @@ mod tests {
         assert_eq!(role("file chooser", top), ("AXWindow", Some("AXDialog")));
         assert_eq!(role("file chooser", plain), ("AXGroup", None));
         assert_eq!(role("calendar", plain), ("AXGroup", None));
-        assert_eq!(role("redundant object", plain), ("AXUnknown", None));
+        assert_eq!(role("redundant object", plain), ("AXGroup", None));
+        assert_eq!(role("entry", plain), ("AXTextField", None));
+        assert_eq!(role("invalid", plain), ("AXUnknown", None));
     }
 
     /// Names, values and states as the attribute rules say, on one converted tree.
@@ -1126,6 +1210,39 @@ mod tests {
         assert!(app.frontmost);
     }
 
+    /// Qt keeps the items of a closed combo's list `showing`, with boxes: they are not on
+    /// screen until the combo says it is expanded.
+    #[test]
+    fn a_closed_combos_items_are_not_on_screen() {
+        let combo = |states: &[&str]| {
+            let mut st = SHOWN.to_vec();
+            st.extend_from_slice(states);
+            with(
+                n("0/0/0", "combo box", "Policy", &st, ext(10, 10, 200, 30)),
+                vec![with(
+                    n("0/0/0/0", "list", "", SHOWN, ext(0, 75, 756, 25)),
+                    vec![n(
+                        "0/0/0/0/0",
+                        "list item",
+                        "Forbidden",
+                        SHOWN,
+                        ext(0, 75, 756, 25),
+                    )],
+                )],
+            )
+        };
+        for (states, shown) in [
+            (&["expandable"][..], false),
+            (&["collapsed"][..], false),
+            (&["expandable", "expanded"][..], true),
+            (&[][..], true),
+        ] {
+            let f = convert(&file(vec![dialog(vec![combo(states)])])).unwrap();
+            assert_eq!(find(&f, "e0-0-0-0-0").is_some(), shown, "{states:?}");
+            assert!(find(&f, "e0-0-0").is_some());
+        }
+    }
+
     /// A labelled-by relation links to its label when the label was kept, and to nothing when
     /// it was not.
     #[test]
@@ -1212,37 +1329,6 @@ mod tests {
             (
                 {
                     let mut v = good();
-                    v["applications"][0]["children"][0]["children"][0]["path"] = "0/0/x".into();
-                    v
-                },
-                Reason::InvalidField,
-                "applications[0].children[0].children[0].path",
-                "child indices",
-            ),
-            (
-                {
-                    let mut v = good();
-                    v["applications"][0]["children"][0]["children"][0]["path"] = "0/1/0".into();
-                    v
-                },
-                Reason::InvalidField,
-                "applications[0].children[0].children[0].path",
-                "not a child",
-            ),
-            (
-                {
-                    let mut v = good();
-                    let c = v["applications"][0]["children"][0]["children"][0].clone();
-                    v["applications"][0]["children"][0]["children"] = json!([c.clone(), c]);
-                    v
-                },
-                Reason::InvalidField,
-                "applications[0].children[0].children[1].path",
-                "repeats",
-            ),
-            (
-                {
-                    let mut v = good();
                     v["applications"][0]["children"][0]["children"][0]["value"] =
                         json!({"current": true});
                     v
@@ -1250,28 +1336,6 @@ mod tests {
                 Reason::InvalidField,
                 "applications[0].children[0].children[0].value.current",
                 "a value is",
-            ),
-            (
-                {
-                    let mut v = good();
-                    v["applications"][0]["children"][0]["children"][0]["relations"] =
-                        json!([{"type": "labelled-by"}]);
-                    v
-                },
-                Reason::InvalidField,
-                "applications[0].children[0].children[0].relations[0]",
-                "relations are",
-            ),
-            (
-                {
-                    let mut v = good();
-                    v["applications"][0]["children"][0]["children"][0]["relations"] =
-                        json!([{"type": "labelled-by", "targets": [{"path": "../x"}]}]);
-                    v
-                },
-                Reason::InvalidField,
-                "applications[0].children[0].children[0].relations[0].targets[0].path",
-                "child indices",
             ),
             (
                 {

@@ -47,6 +47,9 @@ pub struct SourceInfo {
     /// The script, app or file it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// What the import left out or changed of the source, in words: `check` shows each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// See [`SourceInfo`].

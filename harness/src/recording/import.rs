@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::atspi::{RoleContext, ax_role, read_atspi};
+use super::atspi::{Dropped, RoleContext, ax_role, read_atspi};
 use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
 use super::bind::{RecordedAction, bind};
 use super::format::{
@@ -58,6 +58,23 @@ pub struct ImportOutput {
     pub macapptree_frames: Vec<String>,
     /// Frames whose AT-SPI dump says the recorder stopped at its node limit.
     pub truncated: Vec<String>,
+    /// What import left out or changed of the AT-SPI trees, summed over the frames.
+    pub dropped: Dropped,
+}
+
+impl ImportOutput {
+    /// What the import left out or changed, in words, one line each: the recording keeps
+    /// them (`source.notes`) and `import` and `check` show them.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if !self.dropped.is_empty() {
+            notes.push(format!(
+                "import kept every node it could address: {}",
+                self.dropped.describe()
+            ));
+        }
+        notes
+    }
 }
 
 #[derive(Deserialize)]
@@ -428,6 +445,7 @@ pub fn import_realrec(
             if t.truncated {
                 output.truncated.push(id.clone());
             }
+            output.dropped.add(&t.dropped);
             (atspi_path, t.screen, t.ax)
         } else if exists(&mac_path) || !exists(&macapptree_path) {
             let mac = read_mac(&mac_path)?;
@@ -525,6 +543,7 @@ pub fn import_realrec(
         source: SourceInfo {
             kind: SourceKind::Import,
             detail: Some(detail(meta_title.as_deref(), &output)),
+            notes: output.notes(),
         },
         frames,
         transitions,

@@ -2,6 +2,8 @@
 //! real recordings.
 
 pub(crate) mod atspi;
+#[cfg(test)]
+mod atspi_quirks;
 pub mod ax;
 pub(crate) mod bind;
 pub mod dom;
@@ -14,6 +16,7 @@ pub(crate) mod png_decode;
 pub(crate) mod png_rows;
 pub(crate) mod unfilter;
 
+pub use atspi::Dropped;
 pub use ax::{AxSnapshot, Element, Rect};
 pub(crate) use format::Transition;
 pub use load::*;

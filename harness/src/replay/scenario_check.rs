@@ -46,7 +46,18 @@ pub fn check_scenario(src: &Source) -> CheckReport {
             None
         }
     };
-    let _ = load_recording(&sc.recording_dir).map_err(|e| pointed("recording", "recording", e));
+    match load_recording(&sc.recording_dir) {
+        // What an import left out of a real recording is worth a look, never a failure.
+        Ok(rec) => findings.extend(rec.file.source.notes.iter().map(|note| {
+            Finding::new(
+                Severity::Warning,
+                "import-note",
+                FieldPath::root().key("recording"),
+                format!("the recording `{}`: {note}", sc.recording_dir.display()),
+            )
+        })),
+        Err(e) => pointed("recording", "recording", e),
+    }
     for (i, name) in sc.file.perturbations.iter().enumerate() {
         if let Err(e) = name.parse::<crate::perturb::Perturbation>() {
             findings.push(

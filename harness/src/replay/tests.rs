@@ -63,6 +63,7 @@ fn recording(
         source: SourceInfo {
             kind: SourceKind::Synthetic,
             detail: None,
+            notes: Vec::new(),
         },
         frames: frames
             .iter()

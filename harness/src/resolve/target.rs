@@ -107,8 +107,11 @@ pub(super) mod weight {
     pub(crate) const OTHER_WINDOW: f64 = 0.3;
     /// Taken off a disabled control: still it, but a follower would hesitate.
     pub(crate) const DISABLED: f64 = 0.05;
-    /// Taken off a control outside the screen.
+    /// Taken off a control outside the screen, or outside its own window's box.
     pub(crate) const OFF_SCREEN: f64 = 0.3;
+    /// Taken off a control whose role the toolkit left unknown (`AXUnknown`): it is not
+    /// ruled out by the step's role, but a control that has that role leads it clearly.
+    pub(crate) const UNKNOWN_ROLE: f64 = 2.0 * AMBIGUITY_MARGIN;
     /// Taken off the candidates a tie-break rules out: more than the ambiguity margin, so the
     /// winner leads clearly, and taken from the losers so its confidence stays its own.
     pub(crate) const RULED_OUT: f64 = 2.0 * AMBIGUITY_MARGIN;
@@ -286,15 +289,18 @@ fn label_candidates(
         if !window_matches(t, w) {
             s -= weight::OTHER_WINDOW;
         }
-        // A role that contradicts the step's is another control, whatever its name.
-        if !role_matches(t, n) {
+        // A role that contradicts the step's is another control, whatever its name; a role
+        // the toolkit did not say contradicts nothing.
+        if n.ax_role == "AXUnknown" {
+            s -= weight::UNKNOWN_ROLE;
+        } else if !role_matches(t, n) {
             other_roles.push(n.ax_role.to_string());
             return;
         }
         if !n.enabled {
             s -= weight::DISABLED;
         }
-        if !n.frame.shows_on(ctx.screen) {
+        if !shows(n, w, ctx.screen) {
             s -= weight::OFF_SCREEN;
         }
         out.push((i, s, strategy));
@@ -336,6 +342,21 @@ fn label_candidates(
         }
     }
     other_roles
+}
+
+/// Whether any of the control's box is on the screen and inside its window: a toolkit keeps
+/// the items of a closed list "showing" with boxes where nothing of them is drawn. A window
+/// of no size says nothing about where its controls are.
+pub(super) fn shows(n: &Node, w: &WindowInfo, screen: (u32, u32)) -> bool {
+    let f = n.frame;
+    let wf = w.frame;
+    let in_window = wf.width <= 0
+        || wf.height <= 0
+        || (f.x < wf.x + wf.width
+            && f.y < wf.y + wf.height
+            && f.x + f.width > wf.x
+            && f.y + f.height > wf.y);
+    f.shows_on(screen) && in_window
 }
 
 /// Where the plan says the control is, as shares of the screen: its point, else its bounds'

@@ -18,6 +18,7 @@ use super::moved::displacement_by_anchors;
 use super::target::{AMBIGUITY_MARGIN, ResolveContext, control_key, plan_point, window_matches};
 use crate::plan::Target;
 use crate::recording::Rect;
+use crate::roles::ax_role_of_words;
 
 /// What told equally named controls apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,6 +32,9 @@ pub(crate) enum TieBreak {
     Crop,
     /// Only one was where the plan says, relative to its window.
     Position,
+    /// The others hold it: a field inside the combo box around it, a button inside a group
+    /// of its name.
+    Innermost,
 }
 
 /// Settles ties among `cands` (element, score) found by name, and says what decided the
@@ -42,9 +46,31 @@ pub(super) fn break_ties(
     cands: &mut [(u32, f64, super::Strategy)],
 ) -> Option<TieBreak> {
     let best = cands.iter().map(|c| c.1).fold(f64::NEG_INFINITY, f64::max);
-    let tied: Vec<usize> = distinct_leaders(ix, cands, best);
+    let mut tied: Vec<usize> = distinct_leaders(ix, cands, best);
     if tied.len() < 2 {
         return decided_by_score(t, ix, cands, best);
+    }
+    let mut narrowed = None;
+    // The step's role as written beats a kin role (a text field over the combo box that
+    // holds it, when the plan says `AXTextField`).
+    if let Some(want) = wanted_role(t) {
+        let exact = keep(&tied, |k| ix.nodes[cands[k].0 as usize].ax_role == want);
+        if narrow(cands, &mut tied, exact) {
+            narrowed = Some(TieBreak::Role);
+        }
+    }
+    // The innermost control beats the ones whose box holds it.
+    let frame = |k: usize| ix.nodes[cands[k].0 as usize].frame;
+    let inner = keep(&tied, |k| {
+        !tied
+            .iter()
+            .any(|&j| j != k && frame(j).area() > 0 && frame(k).encloses(&frame(j)))
+    });
+    if narrow(cands, &mut tied, inner) {
+        narrowed = Some(TieBreak::Innermost);
+    }
+    if tied.len() < 2 {
+        return narrowed;
     }
     let frames: Vec<_> = tied
         .iter()
@@ -68,13 +94,46 @@ pub(super) fn break_ties(
         (None, Some(p)) => Some((p, TieBreak::Position)),
         (None, None) => None,
     };
-    let (winner, why) = decided?;
+    let Some((winner, why)) = decided else {
+        return narrowed;
+    };
     for (j, &k) in tied.iter().enumerate() {
         if j != winner {
             cands[k].1 -= super::target::weight::RULED_OUT;
         }
     }
     Some(why)
+}
+
+/// The role the step asks for: its `ax_role`, else the AX role its role words name.
+fn wanted_role(t: &Target) -> Option<&str> {
+    t.ax_role
+        .as_deref()
+        .or_else(|| t.role.as_deref().and_then(ax_role_of_words))
+}
+
+/// The members of `tied` for which `f` holds.
+fn keep(tied: &[usize], f: impl Fn(usize) -> bool) -> Vec<usize> {
+    tied.iter().copied().filter(|&k| f(k)).collect()
+}
+
+/// Rules out the tied candidates not in `kept` when that leaves some and drops some; says
+/// whether it did.
+fn narrow(
+    cands: &mut [(u32, f64, super::Strategy)],
+    tied: &mut Vec<usize>,
+    kept: Vec<usize>,
+) -> bool {
+    if kept.is_empty() || kept.len() == tied.len() {
+        return false;
+    }
+    for &k in tied.iter() {
+        if !kept.contains(&k) {
+            cands[k].1 -= super::target::weight::RULED_OUT;
+        }
+    }
+    *tied = kept;
+    true
 }
 
 /// How far from a candidate's centre its picture may sit (a crop cut with a little margin).
@@ -318,6 +377,100 @@ mod tests {
             ..target("Enabled")
         };
         assert!(run(&t, &snap, &[]).ambiguous);
+    }
+
+    /// A box of any size, for nesting.
+    fn boxed(id: &str, role: &str, title: &str, (x, y, w, h): (i32, i32, i32, i32)) -> Value {
+        json!({"id": id, "ax_role": role, "title": title,
+            "frame": {"x": x, "y": y, "width": w, "height": h}})
+    }
+
+    /// Mousepad's Find field: an editable combo box named "Find" holding a text field of
+    /// the same name.
+    fn find_bar() -> AxSnapshot {
+        let mut combo = boxed("combo", "AXComboBox", "Find", (10, 10, 200, 30));
+        combo["children"] = json!([boxed("field", "AXTextField", "Find", (12, 12, 170, 26))]);
+        snapshot(vec![("w", "Search", 0, 0, vec![combo])])
+    }
+
+    #[test]
+    fn the_steps_role_as_written_beats_a_kin_role() {
+        let field = Target {
+            ax_role: Some("AXTextField".into()),
+            ..target("Find")
+        };
+        let r = run(&field, &find_bar(), &[]);
+        assert_eq!(r.element.as_deref(), Some("field"), "{r:?}");
+        assert_eq!(r.tie_break, Some(TieBreak::Role));
+        assert!(!r.ambiguous && r.margin >= AMBIGUITY_MARGIN, "{r:?}");
+        // The plan that says combo box gets the combo box, though the field is inside it.
+        let combo = Target {
+            ax_role: Some("AXComboBox".into()),
+            ..target("Find")
+        };
+        let r = run(&combo, &find_bar(), &[]);
+        assert_eq!(r.element.as_deref(), Some("combo"), "{r:?}");
+        assert_eq!(r.tie_break, Some(TieBreak::Role));
+    }
+
+    #[test]
+    fn the_innermost_control_beats_its_container() {
+        let r = run(&target("Find"), &find_bar(), &[]);
+        assert_eq!(r.element.as_deref(), Some("field"), "{r:?}");
+        assert_eq!(r.tie_break, Some(TieBreak::Innermost));
+        assert!(!r.ambiguous, "{r:?}");
+        // Side by side, neither holds the other: still a tie.
+        let snap = snapshot(vec![(
+            "w",
+            "Search",
+            0,
+            0,
+            vec![
+                boxed("a", "AXComboBox", "Find", (10, 10, 100, 30)),
+                boxed("b", "AXTextField", "Find", (10, 50, 100, 30)),
+            ],
+        )]);
+        let r = run(&target("Find"), &snap, &[]);
+        assert!(r.ambiguous && r.tie_break.is_none(), "{r:?}");
+    }
+
+    #[test]
+    fn an_unknown_role_never_vetoes_an_exact_name_but_loses_to_the_steps_role() {
+        let search = |with_field: bool| {
+            let mut els = vec![boxed("entry", "AXUnknown", "Search", (10, 10, 200, 30))];
+            if with_field {
+                els.push(boxed("field", "AXTextField", "Search", (10, 50, 200, 30)));
+            }
+            snapshot(vec![("w", "Clocks", 0, 0, els)])
+        };
+        let t = Target {
+            ax_role: Some("AXTextField".into()),
+            ..target("Search")
+        };
+        let r = run(&t, &search(false), &[]);
+        assert_eq!(r.element.as_deref(), Some("entry"), "{r:?}");
+        assert!(!r.ambiguous && r.note.is_none(), "{r:?}");
+        let r = run(&t, &search(true), &[]);
+        assert_eq!(r.element.as_deref(), Some("field"), "{r:?}");
+        assert!(!r.ambiguous, "{r:?}");
+    }
+
+    #[test]
+    fn an_item_whose_box_lies_outside_its_window_does_not_count_as_shown() {
+        // Qt keeps a closed list's items "showing", with boxes outside the dialog.
+        let snap = snapshot(vec![(
+            "w",
+            "Prefs",
+            10,
+            10,
+            vec![
+                el("open", "AXRow", "Forbidden", 20, 40),
+                el("closed", "AXRow", "Forbidden", 300, 250),
+            ],
+        )]);
+        let r = run(&target("Forbidden"), &snap, &[]);
+        assert_eq!(r.element.as_deref(), Some("open"), "{r:?}");
+        assert!(!r.ambiguous, "{r:?}");
     }
 
     #[test]

@@ -138,6 +138,7 @@ pub fn synthesize(
         source: SourceInfo {
             kind: SourceKind::Synthetic,
             detail: Some(format!("stepreplay synth {}", folder_name(script_path))),
+            notes: Vec::new(),
         },
         frames,
         transitions: built.transitions.clone(),

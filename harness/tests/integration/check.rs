@@ -788,3 +788,36 @@ fn a_file_given_as_a_recording_folder_says_so() {
         );
     }
 }
+
+/// What an import left out of a real recording (`source.notes`) is shown by `check` on each
+/// scenario that replays it, as a warning that does not fail the check.
+#[test]
+fn check_shows_the_import_note_of_a_scenarios_recording() {
+    let dir = TempDir::new("check-import-note");
+    crate::util::copy_dir(
+        &crate::util::repo().join("harness/tests/fixtures/mini"),
+        dir.path(),
+    );
+    let rec = dir.path().join("recordings/mini/recording.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&rec).unwrap()).unwrap();
+    let clean = stepreplay(dir.path())
+        .args(["check", "scenarios/mini-completed.json"])
+        .run();
+    clean.check(
+        clean.code == 0 && !clean.stdout.contains("import-note"),
+        "no note, no warning",
+    );
+    v["source"]["notes"] = serde_json::json!([
+        "import kept every node it could address: 2 nodes addressed by their place"
+    ]);
+    std::fs::write(&rec, v.to_string()).unwrap();
+    let run = stepreplay(dir.path())
+        .args(["check", "scenarios/mini-completed.json"])
+        .run();
+    run.check(run.code == 0, "a note is a warning, not a failure");
+    run.check(
+        run.stdout.contains("import-note")
+            && run.stdout.contains("2 nodes addressed by their place"),
+        "check shows the note",
+    );
+}

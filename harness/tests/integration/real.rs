@@ -172,3 +172,34 @@ fn the_lint_is_quiet_on_every_plan_written_from_a_real_recording() {
         );
     }
 }
+
+#[test]
+fn a_field_inside_an_editable_combo_box_beats_the_combo_on_a_real_form() {
+    // Mousepad's Find and Replace: each field is a text inside an editable combo box that
+    // its label names, so both carry the label's name; the plan says AXTextField.
+    let report = replay(&["scenarios/gtk3-mousepad-replace.json"]);
+    for n in [3, 5] {
+        let r = &per_step(&report, "gtk3-mousepad-replace", n)["resolution"];
+        assert_eq!(r["correct"], true, "step {n}: {r}");
+        assert_eq!(r["ambiguous"], false, "step {n}: {r}");
+    }
+}
+
+#[test]
+fn qt_and_gtk4_recordings_replay_completely() {
+    let report = replay(&[
+        "scenarios/qt5-featherpad-replace.json",
+        "scenarios/gtk4-calculator-add.json",
+    ]);
+    for id in ["qt5-featherpad-replace", "gtk4-calculator-add"] {
+        let s = scenario(&report, id);
+        for mode in ["chained", "per-step"] {
+            assert_eq!(s["runs"][mode]["outcome"], "completed", "{id} {mode}");
+            assert_eq!(
+                s["runs"][mode]["scores"]["element_accuracy"].as_f64(),
+                Some(1.0),
+                "{id} {mode}"
+            );
+        }
+    }
+}

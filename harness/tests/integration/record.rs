@@ -209,18 +209,31 @@ fn a_target_that_is_not_there_is_refused_and_nothing_is_left() {
             "miss.json",
             "--out",
             "recordings/miss",
+            "--keep-capture",
+            "capture",
         ])
         .run();
     run.check(run.code == 2, "want exit 2 for a target that is not there");
     run.check(
         run.stderr.contains("steps[4].target")
             && run.stderr.contains("target-not-found")
-            && run.stderr.contains("nothing on screen has that name"),
-        "the error should say which step and why",
+            && run.stderr.contains("nothing on screen has that name")
+            && run.stderr.contains("nearest names on screen: ")
+            && run.stderr.contains("(AXButton)"),
+        "the error should say which step and why, and what is on screen instead",
     );
     let left = none_left(&tag);
     assert!(left.is_empty(), "processes left after an error: {left:?}");
     assert!(!dir.path().join("recordings/miss/recording.json").exists());
+    // The capture up to the miss is kept: the four steps done and the frame the target was
+    // missing from.
+    let capture = dir.path().join("capture");
+    let steps: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(capture.join("steps.json")).unwrap()).unwrap();
+    assert_eq!(steps.as_array().map(Vec::len), Some(4));
+    for f in ["frame_004.png", "frame_004.ax.json", "meta.json"] {
+        assert!(capture.join(f).is_file(), "{f} kept");
+    }
 }
 
 #[test]

@@ -191,6 +191,7 @@ impl Recorder<'_> {
                     "{browser}, headless, devthink plan `{}`",
                     self.plan.id
                 )),
+                notes: Vec::new(),
             },
             frames: std::mem::take(&mut self.frames),
             transitions: std::mem::take(&mut self.transitions),

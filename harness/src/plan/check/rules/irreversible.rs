@@ -5,7 +5,8 @@
 //! Why: these clicks act straight away and cannot be taken back; the person must say yes first.
 //! Not flagged, by the target's `role` and `ax_role`: a check box, switch, toggle or radio
 //! button (a second click takes it back), and a menu item whose label ends in "…" or "..."
-//! (it opens a dialog that asks). Buttons, other menu items and controls of unknown or
+//! (it opens a dialog that asks), and a text field or combo box (a click puts the cursor in
+//! it: "Replace with:" names what is typed there, and typing is not sending). Buttons, other menu items and controls of unknown or
 //! disagreeing role stay flagged.
 //! Example: `"label": "Move to Trash"` on a click without `confirm` → finding at
 //! `steps[4].target.label`.
@@ -13,7 +14,7 @@
 use super::{Ctx, step_path};
 use crate::plan::check::{Finding, Severity};
 use crate::plan::foxstep::{ActionKind, Target};
-use crate::roles::{ax_role_of_words, is_toggle_role};
+use crate::roles::{ax_role_of_words, is_field_role, is_toggle_role};
 use crate::text::{normalize_label, words};
 
 /// Single words that make a control irreversible.
@@ -81,6 +82,8 @@ pub(crate) fn irreversible_word(label: &str) -> Option<String> {
 enum Control {
     /// Flips a state that another click flips back.
     Toggle,
+    /// A field a person types into: a click only puts the cursor there.
+    Field,
     MenuItem,
     /// Acts, or its role is unknown: assume it acts.
     Other,
@@ -91,6 +94,8 @@ fn control_of_ax_role(ax_role: &str) -> Control {
         Control::Toggle
     } else if ax_role == "AXMenuItem" {
         Control::MenuItem
+    } else if is_field_role(ax_role) {
+        Control::Field
     } else {
         Control::Other
     }
@@ -113,7 +118,7 @@ fn control(t: &Target) -> Control {
 /// Whether a click on `label` can be taken back or only leads to a dialog that asks.
 fn harmless_click(t: &Target, label: &str) -> bool {
     match control(t) {
-        Control::Toggle => true,
+        Control::Toggle | Control::Field => true,
         // A menu item "Delete…" opens a dialog; "Delete" deletes.
         Control::MenuItem => normalize_label(label).ends_with("..."),
         Control::Other => false,
@@ -197,6 +202,23 @@ mod tests {
         assert_eq!(flagged("Delete", None, Some("AXMenuItem")), [FLAGGED]);
         // The ellipsis must end the label, not sit inside it.
         assert_eq!(flagged("Delete… now", None, Some("AXMenuItem")), [FLAGGED]);
+    }
+
+    #[test]
+    fn a_click_into_a_field_is_not_flagged() {
+        for ax_role in ["AXTextField", "AXComboBox", "AXSearchField"] {
+            assert_eq!(
+                flagged("Replace with:", None, Some(ax_role)),
+                CLEAN,
+                "{ax_role}"
+            );
+        }
+        // What `stepreplay record` writes: both role fields.
+        assert_eq!(
+            flagged("Replace with:", Some("text field"), Some("AXTextField")),
+            CLEAN
+        );
+        assert_eq!(flagged("Replace", None, Some("AXButton")), [FLAGGED]);
     }
 
     #[test]
