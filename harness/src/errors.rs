@@ -34,6 +34,8 @@ pub enum Reason {
     NoPlans,
     TargetNotFound,
     PlanNeedsReview,
+    /// A baseline that compares nothing: empty, or sharing no scenario with the run.
+    BaselineMismatch,
 }
 
 impl Reason {
@@ -60,6 +62,7 @@ impl Reason {
             Reason::NoPlans => "no-plans",
             Reason::TargetNotFound => "target-not-found",
             Reason::PlanNeedsReview => "plan-needs-review",
+            Reason::BaselineMismatch => "baseline-mismatch",
         }
     }
 }

@@ -59,6 +59,32 @@ pub const AGENT_READ_BYTES: u64 = 1 << 20;
 /// The most messages one agent-on-the-bridge episode takes.
 pub const AGENT_BRIDGE_TURNS: usize = 200;
 
+/// `len` zero bytes for `path`, or a clear error naming the input and the size when the
+/// process may not have that much memory (a `ulimit -v`, a container's limit): an input that
+/// chooses a buffer's size must not abort the run. Zeroed lazily, as `vec![0; len]` is.
+pub(crate) fn zeroed(path: &std::path::Path, len: usize) -> Result<Vec<u8>, crate::InputError> {
+    if len == 0 {
+        return Ok(Vec::new());
+    }
+    let refused = || {
+        crate::InputError::new(
+            path,
+            Reason::LimitExceeded,
+            format!("cannot get {len} bytes of memory to read it"),
+        )
+        .hint("the process's memory limit (ulimit -v, a container's) is lower; raise it")
+    };
+    let layout = std::alloc::Layout::array::<u8>(len).map_err(|_| refused())?;
+    // SAFETY: `layout` has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) };
+    if p.is_null() {
+        return Err(refused());
+    }
+    // SAFETY: `p` was allocated by the global allocator with the layout of `len` bytes, which
+    // is what a `Vec<u8>` of capacity `len` frees with, and all `len` bytes are initialized.
+    Ok(unsafe { Vec::from_raw_parts(p, len, len) })
+}
+
 /// What happens at a limit.
 pub enum AtLimit {
     /// The input is refused with this reason code (exit 2, or the job's outcome).

@@ -1,13 +1,19 @@
-//! Writing output files: parent folders made on the way, and every failure an
-//! [`Error::Write`] naming the path, so each writer (reports, captures, synth, import, the
-//! bridge and the job inbox, the recorder's logs) reports a full disk or a read-only folder the
-//! same way. Nothing else in the harness opens a file for writing.
+//! Writing output files: parent folders made on the way, every failure an [`Error::Write`]
+//! naming the path, and every whole file written atomically ([`write_file`], [`AtomicFile`]):
+//! to a temporary file in the same folder, flushed to disk, then renamed over its name, so a
+//! reader, a kill or a full disk leaves the old bytes or the new ones, never part of them.
+//! Nothing else in the harness opens a file for writing.
 
 use std::fs::File;
-use std::io::Write;
-use std::path::Path;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::errors::Error;
+
+/// Prefix of the harness's temporary files. Listings skip dot files, so they stay invisible;
+/// our own prefix, not the common `.tmp-`, so a clean-up never takes an agent's file for ours.
+pub(crate) const TEMP_PREFIX: &str = ".stepreplay-tmp-";
 
 /// Makes `dir` and its parents.
 pub fn create_dir(dir: &Path) -> Result<(), Error> {
@@ -24,22 +30,218 @@ fn create_parent(path: &Path) -> Result<(), Error> {
     }
 }
 
-/// Writes `bytes` to `path`, making its folder first.
-pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), Error> {
-    create_parent(path)?;
-    std::fs::write(path, bytes).map_err(|source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    })
+/// Test hook: the process kills itself (SIGKILL: no clean-up, no flush) at the n-th point
+/// where output is written — each block written, each rename, each file retired — so a
+/// fault-injection test can put a kill at every point of a run's writing, under a seed.
+pub const KILL_AT_ENV: &str = "STEPREPLAY_FAULT_KILL_AT";
+
+fn fault_point() {
+    static AT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    static SEEN: AtomicUsize = AtomicUsize::new(0);
+    let Some(at) = *AT.get_or_init(|| std::env::var(KILL_AT_ENV).ok()?.parse().ok()) else {
+        return;
+    };
+    if SEEN.fetch_add(1, Ordering::SeqCst) + 1 == at {
+        #[cfg(unix)]
+        // SAFETY: raising a signal at ourselves has no memory-safety preconditions.
+        unsafe {
+            libc::raise(libc::SIGKILL);
+        }
+        std::process::abort();
+    }
 }
 
-/// Writes `bytes` to `path` and waits until they are on disk: for files a crash must not
-/// leave half-written (the inboxes' outcomes, written to a temporary name first).
-pub(crate) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let err = write_error(path);
-    let mut f = create_file(path)?;
-    f.write_all(bytes).map_err(&err)?;
-    f.sync_all().map_err(err)
+/// A temporary name beside `path`, unique to this process and call: two processes writing
+/// one file never share a temporary file. The process id in it lets a clean-up tell a dead
+/// writer's leftovers from a live writer's work.
+fn temp_path(path: &Path) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!("{TEMP_PREFIX}{}-{n}-{name}", std::process::id()))
+}
+
+/// A file written atomically: bytes go to a temporary file beside `path`; [`commit`] flushes
+/// them to disk and renames the file into place. Dropped without a commit (an error, a panic),
+/// the temporary file is removed and `path` keeps what it held.
+///
+/// [`commit`]: AtomicFile::commit
+#[derive(Debug)]
+pub struct AtomicFile {
+    out: Option<BufWriter<File>>,
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+impl AtomicFile {
+    /// Starts writing `path`, making its folder first.
+    pub fn create(path: &Path) -> Result<AtomicFile, Error> {
+        create_parent(path)?;
+        let tmp = temp_path(path);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(write_error(path))?;
+        Ok(AtomicFile {
+            out: Some(BufWriter::new(file)),
+            tmp,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The file's final name.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes, syncs and renames the file into place, then syncs its folder so the rename
+    /// itself survives a power cut.
+    pub fn commit(mut self) -> Result<(), Error> {
+        let err = write_error(&self.path);
+        let out = self.out.take().expect("committed once");
+        let placed = out
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|file| file.sync_all())
+            .and_then(|()| {
+                fault_point();
+                std::fs::rename(&self.tmp, &self.path)
+            });
+        if let Err(e) = placed {
+            // A full disk at the flush: the temporary file goes, the old file stays.
+            let _ = std::fs::remove_file(&self.tmp);
+            return Err(err(e));
+        }
+        fault_point();
+        sync_parent(&self.path);
+        Ok(())
+    }
+
+    fn out(&mut self) -> &mut BufWriter<File> {
+        self.out.as_mut().expect("not committed yet")
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        fault_point();
+        self.out().write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        fault_point();
+        self.out().write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out().flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.out.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Best effort: a folder that cannot be opened or synced (some file systems) still has the
+/// rename, only not yet on disk.
+fn sync_parent(path: &Path) {
+    #[cfg(unix)]
+    if let Some(dir) = path.parent().filter(|p| !p.as_os_str().is_empty())
+        && let Ok(d) = File::open(dir)
+    {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// Writes `bytes` to `path` atomically (see [`AtomicFile`]), making its folder first.
+pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), Error> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes.as_ref()).map_err(write_error(path))?;
+    f.commit()
+}
+
+/// Writes `bytes` to `path` only if `path` does not exist yet, atomically: the synced
+/// temporary file is hard-linked to its final name, which fails rather than replaces. Returns
+/// false when the file already existed (another writer got there first).
+pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
+    create_parent(path)?;
+    let tmp = temp_path(path);
+    let written = (|| {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    })();
+    let linked = written.and_then(|()| std::fs::hard_link(&tmp, path));
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => {
+            sync_parent(path);
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(write_error(path)(e)),
+    }
+}
+
+/// Removes the temporary files that writers which are no longer running left in `dir` (one of
+/// our own output folders: never an inbox, whose files are an agent's). A live process's
+/// temporary files are its work in progress and stay.
+pub(crate) fn remove_stale_temps(dir: &Path) -> Result<(), Error> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(TEMP_PREFIX)) else {
+            continue;
+        };
+        let writer = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        if writer.is_some_and(alive) {
+            continue;
+        }
+        match std::fs::remove_file(entry.path()) {
+            Ok(()) => {}
+            // Another clean-up (a second server) took it first.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(write_error(dir)(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Whether process `pid` exists (then its temporary files may still be being written).
+fn alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    // Signal 0 to pid 0 would ask about our own process group.
+    if pid == 0 {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+        let r = unsafe { libc::kill(pid, 0) };
+        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    true
 }
 
 /// Appends `bytes` to `path`, creating it if needed: several runs may share one file (a CI
@@ -55,8 +257,9 @@ pub fn append(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         .map_err(err)
 }
 
-/// Creates (or truncates) `path` for a writer that streams into it (an encoder, a child's
-/// log), making its folder first.
+/// Creates (or truncates) `path` for a writer that streams into it and whose partial output
+/// is still worth having (a child's log), making its folder first. A file a reader judges by
+/// is written with [`AtomicFile`] instead.
 pub(crate) fn create_file(path: &Path) -> Result<File, Error> {
     create_parent(path)?;
     File::create(path).map_err(write_error(path))
@@ -83,23 +286,177 @@ pub(crate) fn write_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ 
     }
 }
 
+/// The name of a file set's manifest in its folder.
+pub const MANIFEST: &str = "manifest.json";
+
+/// The schema of a file set's manifest.
+const MANIFEST_SCHEMA: &str = "stepreplay-report-set/1";
+
+/// The files one run writes into one folder, published as a set, so a reader never sees the
+/// files of two runs side by side. [`FileSet::begin`] retires the folder's previous set — its
+/// manifest first, then every file a set may hold — before anything new is written; each
+/// file is then written atomically; and the manifest, written last by [`FileSet::finish`],
+/// names the files and their sizes and says whether the run was complete. A kill anywhere
+/// leaves whole files of one run only: the old set with its manifest, part of it or of the
+/// new one without one, or the new set with its manifest.
+#[derive(Debug)]
+pub struct FileSet {
+    dir: PathBuf,
+    written: std::collections::BTreeMap<String, u64>,
+}
+
+impl FileSet {
+    /// Retires the previous set in `dir`: its manifest, then each of `names` (every file a
+    /// set may hold, written this time or not: an earlier run's file next to this run's is
+    /// the mix a reader must never see).
+    pub fn begin(dir: &Path, names: &[&str]) -> Result<FileSet, Error> {
+        create_dir(dir)?;
+        for name in std::iter::once(&MANIFEST).chain(names) {
+            let path = dir.join(name);
+            fault_point();
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(write_error(&path)(e)),
+            }
+        }
+        remove_stale_temps(dir)?;
+        Ok(FileSet {
+            dir: dir.to_path_buf(),
+            written: Default::default(),
+        })
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes `name` in the folder, atomically.
+    pub fn write(&mut self, name: &str, bytes: impl AsRef<[u8]>) -> Result<(), Error> {
+        write_file(&self.dir.join(name), bytes)?;
+        self.added(name)
+    }
+
+    /// Notes a file of the set that another writer put in place (a streamed [`AtomicFile`]).
+    pub fn added(&mut self, name: &str) -> Result<(), Error> {
+        let path = self.dir.join(name);
+        let len = std::fs::metadata(&path).map_err(write_error(&path))?.len();
+        self.written.insert(name.to_string(), len);
+        Ok(())
+    }
+
+    /// Writes the manifest, last: the set is published. `about` adds what the run wants a
+    /// reader to know (whether it was complete, the baseline's hash).
+    pub fn finish(self, about: serde_json::Map<String, serde_json::Value>) -> Result<(), Error> {
+        let mut m = about;
+        m.insert("schema".into(), MANIFEST_SCHEMA.into());
+        let files: serde_json::Map<String, serde_json::Value> = self
+            .written
+            .iter()
+            .map(|(n, len)| (n.clone(), serde_json::json!({ "bytes": len })))
+            .collect();
+        m.insert("files".into(), files.into());
+        let text = crate::json::to_canonical(&serde_json::Value::Object(m));
+        write_file(&self.dir.join(MANIFEST), text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn temp(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("stepreplay-output-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
     #[test]
     fn writes_make_folders_append_appends_and_errors_name_the_path() {
-        let dir = std::env::temp_dir().join(format!("stepreplay-output-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = temp("basics");
         let f = dir.join("a/b/log.txt");
         append(&f, b"one\n").unwrap();
         append(&f, b"two\n").unwrap();
         assert_eq!(std::fs::read_to_string(&f).unwrap(), "one\ntwo\n");
-        write_synced(&f, b"new").unwrap();
+        write_file(&f, b"new").unwrap();
         assert_eq!(std::fs::read(&f).unwrap(), b"new");
         // A file where a folder should be: the error names the path that failed.
         let e = write_file(&f.join("under-a-file.txt"), "x").unwrap_err();
         assert!(e.to_string().contains("log.txt"), "{e}");
+        assert_eq!(
+            names(&dir.join("a/b")),
+            ["log.txt"],
+            "no temporary file left"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_atomic_file_is_invisible_until_committed_and_vanishes_when_dropped() {
+        let dir = temp("atomic");
+        let f = dir.join("report.json");
+        write_file(&f, b"old").unwrap();
+        let mut w = AtomicFile::create(&f).unwrap();
+        w.write_all(b"new, half").unwrap();
+        w.flush().unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"old");
+        drop(w);
+        assert_eq!(std::fs::read(&f).unwrap(), b"old");
+        assert_eq!(names(&dir), ["report.json"]);
+        let mut w = AtomicFile::create(&f).unwrap();
+        w.write_all(b"new").unwrap();
+        w.commit().unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"new");
+        assert_eq!(names(&dir), ["report.json"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn create_new_never_replaces_and_clean_up_spares_live_writers() {
+        let dir = temp("create-new");
+        let f = dir.join("x.outcome.json");
+        assert!(create_new(&f, b"1").unwrap());
+        assert!(!create_new(&f, b"2").unwrap());
+        assert_eq!(std::fs::read(&f).unwrap(), b"1");
+        // A dead writer's leftover goes (no process has pid 0 in a name we write); ours stays.
+        let dead = dir.join(format!("{TEMP_PREFIX}0-0-y"));
+        let ours = temp_path(&dir.join("z"));
+        std::fs::write(&dead, b"").unwrap();
+        std::fs::write(&ours, b"").unwrap();
+        remove_stale_temps(&dir).unwrap();
+        assert!(!dead.exists());
+        assert!(ours.exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_set_retires_the_old_set_before_writing_and_publishes_last() {
+        let dir = temp("set");
+        let mut s = FileSet::begin(&dir, &["a.txt", "b.txt"]).unwrap();
+        s.write("a.txt", "one").unwrap();
+        s.write("b.txt", "two").unwrap();
+        s.finish(Default::default()).unwrap();
+        assert_eq!(names(&dir), ["a.txt", "b.txt", MANIFEST]);
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(MANIFEST)).unwrap()).unwrap();
+        assert_eq!(m["files"]["b.txt"]["bytes"], 3);
+        // A new set that writes only `a.txt`: the old `b.txt` and the manifest are gone first.
+        let mut s = FileSet::begin(&dir, &["a.txt", "b.txt"]).unwrap();
+        assert_eq!(names(&dir), Vec::<String>::new());
+        s.write("a.txt", "three").unwrap();
+        s.finish(Default::default()).unwrap();
+        assert_eq!(names(&dir), ["a.txt", MANIFEST]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -23,6 +23,9 @@ pub struct ScenarioResult {
     pub met: bool,
     /// Why not.
     pub mismatch: Option<Mismatch>,
+    /// The error that kept the scenario from being replayed at all (its plan, recording or
+    /// scenario file cannot be used); the mismatch then says it in words.
+    pub(crate) broken: Option<crate::errors::InputError>,
     /// What ran.
     pub(crate) run: Ran,
     /// Wall-clock time it took. Never in `report.json` (which must be the same bytes every
@@ -56,6 +59,9 @@ pub enum Cause {
     Floor,
     /// A bridge batch's outcomes, state or safety differ.
     Bridge,
+    /// The plan, the recording or the scenario's inputs cannot be used: broken input, not a
+    /// replay that went wrong.
+    BrokenInput,
 }
 
 /// What a scenario ran.
@@ -113,6 +119,11 @@ impl PlanRun {
 }
 
 impl ScenarioResult {
+    /// The error that kept the scenario from being replayed, if one did.
+    pub fn broken_input(&self) -> Option<&crate::errors::InputError> {
+        self.broken.as_ref()
+    }
+
     /// The traces of a plan run (none for a bridge batch).
     pub fn traces(&self) -> &[Trace] {
         match &self.run {

@@ -199,6 +199,10 @@ fn process_one(root: &Path, opts: &ServeOptions, inbox_name: &InboxName) -> Resu
     } else {
         Err(not_utf8())
     };
+    if text.is_err() && std::fs::symlink_metadata(&file).is_err() {
+        // Another server on the folder answered it and moved it while we read: not ours.
+        return Ok(Done::Vanished);
+    }
     let value = text
         .as_ref()
         .ok()
@@ -219,8 +223,12 @@ fn process_one(root: &Path, opts: &ServeOptions, inbox_name: &InboxName) -> Resu
         if let Some(p) = prior.filter(|p| p.inbox_file == name)
             && !dir.join(&p.command_file).exists()
         {
-            move_file(&file, &dir.join(&p.command_file))?;
-            return Ok(Done::Resumed);
+            // Another server may finish this very move first: then it is no longer ours.
+            return Ok(if moved(&file, &dir.join(&p.command_file))? {
+                Done::Resumed
+            } else {
+                Done::Vanished
+            });
         }
         let mut n = 0u64;
         let target = loop {
@@ -233,8 +241,11 @@ fn process_one(root: &Path, opts: &ServeOptions, inbox_name: &InboxName) -> Resu
             }
             n += 1;
         };
-        move_file(&file, &target)?;
-        return Ok(Done::Duplicate);
+        return Ok(if moved(&file, &target)? {
+            Done::Duplicate
+        } else {
+            Done::Vanished
+        });
     }
 
     let verb = value
@@ -275,8 +286,19 @@ fn process_one(root: &Path, opts: &ServeOptions, inbox_name: &InboxName) -> Resu
     if opts.crash_after == Some(n) {
         std::process::abort();
     }
-    move_file(&file, &dir.join(&command_file))?;
+    // A second server that saw the outcome before this move may have moved the file for us
+    // (it counts as resumed there); the job was answered once either way.
+    moved(&file, &dir.join(&command_file))?;
     Ok(Done::Ran(outcome.status))
+}
+
+/// Moves a job file; false when it is gone already (another server on the folder moved it).
+fn moved(from: &Path, to: &Path) -> Result<bool, Error> {
+    match move_file(from, to) {
+        Ok(()) => Ok(true),
+        Err(_) if std::fs::symlink_metadata(from).is_err() => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 fn journal(root: &Path, o: &JobOutcome) -> Result<(), Error> {

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::bridge::scenario::SCHEMA as BRIDGE_SCHEMA;
@@ -161,6 +162,7 @@ fn judged(s: &Scenario, run: PlanRun) -> ScenarioResult {
         description: s.file.description.clone(),
         met: mismatch.is_none(),
         mismatch,
+        broken: None,
         run: Ran::Plan(run),
         // Set by the runner, which times the whole scenario.
         duration: std::time::Duration::ZERO,
@@ -216,6 +218,25 @@ impl PlanFacts {
             positions: crate::json::locate_all(&src.text, &paths),
         })
     }
+}
+
+/// A scenario whose plan, recording or inputs cannot be used (a schema error, a recording
+/// deleted or unreadable): it fails with that error as its verdict, and every other scenario
+/// still runs, so one broken file never hides the rest of the suite.
+fn broken(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
+    let traces = modes
+        .iter()
+        .map(|&m| Trace::refused(m, FailReason::BrokenInput))
+        .collect();
+    let run = PlanRun::of(s, Vec::new(), traces, vec![Finding::from_input_error(e)]);
+    let mut r = judged(s, run);
+    r.met = false;
+    r.mismatch = Some(Mismatch {
+        cause: Cause::BrokenInput,
+        text: e.to_string(),
+    });
+    r.broken = Some(e.clone());
+    r
 }
 
 /// A scenario whose plan may not be followed at all (`needs_review`): every mode ends before
@@ -365,6 +386,9 @@ pub struct LoadedSuite {
     pub scenarios: Vec<Scenario>,
     /// The bridge scenarios to run (this shard's), by id.
     pub bridge: Vec<(String, PathBuf)>,
+    /// Scenario files that cannot be used (this shard's): each fails with its error
+    /// ([`broken_results`]).
+    pub broken: Vec<(Scenario, InputError)>,
     /// Every scenario id of the suite before sharding, sorted: the suite's identity.
     pub all_ids: Vec<String>,
 }
@@ -374,10 +398,14 @@ pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite
     let (bridge_files, plan_files): (Vec<&PathBuf>, Vec<&PathBuf>) = files
         .iter()
         .partition(|f| sniff_schema(f).as_deref() == Some(BRIDGE_SCHEMA));
-    let scenarios = plan_files
+    // A scenario file that cannot be used fails alone, as a scenario, under its id (or its
+    // file name when even that cannot be read); the others still run.
+    let (scenarios, broken): (Vec<_>, Vec<_>) = plan_files
         .into_iter()
-        .map(|f| load_scenario(f))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|f| load_scenario(f).map_err(|e| (Scenario::stand_in(f), e)))
+        .partition(Result::is_ok);
+    let scenarios: Vec<Scenario> = scenarios.into_iter().filter_map(Result::ok).collect();
+    let broken: Vec<(Scenario, InputError)> = broken.into_iter().filter_map(Result::err).collect();
     let bridge = bridge_files
         .into_iter()
         .map(|f| Ok((bridge_id(f)?, f.clone())))
@@ -385,6 +413,7 @@ pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite
     let mut ids: BTreeMap<&str, &Path> = BTreeMap::new();
     let named = scenarios
         .iter()
+        .chain(broken.iter().map(|(s, _)| s))
         .map(|s| (s.file.id.as_str(), s.path.as_path()))
         .chain(bridge.iter().map(|(id, p)| (id.as_str(), p.as_path())));
     for (id, path) in named {
@@ -406,11 +435,25 @@ pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite
         .into_iter()
         .filter(|(id, _)| shard.is_none_or(|sh| sh.contains(id)))
         .collect();
+    let broken = broken
+        .into_iter()
+        .filter(|(s, _)| shard.is_none_or(|sh| sh.contains(&s.file.id)))
+        .collect();
     Ok(LoadedSuite {
         scenarios,
         bridge,
+        broken,
         all_ids,
     })
+}
+
+/// The results of scenario files that cannot be used: each fails with its error as its
+/// verdict, as a scenario whose plan or recording is broken does.
+pub fn broken_results(broken: &[(Scenario, InputError)], modes: &[Mode]) -> Vec<ScenarioResult> {
+    broken
+        .iter()
+        .map(|(s, e)| self::broken(s, modes, e))
+        .collect()
 }
 
 /// A bridge scenario's id, read without running it.
@@ -456,6 +499,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>
             description: r.description.clone(),
             met: r.passed,
             mismatch,
+            broken: None,
             run: Ran::Bridge(r),
             duration: started.elapsed(),
         });
@@ -470,7 +514,11 @@ pub fn run_suite(
     opts: &RunOptions,
     on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
 ) -> Result<Vec<ScenarioResult>, Error> {
-    run_loaded(load_suite(files, None)?.scenarios, opts, on_done)
+    let suite = load_suite(files, None)?;
+    let mut results = run_loaded(suite.scenarios, opts, on_done)?;
+    results.extend(broken_results(&suite.broken, &opts.modes));
+    results.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(results)
 }
 
 /// Runs loaded scenarios (see [`run_suite`]). A scenario whose replay panicked is an
@@ -492,24 +540,39 @@ pub fn run_folded<K: Send>(
     on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
     keep: &(dyn Fn(ScenarioResult) -> K + Sync),
 ) -> Result<Vec<K>, Error> {
+    run_until(scenarios, opts, &AtomicBool::new(false), on_done, keep)
+}
+
+/// [`run_folded`] that starts no scenario once `stop` is set (a Ctrl-C): those in flight
+/// finish, and what was judged comes back, for an incomplete report.
+pub fn run_until<K: Send>(
+    scenarios: Vec<Scenario>,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+    on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
+    keep: &(dyn Fn(ScenarioResult) -> K + Sync),
+) -> Result<Vec<K>, Error> {
     let cache = Cache::default();
     let results = crate::par::map(
         &scenarios,
         opts.jobs.max(1),
         |s| {
+            // Scenarios not started when a stop was asked for are left out, not judged.
+            if stop.load(Ordering::SeqCst) {
+                return None;
+            }
             let started = std::time::Instant::now();
-            run_one(s, &cache, opts).map(|mut r| {
-                r.duration = started.elapsed();
-                on_done(&r);
-                (r.id.clone(), keep(r))
-            })
+            let mut r = run_one(s, &cache, opts).unwrap_or_else(|e| broken(s, &opts.modes, &e));
+            r.duration = started.elapsed();
+            on_done(&r);
+            Some((r.id.clone(), keep(r)))
         },
         |_| {},
     );
     let mut ok = Vec::with_capacity(results.len());
     for (s, r) in scenarios.iter().zip(results) {
         match r {
-            Ok(r) => ok.push(r?),
+            Ok(r) => ok.extend(r),
             Err(p) => {
                 return Err(Error::Internal(format!(
                     "the replay of `{}` crashed: {}",

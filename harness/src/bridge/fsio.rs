@@ -10,59 +10,24 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::errors::Error;
-use crate::output::{write_error as write_err, write_synced};
+use crate::output::write_error as write_err;
 
-/// Prefix of our temporary files; listings never return them. Our own name, not the common
-/// `.tmp-`: a crash clean-up must never take an agent's half-written file for ours.
-pub(crate) const TEMP_PREFIX: &str = ".stepreplay-tmp-";
+pub(crate) use crate::output::remove_stale_temps;
 
 /// Writes `bytes` to `path` atomically (temp file, fsync, rename).
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let tmp = temp_path(path);
-    write_synced(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).map_err(write_err(path))
+    crate::output::write_file(path, bytes)
 }
 
-/// Writes `bytes` to `path` only if `path` does not exist yet, atomically: the temp file is
-/// hard-linked to its final name, which fails rather than replaces. Returns false when the
-/// file already existed (another run got there first).
+/// Writes `bytes` to `path` only if `path` does not exist yet, atomically; false when it
+/// already existed (another run got there first).
 pub(crate) fn create_atomic(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
-    let tmp = temp_path(path);
-    write_synced(&tmp, bytes)?;
-    let linked = std::fs::hard_link(&tmp, path);
-    let _ = std::fs::remove_file(&tmp);
-    match linked {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(write_err(path)(e)),
-    }
-}
-
-fn temp_path(path: &Path) -> std::path::PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!("{TEMP_PREFIX}{name}"))
+    crate::output::create_new(path, bytes)
 }
 
 /// Moves `from` to `to` (same file system; atomic).
 pub(crate) fn move_file(from: &Path, to: &Path) -> Result<(), Error> {
     std::fs::rename(from, to).map_err(write_err(to))
-}
-
-/// Removes temporary files a crash left in `dir`, one of our own output folders (never an
-/// inbox: what an agent writes there is left to the agent).
-pub(crate) fn remove_stale_temps(dir: &Path) -> Result<(), Error> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-            std::fs::remove_file(entry.path()).map_err(write_err(dir))?;
-        }
-    }
-    Ok(())
 }
 
 /// A name found in an inbox. A name that is not UTF-8 cannot be written into an outcome or a

@@ -14,7 +14,8 @@ use super::Global;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   stepreplay baseline accept                       # reports/report.json → reports/baseline.json
-  stepreplay baseline accept --allow-failing")]
+  stepreplay baseline accept --allow-failing
+  stepreplay baseline accept --force               # replace an unreadable baseline")]
 pub struct Args {
     #[command(subcommand)]
     command: Sub,
@@ -22,7 +23,8 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Sub {
-    /// Write a baseline from a report and print what changes, one line per scenario.
+    /// Write a baseline from a report and print, scenario by scenario, what changes against the
+    /// old one.
     Accept {
         /// The report to accept.
         #[arg(long, default_value = "reports/report.json")]
@@ -34,6 +36,10 @@ enum Sub {
         /// while they stay as they are).
         #[arg(long)]
         allow_failing: bool,
+        /// Replace a baseline that cannot be read (cut off, not JSON, another schema); without
+        /// it such a baseline is left as it is and nothing is written.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -42,8 +48,19 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         report,
         out,
         allow_failing,
+        force,
     } = args.command;
-    let report = load_report(&report)?;
+    let report_path = report;
+    let report = load_report(&report_path)?;
+    if let Some(why) = &report.incomplete {
+        return Err(stepreplay::InputError::new(
+            &report_path,
+            stepreplay::Reason::InvalidArgument,
+            format!("this report is incomplete ({why}); a baseline must hold the whole suite"),
+        )
+        .hint("run the suite to the end, then accept its report")
+        .into());
+    }
     if report.shard.is_some() {
         return Err(stepreplay::InputError::new(
             "",
@@ -76,9 +93,25 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     }
     let new = Baseline::from_report(&report);
     let text = new.to_json();
-    // Read (and check) the old one: a review against garbage would say nothing.
+    // Read (and check) the old one: a review against garbage would say nothing, and a
+    // baseline that cannot be read is replaced only when asked to.
     let old = if out.exists() {
-        Some(Baseline::load(&out)?)
+        match Baseline::load(&out) {
+            Ok(old) => Some(old),
+            Err(e) if force => {
+                println!("replacing a baseline that cannot be read (--force): {e}");
+                None
+            }
+            Err(e) => {
+                return Err(stepreplay::InputError::new(
+                    &out,
+                    e.reason,
+                    format!("the current baseline cannot be read, so it is left as it is: {e}"),
+                )
+                .hint("look at it, or replace it with `stepreplay baseline accept --force`")
+                .into());
+            }
+        }
     } else {
         None
     };
@@ -105,6 +138,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             failing.join(", ")
         );
     }
+    // Atomic: the old baseline stays whole until the new one is on disk under its name.
     write_file(&out, text)?;
     g.note(format!("wrote {}", out.display()));
     Ok(0)

@@ -7,7 +7,7 @@ use stepreplay::report::{load_report, merge};
 use stepreplay::text::plural;
 use stepreplay::{Error, InputError, Reason};
 
-use super::run::{OutputArgs, Say, write_outputs};
+use super::run::{OutputArgs, Say, baseline, write_outputs};
 use super::{Global, OutputFormat};
 
 #[derive(Debug, clap::Args)]
@@ -25,6 +25,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+    let gate = baseline(&args.output)?;
     let reports = args
         .reports
         .iter()
@@ -38,8 +39,18 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
                 .hint("merge the report.json of every shard k/n of one run, from one harness"),
         )
     })?;
-    let dir = args.out.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let output = args.output.without_json();
+    let dir = args
+        .out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    let json = args
+        .out
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("report.json")
+        .to_string();
     // The shards' times stay in their own junit.xml; the merged one has none.
     let say = Say::new(g, OutputFormat::Human);
     let code = write_outputs(
@@ -47,10 +58,11 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         &Default::default(),
         &stepreplay::evidence::FromRecordings,
         &dir,
-        &output,
+        Some(&json),
+        &args.output,
+        gate.as_ref(),
         &say,
     )?;
-    stepreplay::report::write_json(&merged, &args.out)?;
     g.note(format!(
         "merged {}: {}, {} as expected, {} not → {}",
         plural(args.reports.len(), "shard", "shards"),

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use stepreplay::evidence::{FromRecordings, Pictures};
-use stepreplay::output::write_file;
+use stepreplay::output::FileSet;
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::adhoc_scenario;
 use stepreplay::replay::{Event, Mode};
@@ -19,11 +19,17 @@ use stepreplay::report::{
 use stepreplay::result::ScenarioResult;
 use stepreplay::score::COLUMNS;
 use stepreplay::shard::Shard;
-use stepreplay::suite::{LoadedSuite, RunOptions, discover, load_suite, run_bridge, run_folded};
+use stepreplay::suite::{
+    LoadedSuite, RunOptions, broken_results, discover, load_suite, run_bridge, run_until,
+};
 use stepreplay::text::{plural, word};
 use stepreplay::{Error, InputError, Reason};
 
 use super::{Global, OutputFormat};
+
+/// Test hook: wait this many milliseconds after each scenario, so a test can stop a run
+/// in the middle of its replay.
+const SLOW_ENV: &str = "STEPREPLAY_TEST_SCENARIO_MS";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -105,12 +111,6 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
-    /// Leaves `report.json` to the caller (merge writes it to `--out`).
-    pub fn without_json(mut self) -> OutputArgs {
-        self.report_files.retain(|f| *f != Format::Json);
-        self
-    }
-
     fn wants_html(&self) -> bool {
         self.report_files.contains(&Format::Html) || self.html.is_some()
     }
@@ -281,50 +281,97 @@ impl Progress {
     }
 }
 
-/// The baseline to gate on, loaded. Called before a replay starts, so a missing baseline is
-/// refused at once rather than after the whole run (clap refuses a bad `--tolerance`).
-pub fn baseline(out: &OutputArgs) -> Result<Option<Baseline>, Error> {
-    Ok(match &out.baseline {
-        Some(path) => Some(Baseline::load(path)?),
-        None => None,
-    })
+/// The baseline a run is gated on, read once, before the replay starts: a baseline that
+/// changes during the run does not change the verdict, and the reports name the bytes judged
+/// against by their hash.
+pub struct Gate {
+    baseline: Baseline,
+    hash: String,
+    path: PathBuf,
 }
 
-/// Writes the chosen formats of `report` into `dir`, compares with the baseline, prints the
-/// regressions; returns the exit code (1 when a scenario missed its expectation or regressed).
+/// The baseline to gate on, loaded. Called before a replay starts, so a missing, unreadable or
+/// empty baseline is refused at once rather than after the whole run (clap refuses a bad
+/// `--tolerance`).
+pub fn baseline(out: &OutputArgs) -> Result<Option<Gate>, Error> {
+    let Some(path) = &out.baseline else {
+        return Ok(None);
+    };
+    let (baseline, hash) = Baseline::load_hashed(path)?;
+    if baseline.scenarios.is_empty() {
+        return Err(InputError::new(
+            path,
+            Reason::BaselineMismatch,
+            "the baseline holds no scenarios, so a run compared with it compares nothing",
+        )
+        .hint("accept a run of the suite: stepreplay baseline accept")
+        .into());
+    }
+    Ok(Some(Gate {
+        baseline,
+        hash,
+        path: path.clone(),
+    }))
+}
+
+/// Every file a report folder's set may hold (`report.json` may be named otherwise by
+/// `merge --out`): each is retired before a new set is written, so no file of an earlier run
+/// stays beside the new ones.
+const SET_FILES: [&str; 5] = [
+    "report.json",
+    "junit.xml",
+    "summary.md",
+    "index.html",
+    "regressions.json",
+];
+
+/// Writes the chosen formats of `report` into `dir` as one set (see [`FileSet`]), compares
+/// with the baseline, prints the regressions; returns the exit code: 1 when a scenario missed
+/// its expectation or regressed, 2 when a scenario's input was broken. `json` names the
+/// `report.json` to write in `dir`, if any. A baseline that shares no scenario with the run
+/// is an error, after the reports are written.
+#[allow(clippy::too_many_arguments)]
 pub fn write_outputs(
     report: ReportRef,
     timings: &Timings,
     pictures: &dyn Pictures,
     dir: &Path,
+    json: Option<&str>,
     out: &OutputArgs,
+    gate: Option<&Gate>,
     say: &Say,
 ) -> Result<u8, Error> {
-    let regressions: Option<RegressionReport> = match baseline(out)? {
-        Some(base) => Some(compare(&base, report, out.tolerance)?),
+    let regressions: Option<RegressionReport> = match gate {
+        Some(g) => {
+            let mut r = compare(&g.baseline, report, out.tolerance)?;
+            r.baseline = Some(g.hash.clone());
+            Some(r)
+        }
         None => None,
     };
     let has = |f: Format| out.report_files.contains(&f);
-    if has(Format::Json) {
-        write_json(report, &dir.join("report.json"))?;
+    let names: Vec<&str> = SET_FILES.iter().copied().chain(json).collect();
+    let mut set = FileSet::begin(dir, &names)?;
+    if let Some(name) = json {
+        write_json(report, &dir.join(name))?;
+        set.added(name)?;
     }
     if has(Format::Junit) {
-        write_file(
-            &dir.join("junit.xml"),
+        set.write(
+            "junit.xml",
             to_junit_timed(report, regressions.as_ref(), timings)?,
         )?;
     }
     let md = to_markdown(report, regressions.as_ref())?;
     if has(Format::Markdown) {
-        write_file(&dir.join("summary.md"), &md)?;
-    }
-    if let Some(path) = &out.summary {
-        // Appended, so several summaries can share `$GITHUB_STEP_SUMMARY`.
-        stepreplay::output::append(path, md.as_bytes())?;
+        set.write("summary.md", &md)?;
     }
     if out.wants_html() {
         let html_dir = out.html.as_deref().unwrap_or(dir);
         let o = write_html(report, regressions.as_ref(), pictures, html_dir)?;
+        if html_dir == dir {
+            set.added("index.html")?;
+        }
         if !say.quiet {
             for m in &o.missing {
                 eprintln!("note: frame not found for the HTML report: {m}");
@@ -332,10 +379,52 @@ pub fn write_outputs(
         }
     }
     let mut code = u8::from(!report.head.all_met());
+    let mut broken = 0usize;
+    report.entries.each(&mut |s| {
+        broken += usize::from(s.broken_input());
+        Ok(())
+    })?;
+    if broken > 0 {
+        code = 2;
+    }
+    let mut about = serde_json::Map::new();
+    about.insert("complete".into(), report.head.incomplete.is_none().into());
+    if let Some(why) = &report.head.incomplete {
+        about.insert("incomplete".into(), why.clone().into());
+    }
+    about.insert("scenarios".into(), report.entries.count().into());
+    about.insert("broken_inputs".into(), broken.into());
     if let Some(r) = &regressions {
-        write_file(&dir.join("regressions.json"), r.to_json())?;
+        set.write("regressions.json", r.to_json())?;
         code = code.max(u8::from(!r.regressions.is_empty()));
         print_regressions(r, say);
+        if let Some(g) = gate {
+            about.insert(
+                "baseline".into(),
+                serde_json::json!({ "file": g.path.display().to_string(), "hash": g.hash }),
+            );
+        }
+    }
+    // Last: the manifest says the set is whole.
+    set.finish(about)?;
+    if let Some(path) = &out.summary {
+        // Appended, so several summaries can share `$GITHUB_STEP_SUMMARY`.
+        stepreplay::output::append(path, md.as_bytes())?;
+    }
+    if let (Some(r), Some(g)) = (&regressions, gate)
+        && r.compared == 0
+        && !(report.head.shard.is_some() && report.entries.count() == 0)
+    {
+        return Err(InputError::new(
+            &g.path,
+            Reason::BaselineMismatch,
+            format!(
+                "none of the baseline's {} scenarios is in this run, so nothing was compared",
+                g.baseline.scenarios.len()
+            ),
+        )
+        .hint("is it another suite's baseline? accept one from this suite: stepreplay baseline accept")
+        .into());
     }
     Ok(code)
 }
@@ -377,7 +466,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     } else {
         args.paths
     };
-    baseline(&args.out)?;
+    let gate = baseline(&args.out)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -417,13 +506,18 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
                 all_ids: vec![sc.file.id.clone()],
                 scenarios: vec![sc],
                 bridge: Vec::new(),
+                broken: Vec::new(),
             }
         }
         None => load_suite(&discover(&paths)?, args.shard)?,
     };
     // A run that replays nothing proves nothing: it must not pass (an empty shard of a
     // non-empty suite is fine, its siblings run the scenarios).
-    if suite.scenarios.is_empty() && suite.bridge.is_empty() && args.shard.is_none() {
+    if suite.scenarios.is_empty()
+        && suite.bridge.is_empty()
+        && suite.broken.is_empty()
+        && args.shard.is_none()
+    {
         let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         return Err(InputError::new(
             &paths[0],
@@ -433,8 +527,12 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .hint("scenario files have \"schema\": \"stepreplay-scenario/1\"; name a suite folder or scenario files")
         .into());
     }
-    let progress = Progress::new(suite.scenarios.len() + suite.bridge.len(), say);
-    let bridge = run_bridge(&suite.bridge)?;
+    let total = suite.scenarios.len() + suite.bridge.len() + suite.broken.len();
+    // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
+    super::stop::install_stop_handler();
+    let progress = Progress::new(total, say);
+    let mut bridge = run_bridge(&suite.bridge)?;
+    bridge.extend(broken_results(&suite.broken, &modes));
     for r in &bridge {
         progress.done(r);
     }
@@ -442,7 +540,15 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     // to a spill file in the report folder and dropped with its trace: what is held at the end
     // is the totals and an index, so peak memory follows the scenarios in flight, not the suite.
     let spilling = Mutex::new((Spill::create(&args.report_dir)?, Totals::new(&modes)));
+    // One plan replayed with `--recording` has nothing else to judge: its broken input is
+    // the command's error, as before any replay.
+    let adhoc_error = Mutex::new(None);
     let fold = |r: ScenarioResult| -> Result<(String, Duration), Error> {
+        if args.recording.is_some()
+            && let Some(e) = r.broken_input()
+        {
+            *adhoc_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
+        }
         let entry = ScenarioReport::of(&r);
         let bytes = Spill::bytes(&entry)?;
         let mut st = spilling.lock().unwrap_or_else(|p| p.into_inner());
@@ -450,9 +556,28 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         st.0.push_bytes(&entry, &bytes)?;
         Ok((r.id, r.duration))
     };
-    let mut results = run_folded(suite.scenarios, &opts, &|r| progress.done(r), &fold)?;
+    let slow = std::env::var(SLOW_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map(Duration::from_millis);
+    let mut results = run_until(
+        suite.scenarios,
+        &opts,
+        &super::stop::STOP,
+        &|r| {
+            progress.done(r);
+            if let Some(d) = slow {
+                std::thread::sleep(d);
+            }
+        },
+        &fold,
+    )?;
     results.extend(bridge.into_iter().map(fold));
     let mut results = results.into_iter().collect::<Result<Vec<_>, Error>>()?;
+    if let Some(e) = adhoc_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        progress.finish();
+        return Err(e.into());
+    }
     results.sort();
     progress.finish();
     let (mut spill, totals) = spilling.into_inner().unwrap_or_else(|p| p.into_inner());
@@ -461,6 +586,15 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let timings: Timings = results.iter().map(|(id, d)| (id.clone(), *d)).collect();
     if let Some(shard) = args.shard {
         report = report.into_shard(&suite.all_ids, shard);
+    }
+    let stopped = super::stop::stopped_by();
+    if let Some((signal, _)) = stopped
+        && results.len() < total
+    {
+        report.incomplete = Some(format!(
+            "stopped by {signal}: {} of {total} scenarios judged",
+            results.len()
+        ));
     }
     if let Some(dir) = &args.captures {
         let o = write_captures(&mut spill, &FromRecordings, dir)?;
@@ -551,12 +685,15 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             say.verdict(github_annotation(id, f));
         }
     }
+    let json = args.out.report_files.contains(&Format::Json);
     let code = write_outputs(
         report,
         &timings,
         &FromRecordings,
         &args.report_dir,
+        json.then_some("report.json"),
         &args.out,
+        gate.as_ref(),
         &say,
     )?;
     if args.format == OutputFormat::Json {
@@ -582,7 +719,12 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         report.head.summary.not_met,
         args.report_dir.display()
     ));
-    Ok(code)
+    if let Some(why) = &report.head.incomplete {
+        say.verdict(format!(
+            "incomplete: {why}; the reports hold what was judged"
+        ));
+    }
+    Ok(stopped.map_or(code, |(_, exit)| exit))
 }
 
 /// `default` or a comma-separated list of perturbation names.

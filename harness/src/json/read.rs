@@ -162,7 +162,16 @@ fn read_limited(
     max_bytes: u64,
     expected: u64,
 ) -> Result<Vec<u8>, InputError> {
-    let mut buf = Vec::with_capacity(expected.min(max_bytes) as usize + 1);
+    let mut buf = Vec::new();
+    let want = expected.min(max_bytes) as usize + 1;
+    buf.try_reserve_exact(want).map_err(|_| {
+        InputError::new(
+            path,
+            Reason::LimitExceeded,
+            format!("cannot get {want} bytes of memory to read it"),
+        )
+        .hint("the process's memory limit (ulimit -v, a container's) is lower; raise it")
+    })?;
     from.take(max_bytes + 1)
         .read_to_end(&mut buf)
         .map_err(|e| InputError::new(path, Reason::InvalidArgument, format!("cannot read: {e}")))?;

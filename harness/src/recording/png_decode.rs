@@ -282,7 +282,7 @@ fn inflate(path: &Path, chunks: &Chunks<'_>) -> Result<Scanlines, InputError> {
     let (width, height, channels) = (chunks.width, chunks.height, chunks.channels);
     let filtered = chunks.filtered_len();
     let size = filtered.max(width as usize * height as usize * 4);
-    let mut buf = vec![0u8; size];
+    let mut buf = crate::limits::zeroed(path, size)?;
     advise_huge_pages(&mut buf);
     let mut inflater = inflater();
     let mut made = 0;

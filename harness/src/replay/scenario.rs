@@ -164,6 +164,9 @@ pub enum FailReason {
     ReadMismatch,
     /// A retry whose idempotency key already ran was applied again in the recording.
     AppliedTwice,
+    /// The plan, the recording or the scenario's inputs cannot be used (the scenario's
+    /// mismatch says why), so nothing was replayed.
+    BrokenInput,
 }
 
 /// What should happen.
@@ -226,6 +229,37 @@ pub struct Scenario {
     pub plan_path: PathBuf,
     /// The recording folder.
     pub recording_dir: PathBuf,
+}
+
+impl Scenario {
+    /// What stands for the scenario file at `path` when it cannot be loaded, so it can fail
+    /// as a scenario: its `id` when that much can be read, else its file name.
+    pub(crate) fn stand_in(path: &Path) -> Scenario {
+        let id = read_text(path, limits::SCENARIO_BYTES)
+            .ok()
+            .and_then(|src| serde_json::from_str::<serde_json::Value>(&src.text).ok())
+            .and_then(|v| v.get("id")?.as_str().map(str::to_string))
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(|| path.display().to_string());
+        Scenario {
+            path: path.to_path_buf(),
+            file: ScenarioFile {
+                schema: SCENARIO_SCHEMA.into(),
+                id,
+                description: String::new(),
+                plan: String::new(),
+                recording: String::new(),
+                inputs: BTreeMap::new(),
+                answers: Answers::default(),
+                perturbations: Vec::new(),
+                clock: None,
+                injections: Vec::new(),
+                expect: Expected::completed(),
+            },
+            plan_path: PathBuf::new(),
+            recording_dir: PathBuf::new(),
+        }
+    }
 }
 
 /// What `run PLAN --recording DIR --answers FILE` reads from FILE: input values and the

@@ -86,8 +86,19 @@ impl Baseline {
 
     /// Reads a baseline file (bounded, strict).
     pub fn load(path: &Path) -> Result<Baseline, InputError> {
+        Baseline::load_hashed(path).map(|(b, _)| b)
+    }
+
+    /// Reads a baseline file once and hashes the bytes read (`fnv1a64:<16 hex digits>`), so a
+    /// report can name the very baseline it was judged against.
+    pub fn load_hashed(path: &Path) -> Result<(Baseline, String), InputError> {
         let src = read_text(path, limits::BASELINE_BYTES)?;
-        let v = parse_value(&src)?;
+        let hash = format!("fnv1a64:{:016x}", crate::fnv::fnv1a64(src.text.as_bytes()));
+        Ok((Baseline::parse(&src)?, hash))
+    }
+
+    fn parse(src: &crate::json::Source) -> Result<Baseline, InputError> {
+        let v = parse_value(src)?;
         if v.get("schema").and_then(|s| s.as_str()) != Some(BASELINE_SCHEMA) {
             return Err(src
                 .error(
@@ -99,7 +110,7 @@ impl Baseline {
                     "baselines have \"schema\": \"{BASELINE_SCHEMA}\"; write one with `stepreplay baseline accept`"
                 )));
         }
-        parse_typed(&src)
+        parse_typed(src)
     }
 }
 
@@ -113,6 +124,9 @@ pub enum RegressionKind {
     ScoreDropped,
     /// More (near) ties than accepted.
     AmbiguityAppeared,
+    /// A scenario of the baseline that this run should hold (it is not sharded away) and
+    /// does not: a deleted or renamed scenario must be accepted, never lost quietly.
+    Missing,
 }
 
 /// One regression against the baseline.
@@ -169,8 +183,18 @@ pub struct RegressionReport {
     pub(crate) schema: String,
     /// The tolerance used for scores.
     pub(crate) tolerance: f64,
-    /// Scenarios in the baseline that this run did not hold (a shard, or paths given).
+    /// The baseline file's hash (`fnv1a64:…`), when it was read from one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// Scenarios in the baseline that belong to other shards of this run.
     pub not_compared: Vec<String>,
+    /// Scenarios of this run the baseline does not have yet: not regressions, but not
+    /// gated either until accepted.
+    #[serde(default)]
+    pub new: Vec<String>,
+    /// How many of the run's scenarios were compared with the baseline.
+    #[serde(default)]
+    pub compared: usize,
     /// Every regression, scenario by scenario.
     pub regressions: Vec<Regression>,
 }
@@ -195,7 +219,7 @@ impl RegressionReport {
             }
         }
         let rank = |k: RegressionKind| match k {
-            RegressionKind::NowFailing => 0,
+            RegressionKind::NowFailing | RegressionKind::Missing => 0,
             RegressionKind::AmbiguityAppeared => 1,
             RegressionKind::ScoreDropped => 2,
         };
@@ -283,9 +307,12 @@ fn score_changes(old: &BTreeMap<Mode, Scores>, new: &BTreeMap<Mode, Scores>) -> 
 }
 
 /// Compares a run with its baseline: a scenario that met its expectation and no longer does,
-/// a score below its baseline by more than `tolerance`, or more ambiguities than accepted.
-/// Scenarios new since the baseline are not regressions; run totals are compared only when
-/// the run holds exactly the baseline's scenarios (a shard's totals say nothing of the run's).
+/// a score below its baseline by more than `tolerance`, more ambiguities than accepted, or a
+/// scenario of the baseline missing from the run (one of another shard is not compared).
+/// Scenarios new since the baseline are listed, not regressions; run totals are compared only
+/// when the run holds exactly the baseline's scenarios (a shard's totals say nothing of the
+/// run's). Whether anything was compared at all is for the caller to judge
+/// ([`RegressionReport::compared`]).
 pub fn compare<'a>(
     baseline: &Baseline,
     report: impl Into<ReportRef<'a>>,
@@ -297,11 +324,15 @@ pub fn compare<'a>(
     } = report.into();
     let mut out = Vec::new();
     let mut held = std::collections::BTreeSet::new();
+    let mut new = Vec::new();
+    let mut compared = 0;
     entries.each(&mut |s| {
         held.insert(s.id.clone());
         let Some(b) = baseline.scenarios.get(&s.id) else {
+            new.push(s.id.clone());
             return Ok(());
         };
+        compared += 1;
         if b.met && !s.met {
             out.push(Regression {
                 kind: RegressionKind::NowFailing,
@@ -332,15 +363,30 @@ pub fn compare<'a>(
             }
         }
     }
+    let mut not_compared = Vec::new();
+    for id in baseline.scenarios.keys().filter(|id| !held.contains(*id)) {
+        if report.shard.is_some_and(|sh| !sh.contains(id)) {
+            not_compared.push(id.clone());
+            continue;
+        }
+        out.push(Regression {
+            kind: RegressionKind::Missing,
+            scenario: Some(id.clone()),
+            mode: None,
+            score: None,
+            baseline: None,
+            current: None,
+            detail: "is in the baseline but not in this run (accept a new baseline to drop it)"
+                .into(),
+        });
+    }
     Ok(RegressionReport {
         schema: "stepreplay-regressions/1".into(),
         tolerance,
-        not_compared: baseline
-            .scenarios
-            .keys()
-            .filter(|id| !held.contains(*id))
-            .cloned()
-            .collect(),
+        baseline: None,
+        not_compared,
+        new,
+        compared,
         regressions: out,
     })
 }

@@ -205,13 +205,13 @@ pub fn write_html<'a>(
     // Written as it is built, a scenario at a time: the page of a large suite is tens of MB.
     let path = dir.join("index.html");
     let err = crate::output::write_error(&path);
-    let mut out = std::io::BufWriter::new(crate::output::create_file(&path)?);
+    let mut out = crate::output::AtomicFile::create(&path)?;
     page(report, regressions, &images, &mut |h: &mut String| {
         let r = std::io::Write::write_all(&mut out, h.as_bytes());
         h.clear();
         r.map_err(&err)
     })?;
-    std::io::Write::flush(&mut out).map_err(err)?;
+    out.commit()?;
     Ok(HtmlOutput { missing })
 }
 

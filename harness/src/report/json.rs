@@ -15,8 +15,10 @@ use crate::limits;
 /// Writes `report.json` to `path` in the bytes of [`to_json`], streamed one scenario at a
 /// time: the report of a big suite never exists as one JSON tree or one string in memory.
 pub fn write_json<'a>(report: impl Into<ReportRef<'a>>, path: &Path) -> Result<(), Error> {
-    let mut out = std::io::BufWriter::new(crate::output::create_file(path)?);
-    write_json_named(report.into(), &mut out, path)
+    // Atomic: a kill or a full disk mid-write leaves the old file whole, or none.
+    let mut out = crate::output::AtomicFile::create(path)?;
+    write_json_named(report.into(), &mut out, path)?;
+    out.commit()
 }
 
 /// [`write_json`] to any writer (standard output for `run --format json`); a failed write is

@@ -142,6 +142,14 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
             count,
         });
     }
+    // A shard that was stopped early makes the whole run's report incomplete too.
+    let incomplete: Vec<String> = reports
+        .iter()
+        .filter_map(|r| {
+            let why = r.incomplete.as_ref()?;
+            Some(r.shard.map_or(why.clone(), |s| format!("shard {s}: {why}")))
+        })
+        .collect();
     let mut scenarios: Vec<_> = reports.into_iter().flat_map(|r| r.scenarios).collect();
     scenarios.sort_by(|a, b| a.id.cmp(&b.id));
     if let Some(w) = scenarios.windows(2).find(|w| w[0].id == w[1].id) {
@@ -160,6 +168,7 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
         summary: Summary::fold(&scenarios, &first.modes),
         scenarios,
         shard: None,
+        incomplete: (!incomplete.is_empty()).then(|| incomplete.join("; ")),
         ..first
     })
 }

@@ -39,6 +39,10 @@ pub struct Report {
     pub shard: Option<Shard>,
     /// Scenario counts and mean scores over the whole run.
     pub summary: Summary,
+    /// Why the run stopped before every scenario was judged (a Ctrl-C, SIGTERM); absent for
+    /// a whole run. Such a report holds what was judged and is never a baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<String>,
     /// Every scenario, by id.
     pub scenarios: Vec<ScenarioReport>,
 }
@@ -638,6 +642,7 @@ impl Report {
             suite: SuiteId::of(ids),
             shard: None,
             summary,
+            incomplete: None,
             scenarios: Vec::new(),
         }
     }
@@ -651,6 +656,7 @@ impl Report {
             suite: self.suite.clone(),
             shard: self.shard,
             summary: self.summary.clone(),
+            incomplete: self.incomplete.clone(),
             scenarios: Vec::new(),
         }
     }
@@ -662,6 +668,11 @@ impl Report {
 }
 
 impl ScenarioReport {
+    /// Whether the scenario failed because its plan, recording or inputs could not be used.
+    pub fn broken_input(&self) -> bool {
+        self.cause == Some(Cause::BrokenInput)
+    }
+
     /// Every step of every run.
     pub fn steps(&self) -> impl Iterator<Item = &StepReport> {
         self.runs.values().flat_map(|run| &run.steps)

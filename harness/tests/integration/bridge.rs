@@ -809,3 +809,40 @@ fn a_command_refused_while_disabled_is_replayed_not_applied_once_access_is_on() 
         "{m}"
     );
 }
+
+/// Two servers on one jobs folder: each job is answered exactly once, by one of them, and
+/// neither fails (each writes its temporary files under its own name, a second server's
+/// clean-up spares a live one's, and a job file the other server moved first is no error).
+#[test]
+fn two_serve_processes_on_one_folder_answer_every_job_exactly_once() {
+    for round in 0..3 {
+        let t = Tmp::new(&format!("two-servers-{round}"));
+        let jobs = t.0.join("jobs");
+        let n = 80;
+        flood(&jobs, n);
+        let d = jobs.to_str().unwrap();
+        let start = || {
+            stepreplay(&["serve", "--inbox", d, "--once", "--poll-ms", "1"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (a, b) = (start(), start());
+        let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+        for o in [&a, &b] {
+            assert!(
+                o.status.success(),
+                "a server failed: {}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        eprintln!(
+            "round {round}: {} | {}",
+            String::from_utf8_lossy(&a.stdout).trim(),
+            String::from_utf8_lossy(&b.stdout).trim()
+        );
+        assert_exactly_once(&jobs, n);
+    }
+}

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::{TempDir, repo};
+use crate::util::{TempDir, copy_tree, repo};
 
 /// What a bounded run gave.
 struct Ran {
@@ -331,19 +331,6 @@ fn a_run_job_names_up_to_its_limit_of_scenarios_and_not_one_more() {
     // At the limit each name is looked at (none is a scenario); past it none is.
     assert!(!outcome(1).contains("limit-exceeded"), "{}", outcome(1));
     assert!(outcome(2).contains("limit-exceeded"), "{}", outcome(2));
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
 }
 
 #[test]

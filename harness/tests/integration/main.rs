@@ -7,6 +7,7 @@ mod check;
 mod cli;
 mod devthink;
 mod diff;
+mod faults;
 mod fuzz;
 mod gate;
 mod hardening;

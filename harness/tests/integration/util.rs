@@ -226,3 +226,17 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Copies the folder `from` (recursively) to `to`, e.g. a fixture suite a test then breaks.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
