@@ -396,10 +396,14 @@ pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite
     // file name when even that cannot be read); the others still run.
     let (scenarios, broken): (Vec<_>, Vec<_>) = plan_files
         .into_iter()
-        .map(|f| load_scenario(f).map_err(|e| (Scenario::stand_in(f), e)))
+        .map(|f| load_scenario(f).map_err(|e| Box::new((Scenario::stand_in(f), e))))
         .partition(Result::is_ok);
     let scenarios: Vec<Scenario> = scenarios.into_iter().filter_map(Result::ok).collect();
-    let broken: Vec<(Scenario, InputError)> = broken.into_iter().filter_map(Result::err).collect();
+    let broken: Vec<(Scenario, InputError)> = broken
+        .into_iter()
+        .filter_map(Result::err)
+        .map(|b| *b)
+        .collect();
     let bridge = bridge_files
         .into_iter()
         .map(|f| Ok((bridge_id(f)?, f.clone())))
