@@ -531,7 +531,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
     super::stop::install_stop_handler();
     let progress = Progress::new(total, say);
-    let mut bridge = run_bridge(&suite.bridge)?;
+    let mut bridge = run_bridge(&suite.bridge, &modes);
     bridge.extend(broken_results(&suite.broken, &modes));
     for r in &bridge {
         progress.done(r);

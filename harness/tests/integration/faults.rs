@@ -897,3 +897,29 @@ fn a_new_run_retires_the_old_set_and_publishes_a_manifest_last() {
         .collect();
     assert!(hidden.is_empty(), "{hidden:?}");
 }
+
+/// A bridge scenario that cannot be used fails alone too; the plan scenarios are judged.
+#[test]
+fn a_broken_bridge_scenario_fails_alone() {
+    let dir = mini("broken-bridge");
+    let d = dir.path();
+    write(
+        d,
+        "scenarios/bridge-broken.json",
+        r#"{"schema": "stepreplay-bridge-scenario/1", "id": "bridge-broken", "commands": 7}"#,
+    );
+    let run = stepreplay(d)
+        .args(["run", "scenarios", "--report-dir", "reports"])
+        .run();
+    run.check(run.code == 2, "broken input exits 2");
+    run.check(
+        run.stderr.contains("bridge-broken.json"),
+        "the error names the file",
+    );
+    let reports = d.join("reports");
+    assert_every_report_written(&reports, &run);
+    let v = verdicts(&reports);
+    assert_eq!(v.len(), 7, "{v:?}");
+    assert!(!v["bridge-broken"].0);
+    assert_eq!(v.values().filter(|(met, _)| *met).count(), 6, "{v:?}");
+}
