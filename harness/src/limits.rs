@@ -223,6 +223,17 @@ mod tests {
         );
     }
 
+    #[test]
+    fn memory_that_cannot_be_had_is_an_error_naming_the_input() {
+        let path = std::path::Path::new("recordings/r/frames/f0.png");
+        let v = zeroed(path, 4096).unwrap();
+        assert!(v.len() == 4096 && v.iter().all(|&b| b == 0));
+        // More than any allocation may be: refused with the input's name, not an abort.
+        let e = zeroed(path, usize::MAX).unwrap_err();
+        assert_eq!(e.reason, Reason::LimitExceeded);
+        assert!(e.to_string().contains("f0.png"), "{e}");
+    }
+
     /// Prints the table for `docs/limits.md` (`cargo test -p stepreplay --lib print_limits -- --ignored --nocapture`).
     #[test]
     #[ignore]

@@ -402,10 +402,14 @@ pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite
     // file name when even that cannot be read); the others still run.
     let (scenarios, broken): (Vec<_>, Vec<_>) = plan_files
         .into_iter()
-        .map(|f| load_scenario(f).map_err(|e| (Scenario::stand_in(f), e)))
+        .map(|f| load_scenario(f).map_err(|e| Box::new((Scenario::stand_in(f), e))))
         .partition(Result::is_ok);
     let scenarios: Vec<Scenario> = scenarios.into_iter().filter_map(Result::ok).collect();
-    let broken: Vec<(Scenario, InputError)> = broken.into_iter().filter_map(Result::err).collect();
+    let broken: Vec<(Scenario, InputError)> = broken
+        .into_iter()
+        .filter_map(Result::err)
+        .map(|b| *b)
+        .collect();
     let bridge = bridge_files
         .into_iter()
         .map(|f| Ok((bridge_id(f)?, f.clone())))
@@ -472,11 +476,23 @@ fn bridge_id(path: &Path) -> Result<String, InputError> {
 
 /// Runs bridge scenarios (the StepBack simulator) and folds each into a [`ScenarioResult`]
 /// whose `bridge` part carries the outcome, state and safety checks.
-pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>, InputError> {
+/// A bridge scenario that cannot be used fails alone with its error, as a broken plan
+/// scenario does (judged in `modes`).
+pub fn run_bridge(scenarios: &[(String, PathBuf)], modes: &[Mode]) -> Vec<ScenarioResult> {
     let mut out = Vec::new();
     for (id, path) in scenarios {
         let started = std::time::Instant::now();
-        let r = crate::bridge::run_bridge_scenario(path)?;
+        let r = match crate::bridge::run_bridge_scenario(path) {
+            Ok(r) => r,
+            Err(e) => {
+                let mut s = Scenario::stand_in(path);
+                s.file.id = id.clone();
+                let mut r = broken(&s, modes, &e);
+                r.duration = started.elapsed();
+                out.push(r);
+                continue;
+            }
+        };
         let mismatch = (!r.passed).then(|| {
             let mut why = Vec::new();
             if !r.outcomes_match {
@@ -504,7 +520,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)]) -> Result<Vec<ScenarioResult>
             duration: started.elapsed(),
         });
     }
-    Ok(out)
+    out
 }
 
 /// Loads scenarios and runs them on `jobs` threads. `on_done` sees each result as it finishes

@@ -531,7 +531,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
     super::stop::install_stop_handler();
     let progress = Progress::new(total, say);
-    let mut bridge = run_bridge(&suite.bridge)?;
+    let mut bridge = run_bridge(&suite.bridge, &modes);
     bridge.extend(broken_results(&suite.broken, &modes));
     for r in &bridge {
         progress.done(r);
@@ -540,14 +540,16 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     // to a spill file in the report folder and dropped with its trace: what is held at the end
     // is the totals and an index, so peak memory follows the scenarios in flight, not the suite.
     let spilling = Mutex::new((Spill::create(&args.report_dir)?, Totals::new(&modes)));
-    // One plan replayed with `--recording` has nothing else to judge: its broken input is
-    // the command's error, as before any replay.
-    let adhoc_error = Mutex::new(None);
+    // Broken inputs are also said as errors on standard error, as a script expects; one plan
+    // replayed with `--recording` has nothing else to judge, so its broken input is the
+    // command's error, as before any replay.
+    let broken_inputs = Mutex::new(Vec::new());
     let fold = |r: ScenarioResult| -> Result<(String, Duration), Error> {
-        if args.recording.is_some()
-            && let Some(e) = r.broken_input()
-        {
-            *adhoc_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
+        if let Some(e) = r.broken_input() {
+            broken_inputs
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(e.clone());
         }
         let entry = ScenarioReport::of(&r);
         let bytes = Spill::bytes(&entry)?;
@@ -574,12 +576,21 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     )?;
     results.extend(bridge.into_iter().map(fold));
     let mut results = results.into_iter().collect::<Result<Vec<_>, Error>>()?;
-    if let Some(e) = adhoc_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    let mut broken_inputs = broken_inputs
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
+    if args.recording.is_some()
+        && let Some(e) = broken_inputs.pop()
+    {
         progress.finish();
         return Err(e.into());
     }
     results.sort();
     progress.finish();
+    broken_inputs.sort_by(|a, b| a.file.cmp(&b.file));
+    for e in &broken_inputs {
+        eprintln!("{} {e}", g.error_prefix());
+    }
     let (mut spill, totals) = spilling.into_inner().unwrap_or_else(|p| p.into_inner());
     let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
     let mut report = Report::head(&ids, &modes, totals.summary());

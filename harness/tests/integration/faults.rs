@@ -237,9 +237,9 @@ fn assert_baseline_kept(dir: &Path, refs: &References, what: &str) {
 }
 
 /// SIGKILL at seeded moments over a whole run's time (the replay, the writing, after), and at
-/// each write point of the writing itself through the test hook, at seeded points from the
-/// first to past the last: the folder always holds whole files of one run, and the baseline
-/// is untouched.
+/// every write point of the writing itself through the test hook (each block written, each
+/// rename, each file retired): the folder always holds whole files of one run, and the
+/// baseline is untouched.
 #[test]
 fn sigkill_at_any_moment_leaves_whole_files_of_one_run_and_the_baseline() {
     let refs = references();
@@ -272,7 +272,7 @@ fn sigkill_at_any_moment_leaves_whole_files_of_one_run_and_the_baseline() {
     }
     eprintln!("timed: 12 kills over {whole:?}, {killed} landed before the run ended");
 
-    // Kills at write points: 1, then ever further apart, until the run ends first.
+    // Kills at write points: each one, until the run ends first.
     let mut point = 1u64;
     let mut points = 0;
     loop {
@@ -290,10 +290,10 @@ fn sigkill_at_any_moment_leaves_whole_files_of_one_run_and_the_baseline() {
             break;
         }
         points += 1;
-        point += 1 + rng.below(point / 3 + 1);
+        point += 1;
     }
-    eprintln!("write points: {points} kills, the run has fewer than {point} points");
-    assert!(points >= 10, "the kills covered only {points} write points");
+    eprintln!("write points: a kill at each of the run's {points}");
+    assert!(points >= 20, "the run has only {points} write points");
 }
 
 /// A kill at each write point of `baseline accept` leaves the old baseline or the new one,
@@ -369,7 +369,11 @@ impl Tmpfs {
             if sudo {
                 cmd.args(["-n", "mount"]);
             }
-            match cmd.args(["-t", "tmpfs", "-o", &opts, "tmpfs"]).arg(dir).output() {
+            match cmd
+                .args(["-t", "tmpfs", "-o", &opts, "tmpfs"])
+                .arg(dir)
+                .output()
+            {
                 Ok(o) if o.status.success() => {
                     return Some(Tmpfs {
                         dir: dir.to_path_buf(),
@@ -892,4 +896,30 @@ fn a_new_run_retires_the_old_set_and_publishes_a_manifest_last() {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(hidden.is_empty(), "{hidden:?}");
+}
+
+/// A bridge scenario that cannot be used fails alone too; the plan scenarios are judged.
+#[test]
+fn a_broken_bridge_scenario_fails_alone() {
+    let dir = mini("broken-bridge");
+    let d = dir.path();
+    write(
+        d,
+        "scenarios/bridge-broken.json",
+        r#"{"schema": "stepreplay-bridge-scenario/1", "id": "bridge-broken", "commands": 7}"#,
+    );
+    let run = stepreplay(d)
+        .args(["run", "scenarios", "--report-dir", "reports"])
+        .run();
+    run.check(run.code == 2, "broken input exits 2");
+    run.check(
+        run.stderr.contains("bridge-broken.json"),
+        "the error names the file",
+    );
+    let reports = d.join("reports");
+    assert_every_report_written(&reports, &run);
+    let v = verdicts(&reports);
+    assert_eq!(v.len(), 7, "{v:?}");
+    assert!(!v["bridge-broken"].0);
+    assert_eq!(v.values().filter(|(met, _)| *met).count(), 6, "{v:?}");
 }
