@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::recording::ax::{AxSnapshot, Rect};
-use crate::resolve::{FrameIndex, WindowInfo};
+use crate::resolve::{FrameIndex, Node, WindowInfo};
 use crate::roles::ax_role_of_words;
 use crate::text::{normalize_label, words};
 
@@ -78,33 +78,43 @@ pub(crate) fn work_title(ix: &FrameIndex, w: &WindowInfo) -> Option<String> {
         .map(|o| o.title.clone())
 }
 
-/// For a name nothing on screen has: the names on screen nearest it (by Jaro–Winkler
-/// similarity, each with its role), and the one it was most likely meant to be, so a newcomer
+/// For a name nothing on screen has: the names on screen nearest it (controls of the asked
+/// role first, then by Jaro–Winkler similarity, each with its role), and the one it was most likely meant to be, so a newcomer
 /// sees what to write instead.
-fn nearest_names(ix: &FrameIndex, want: &str, screen: (u32, u32)) -> String {
+fn nearest_names(
+    ix: &FrameIndex,
+    want: &str,
+    screen: (u32, u32),
+    same_role: impl Fn(&Node) -> bool,
+) -> String {
     let want = normalize_label(want);
-    let mut named: Vec<(f64, &str, &str)> = Vec::new();
+    // (has the asked role, similarity, name, role)
+    let mut named: Vec<(bool, f64, &str, &str)> = Vec::new();
     for n in ix.nodes.iter().filter(|n| n.frame.shows_on(screen)) {
         let Some(name) = n.name.filter(|s| !s.trim().is_empty()) else {
             continue;
         };
-        if named.iter().any(|(_, m, r)| *m == name && *r == n.ax_role) {
+        if named
+            .iter()
+            .any(|(_, _, m, r)| *m == name && *r == n.ax_role)
+        {
             continue;
         }
         let score = strsim::jaro_winkler(&want, &normalize_label(name));
-        named.push((score, name, n.ax_role));
+        named.push((same_role(n), score, name, n.ax_role));
     }
-    // Nearest first; equal scores in name order, so the list never depends on the tree.
-    named.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    // Controls of the asked role first, then the nearest; equal scores in name order, so the
+    // list never depends on the tree.
+    named.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(b.2)));
     if named.is_empty() {
         return String::new();
     }
     let list: Vec<String> = named
         .iter()
         .take(5)
-        .map(|(_, name, role)| format!("{name:?} ({role})"))
+        .map(|(_, _, name, role)| format!("{name:?} ({role})"))
         .collect();
-    let names: Vec<&str> = named.iter().map(|n| n.1).collect();
+    let names: Vec<&str> = named.iter().map(|n| n.2).collect();
     let folded: Vec<String> = names.iter().map(|n| normalize_label(n)).collect();
     let folded_refs: Vec<&str> = folded.iter().map(String::as_str).collect();
     let meant = crate::text::closest(&want, &folded_refs)
@@ -239,7 +249,12 @@ pub(crate) fn find(
             let hint = if named.is_empty() {
                 let mut hint = "nothing on screen has that name".to_string();
                 if let Some(w) = t.name.as_deref() {
-                    hint.push_str(&nearest_names(&ix, w, screen));
+                    let same_role = |n: &Node| {
+                        t.role
+                            .as_deref()
+                            .is_some_and(|r| role_ok(r, n.ax_role, atspi_role(n.id).as_deref()))
+                    };
+                    hint.push_str(&nearest_names(&ix, w, screen, same_role));
                 }
                 hint
             } else {
@@ -404,6 +419,13 @@ mod tests {
         // Nothing near: the names are listed, nothing is guessed.
         let e = look(&ax, &dump, &target("button", "Zzzzzz", None)).unwrap_err();
         assert!(!e.contains("did you mean"), "{e}");
+        // Controls of the asked role come first, however far their names are.
+        let e = look(&ax, &dump, &target("text field", "Zip code", None)).unwrap_err();
+        let listed: Vec<&str> = e.split("screen: ").nth(1).unwrap().split(", ").collect();
+        assert!(
+            listed[..2].iter().all(|l| l.ends_with("(AXTextField)")),
+            "{e}"
+        );
     }
 
     #[test]
