@@ -34,6 +34,7 @@ pub(crate) mod expect;
 pub mod fnv;
 pub mod json;
 pub mod limits;
+pub mod mutate;
 pub mod output;
 mod par;
 pub mod perturb;

@@ -29,7 +29,6 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    #[cfg(test)]
     /// Uniform in `0..n` (`n > 0`); the modulo bias is irrelevant here.
     pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n

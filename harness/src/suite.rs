@@ -10,10 +10,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::bridge::scenario::SCHEMA as BRIDGE_SCHEMA;
 use crate::diff::step::StepDiffs;
 use crate::errors::{Error, FieldPath, InputError, Position, Reason};
-use crate::json::json_files_under;
+use crate::json::{Source, json_files_under};
 use crate::perturb::Perturbation;
 use crate::plan::check::{Finding, NON_CANONICAL, Severity, check_source};
-use crate::plan::{Plan, load_plan, read_plan_source};
+use crate::plan::{Plan, load_plan, plan_from_source, read_plan_source};
 use crate::recording::{Recording, load_recording};
 use crate::replay::{DEFAULT_SEED, robustness};
 use crate::replay::{
@@ -110,8 +110,6 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
     let rec = cached(&cache.recordings, &s.recording_dir, || {
         load_recording(&s.recording_dir)
     })?;
-    check_inputs(s, &plan)?;
-    let perturbations = perturbations_of(s, opts)?;
     let diffs = cache
         .diffs
         .lock()
@@ -120,9 +118,32 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
         .or_default()
         .clone();
     let prep = Prepared::new(&rec).with_diffs(diffs).with_ocr(opts.ocr);
+    let mut run = plan_run(s, &plan, &facts, &prep, modes)?;
+    let perturbations = perturbations_of(s, opts)?;
+    if !perturbations.is_empty() {
+        run.robustness = Some(robustness(
+            &plan,
+            &rec,
+            &s.file,
+            &perturbations,
+            DEFAULT_SEED,
+        )?);
+    }
+    Ok(judged(s, run))
+}
+
+/// `plan` replayed in every mode on the prepared recording, not yet judged.
+fn plan_run(
+    s: &Scenario,
+    plan: &Plan,
+    facts: &PlanFacts,
+    prep: &Prepared,
+    modes: &[Mode],
+) -> Result<PlanRun, InputError> {
+    check_inputs(s, plan)?;
     let traces: Vec<Trace> = modes
         .iter()
-        .map(|&m| replay(&plan, &prep, &s.file, m))
+        .map(|&m| replay(plan, prep, &s.file, m))
         .collect();
     let steps = plan
         .steps
@@ -140,16 +161,25 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
         .collect::<Vec<_>>();
     let mut run = PlanRun::of(s, steps, traces, facts.errors.clone());
     run.plan_warnings = facts.warnings.clone();
-    run.unreadable = unreadable_frames(&rec, &run.traces);
-    if !perturbations.is_empty() {
-        run.robustness = Some(robustness(
-            &plan,
-            &rec,
-            &s.file,
-            &perturbations,
-            DEFAULT_SEED,
-        )?);
-    }
+    run.unreadable = unreadable_frames(prep.rec, &run.traces);
+    Ok(run)
+}
+
+/// A plan's text in place of the scenario's plan file, replayed on `rec` and judged as `run`
+/// judges the scenario (its `check` errors included): how `mutate` tries a changed plan.
+pub(crate) fn judge_plan_text(
+    s: &Scenario,
+    src: &Source,
+    rec: &Recording,
+    modes: &[Mode],
+) -> Result<ScenarioResult, InputError> {
+    let plan = match plan_from_source(src) {
+        Ok(plan) => plan,
+        Err(e) if e.reason == Reason::PlanNeedsReview => return Ok(refused(s, modes, &e)),
+        Err(e) => return Err(e),
+    };
+    let facts = PlanFacts::of_source(src, &plan);
+    let run = plan_run(s, &plan, &facts, &Prepared::new(rec), modes)?;
     Ok(judged(s, run))
 }
 
@@ -204,19 +234,22 @@ struct PlanFacts {
 
 impl PlanFacts {
     fn of(path: &Path, plan: &Plan) -> Result<PlanFacts, InputError> {
-        let src = read_plan_source(path)?;
+        Ok(PlanFacts::of_source(&read_plan_source(path)?, plan))
+    }
+
+    fn of_source(src: &Source, plan: &Plan) -> PlanFacts {
         let paths: Vec<FieldPath> = plan.steps.iter().map(|s| s.path.clone()).collect();
         // Layout is not correctness: canonical bytes are `check`'s and `fmt`'s business,
         // and a replay of the same plan laid out otherwise reads the same steps.
-        let (errors, warnings) = check_source(&src)
+        let (errors, warnings) = check_source(src)
             .findings
             .into_iter()
             .partition(|f| f.severity == Severity::Error && f.reason != NON_CANONICAL);
-        Ok(PlanFacts {
+        PlanFacts {
             errors,
             warnings,
             positions: crate::json::locate_all(&src.text, &paths),
-        })
+        }
     }
 }
 

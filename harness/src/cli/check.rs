@@ -10,7 +10,7 @@ use stepreplay::plan::check::{
     CheckReport, Finding, check_source, render_human, render_json, render_sarif, render_summary,
 };
 use stepreplay::plan::{is_plan, no_plans_under, plan_files_under, read_plan_source};
-use stepreplay::replay::check_scenario;
+use stepreplay::replay::{ScenarioFile, adhoc_scenario, check_scenario, load_scenario};
 
 use super::Global;
 
@@ -19,7 +19,8 @@ use super::Global;
   stepreplay check plan.json
   stepreplay check scenarios/                 # every plan and scenario file under it
   curl -s $GUIDE_URL | stepreplay check -     # a plan on standard input
-  stepreplay check --format sarif plans/ > check.sarif")]
+  stepreplay check --format sarif plans/ > check.sarif
+  stepreplay check plan.json --recording rec/ --answers values.json")]
 pub struct Args {
     /// Plan or scenario files, folders to search for them, or `-` for standard input.
     #[arg(required = true, value_name = "PATH")]
@@ -32,6 +33,19 @@ pub struct Args {
     /// perturbations, and report fragile steps.
     #[arg(long, value_name = "DIR")]
     recording: Option<PathBuf>,
+    /// With `--recording`: input values and the person's answers, as a scenario file holds
+    /// them (`inputs`, `answers`, `clock`), so the replay reaches steps that need them.
+    #[arg(
+        long,
+        visible_alias = "inputs",
+        value_name = "FILE",
+        conflicts_with = "scenario"
+    )]
+    answers: Option<PathBuf>,
+    /// With `--recording`: take the input values and answers from this scenario file (and
+    /// its recording, when `--recording` is not given).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -45,6 +59,18 @@ enum CheckFormat {
 }
 
 pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+    let given = match &args.scenario {
+        Some(p) => Some(load_scenario(p)?),
+        None => None,
+    };
+    let replay = Replay {
+        recording: args
+            .recording
+            .clone()
+            .or_else(|| given.as_ref().map(|s| s.recording_dir.clone())),
+        answers: args.answers.clone(),
+        scenario: given.map(|s| s.file),
+    };
     let mut reports = Vec::new();
     for path in &args.paths {
         if path.is_dir() {
@@ -54,10 +80,10 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
                 reports.push(CheckReport::unreadable(path, Finding::from_input_error(&e)));
             }
             for file in files {
-                reports.push(check_one(&file, args.recording.as_deref())?);
+                reports.push(check_one(&file, &replay)?);
             }
         } else {
-            reports.push(check_one(path, args.recording.as_deref())?);
+            reports.push(check_one(path, &replay)?);
         }
     }
     match args.format {
@@ -79,8 +105,15 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .unwrap_or(0))
 }
 
+/// What a plan is replayed on, and with which values and answers.
+struct Replay {
+    recording: Option<PathBuf>,
+    answers: Option<PathBuf>,
+    scenario: Option<ScenarioFile>,
+}
+
 /// One file's findings; replaying it on `recording` too when it is a clean plan.
-fn check_one(path: &Path, recording: Option<&Path>) -> Result<CheckReport, Error> {
+fn check_one(path: &Path, replay: &Replay) -> Result<CheckReport, Error> {
     let src = match read_plan_source(path) {
         Ok(src) => src,
         Err(e) => return Ok(CheckReport::unreadable(path, Finding::from_input_error(&e))),
@@ -89,9 +122,13 @@ fn check_one(path: &Path, recording: Option<&Path>) -> Result<CheckReport, Error
         return Ok(check_scenario(&src));
     }
     let report = check_source(&src);
-    match recording {
+    match &replay.recording {
         Some(dir) if report.exit_code() == 0 => {
-            let found = replayed(&src, dir)?;
+            let given = match &replay.scenario {
+                Some(s) => s.clone(),
+                None => adhoc_scenario(path, dir, replay.answers.as_deref())?.file,
+            };
+            let found = replayed(&src, dir, &given)?;
             let placed = found.into_iter().map(|f| {
                 let p = src.position(&f.path);
                 f.at(p)
@@ -112,8 +149,8 @@ fn is_scenario_value(v: &serde_json::Value) -> bool {
 }
 
 /// Findings from replaying the plan on its recording (bad input here is exit 2).
-fn replayed(plan: &Source, dir: &Path) -> Result<Vec<Finding>, Error> {
+fn replayed(plan: &Source, dir: &Path, given: &ScenarioFile) -> Result<Vec<Finding>, Error> {
     let plan = stepreplay::plan::plan_from_source(plan)?;
     let rec = stepreplay::recording::load_recording(dir)?;
-    Ok(stepreplay::replay::approval_findings(&plan, &rec)?)
+    Ok(stepreplay::replay::approval_findings(&plan, &rec, given)?)
 }

@@ -11,6 +11,7 @@ mod fmt;
 mod import;
 mod init;
 mod merge;
+mod mutate;
 #[cfg(target_os = "linux")]
 mod record;
 #[cfg(target_os = "linux")]
@@ -162,6 +163,8 @@ enum Command {
     Import(import::Args),
     /// Print a recording's frames, transitions and AX trees as text.
     Show(show::Args),
+    /// The gate's mutation score: one-fault copies of each passing plan, and which it catches.
+    Mutate(mutate::Args),
     /// Join the reports of `run --shard k/n` into the whole run's report.
     Merge(merge::Args),
     /// Manage the accepted results `run --baseline` gates on.
@@ -192,6 +195,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         #[cfg(target_os = "linux")]
         Command::RecordBrowser(a) => record_browser::run(a, g),
         Command::Merge(a) => merge::run(a, g),
+        Command::Mutate(a) => mutate::run(a, g),
         Command::Baseline(a) => baseline::run(a, g),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a, g),

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::follower::{Prepared, replay};
 use super::robustness::{DEFAULT_SEED, robustness};
 use super::scenario::{FailReason, Outcome, ScenarioFile};
-use super::trace::Mode;
+use super::trace::{Event, Mode, StepStatus};
 use crate::errors::{FieldPath, InputError};
 use crate::perturb::{Perturbation, STANDARD};
 use crate::plan::Plan;
@@ -45,31 +45,46 @@ fn hint(plan: &Plan, i: usize, perturbations: &[&str], reason: Option<FailReason
 }
 
 /// Replays `plan` on `rec` with every confirm approved (the person is not under test here)
-/// and returns what a guide author must fix (errors) or should look at (warnings).
-pub fn approval_findings(plan: &Plan, rec: &Recording) -> Result<Vec<Finding>, InputError> {
-    let scenario: ScenarioFile = serde_json::from_value(serde_json::json!({
-        "schema": super::SCENARIO_SCHEMA, "id": "check", "plan": "", "recording": "",
-        "expect": {"outcome": "completed"}
-    }))
-    .map_err(|e| InputError::new("", crate::Reason::InvalidArgument, e.to_string()))?;
-    let mut lenient = scenario.clone();
+/// and returns what a guide author must fix (errors) or should look at (warnings). Input
+/// values and answers come from `given` (a scenario file's, or `--answers`); a step the
+/// replay could not reach is an error, never a clean pass.
+pub fn approval_findings(
+    plan: &Plan,
+    rec: &Recording,
+    given: &ScenarioFile,
+) -> Result<Vec<Finding>, InputError> {
+    let mut lenient = given.clone();
+    lenient.expect = super::Expected::completed();
+    lenient.perturbations.clear();
     for step in &plan.steps {
         lenient
             .answers
             .confirm
             .insert(step.id.clone(), super::Answer::Approve);
         lenient.answers.replace.insert(step.id.clone(), true);
+        if step.stop_if.as_ref().is_some_and(|c| c.when.is_none()) {
+            lenient
+                .answers
+                .stop_if
+                .entry(step.id.clone())
+                .or_insert(super::StopAnswer::GoOn);
+        }
     }
     for input in plan.inputs.iter().filter(|i| i.sensitive) {
         lenient
             .answers
             .sensitive
-            .insert(input.id.clone(), "0000".into());
+            .entry(input.id.clone())
+            .or_insert_with(|| "0000".into());
     }
     let mut out = Vec::new();
     let chained = replay(plan, &Prepared::new(rec), &lenient, Mode::Chained);
-    if let (Outcome::Failed, Some(reason), Some(id)) = chained.outcome()
-        && let Some(i) = plan.steps.iter().position(|s| s.id == id)
+    let (outcome, reason, stopped_at) = chained.outcome();
+    let stop = stopped_at
+        .as_deref()
+        .and_then(|id| plan.steps.iter().position(|s| s.id == id));
+    if let (Outcome::Failed, Some(reason), Some(i)) = (outcome, reason, stop)
+        && reason != FailReason::NotSimulated
     {
         let field = if reason == FailReason::ExpectFailed {
             "expect"
@@ -96,6 +111,7 @@ pub fn approval_findings(plan: &Plan, rec: &Recording) -> Result<Vec<Finding>, I
             .hint("fix the step so it matches what the recording shows"),
         );
     }
+    out.extend(unchecked(plan, rec, &lenient, &chained, stop, reason));
     let standard: Vec<Perturbation> = STANDARD.iter().filter_map(|p| p.parse().ok()).collect();
     let r = robustness(plan, rec, &lenient, &standard, DEFAULT_SEED)?;
     let mut by_step: BTreeMap<usize, (Vec<&str>, Option<FailReason>, String)> = BTreeMap::new();
@@ -123,4 +139,129 @@ pub fn approval_findings(plan: &Plan, rec: &Recording) -> Result<Vec<Finding>, I
         );
     }
     Ok(out)
+}
+
+/// The steps the chained replay never judged (it stopped before them, or could not judge
+/// them), as one error naming them and why. Each is also replayed alone on its recorded
+/// screen, so a wrong step after the stop is still caught.
+fn unchecked(
+    plan: &Plan,
+    rec: &Recording,
+    scenario: &ScenarioFile,
+    chained: &super::Trace,
+    stop: Option<usize>,
+    reason: Option<FailReason>,
+) -> Vec<Finding> {
+    let judged = |t: &super::Trace, i: usize| {
+        t.step_events(i).any(|e| {
+            matches!(
+                e,
+                Event::StepFinished {
+                    status: StepStatus::Passed | StepStatus::Deduplicated,
+                    ..
+                }
+            )
+        })
+    };
+    // The step a failure stopped on is reported on its own; the rest went unchecked.
+    let failed_here = |i: usize| {
+        Some(i) == stop
+            && !matches!(
+                reason,
+                Some(
+                    FailReason::NeedsInput
+                        | FailReason::NotSimulated
+                        | FailReason::StopIf
+                        | FailReason::StoppedByPerson
+                )
+            )
+    };
+    let missed: Vec<usize> = (0..plan.steps.len())
+        .filter(|&i| !judged(chained, i) && !failed_here(i))
+        .collect();
+    let Some(&first) = missed.first() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let why = |i: usize| {
+        chained.step_events(i).find_map(|e| match e {
+            Event::StepFinished {
+                reason: Some(r), ..
+            } => Some(*r),
+            _ => None,
+        })
+    };
+    let named: Vec<String> = missed
+        .iter()
+        .map(|&i| plan.steps[i].number.to_string())
+        .collect();
+    let cause = match (stop, reason) {
+        (Some(s), Some(r)) => format!(
+            "the replay stopped at step {} ({})",
+            plan.steps[s].number,
+            crate::text::word(&r)
+        ),
+        (None, Some(r)) => format!("the replay did not start ({})", crate::text::word(&r)),
+        _ => "the replay did not reach them".to_string(),
+    };
+    let needs_input = missed
+        .iter()
+        .any(|&i| why(i) == Some(FailReason::NeedsInput))
+        || reason == Some(FailReason::NeedsInput);
+    out.push(
+        Finding::new(
+            Severity::Error,
+            "steps-unchecked",
+            FieldPath::root().key("steps").index(first),
+            format!(
+                "step{} {} went unchecked: {cause}",
+                if named.len() == 1 { "" } else { "s" },
+                named.join(", ")
+            ),
+        )
+        .hint(if needs_input {
+            "give the each-time inputs' values with --answers FILE or --scenario FILE"
+        } else {
+            "give the answers the plan needs with --answers FILE or --scenario FILE"
+        }),
+    );
+    // Alone on its recorded screen, a step after the stop can still be judged.
+    let alone = replay(plan, &Prepared::new(rec), scenario, Mode::PerStep);
+    for &i in &missed {
+        let failed = alone.step_events(i).find_map(|e| match e {
+            Event::StepFinished {
+                status: StepStatus::Failed,
+                reason: Some(r),
+                ..
+            } => Some(*r),
+            _ => None,
+        });
+        let code = match failed {
+            Some(FailReason::TargetNotFound) => "replay-target-not-found",
+            Some(FailReason::TargetAmbiguous) => "replay-target-ambiguous",
+            Some(FailReason::ExpectFailed) => "replay-expect-failed",
+            Some(FailReason::OperationMismatch) => "replay-operation-mismatch",
+            _ => continue,
+        };
+        let r = failed.unwrap_or(FailReason::TargetNotFound);
+        let field = if r == FailReason::ExpectFailed {
+            "expect"
+        } else {
+            "target"
+        };
+        out.push(
+            Finding::new(
+                Severity::Error,
+                code,
+                step_path(i, field),
+                format!(
+                    "replayed alone on its recorded screen, step {} fails: {}",
+                    plan.steps[i].number,
+                    crate::text::word(&r)
+                ),
+            )
+            .hint("fix the step so it matches what the recording shows"),
+        );
+    }
+    out
 }

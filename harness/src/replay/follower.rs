@@ -6,7 +6,7 @@
 //! the step, asks before replacing text the guide doesn't mention, and stops when `stop_if`
 //! holds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -41,6 +41,8 @@ pub struct Prepared<'r> {
     /// Where reading steps get their text.
     ocr: super::Ocr,
     reads: super::ocr::Reads,
+    /// Every window title on any frame, folded: a step naming none of them is a stale guide.
+    titles: OnceLock<BTreeSet<String>>,
 }
 
 impl<'r> Prepared<'r> {
@@ -54,6 +56,7 @@ impl<'r> Prepared<'r> {
             diffs: None,
             ocr: super::Ocr::Dom,
             reads: Default::default(),
+            titles: OnceLock::new(),
         }
     }
 
@@ -120,6 +123,23 @@ impl<'r> Prepared<'r> {
                 decode_png(&path).ok().map(Arc::new)
             })
             .clone()
+    }
+
+    /// Whether the window `title` shows on some frame of the recording: as written, with a
+    /// suffix after a break (a retitled document, "Report — Edited"), or with other values where
+    /// `wild` (each-time inputs' examples) stand in it.
+    fn shows_window(&self, title: &str, wild: &[String]) -> bool {
+        let titles = self.titles.get_or_init(|| {
+            self.rec
+                .frames
+                .iter()
+                .flat_map(|f| f.ax.apps.iter())
+                .flat_map(|a| a.windows.iter())
+                .map(|w| normalize_label(&w.title))
+                .collect()
+        });
+        let want = normalize_label(title);
+        titles.iter().any(|t| title_fits(&want, t, wild))
     }
 
     /// The index of frame `i`.
@@ -205,6 +225,45 @@ impl<'r> Prepared<'r> {
     }
 }
 
+/// Whether the recorded title `have` is the plan's `want`: equal, retitled (`want` then a
+/// break and more), or equal but for other text where each-time values `wild` stand.
+fn title_fits(want: &str, have: &str, wild: &[String]) -> bool {
+    let retitled = have
+        .strip_prefix(want)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(|c: char| !c.is_alphanumeric()));
+    if retitled {
+        return true;
+    }
+    let mut pieces = vec![want.to_string()];
+    for v in wild
+        .iter()
+        .map(|v| normalize_label(v))
+        .filter(|v| !v.is_empty())
+    {
+        pieces = pieces
+            .iter()
+            .flat_map(|p| p.split(v.as_str()).map(str::to_string).collect::<Vec<_>>())
+            .collect();
+    }
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    pieces.len() > 1 && fits_around(&pieces, have)
+}
+
+/// Whether `have` is `pieces` in order with some text (at least a character) between each two.
+fn fits_around(pieces: &[&str], have: &str) -> bool {
+    match pieces {
+        [] => have.is_empty(),
+        [only] => have == *only,
+        [first, rest @ ..] => have.strip_prefix(first).is_some_and(|left| {
+            left.char_indices()
+                .skip(1)
+                .map(|(k, _)| k)
+                .chain([left.len()].into_iter().filter(|_| !left.is_empty()))
+                .any(|k| fits_around(rest, &left[k..]))
+        }),
+    }
+}
+
 /// Replays a plan in one mode.
 pub fn replay(plan: &Plan, prep: &Prepared, scenario: &ScenarioFile, mode: Mode) -> Trace {
     let mut f = Follower {
@@ -263,15 +322,19 @@ impl<'a, 'r> Follower<'a, 'r> {
         let start = 0;
         let mut desk = Desktop::new(self.prep.rec, start);
         // The first step the harness could not judge: the run goes on, but cannot complete.
-        let mut unjudged = None;
+        let mut unjudged: Option<(usize, FailReason)> = None;
         for i in 0..self.plan.steps.len() {
             let result = match self.deduplicated(i, Some(desk.frame_id())) {
                 Some(Ok(())) => continue,
                 Some(Err(stop)) => Err(stop),
                 None => self.step(i, &mut desk),
             };
-            if let Err((status, reason @ (FailReason::NotSimulated | FailReason::OriginUnjudged))) =
-                result
+            if let Err((
+                status,
+                reason @ (FailReason::NotSimulated
+                | FailReason::OriginUnjudged
+                | FailReason::Unjudged),
+            )) = result
             {
                 self.events.push(Event::StepFinished {
                     step: i,
@@ -304,6 +367,20 @@ impl<'a, 'r> Follower<'a, 'r> {
                 status: StepStatus::Passed,
                 reason: None,
             });
+        }
+        if let Some(why) = self.left_out_at_end()
+            && let Some(i) = self.plan.steps.len().checked_sub(1)
+        {
+            self.events.push(Event::Checked {
+                step: i,
+                check: Check::new("order", false, why),
+            });
+            self.events.push(Event::Finished {
+                outcome: Outcome::Failed,
+                reason: Some(FailReason::StepOrder),
+                step_id: Some(self.plan.steps[i].id.clone()),
+            });
+            return;
         }
         if let Some((i, reason)) = unjudged {
             self.events.push(Event::Finished {
@@ -540,6 +617,8 @@ impl<'a, 'r> Follower<'a, 'r> {
         }
         let recorded = self.prep.transition(&step.id);
         let element = self.find_target(i, desk, recorded)?;
+        // After the target: a control that is not on screen is the first thing wrong.
+        self.in_order(i, recorded)?;
         self.confirm(i)?;
         // Values are asked for once the field is found, as a person would be asked.
         let text = match &step.action {
@@ -551,12 +630,17 @@ impl<'a, 'r> Follower<'a, 'r> {
         if matches!(step.action, Action::Ask) {
             self.ask(i, AskKind::Question, step.text.clone(), "answered".into());
         }
-        self.judge_operation(i, recorded, text.as_ref())?;
+        let unjudged = self.judge_operation(i, recorded, text.as_ref())?;
         let before = desk.frame_index();
         let acts_on = self.act(i, desk, element.as_deref(), recorded, text.as_ref())?;
         self.landed(i, before, desk, element.as_deref())?;
         self.web_options(i, before, desk, acts_on.as_deref())?;
-        self.expects(i, desk, acts_on.as_deref(), &asked)
+        self.expects(i, desk, acts_on.as_deref(), &asked)?;
+        // Acted and checked, so a chained run goes on; but a detail went unjudged.
+        if unjudged {
+            return Err((StepStatus::Failed, FailReason::Unjudged));
+        }
+        Ok(())
     }
 
     /// `stop_if` on the screen as it is, before acting.
@@ -617,6 +701,7 @@ impl<'a, 'r> Follower<'a, 'r> {
         let step: &Step = &self.plan.steps[i];
         let screen = self.prep.screen();
         if let Some(target) = &step.target {
+            self.window_shown(i, target.window.as_deref(), "target")?;
             let ix = self.prep.frame_index(desk.frame_index());
             let crop = target
                 .crop
@@ -679,6 +764,93 @@ impl<'a, 'r> Follower<'a, 'r> {
         } else {
             Ok(None)
         }
+    }
+
+    /// The recording's steps before this one's must be the plan's steps before it: a step the
+    /// recording shows and the plan left out, or two steps done in the other order, make a
+    /// plan that does something else than was recorded.
+    fn in_order(
+        &mut self,
+        i: usize,
+        recorded: Option<&'r crate::recording::Transition>,
+    ) -> Result<(), Stop> {
+        let Some(t) = recorded else { return Ok(()) };
+        let all = &self.prep.rec.file.transitions;
+        let Some(at) = all.iter().position(|x| std::ptr::eq(x, t)) else {
+            return Ok(());
+        };
+        let plan = self.plan;
+        let out_of_place = all[..at].iter().find_map(|x| {
+            let id = x.step_id.as_deref()?;
+            match plan.steps.iter().position(|s| s.id == id) {
+                None => Some(format!(
+                    "the recording does `{id}` ({}) before this step; the plan has no such step",
+                    x.action
+                )),
+                Some(j) if j > i => Some(format!(
+                    "the recording does step {} (`{id}`) before this one; the plan has it after",
+                    plan.steps[j].number
+                )),
+                Some(_) => None,
+            }
+        });
+        match out_of_place {
+            None => Ok(()),
+            Some(why) => {
+                self.events.push(Event::Checked {
+                    step: i,
+                    check: Check::new("order", false, why),
+                });
+                Err((StepStatus::Failed, FailReason::StepOrder))
+            }
+        }
+    }
+
+    /// The recorded steps after the plan's last one that the plan does not have: a plan that
+    /// ends early leaves what the recording went on to do undone.
+    fn left_out_at_end(&self) -> Option<String> {
+        let all = &self.prep.rec.file.transitions;
+        let last = all.iter().rposition(|x| {
+            x.step_id
+                .as_deref()
+                .is_some_and(|id| self.plan.steps.iter().any(|s| s.id == id))
+        })?;
+        all[last + 1..].iter().find_map(|x| {
+            let id = x.step_id.as_deref()?;
+            (!self.plan.steps.iter().any(|s| s.id == id)).then(|| {
+                format!(
+                    "the recording goes on to `{id}` ({}); the plan has no such step",
+                    x.action
+                )
+            })
+        })
+    }
+
+    /// A step naming a window that shows on no frame of the recording follows a stale guide:
+    /// finding its control in any window of the app would hide that.
+    fn window_shown(&mut self, i: usize, window: Option<&str>, field: &str) -> Result<(), Stop> {
+        let Some(title) = window.filter(|t| !t.trim().is_empty()) else {
+            return Ok(());
+        };
+        let wild: Vec<String> = self
+            .plan
+            .inputs
+            .iter()
+            .filter(|inp| inp.each_time)
+            .filter_map(|inp| inp.example.clone())
+            .collect();
+        if self.prep.shows_window(title, &wild) {
+            return Ok(());
+        }
+        self.events.push(Event::Checked {
+            step: i,
+            check: Check::new(
+                "window",
+                false,
+                format!("{field}.window “{title}” shows on no frame of the recording"),
+            ),
+        });
+        Err((StepStatus::Failed, FailReason::WindowNotFound))
     }
 
     /// A confirm step asks the person first.
@@ -754,20 +926,33 @@ impl<'a, 'r> Follower<'a, 'r> {
         i: usize,
         recorded: Option<&'r crate::recording::Transition>,
         text: Option<&(String, bool)>,
-    ) -> Result<(), Stop> {
+    ) -> Result<bool, Stop> {
         let step: &Step = &self.plan.steps[i];
         // What is done, apart from where: judged against what the recording kept of it.
+        // `true` when a part the step sets went unjudged.
         if let Some(t) = recorded.filter(|_| !step.talks_only()) {
             let typed = text.map(|(s, _)| s.as_str());
             let secret = text.is_some_and(|(_, s)| *s);
-            let checks = check_operation(&step.action, t, typed, secret);
-            let right = checks.iter().all(|c| c.passed);
+            // Where a navigation led: the page the recording then shows.
+            let after = match &step.action {
+                Action::Navigate { .. } => self
+                    .prep
+                    .rec
+                    .frame(&t.to)
+                    .and_then(|f| f.dom.as_deref())
+                    .map(|d| d.url.as_str()),
+                _ => None,
+            };
+            let checks = check_operation(&step.action, t, typed, secret, after);
+            let wrong = checks.iter().any(|c| !c.passed && !c.unjudged);
+            let unjudged = checks.iter().any(|c| c.unjudged);
             self.events.push(Event::Operation { step: i, checks });
-            if !right {
+            if wrong {
                 return Err((StepStatus::Failed, FailReason::OperationMismatch));
             }
+            return Ok(unjudged);
         }
-        Ok(())
+        Ok(false)
     }
 
     /// Acts on the desktop, captures the step's diff, and applies what was typed or copied;
@@ -1085,5 +1270,24 @@ impl<'a, 'r> Follower<'a, 'r> {
                 })
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod title_tests {
+    use super::title_fits;
+
+    #[test]
+    fn a_window_fits_as_written_retitled_or_with_another_each_time_value() {
+        let wild = ["Ada".to_string()];
+        assert!(title_fits("add contact", "add contact", &[]));
+        assert!(title_fits("add contact", "add contact — edited", &[]));
+        assert!(!title_fits("add contact", "add contacts", &[]));
+        assert!(!title_fits("add contcat", "add contact", &[]));
+        assert!(title_fits("chat with ada", "chat with grace", &wild));
+        assert!(title_fits("ada's notes", "grace's notes", &wild));
+        assert!(!title_fits("chat with ada", "chat with ", &wild));
+        assert!(!title_fits("chat with ada", "talk with grace", &wild));
+        assert!(!title_fits("chat with ada", "chat with grace", &[]));
     }
 }

@@ -23,6 +23,10 @@ pub struct OpCheck {
     pub(crate) recorded: String,
     /// Whether they agree.
     pub(crate) passed: bool,
+    /// The recording does not keep this part and the plan sets it to other than a plain
+    /// click's: it cannot be judged (and so is not passed).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) unjudged: bool,
 }
 
 fn check(part: &'static str, planned: String, recorded: String, passed: bool) -> OpCheck {
@@ -31,6 +35,34 @@ fn check(part: &'static str, planned: String, recorded: String, passed: bool) ->
         planned,
         recorded,
         passed,
+        unjudged: false,
+    }
+}
+
+/// Whether the page `url` a navigation led to is the plan's `to`: the same address, or, for
+/// a relative `to`, the same path (query and fragment aside).
+fn same_page(to: &str, url: &str) -> bool {
+    let bare = |s: &str| {
+        s.split(['?', '#'])
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches('/')
+            .to_string()
+    };
+    if bare(to) == bare(url) {
+        return true;
+    }
+    let path = url
+        .split_once("://")
+        .map_or(url, |(_, rest)| rest.find('/').map_or("", |i| &rest[i..]));
+    to.starts_with('/') && bare(path) == bare(to)
+}
+
+/// A part the plan sets and the recording does not keep.
+fn unjudged(part: &'static str, planned: String) -> OpCheck {
+    OpCheck {
+        unjudged: true,
+        ..check(part, planned, "not recorded".into(), false)
     }
 }
 
@@ -57,12 +89,14 @@ fn show_mods(m: &[String]) -> String {
 }
 
 /// The checks of one step against its recorded transition. `typed` is the text the step
-/// types, filled in; `secret` when it holds a sensitive value (then it is not compared).
+/// types, filled in; `secret` when it holds a sensitive value (then it is not compared);
+/// `after` the page a navigation led to, when the recording shows one.
 pub(crate) fn check_operation(
     action: &Action,
     t: &Transition,
     typed: Option<&str>,
     secret: bool,
+    after: Option<&str>,
 ) -> Vec<OpCheck> {
     let mut out = vec![check(
         "action",
@@ -73,28 +107,43 @@ pub(crate) fn check_operation(
     let op = &t.operation;
     match action {
         Action::Click(c) => {
-            if let Some(b) = &op.button {
-                out.push(check("button", c.button.clone(), b.clone(), &c.button == b));
+            // A recording that keeps no detail of a click recorded a plain one (left, once, no
+            // keys held, no drag); a step asking for more than that cannot be judged on it.
+            match &op.button {
+                Some(b) => out.push(check("button", c.button.clone(), b.clone(), &c.button == b)),
+                None if c.button != "left" => out.push(unjudged("button", c.button.clone())),
+                None => {}
             }
-            if let Some(n) = op.count {
-                out.push(check(
+            match op.count {
+                Some(n) => out.push(check(
                     "count",
                     c.count.to_string(),
                     n.to_string(),
                     c.count == n,
-                ));
+                )),
+                None if c.count != 1 => out.push(unjudged("count", c.count.to_string())),
+                None => {}
             }
-            if let Some(m) = &op.modifiers {
-                let (p, r) = (modifier_set(&c.modifiers), modifier_set(m));
-                out.push(check("modifiers", show_mods(&p), show_mods(&r), p == r));
+            match &op.modifiers {
+                Some(m) => {
+                    let (p, r) = (modifier_set(&c.modifiers), modifier_set(m));
+                    out.push(check("modifiers", show_mods(&p), show_mods(&r), p == r));
+                }
+                None if !c.modifiers.is_empty() => {
+                    let p = modifier_set(&c.modifiers);
+                    out.push(unjudged("modifiers", show_mods(&p)));
+                }
+                None => {}
             }
-            if let Some(d) = op.drag {
-                out.push(check(
+            match op.drag {
+                Some(d) => out.push(check(
                     "drag",
                     c.drag.to_string(),
                     d.to_string(),
                     c.drag == d,
-                ));
+                )),
+                None if c.drag => out.push(unjudged("drag", "true".into())),
+                None => {}
             }
         }
         Action::Press { keys } => {
@@ -104,6 +153,11 @@ pub(crate) fn check_operation(
                     _ => keys.to_lowercase() == k.to_lowercase(),
                 };
                 out.push(check("keys", keys.clone(), k.clone(), same));
+            }
+        }
+        Action::Navigate { to: Some(to) } => {
+            if let Some(page) = after {
+                out.push(check("url", to.clone(), page.into(), same_page(to, page)));
             }
         }
         Action::Type { .. } | Action::Paste { .. } => {
@@ -162,7 +216,7 @@ mod tests {
             drag: true,
             modifiers: vec!["⌘".into()],
         });
-        let c = check_operation(&plan, &recorded("click", left_click()), None, false);
+        let c = check_operation(&plan, &recorded("click", left_click()), None, false, None);
         assert_eq!(failed(&c), ["button", "count", "modifiers", "drag"]);
         let plain = Action::Click(Click {
             button: "left".into(),
@@ -175,7 +229,8 @@ mod tests {
                 &plain,
                 &recorded("click", left_click()),
                 None,
-                false
+                false,
+                None
             ))
             .is_empty()
         );
@@ -193,7 +248,16 @@ mod tests {
             modifiers: Some(vec!["⇧".into(), "cmd".into()]),
             ..Operation::default()
         };
-        assert!(failed(&check_operation(&plan, &recorded("click", op), None, false)).is_empty());
+        assert!(
+            failed(&check_operation(
+                &plan,
+                &recorded("click", op),
+                None,
+                false,
+                None
+            ))
+            .is_empty()
+        );
         let press = Action::Press {
             keys: "⌘⇧S".into()
         };
@@ -206,7 +270,8 @@ mod tests {
                 &press,
                 &recorded("key", op.clone()),
                 None,
-                false
+                false,
+                None
             ))
             .is_empty()
         );
@@ -214,14 +279,26 @@ mod tests {
             keys: "⌘S".into()
         };
         assert_eq!(
-            failed(&check_operation(&other, &recorded("key", op), None, false)),
+            failed(&check_operation(
+                &other,
+                &recorded("key", op),
+                None,
+                false,
+                None
+            )),
             ["keys"]
         );
     }
 
     #[test]
     fn a_copy_where_the_recording_clicked_is_the_wrong_action() {
-        let c = check_operation(&Action::Copy, &recorded("click", left_click()), None, false);
+        let c = check_operation(
+            &Action::Copy,
+            &recorded("click", left_click()),
+            None,
+            false,
+            None,
+        );
         assert_eq!(failed(&c), ["action"]);
         assert_eq!(c[0].planned, "copy");
         assert_eq!(c[0].recorded, "click");
@@ -238,15 +315,84 @@ mod tests {
             ..Operation::default()
         };
         let t = recorded("type", op);
-        assert!(failed(&check_operation(&action, &t, Some("Ada"), false)).is_empty());
+        assert!(failed(&check_operation(&action, &t, Some("Ada"), false, None)).is_empty());
         assert_eq!(
-            failed(&check_operation(&action, &t, Some("Grace"), false)),
+            failed(&check_operation(&action, &t, Some("Grace"), false, None)),
             ["text"]
         );
         // A secret is never compared (nor shown).
-        assert_eq!(check_operation(&action, &t, Some("1815"), true).len(), 1);
+        assert_eq!(
+            check_operation(&action, &t, Some("1815"), true, None).len(),
+            1
+        );
         // Nothing recorded: only the kind is judged.
         let bare = recorded("type", Operation::default());
-        assert_eq!(check_operation(&action, &bare, Some("x"), false).len(), 1);
+        assert_eq!(
+            check_operation(&action, &bare, Some("x"), false, None).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_navigation_is_judged_by_the_page_it_led_to() {
+        let go = |to: &str| Action::Navigate {
+            to: Some(to.into()),
+        };
+        let t = recorded("navigate", Operation::default());
+        let page = Some("http://127.0.0.1:8000/login.html?next=1");
+        assert!(failed(&check_operation(&go("/login.html"), &t, None, false, page)).is_empty());
+        assert!(
+            failed(&check_operation(
+                &go("http://127.0.0.1:8000/login.html"),
+                &t,
+                None,
+                false,
+                page
+            ))
+            .is_empty()
+        );
+        assert_eq!(
+            failed(&check_operation(&go("/vogin.html"), &t, None, false, page)),
+            ["url"]
+        );
+        // No page recorded: only the kind is judged.
+        assert_eq!(check_operation(&go("/x"), &t, None, false, None).len(), 1);
+    }
+
+    #[test]
+    fn a_click_detail_the_recording_does_not_keep_is_unjudged_not_passed() {
+        let right = Action::Click(Click {
+            button: "right".into(),
+            count: 1,
+            drag: false,
+            modifiers: vec![],
+        });
+        let c = check_operation(
+            &right,
+            &recorded("click", Operation::default()),
+            None,
+            false,
+            None,
+        );
+        let button = c
+            .iter()
+            .find(|c| c.part == "button")
+            .expect("button reported");
+        assert!(button.unjudged && !button.passed, "{button:?}");
+        // A plain click on such a recording is what it recorded.
+        let plain = Action::Click(Click {
+            button: "left".into(),
+            count: 1,
+            drag: false,
+            modifiers: vec![],
+        });
+        let c = check_operation(
+            &plain,
+            &recorded("click", Operation::default()),
+            None,
+            false,
+            None,
+        );
+        assert!(c.iter().all(|c| c.passed && !c.unjudged), "{c:?}");
     }
 }

@@ -167,6 +167,14 @@ pub enum FailReason {
     /// The plan, the recording or the scenario's inputs cannot be used (the scenario's
     /// mismatch says why), so nothing was replayed.
     BrokenInput,
+    /// The step names a window that shows on no frame of the recording: a stale guide.
+    WindowNotFound,
+    /// The step sets a detail the recording does not keep (a click's button or count): it
+    /// cannot be judged, so it does not pass.
+    Unjudged,
+    /// The recording shows a step the plan does not have, or has the plan's steps in another
+    /// order.
+    StepOrder,
 }
 
 /// What should happen.

@@ -13,6 +13,7 @@ mod gate;
 mod hardening;
 mod layers;
 mod macapptree;
+mod mutate;
 mod readme;
 mod real;
 #[cfg(target_os = "linux")]

@@ -172,6 +172,9 @@ fn check_with_a_recording_names_the_fragile_point_only_step() {
             "scenarios/mini/plan.json",
             "--recording",
             "recordings/mini",
+            // Its each-time input's value: without it the replay stops before step 2.
+            "--scenario",
+            "scenarios/mini-completed.json",
             "--format",
             "json",
         ])
@@ -535,5 +538,85 @@ fn one_plan_runs_on_a_recording_without_a_scenario_file() {
     two.check(
         two.code == 64,
         "two plans for one recording is a usage error: exit 64",
+    );
+}
+
+/// A plan whose replay stops at an each-time input with no value is never called clean: the
+/// steps it did not reach are named, and a typo after the stop is still caught by replaying
+/// that step alone. Given the values (`--answers` or `--scenario`), it is clean again.
+#[test]
+fn check_with_a_recording_names_the_steps_it_could_not_reach() {
+    let root = repo();
+    let tmp = TempDir::new("check-unchecked");
+    let plan_path = root.join("scenarios/zenity-add-contact/plan.json");
+    let rec = root.join("recordings/zenity-add-contact");
+    let findings = |o: &crate::util::Run| -> Vec<serde_json::Value> {
+        let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+        v["findings"].as_array().unwrap().clone()
+    };
+    let o = stepreplay(&root)
+        .args(["check", "--format", "json"])
+        .arg(&plan_path)
+        .arg("--recording")
+        .arg(&rec)
+        .run();
+    o.check(o.code == 1, "a plan with unreached steps is not clean");
+    let unchecked: Vec<_> = findings(&o)
+        .into_iter()
+        .filter(|f| f["reason"] == "steps-unchecked")
+        .collect();
+    assert_eq!(unchecked.len(), 1, "{o}");
+    let msg = unchecked[0]["message"].as_str().unwrap();
+    assert!(msg.contains("steps 2, 3, 4, 5, 6, 7, 8"), "{msg}");
+    assert!(msg.contains("needs-input"), "{msg}");
+    assert_eq!(unchecked[0]["path"], "steps[1]");
+
+    // One letter changed in a label after the stop is caught all the same.
+    let mut plan: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan_path).unwrap()).unwrap();
+    plan["steps"][6]["target"]["label"] = "Wrk".into();
+    let typo = tmp.path().join("typo.json");
+    std::fs::write(&typo, stepreplay::json::to_canonical(&plan)).unwrap();
+    let o = stepreplay(&root)
+        .args(["check", "--format", "json"])
+        .arg(&typo)
+        .arg("--recording")
+        .arg(&rec)
+        .run();
+    o.check(o.code == 1, "the typo fails the check");
+    assert!(
+        findings(&o)
+            .iter()
+            .any(|f| f["path"] == "steps[6].target" && f["severity"] == "error"),
+        "{o}"
+    );
+
+    // With the values, every step is reached and the plan is clean.
+    let o = stepreplay(&root)
+        .args(["check", "--format", "json"])
+        .arg(&plan_path)
+        .args(["--scenario", "scenarios/zenity-add-contact.json"])
+        .run();
+    o.check(o.code == 0, "clean with the scenario's values");
+    let answers = tmp.path().join("values.json");
+    std::fs::write(
+        &answers,
+        r#"{"inputs": {"first-name": "Ada", "last-name": "Lovelace"}, "answers": {"sensitive": {"pin": "1815"}}}"#,
+    )
+    .unwrap();
+    let o = stepreplay(&root)
+        .args(["check", "--format", "json"])
+        .arg(&plan_path)
+        .arg("--recording")
+        .arg(&rec)
+        .arg("--inputs")
+        .arg(&answers)
+        .run();
+    o.check(o.code == 0, "clean with --inputs");
+    o.check(
+        !findings(&o)
+            .iter()
+            .any(|f| f["reason"] == "steps-unchecked"),
+        "no step unchecked",
     );
 }

@@ -1,0 +1,51 @@
+//! `stepreplay mutate [SCENARIOS…]`: the gate's mutation score — how many one-fault copies of
+//! each passing plan the gate fails, per fault class, and every copy it passed.
+
+use std::path::PathBuf;
+
+use stepreplay::Error;
+use stepreplay::mutate::{mutate, to_json, to_markdown};
+
+use super::Global;
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  stepreplay mutate                            # the suite in scenarios/
+  stepreplay mutate scenarios/mail-send-reminder.json --format json")]
+pub struct Args {
+    /// Scenario files or folders (default: `scenarios`).
+    paths: Vec<PathBuf>,
+    /// What to print: the per-class table and the survivors, or the whole run as JSON.
+    #[arg(long, value_enum, default_value = "markdown")]
+    format: MutateFormat,
+    /// Scenarios mutated at once (default: every core).
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum MutateFormat {
+    /// A Markdown table per class, then the survivors and the equivalent mutants.
+    Markdown,
+    /// Every mutant, its change and its verdict.
+    Json,
+}
+
+/// Exit 0 when the gate caught every mutant that changes what its plan does, 1 when one
+/// survived.
+pub fn run(args: Args, _g: &Global) -> Result<u8, Error> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("scenarios")]
+    } else {
+        args.paths
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let report = mutate(&paths, jobs)?;
+    match args.format {
+        MutateFormat::Markdown => print!("{}", to_markdown(&report)),
+        MutateFormat::Json => print!("{}", to_json(&report)),
+    }
+    Ok(u8::from(report.total.survived > 0))
+}
