@@ -233,19 +233,22 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
     })();
     // A failed recording keeps what it captured up to the failure when asked to: the frame a
     // target was missing from is what the person needs to see.
+    let window_manager = session.window_manager.clone();
+    let capture_to = |dir: &Path| {
+        write_capture(
+            dir,
+            &rec.frames,
+            &steps_json,
+            script,
+            screen,
+            window_manager.as_deref(),
+            &rec.notes,
+        )
+    };
     if let Err(e) = played {
-        let window_manager = session.window_manager.clone();
         session.stop();
         if let Some(dir) = &opts.keep_capture {
-            write_capture(
-                dir,
-                &rec.frames,
-                &steps_json,
-                script,
-                screen,
-                window_manager.as_deref(),
-                &rec.notes,
-            )?;
+            capture_to(dir)?;
         }
         return Err(e);
     }
@@ -258,21 +261,12 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
             ""
         }
     );
-    let window_manager = session.window_manager.clone();
     session.stop();
     // The capture: the realrec layout, then imported like any real recording.
     let scratch = std::env::temp_dir().join(format!("stepreplay-capture-{}", std::process::id()));
     let capture = opts.keep_capture.clone().unwrap_or_else(|| scratch.clone());
     let result = (|| {
-        write_capture(
-            &capture,
-            &rec.frames,
-            &steps_json,
-            script,
-            screen,
-            window_manager.as_deref(),
-            &rec.notes,
-        )?;
+        capture_to(&capture)?;
         let shots: Vec<RgbImage> = rec.frames.iter().map(|f| f.shot.clone()).collect();
         let axes: Vec<AxSnapshot> = rec.frames.iter().map(|f| f.ax.clone()).collect();
         let (fox, crops) = make_plan(script, &name, &acted, &axes, &shots, screen);

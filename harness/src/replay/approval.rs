@@ -86,30 +86,20 @@ pub fn approval_findings(
     if let (Outcome::Failed, Some(reason), Some(i)) = (outcome, reason, stop)
         && reason != FailReason::NotSimulated
     {
-        let field = if reason == FailReason::ExpectFailed {
-            "expect"
-        } else {
-            "target"
+        let code = match reason {
+            FailReason::TargetNotFound => "replay-target-not-found",
+            FailReason::TargetAmbiguous => "replay-target-ambiguous",
+            FailReason::ExpectFailed => "replay-expect-failed",
+            FailReason::Diverged => "replay-diverged",
+            _ => "replay-stopped",
         };
-        out.push(
-            Finding::new(
-                Severity::Error,
-                match reason {
-                    FailReason::TargetNotFound => "replay-target-not-found",
-                    FailReason::TargetAmbiguous => "replay-target-ambiguous",
-                    FailReason::ExpectFailed => "replay-expect-failed",
-                    FailReason::Diverged => "replay-diverged",
-                    _ => "replay-stopped",
-                },
-                step_path(i, field),
-                format!(
-                    "replayed on its own recording, step {} fails: {}",
-                    plan.steps[i].number,
-                    crate::text::word(&reason)
-                ),
-            )
-            .hint("fix the step so it matches what the recording shows"),
-        );
+        out.push(replay_finding(
+            plan,
+            i,
+            reason,
+            code,
+            "replayed on its own recording",
+        ));
     }
     out.extend(unchecked(plan, rec, &lenient, &chained, stop, reason));
     let standard: Vec<Perturbation> = STANDARD.iter().filter_map(|p| p.parse().ok()).collect();
@@ -236,32 +226,47 @@ fn unchecked(
             } => Some(*r),
             _ => None,
         });
-        let code = match failed {
-            Some(FailReason::TargetNotFound) => "replay-target-not-found",
-            Some(FailReason::TargetAmbiguous) => "replay-target-ambiguous",
-            Some(FailReason::ExpectFailed) => "replay-expect-failed",
-            Some(FailReason::OperationMismatch) => "replay-operation-mismatch",
+        let (r, code) = match failed {
+            Some(r @ FailReason::TargetNotFound) => (r, "replay-target-not-found"),
+            Some(r @ FailReason::TargetAmbiguous) => (r, "replay-target-ambiguous"),
+            Some(r @ FailReason::ExpectFailed) => (r, "replay-expect-failed"),
+            Some(r @ FailReason::OperationMismatch) => (r, "replay-operation-mismatch"),
             _ => continue,
         };
-        let r = failed.unwrap_or(FailReason::TargetNotFound);
-        let field = if r == FailReason::ExpectFailed {
-            "expect"
-        } else {
-            "target"
-        };
-        out.push(
-            Finding::new(
-                Severity::Error,
-                code,
-                step_path(i, field),
-                format!(
-                    "replayed alone on its recorded screen, step {} fails: {}",
-                    plan.steps[i].number,
-                    crate::text::word(&r)
-                ),
-            )
-            .hint("fix the step so it matches what the recording shows"),
-        );
+        out.push(replay_finding(
+            plan,
+            i,
+            r,
+            code,
+            "replayed alone on its recorded screen",
+        ));
     }
     out
+}
+
+/// Step `i` failing its replay with `reason`, placed at its `expect` when that failed, else at
+/// its `target`.
+fn replay_finding(
+    plan: &Plan,
+    i: usize,
+    reason: FailReason,
+    code: &'static str,
+    how: &str,
+) -> Finding {
+    let field = if reason == FailReason::ExpectFailed {
+        "expect"
+    } else {
+        "target"
+    };
+    Finding::new(
+        Severity::Error,
+        code,
+        step_path(i, field),
+        format!(
+            "{how}, step {} fails: {}",
+            plan.steps[i].number,
+            crate::text::word(&reason)
+        ),
+    )
+    .hint("fix the step so it matches what the recording shows")
 }
