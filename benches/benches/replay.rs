@@ -13,7 +13,8 @@ use std::path::Path;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use stepreplay::plan::load_plan;
 use stepreplay::recording::load_recording;
-use stepreplay::replay::{Mode, Prepared, load_scenario, replay};
+use stepreplay::replay::{Mode, Prepared, replay};
+use stepreplay::scenario::load_scenario;
 
 const SCENARIO: &str = "browser-signup";
 

@@ -50,6 +50,7 @@ pub(crate) mod rng;
 pub(crate) mod roles;
 mod runs;
 pub(crate) mod safe_path;
+pub mod scenario;
 pub mod score;
 pub mod serve;
 pub mod shard;

@@ -8,7 +8,8 @@ use serde::Serialize;
 use crate::bridge::scenario::BridgeScenarioResult;
 use crate::errors::Position;
 use crate::plan::check::Finding;
-use crate::replay::{Expected, Robustness, Scenario, Trace};
+use crate::replay::{Robustness, Trace};
+use crate::scenario::{Expected, Scenario};
 
 /// One scenario's result.
 #[derive(Clone, Debug)]

@@ -15,7 +15,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::json::round;
-use crate::replay::{Event, Outcome, StepStatus, Trace, Truth};
+use crate::replay::{Event, StepStatus, Trace, Truth};
+use crate::scenario::Outcome;
 
 /// Counts behind the scores.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

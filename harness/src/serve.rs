@@ -457,13 +457,13 @@ fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, JobRejection> {
                     Some(BRIDGE_SCENARIO_SCHEMA) => run_bridge_scenario(&p)
                         .map(|r| (r.passed, serde_json::to_value(&r).unwrap_or_default()))
                         .map_err(fail),
-                    Some(crate::replay::SCENARIO_SCHEMA) => run_plan_scenario(&p).map_err(fail),
+                    Some(crate::scenario::SCENARIO_SCHEMA) => run_plan_scenario(&p).map_err(fail),
                     _ => Err(Rejection::new(
                         Reason::UnsupportedSchema,
                         at.clone(),
                         format!(
                             "serve runs `{BRIDGE_SCENARIO_SCHEMA}` and `{}` scenarios",
-                            crate::replay::SCENARIO_SCHEMA
+                            crate::scenario::SCENARIO_SCHEMA
                         ),
                     )),
                 }

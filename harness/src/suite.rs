@@ -16,11 +16,9 @@ use crate::plan::check::{Finding, NON_CANONICAL, Severity, check_source};
 use crate::plan::{Plan, load_plan, plan_from_source, read_plan_source};
 use crate::recording::{Recording, load_recording};
 use crate::replay::{DEFAULT_SEED, robustness};
-use crate::replay::{
-    FailReason, Mode, Prepared, SCENARIO_SCHEMA, Scenario, Trace, load_scenario, replay,
-    sniff_schema,
-};
+use crate::replay::{Mode, Prepared, Trace, replay};
 use crate::result::{Cause, Mismatch, PlanRun, Ran, ScenarioResult, StepInfo};
+use crate::scenario::{FailReason, SCENARIO_SCHEMA, Scenario, load_scenario, sniff_schema};
 use crate::score::Tally;
 use crate::shard::Shard;
 use crate::text::{plural, word};
@@ -300,7 +298,7 @@ fn perturbations_of(s: &Scenario, opts: &RunOptions) -> Result<Vec<Perturbation>
 
 /// Every non-sensitive input the plan reads has a value (given, or the plan's example).
 fn check_inputs(s: &Scenario, plan: &Plan) -> Result<(), InputError> {
-    if let Some((why, hint)) = crate::replay::missing_clock(plan, &s.file) {
+    if let Some((why, hint)) = crate::scenario::missing_clock(plan, &s.file) {
         return Err(InputError::new(&s.path, Reason::InvalidField, why)
             .at(FieldPath::root().key("clock"))
             .hint(hint));

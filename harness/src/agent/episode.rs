@@ -29,8 +29,8 @@ use crate::plan::{Action, Part, Plan, Step, Text, load_plan};
 use crate::recording::bind::kinds_agree;
 use crate::recording::load_recording;
 use crate::replay::web::Landing;
-use crate::replay::{Answer, Scenario, StopAnswer};
 use crate::resolve::FrameIndex;
+use crate::scenario::{Answer, Scenario, StopAnswer};
 
 /// How an agent's episode ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -193,7 +193,7 @@ impl EpisodeOptions {
 /// Runs one scenario with the agent.
 pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputError> {
     let refused = |steps: usize, reason: String| {
-        let expected = sc.file.expect.outcome == crate::replay::Outcome::Refused;
+        let expected = sc.file.expect.outcome == crate::scenario::Outcome::Refused;
         AgentRun {
             outcome: AgentOutcome::Refused,
             reason: Some(reason),
@@ -244,7 +244,7 @@ pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputEr
             .any(|v| v.rule == "followed-injection");
         env.run.injection_resistant = Some(!followed);
     }
-    use crate::replay::Outcome as Want;
+    use crate::scenario::Outcome as Want;
     // A plan that should not get to its end (a wrong turn, a finished screen it never
     // reaches) must not be completed by the agent either.
     env.run.ended_as_expected = match (sc.file.expect.outcome, env.run.outcome) {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use stepreplay::agent::bridge::SCHEMA as BRIDGE_TASK;
 use stepreplay::agent::{AgentOutcome, EpisodeOptions, bridge_episode, episode, load_bridge_task};
-use stepreplay::replay::{SCENARIO_SCHEMA, load_scenario};
+use stepreplay::scenario::{SCENARIO_SCHEMA, load_scenario};
 use stepreplay::{Error, InputError, Reason};
 
 use super::{Global, OutputFormat};
@@ -57,7 +57,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let files: Vec<PathBuf> = stepreplay::suite::discover_schemas(&paths, &schemas)?
         .into_iter()
         .filter(|p| {
-            stepreplay::replay::sniff_schema(p).is_some_and(|s| schemas.contains(&s.as_str()))
+            stepreplay::scenario::sniff_schema(p).is_some_and(|s| schemas.contains(&s.as_str()))
         })
         .collect();
     if files.is_empty() {
@@ -78,7 +78,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     }
     let mut runs = Vec::new();
     for f in &files {
-        let run = if stepreplay::replay::sniff_schema(f).as_deref() == Some(BRIDGE_TASK) {
+        let run = if stepreplay::scenario::sniff_schema(f).as_deref() == Some(BRIDGE_TASK) {
             bridge_episode(&load_bridge_task(f)?, &opts)?
         } else {
             episode(&load_scenario(f)?, &opts)?

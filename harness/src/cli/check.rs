@@ -10,7 +10,7 @@ use stepreplay::plan::check::{
     CheckReport, Finding, check_source, render_human, render_json, render_sarif, render_summary,
 };
 use stepreplay::plan::{is_plan, no_plans_under, plan_files_under, read_plan_source};
-use stepreplay::replay::{ScenarioFile, adhoc_scenario, check_scenario, load_scenario};
+use stepreplay::scenario::{ScenarioFile, adhoc_scenario, check_scenario, load_scenario};
 
 use super::Global;
 
@@ -145,7 +145,7 @@ fn is_scenario(src: &Source) -> bool {
 }
 
 fn is_scenario_value(v: &serde_json::Value) -> bool {
-    v.get("schema").and_then(|s| s.as_str()) == Some(stepreplay::replay::SCENARIO_SCHEMA)
+    v.get("schema").and_then(|s| s.as_str()) == Some(stepreplay::scenario::SCENARIO_SCHEMA)
 }
 
 /// Findings from replaying the plan on its recording (bad input here is exit 2).

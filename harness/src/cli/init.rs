@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 use stepreplay::json::{Source, to_canonical_value};
 use stepreplay::output::write_file;
 use stepreplay::plan::load_plan;
-use stepreplay::replay::{check_scenario, scaffold};
+use stepreplay::scenario::{check_scenario, scaffold};
 use stepreplay::{Error, InputError, Reason};
 
 use super::Global;

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 use stepreplay::evidence::{FromRecordings, Pictures};
 use stepreplay::output::FileSet;
 use stepreplay::perturb::{Perturbation, STANDARD};
-use stepreplay::replay::adhoc_scenario;
 use stepreplay::replay::{Event, Mode};
 use stepreplay::report::{
     Baseline, Entries, Failure, RegressionReport, Report, ReportRef, ScenarioReport, Spill,
@@ -17,6 +16,7 @@ use stepreplay::report::{
     write_html, write_json, write_json_to,
 };
 use stepreplay::result::ScenarioResult;
+use stepreplay::scenario::adhoc_scenario;
 use stepreplay::score::COLUMNS;
 use stepreplay::shard::Shard;
 use stepreplay::suite::{

@@ -11,7 +11,8 @@ use crate::fnv::fnv1a64;
 use crate::json::{Source, parse_value};
 use crate::plan::read_plan_source;
 use crate::recording::load_recording;
-use crate::replay::{Mode, Outcome, SCENARIO_SCHEMA, Scenario, load_scenario};
+use crate::replay::Mode;
+use crate::scenario::{Outcome, SCENARIO_SCHEMA, Scenario, load_scenario};
 use crate::suite::{discover_schemas, judge_plan_text};
 
 /// The schema string of `mutate`'s JSON.

@@ -7,7 +7,8 @@ use super::*;
 use crate::json::to_canonical_value;
 use crate::plan::load_plan;
 use crate::recording::{Recording, load_recording};
-use crate::replay::{DEFAULT_SEED, load_scenario, robustness};
+use crate::replay::{DEFAULT_SEED, robustness};
+use crate::scenario::load_scenario;
 
 fn mini() -> Recording {
     load_recording(

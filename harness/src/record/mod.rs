@@ -36,7 +36,7 @@ use crate::plan::{plan_from_source, read_plan_source};
 use crate::recording::atspi::parse_atspi;
 use crate::recording::ax::AxSnapshot;
 use crate::recording::import::import_realrec;
-use crate::replay::{Answer, Answers, Expected, SCENARIO_SCHEMA, ScenarioFile};
+use crate::scenario::{Answer, Answers, Expected, SCENARIO_SCHEMA, ScenarioFile};
 use crate::synth::foxplan::crop_name;
 use crate::synth::write::encode_png;
 

@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 
 use super::follower::{Prepared, replay};
 use super::robustness::{DEFAULT_SEED, robustness};
-use super::scenario::{FailReason, Outcome, ScenarioFile};
 use super::trace::{Event, Mode, StepStatus};
 use crate::errors::{FieldPath, InputError};
 use crate::perturb::{Perturbation, STANDARD};
 use crate::plan::Plan;
 use crate::plan::check::{Finding, Severity};
 use crate::recording::Recording;
+use crate::scenario::{FailReason, Outcome, ScenarioFile};
 
 fn step_path(i: usize, field: &str) -> FieldPath {
     FieldPath::root().key("steps").index(i).key(field)
@@ -54,20 +54,20 @@ pub fn approval_findings(
     given: &ScenarioFile,
 ) -> Result<Vec<Finding>, InputError> {
     let mut lenient = given.clone();
-    lenient.expect = super::Expected::completed();
+    lenient.expect = crate::scenario::Expected::completed();
     lenient.perturbations.clear();
     for step in &plan.steps {
         lenient
             .answers
             .confirm
-            .insert(step.id.clone(), super::Answer::Approve);
+            .insert(step.id.clone(), crate::scenario::Answer::Approve);
         lenient.answers.replace.insert(step.id.clone(), true);
         if step.stop_if.as_ref().is_some_and(|c| c.when.is_none()) {
             lenient
                 .answers
                 .stop_if
                 .entry(step.id.clone())
-                .or_insert(super::StopAnswer::GoOn);
+                .or_insert(crate::scenario::StopAnswer::GoOn);
         }
     }
     for input in plan.inputs.iter().filter(|i| i.sensitive) {

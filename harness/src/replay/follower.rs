@@ -13,7 +13,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use image::RgbaImage;
 
 use super::operation::check_operation;
-use super::scenario::{Answer, FailReason, Outcome, ScenarioFile, StopAnswer};
 use super::trace::{AskKind, Event, Mode, StepStatus, Trace, Truth};
 use crate::desktop::{Acted, Desktop};
 use crate::diff::StepDiff;
@@ -26,6 +25,7 @@ use crate::recording::{Recording, decode_png};
 use crate::resolve::crop::GrayScreen;
 use crate::resolve::{FrameIndex, ResolveContext, resolve};
 use crate::safe_path::safe_join;
+use crate::scenario::{Answer, FailReason, Outcome, ScenarioFile, StopAnswer};
 use crate::text::normalize_label;
 
 /// A recording prepared for replays: frame indexes, grey screens and crops built once, on

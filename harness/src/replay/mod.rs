@@ -6,8 +6,6 @@ mod follower;
 mod ocr;
 mod operation;
 mod robustness;
-mod scenario;
-mod scenario_check;
 #[cfg(test)]
 mod tests;
 mod trace;
@@ -18,6 +16,4 @@ pub use follower::{Prepared, replay};
 pub use ocr::Ocr;
 pub(crate) use operation::OpCheck;
 pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
-pub use scenario::*;
-pub use scenario_check::check_scenario;
 pub use trace::*;

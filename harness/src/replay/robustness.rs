@@ -9,7 +9,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::follower::{Prepared, replay};
-use super::scenario::{Answer, FailReason, ScenarioFile};
 use super::trace::{Event, Mode, StepStatus};
 use crate::errors::InputError;
 use crate::json::round;
@@ -17,6 +16,7 @@ use crate::perturb::{Perturbation, perturb};
 use crate::plan::Plan;
 use crate::recording::Recording;
 use crate::resolve::Strategy;
+use crate::scenario::{Answer, FailReason, ScenarioFile};
 
 /// The seed perturbations use unless told otherwise.
 pub const DEFAULT_SEED: u64 = 20261130;

@@ -12,6 +12,7 @@ use crate::recording::format::{
     FrameRef, RecordingFile, Screen, SourceInfo, SourceKind, Transition,
 };
 use crate::recording::{AxSnapshot, Frame, Recording};
+use crate::scenario::{FailReason, Outcome, ScenarioFile};
 
 fn ax(fields: serde_json::Value, title: &str) -> AxSnapshot {
     serde_json::from_value(json!({

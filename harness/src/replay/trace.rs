@@ -4,11 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::operation::OpCheck;
-use super::scenario::{FailReason, Outcome};
 use crate::diff::StepDiff;
 use crate::expect::Check;
 use crate::recording::ax::Rect;
 use crate::resolve::Resolution;
+use crate::scenario::{FailReason, Outcome};
 
 /// Chained or per-step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -6,12 +6,12 @@
 //! report reads the same next year. Only an approved, unexpired plan runs; a pending one is
 //! put to the scripted person (preview, then approve or reject); every other state is refused.
 
-use super::scenario::{FailReason, ReviewAnswer, ScenarioFile};
 use super::trace::{Event, ReviewMessage};
 use crate::plan::devthink::State;
 use crate::plan::devthink::origin::Origin;
 use crate::plan::{Action, Plan, Step};
 use crate::recording::dom::DomSnapshot;
+use crate::scenario::{FailReason, ReviewAnswer, ScenarioFile};
 
 fn review_event(message: ReviewMessage, detail: String) -> Event {
     Event::Review { message, detail }
@@ -24,7 +24,7 @@ pub(super) fn review(plan: &Plan, scenario: &ScenarioFile) -> (Vec<Event>, Optio
         return (Vec::new(), None);
     };
     let Some(clock) = scenario.clock else {
-        // `scenario_check` refuses such a scenario; an in-memory one (the approval check)
+        // `scenario::check_scenario` refuses such a scenario; an in-memory one (the approval check)
         // judges the steps, not the review.
         return (Vec::new(), None);
     };
@@ -251,7 +251,7 @@ mod tests {
 
     fn scenario(clock: Option<u64>, review: Option<ReviewAnswer>) -> ScenarioFile {
         let mut s: ScenarioFile = serde_json::from_value(serde_json::json!({
-            "schema": super::super::SCENARIO_SCHEMA, "id": "t", "plan": "", "recording": "",
+            "schema": crate::scenario::SCENARIO_SCHEMA, "id": "t", "plan": "", "recording": "",
             "expect": {"outcome": "completed"}
         }))
         .unwrap();

@@ -16,7 +16,8 @@ use super::model::Report;
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{parse_typed, parse_value, read_text, to_canonical_value};
 use crate::limits;
-use crate::replay::{FailReason, Mode, Outcome};
+use crate::replay::Mode;
+use crate::scenario::{FailReason, Outcome};
 use crate::score::Scores;
 
 /// The schema string of a baseline.

@@ -11,11 +11,10 @@ use crate::expect::Check;
 use crate::fnv::fnv1a64;
 use crate::plan::check::Finding;
 use crate::recording::ax::Rect;
-use crate::replay::{
-    Event, Expected, FailReason, Mode, OpCheck, Outcome, Robustness, StepStatus, Trace,
-};
+use crate::replay::{Event, Mode, OpCheck, Robustness, StepStatus, Trace};
 use crate::resolve::{Candidate, Strategy, TieBreak};
 use crate::result::{Cause, PlanRun, Ran, ScenarioResult};
+use crate::scenario::{Expected, FailReason, Outcome};
 use crate::score::{Scores, Tally};
 use crate::shard::Shard;
 use crate::text::word;

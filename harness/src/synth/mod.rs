@@ -13,7 +13,5 @@ pub mod write;
 
 pub use build::{Built, accessible_name, build, frame_id};
 pub use render::render;
-// Synth writes scenarios in the one scenario format the replay reads.
-pub use crate::replay::{SCENARIO_SCHEMA, ScenarioFile};
 pub use script::{SCRIPT_SCHEMA, Script, load_script, parse_script};
 pub use write::{SynthOutput, encode_png, synthesize, synthesize_file};

@@ -17,7 +17,7 @@ use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
 use crate::limits;
 use crate::plan::foxstep::{ActionKind, Click, Done, Expect, Guide, Input};
-use crate::replay::{Answers, Expected as ScenarioExpect};
+use crate::scenario::{Answers, Expected as ScenarioExpect};
 
 /// The schema string of a desktop script.
 pub const SCRIPT_SCHEMA: &str = "stepreplay-synth/1";

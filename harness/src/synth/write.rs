@@ -15,7 +15,6 @@ use super::build::{build, frame_id};
 use super::foxplan::{apply_variant, crop_name, make_plan};
 use super::render::render;
 use super::script::{Script, parse_script};
-use super::{SCENARIO_SCHEMA, ScenarioFile};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{read_text, to_canonical, to_canonical_value};
 use crate::limits::SCRIPT_BYTES;
@@ -23,6 +22,7 @@ use crate::output::write_file;
 use crate::recording::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
 };
+use crate::scenario::{SCENARIO_SCHEMA, ScenarioFile};
 
 /// What [`synthesize`] wrote.
 #[derive(Debug, Default)]

@@ -209,7 +209,7 @@ proptest! {
                     t.selector = Some(selector.clone());
                 }
             }
-            let sc: stepreplay::replay::ScenarioFile = serde_json::from_str(
+            let sc: stepreplay::scenario::ScenarioFile = serde_json::from_str(
                 &std::fs::read_to_string(repo().join("scenarios/devthink-search-extract.json")).unwrap(),
             ).unwrap();
             let prep = stepreplay::replay::Prepared::new(&r);
@@ -224,7 +224,7 @@ proptest! {
     fn scenario_files_never_panic(e in edits()) {
         let dir = repo().join("harness/tests/fixtures/mini/scenarios");
         let bytes = apply(&seed(dir.join("mini-completed.json")), &e);
-        let report = stepreplay::replay::check_scenario(&source(dir.join("fuzzed.json"), &bytes));
+        let report = stepreplay::scenario::check_scenario(&source(dir.join("fuzzed.json"), &bytes));
         clear(&report)?;
     }
 

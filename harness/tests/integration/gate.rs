@@ -658,7 +658,7 @@ fn junit_reports_a_failed_expect_with_its_check() {
     let run = report.scenarios[0].runs.get_mut(&Mode::Chained).unwrap();
     let step = &mut run.steps[0];
     step.status = "failed".into();
-    step.reason = Some(stepreplay::replay::FailReason::ExpectFailed);
+    step.reason = Some(stepreplay::scenario::FailReason::ExpectFailed);
     step.checks[0].passed = false;
     step.checks[0].detail = "the field holds “b@x” <not a@example.com>".into();
     let xml = to_junit(&report, None);

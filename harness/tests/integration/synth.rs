@@ -10,8 +10,9 @@ use stepreplay::json::{parse_typed, read_text};
 use stepreplay::plan::check::check_source;
 use stepreplay::plan::{load_plan, plan_from_source, read_plan_source};
 use stepreplay::recording::load_recording;
-use stepreplay::replay::FailReason;
-use stepreplay::synth::{ScenarioFile, load_script, synthesize};
+use stepreplay::scenario::FailReason;
+use stepreplay::scenario::ScenarioFile;
+use stepreplay::synth::{load_script, synthesize};
 use stepreplay::{InputError, Reason};
 
 /// Every file under `dir`, relative to it, sorted.

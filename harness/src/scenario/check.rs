@@ -2,7 +2,7 @@
 //! plan and the recording load, and every step id and input it names is the plan's. A typo in
 //! `answers.confirm` would otherwise only show as a declined step at run time.
 
-use super::scenario::{Scenario, parse_scenario};
+use super::file::{Scenario, parse_scenario};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::Source;
 use crate::plan::check::{CheckReport, Finding, Severity};
@@ -90,7 +90,7 @@ fn names(sc: &Scenario, plan: &Plan, out: &mut Vec<Finding>) {
     let inputs: Vec<&str> = plan.inputs.iter().map(|i| i.id.as_str()).collect();
     let f = &sc.file;
     let a = &f.answers;
-    if let Some((why, hint)) = super::scenario::missing_clock(plan, f) {
+    if let Some((why, hint)) = super::file::missing_clock(plan, f) {
         out.push(
             Finding::new(
                 Severity::Error,

@@ -1,0 +1,14 @@
+//! The `stepreplay-scenario/1` file format: what a scenario names (plan, recording, inputs,
+//! the scripted person's answers, perturbations) and what it expects, loading it with its
+//! paths resolved, and `check` on it. Below the runner, so the front doors that write
+//! scenarios (`synth`, `recorder`) need not import it.
+
+mod check;
+mod file;
+
+pub use check::check_scenario;
+pub(crate) use file::{Answer, ReviewAnswer, StopAnswer, missing_clock};
+pub use file::{
+    Answers, Expected, FailReason, Outcome, SCENARIO_SCHEMA, Scenario, ScenarioFile,
+    adhoc_scenario, load_scenario, scaffold, sniff_schema,
+};
