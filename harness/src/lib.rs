@@ -39,6 +39,7 @@ pub mod output;
 mod par;
 pub mod perturb;
 pub mod plan;
+pub(crate) mod png;
 #[cfg(target_os = "linux")]
 pub mod record;
 pub mod recording;

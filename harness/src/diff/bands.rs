@@ -1,7 +1,7 @@
 //! The pixel diff of two screenshots, a band of rows at a time as they are decoded: neither
 //! image, nor the diff image, is ever whole in memory. This thread decodes `a` and draws the
 //! band's background in the diff image; a helper decodes the same rows of `b` (copying the
-//! rows that come out the same as `a`'s, see `png_rows::Rows::Share`), compares them, draws
+//! rows that come out the same as `a`'s, see `png::rows::Rows::Share`), compares them, draws
 //! what differs and encodes the band as PNG while this thread decodes the next. A pixel's
 //! anti-aliasing check reads two rows above and below it, so each band carries those rows
 //! too, kept from the band before or read ahead. Counts, mask and diff image are those of
@@ -14,8 +14,8 @@ use super::Masks;
 use super::files::{Layout, PngBands};
 use super::pixel::{self, Options, PixelDiff};
 use crate::errors::{Error, InputError, Reason};
-use crate::recording::png_decode::Chunks;
-use crate::recording::png_rows::{RowReader, Rows};
+use crate::png::decode::Chunks;
+use crate::png::rows::{RowReader, Rows};
 
 /// Rows of context a compared row needs on each side.
 const CONTEXT: usize = 2;
@@ -269,7 +269,7 @@ impl<'a> Feed<'a> {
 mod tests {
     use super::*;
     use crate::diff::pixel::tests::{CORPUS_DIR, corpus_cases};
-    use crate::recording::png_decode::walk;
+    use crate::png::decode::walk;
     use image::RgbaImage;
 
     fn read(name: &str) -> (std::path::PathBuf, Vec<u8>) {

@@ -9,8 +9,8 @@ use image::RgbaImage;
 use super::Masks;
 use super::pixel::{self, Options, PixelDiff};
 use crate::errors::{Error, InputError, Reason};
-use crate::recording::png_decode::walk;
-use crate::recording::{PngSource, decode_general, parse_png, png_signature, read_png_bytes};
+use crate::png::decode::walk;
+use crate::png::{PngSource, decode_general, parse_png, png_signature, read_png_bytes};
 
 /// What a file to diff holds, judged by its first bytes (not its name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

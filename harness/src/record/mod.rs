@@ -33,12 +33,12 @@ use crate::json::{Source, to_canonical, to_canonical_value};
 use crate::output::write_file;
 use crate::plan::keys::parse_chord;
 use crate::plan::{plan_from_source, read_plan_source};
+use crate::png::encode_rgb;
 use crate::recording::atspi::parse_atspi;
 use crate::recording::ax::AxSnapshot;
 use crate::recording::import::import_realrec;
 use crate::scenario::{Answer, Answers, Expected, SCENARIO_SCHEMA, ScenarioFile};
 use crate::synth::foxplan::crop_name;
-use crate::synth::write::encode_png;
 
 use find::{Found, find, node_at};
 use place::place_on_screen;
@@ -276,7 +276,7 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
         write_file(&plan_path, to_canonical_value(&fox).as_bytes())?;
         for (n, crop) in crops.iter().enumerate() {
             if let Some(img) = crop {
-                write_file(&plan_dir.join(crop_name(n as u32 + 1)), &encode_png(img)?)?;
+                write_file(&plan_dir.join(crop_name(n as u32 + 1)), &encode_rgb(img)?)?;
             }
         }
         let plan_src = read_plan_source(&plan_path)?;
@@ -439,7 +439,7 @@ fn write_capture(
     for (i, f) in frames.iter().enumerate() {
         write_file(
             &dir.join(format!("frame_{i:03}.png")),
-            &encode_png(&f.shot)?,
+            &encode_rgb(&f.shot)?,
         )?;
         write_file(
             &dir.join(format!("frame_{i:03}.ax.json")),

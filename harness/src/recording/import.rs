@@ -30,13 +30,14 @@ use super::format::{
     FrameRef, Operation, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
     Transition,
 };
+use super::load_recording;
 use super::macapptree::read_macapptree;
-use super::{decode_png, load_recording};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text, to_canonical_value};
 use crate::limits;
 use crate::output::write_file;
 use crate::plan::{Action, Plan};
+use crate::png::decode_png;
 
 /// The schema of the per-frame trees this importer reads.
 pub(crate) const REALREC_MAC_SCHEMA: &str = "realrec.macax/1";
@@ -632,7 +633,7 @@ mod tests {
     /// Two frames of a 64×48 screen, one click on the OK button `0/0/0` between them.
     fn folder(name: &str, target: serde_json::Value) -> Folder {
         let f = Folder::new(name);
-        let png = crate::synth::encode_png(&image::RgbImage::new(64, 48)).unwrap();
+        let png = crate::png::encode_rgb(&image::RgbImage::new(64, 48)).unwrap();
         for frame in ["frame_000", "frame_001"] {
             std::fs::write(f.0.join(format!("{frame}.png")), &png).unwrap();
             f.write(&format!("{frame}.mac.json"), &mac_tree().to_string());

@@ -12,9 +12,6 @@ mod frame_cache;
 pub mod import;
 mod load;
 pub(crate) mod macapptree;
-pub(crate) mod png_decode;
-pub(crate) mod png_rows;
-pub(crate) mod unfilter;
 
 pub use atspi::Dropped;
 pub use ax::{AxSnapshot, Element, Rect};

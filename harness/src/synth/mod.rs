@@ -14,4 +14,4 @@ pub mod write;
 pub use build::{Built, accessible_name, build, frame_id};
 pub use render::render;
 pub use script::{SCRIPT_SCHEMA, Script, load_script, parse_script};
-pub use write::{SynthOutput, encode_png, synthesize, synthesize_file};
+pub use write::{SynthOutput, synthesize, synthesize_file};

@@ -7,9 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use image::ImageEncoder;
 use image::RgbImage;
-use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
 use super::build::{build, frame_id};
 use super::foxplan::{apply_variant, crop_name, make_plan};
@@ -19,6 +17,7 @@ use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{read_text, to_canonical, to_canonical_value};
 use crate::limits::SCRIPT_BYTES;
 use crate::output::write_file;
+use crate::png::encode_rgb;
 use crate::recording::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
 };
@@ -31,20 +30,6 @@ pub struct SynthOutput {
     pub files: Vec<PathBuf>,
     /// Number of frames.
     pub frames: usize,
-}
-
-/// Encodes an image as PNG with fixed settings, so the bytes never vary.
-pub fn encode_png(img: &RgbImage) -> Result<Vec<u8>, Error> {
-    let mut out = Vec::new();
-    PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive)
-        .write_image(
-            img.as_raw(),
-            img.width(),
-            img.height(),
-            image::ExtendedColorType::Rgb8,
-        )
-        .map_err(|e| Error::Internal(format!("cannot encode PNG: {e}")))?;
-    Ok(out)
 }
 
 struct Writer {
@@ -120,7 +105,7 @@ pub fn synthesize(
         let img = render(ax, &screen);
         let png = format!("frames/{id}.png");
         let axf = format!("frames/{id}.ax.json");
-        w.write(&out.join(&png), &encode_png(&img)?)?;
+        w.write(&out.join(&png), &encode_rgb(&img)?)?;
         w.write(&out.join(&axf), to_canonical_value(ax).as_bytes())?;
         frames.push(FrameRef {
             id,
@@ -238,7 +223,7 @@ fn write_plan<'a>(
     w.write(&dir.join("plan.json"), json.as_bytes())?;
     for (n, crop) in crops {
         if let Some(img) = crop {
-            w.write(&dir.join(crop_name(n)), &encode_png(img)?)?;
+            w.write(&dir.join(crop_name(n)), &encode_rgb(img)?)?;
         }
     }
     Ok(())

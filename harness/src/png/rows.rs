@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use super::png_decode::{Chunks, bad_filter, inflate_error, inflater};
+use super::decode::{Chunks, bad_filter, inflate_error, inflater};
 use super::unfilter::{filters_to, paeth_pair, unfilter_row};
 use crate::errors::InputError;
 
@@ -229,7 +229,7 @@ impl<'a> RowReader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recording::png_decode::walk;
+    use crate::png::decode::walk;
 
     /// Screenshots of both kinds, with every filter type and more data than one refill.
     fn encoded(w: u32, h: u32, color: image::ExtendedColorType) -> (Vec<u8>, image::RgbaImage) {
