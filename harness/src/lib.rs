@@ -32,6 +32,7 @@ pub(crate) mod errors;
 pub mod evidence;
 pub(crate) mod expect;
 pub mod fnv;
+pub mod import;
 pub mod json;
 pub mod limits;
 pub mod mutate;

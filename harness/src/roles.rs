@@ -343,7 +343,7 @@ pub(crate) const ATSPI_ROLE_NAMES: &[&str] = &[
 
 /// The AX role of an AT-SPI role name (any of [`ATSPI_ROLE_NAMES`], in any case and spacing):
 /// the corpus's `ROLE-MAP.md` row for row, and a row of the same kind for every role it
-/// leaves out. Some rows depend on where a node is (see `recording::atspi`).
+/// leaves out. Some rows depend on where a node is (see `import::atspi`).
 pub(crate) fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
     let has = |s: &str| cx.states.iter().any(|x| x == s);
     let r = |role| AxRole {

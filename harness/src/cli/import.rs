@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use stepreplay::Error;
+use stepreplay::import::import_realrec;
 use stepreplay::plan::{plan_from_source, read_plan_source};
-use stepreplay::recording::import::import_realrec;
 
 use super::Global;
 

@@ -281,8 +281,8 @@ pub(crate) fn find(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::import::atspi::parse_atspi;
     use crate::json::Source;
-    use crate::recording::atspi::parse_atspi;
     use serde_json::json;
 
     fn node(path: &str, role: &str, name: &str, ext: [i32; 4], kids: Vec<Value>) -> Value {

@@ -29,14 +29,14 @@ use image::RgbImage;
 use serde_json::{Value, json};
 
 use crate::errors::{Error, FieldPath, InputError, Reason};
+use crate::import::atspi::parse_atspi;
+use crate::import::import_realrec;
 use crate::json::{Source, to_canonical, to_canonical_value};
 use crate::output::write_file;
 use crate::plan::keys::parse_chord;
 use crate::plan::{plan_from_source, read_plan_source};
 use crate::png::encode_rgb;
-use crate::recording::atspi::parse_atspi;
 use crate::recording::ax::AxSnapshot;
-use crate::recording::import::import_realrec;
 use crate::scenario::{Answer, Answers, Expected, SCENARIO_SCHEMA, ScenarioFile};
 use crate::synth::foxplan::crop_name;
 

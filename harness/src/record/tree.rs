@@ -27,7 +27,7 @@ use crate::limits;
 use super::session::check_stop;
 
 /// The schema of a dump (the importer's `REALREC_ATSPI_SCHEMA`).
-pub(crate) use crate::recording::atspi::REALREC_ATSPI_SCHEMA;
+pub(crate) use crate::import::atspi::REALREC_ATSPI_SCHEMA;
 
 /// Longest text read from one node.
 const MAX_TEXT_CHARS: i32 = 4096;

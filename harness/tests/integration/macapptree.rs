@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use stepreplay::recording::import::import_realrec;
+use stepreplay::import::import_realrec;
 use stepreplay::recording::{Rect, load_recording};
 
 use crate::util::{TempDir, repo, stepreplay};

@@ -330,7 +330,7 @@ fn importing_the_real_zenity_recording_reproduces_the_checked_in_one() {
     let plan_path = repo().join("scenarios/zenity-add-contact/plan.json");
     let plan_src = read_plan_source(&plan_path).unwrap();
     let plan = plan_from_source(&plan_src).unwrap();
-    let o = stepreplay::recording::import::import_realrec(
+    let o = stepreplay::import::import_realrec(
         &src,
         &out,
         "zenity-add-contact",
@@ -453,8 +453,7 @@ fn import_refuses_a_frame_name_that_leaves_the_folder() {
         r#"[{"index": 0, "before": "../x", "after": "f1", "action": {"op": "click"}}]"#,
     )
     .unwrap();
-    let err = stepreplay::recording::import::import_realrec(&base, &base.join("out"), "x", None)
-        .unwrap_err();
+    let err = stepreplay::import::import_realrec(&base, &base.join("out"), "x", None).unwrap_err();
     let stepreplay::Error::Input(e) = err else {
         panic!("{err:?}")
     };

@@ -9,8 +9,8 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use super::atspi::{AtspiFrame, parse_atspi};
-use super::ax::AxSnapshot;
 use crate::json::{Source, to_canonical_value};
+use crate::recording::ax::AxSnapshot;
 use crate::rng::Rng;
 
 const ROLES: &[&str] = &[
@@ -306,7 +306,7 @@ fn holds(tops: &[GenNode]) -> AtspiFrame {
         tops.iter().map(count_repeats).sum::<usize>()
     );
     let text = to_canonical_value(&f.ax);
-    let back = super::load::parse_ax(&Source::from_text("ax.json", &text));
+    let back = crate::recording::parse_ax(&Source::from_text("ax.json", &text));
     assert!(back.is_ok(), "{back:?}");
     let mut ids = std::collections::HashSet::new();
     f.ax.walk(&mut |e| {

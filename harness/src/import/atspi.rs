@@ -70,10 +70,10 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
-use super::import::{SourceRect, element_id, window_kind};
+use super::realrec::{SourceRect, element_id, window_kind};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
+use crate::recording::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
 pub(crate) use crate::roles::{AxRole, RoleContext, ax_role};
 use crate::roles::{is_field_role, is_toggle_role};
 

@@ -45,10 +45,10 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
-use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
-use super::import::{SourceRect, element_id, nonempty, value_text, window_kind};
+use super::realrec::{SourceRect, element_id, nonempty, value_text, window_kind};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, parse_typed, read_text};
+use crate::recording::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
 
 /// One `frame_NNN.macapptree.json`, converted.
 #[derive(Clone, Debug)]

@@ -24,13 +24,6 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::atspi::{Dropped, RoleContext, ax_role, read_atspi};
-use super::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
-use super::bind::{RecordedAction, bind};
-use super::format::{
-    FrameRef, Operation, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
-    Transition,
-};
-use super::load_recording;
 use super::macapptree::read_macapptree;
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text, to_canonical_value};
@@ -38,6 +31,13 @@ use crate::limits;
 use crate::output::write_file;
 use crate::plan::{Action, Plan};
 use crate::png::decode_png;
+use crate::recording::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
+use crate::recording::bind::{RecordedAction, bind};
+use crate::recording::format::{
+    FrameRef, Operation, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
+    Transition,
+};
+use crate::recording::load_recording;
 
 /// The schema of the per-frame trees this importer reads.
 pub(crate) const REALREC_MAC_SCHEMA: &str = "realrec.macax/1";

@@ -1,0 +1,13 @@
+//! Importing real captures into `stepreplay-recording/1` folders: the `realrec` layout
+//! (`realrec`), whose frames' trees come from AT-SPI dumps (`atspi`), macOS AX trees or
+//! `macapptree` dumps (`macapptree`), each converted to an AX snapshot.
+
+pub(crate) mod atspi;
+#[cfg(test)]
+mod atspi_quirks;
+pub(crate) mod macapptree;
+mod realrec;
+
+pub use atspi::Dropped;
+pub(crate) use realrec::window_kind;
+pub use realrec::{ImportOutput, import_realrec};
