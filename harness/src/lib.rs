@@ -20,7 +20,7 @@
 //! [`replay`] follows a plan and emits a [`replay::Trace`]; [`score`] and [`report`] fold
 //! traces; [`suite`] runs scenarios into results; [`evidence`] gathers the pictures the HTML
 //! page and the captures draw, so they too read no recording. The front doors — the CLI,
-//! [`record`] (Linux), [`synth`] and [`serve`] — drive the stages and are imported by none of
+//! [`recorder`] (Linux), [`synth`] and [`serve`] — drive the stages and are imported by none of
 //! them; [`bridge`] is the StepBack simulator that `suite` runs bridge batches on.
 #![warn(missing_docs)]
 
@@ -42,7 +42,7 @@ pub mod perturb;
 pub mod plan;
 pub(crate) mod png;
 #[cfg(target_os = "linux")]
-pub mod record;
+pub mod recorder;
 pub mod recording;
 pub mod replay;
 pub mod report;

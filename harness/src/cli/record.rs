@@ -1,12 +1,12 @@
 //! `stepreplay record --script S --out SUITE/recordings/NAME [-- CMD ARGS]`: record a real app
-//! on a live desktop (see `stepreplay::record`).
+//! on a live desktop (see `stepreplay::recorder`).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use stepreplay::Error;
-use stepreplay::record::script::read_script;
-use stepreplay::record::{RecordOptions, record};
+use stepreplay::recorder::script::read_script;
+use stepreplay::recorder::{RecordOptions, record};
 
 use super::Global;
 use super::stop::{STOP, install_stop_handler};

@@ -1,10 +1,10 @@
 //! `stepreplay record-browser --plan P --pages DIR --out SUITE/recordings/NAME`: record a
-//! devthink plan in headless Chromium (see `stepreplay::record::browser`).
+//! devthink plan in headless Chromium (see `stepreplay::recorder::browser`).
 
 use std::path::PathBuf;
 
 use stepreplay::Error;
-use stepreplay::record::browser::{BrowserOptions, record_browser};
+use stepreplay::recorder::browser::{BrowserOptions, record_browser};
 
 use super::Global;
 
