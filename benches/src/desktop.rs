@@ -1,5 +1,5 @@
 //! The bench screens: a desktop described as an AX snapshot and drawn by the harness's own
-//! painter (`stepreplay::synth::render`), so the benches measure the screens replay sees.
+//! painter (`stepreplay::paint::render`), so the benches measure the screens replay sees.
 //!
 //! Benchmarks on noise or flat colour measure the wrong thing: a real screen is mostly flat
 //! runs with anti-aliased text edges and many repeated controls. The scene has a menu bar with
@@ -9,9 +9,9 @@
 //! so a pair differs the way before/after captures of a step do: in a few small places.
 
 use image::{DynamicImage, RgbaImage};
+use stepreplay::paint::render;
 use stepreplay::recording::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
 use stepreplay::recording::format::Screen;
-use stepreplay::synth::render;
 
 /// Which capture of the pair to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

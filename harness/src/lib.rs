@@ -37,6 +37,7 @@ pub mod json;
 pub mod limits;
 pub mod mutate;
 pub mod output;
+pub mod paint;
 mod par;
 pub mod perturb;
 pub mod plan;

@@ -856,7 +856,7 @@ mod tests {
             .elements
             .extend(pop.children[0].children[0].children.clone());
         assert!(
-            crate::synth::render(&f.ax, &screen) == crate::synth::render(&bare, &screen),
+            crate::paint::render(&f.ax, &screen) == crate::paint::render(&bare, &screen),
             "the containers without geometry changed the picture"
         );
     }

@@ -11,13 +11,13 @@ use image::RgbImage;
 use crate::fnv::fnv1a64;
 use crate::import::window_kind;
 use crate::json::round;
+use crate::paint::canvas::Canvas;
 use crate::plan::foxstep::{
     ActionKind, Basis, Bounds, Button, Changes, Click, Done, Expect, FoxPlan, Guide, Input, Point,
     SCHEMA, Shape, Step, Target,
 };
 use crate::recording::ax::AxSnapshot;
 use crate::resolve::FrameIndex;
-use crate::synth::canvas::Canvas;
 use crate::synth::foxplan::crop_name;
 use crate::text::words;
 

@@ -10,10 +10,10 @@ use image::RgbImage;
 use serde_json::Value;
 
 use super::build::{Built, accessible_name};
-use super::canvas::Canvas;
 use super::script::{Script, Variant};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::round;
+use crate::paint::canvas::Canvas;
 use crate::plan::foxstep::{
     ActionKind, Bounds, Button, Click, FoxPlan, Point, SCHEMA, Step, Target,
 };

@@ -11,12 +11,12 @@ use image::RgbImage;
 
 use super::build::{build, frame_id};
 use super::foxplan::{apply_variant, crop_name, make_plan};
-use super::render::render;
 use super::script::{Script, parse_script};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{read_text, to_canonical, to_canonical_value};
 use crate::limits::SCRIPT_BYTES;
 use crate::output::write_file;
+use crate::paint::render;
 use crate::png::encode_rgb;
 use crate::recording::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,

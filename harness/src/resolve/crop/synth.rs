@@ -4,8 +4,8 @@
 
 use image::{DynamicImage, Rgba, RgbaImage};
 
-use crate::synth::canvas::Canvas;
-use crate::synth::font::{self, Weight};
+use crate::paint::canvas::Canvas;
+use crate::paint::font::{self, Weight};
 
 pub(crate) use crate::rng::Rng;
 
