@@ -2,6 +2,9 @@
 //! kind of control across platforms, and which role a plan's words name. One table, read by
 //! the lint, the importers, the recorder and the resolver.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 /// Roles whose words are their value (a static text's name is what it says).
 pub(crate) fn is_text_role(ax_role: &str) -> bool {
     matches!(ax_role, "AXStaticText" | "AXHeading")
@@ -345,191 +348,305 @@ pub(crate) const ATSPI_ROLE_NAMES: &[&str] = &[
 /// the corpus's `ROLE-MAP.md` row for row, and a row of the same kind for every role it
 /// leaves out. Some rows depend on where a node is (see `import::atspi`).
 pub(crate) fn ax_role(atspi_role: &str, cx: &RoleContext) -> AxRole {
-    let has = |s: &str| cx.states.iter().any(|x| x == s);
-    let r = |role| AxRole {
-        role,
-        subrole: None,
-    };
-    let rs = |role, subrole| AxRole {
-        role,
-        subrole: Some(subrole),
-    };
-    let in_menu = matches!(
-        cx.parent_role.map(role_key).as_deref(),
-        Some("menu" | "popupmenu")
-    );
-    let text = |cx: &RoleContext| {
-        if cx.states.iter().any(|x| x == "multi-line") {
-            r("AXTextArea")
-        } else if cx.states.iter().any(|x| x == "editable") {
-            r("AXTextField")
-        } else {
-            r("AXStaticText")
-        }
-    };
     // Spaces, case, `_` and `-` differ between toolkits (`status bar`, `statusbar`,
     // `STATUS_BAR`): the table reads the letters only.
-    match role_key(atspi_role).as_str() {
-        "application" => r("AXApplication"),
-        "frame" => rs("AXWindow", "AXStandardWindow"),
-        "dialog" | "alert" | "alertmessage" | "alertdialog" => rs("AXWindow", "AXDialog"),
+    let key = role_key(atspi_role);
+    if let Some(placed) = by_place(&key, cx) {
+        return placed;
+    }
+    let (role, subrole) = role_table()
+        .get(key.as_str())
+        .copied()
+        // `invalid`, `unknown`, and a name no toolkit here uses.
+        .unwrap_or(("AXUnknown", None));
+    AxRole { role, subrole }
+}
+
+/// The rows that depend on where a node is or what it holds; `None` for the rest, which
+/// [`ROLE_TABLE`] and [`GROUPING`] map by name alone.
+fn by_place(key: &str, cx: &RoleContext) -> Option<AxRole> {
+    let has = |s: &str| cx.states.iter().any(|x| x == s);
+    let parent = cx.parent_role.map(role_key);
+    let in_menu = matches!(parent.as_deref(), Some("menu" | "popupmenu"));
+    let (role, subrole) = match key {
         "filechooser" | "colorchooser" | "fontchooser" if cx.top_level => {
-            rs("AXWindow", "AXDialog")
+            ("AXWindow", Some("AXDialog"))
         }
-        "window" | "inputmethodwindow" => rs("AXWindow", "AXFloatingWindow"),
-        "tooltip" | "helpballoon" => r("AXHelpTag"),
-        "pushbutton" | "button" | "command" => r("AXButton"),
-        "pushbuttonmenu" | "buttonmenu" | "buttondropdown" | "buttondropgrid" => r("AXMenuButton"),
-        "switch" => rs("AXCheckBox", "AXSwitch"),
-        "togglebutton" if cx.actions.iter().any(|a| a == "toggle") => rs("AXCheckBox", "AXSwitch"),
-        "togglebutton" => rs("AXCheckBox", "AXToggle"),
-        "checkbox" => r("AXCheckBox"),
-        "radiobutton" | "radio" => r("AXRadioButton"),
-        "combobox" if cx.editable_text_child => r("AXComboBox"),
-        "combobox" | "select" => r("AXPopUpButton"),
-        "autocomplete" => r("AXComboBox"),
-        "text" | "paragraph" => text(cx),
+        "togglebutton" if cx.actions.iter().any(|a| a == "toggle") => {
+            ("AXCheckBox", Some("AXSwitch"))
+        }
+        "combobox" if cx.editable_text_child => ("AXComboBox", None),
+        "text" | "paragraph" if has("multi-line") => ("AXTextArea", None),
+        "text" | "paragraph" if has("editable") => ("AXTextField", None),
+        "text" | "paragraph" => ("AXStaticText", None),
         "entry" | "editabletext" | "editbar" | "hotkeyfield" | "textbox" | "input"
             if has("multi-line") =>
         {
-            r("AXTextArea")
+            ("AXTextArea", None)
         }
-        "entry" | "editabletext" | "editbar" | "hotkeyfield" | "textbox" | "input" => {
-            r("AXTextField")
+        "menu" if parent.as_deref() == Some("menubar") => ("AXMenuBarItem", None),
+        "menu" | "separator" if in_menu => ("AXMenuItem", None),
+        _ => return None,
+    };
+    Some(AxRole { role, subrole })
+}
+
+/// AT-SPI role keys (see [`role_key`]) → AX role and subrole, by family.
+static ROLE_TABLE: &[(&[&str], &str, Option<&str>)] = &[
+    // Applications and windows.
+    (&["application"], "AXApplication", None),
+    (&["frame"], "AXWindow", Some("AXStandardWindow")),
+    (
+        &["dialog", "alert", "alertmessage", "alertdialog"],
+        "AXWindow",
+        Some("AXDialog"),
+    ),
+    (
+        &["window", "inputmethodwindow"],
+        "AXWindow",
+        Some("AXFloatingWindow"),
+    ),
+    (&["tooltip", "helpballoon"], "AXHelpTag", None),
+    // Buttons and toggles.
+    (&["pushbutton", "button", "command"], "AXButton", None),
+    (
+        &[
+            "pushbuttonmenu",
+            "buttonmenu",
+            "buttondropdown",
+            "buttondropgrid",
+        ],
+        "AXMenuButton",
+        None,
+    ),
+    (&["switch"], "AXCheckBox", Some("AXSwitch")),
+    (&["togglebutton"], "AXCheckBox", Some("AXToggle")),
+    (&["checkbox"], "AXCheckBox", None),
+    (&["radiobutton", "radio"], "AXRadioButton", None),
+    (&["combobox", "select"], "AXPopUpButton", None),
+    (&["autocomplete"], "AXComboBox", None),
+    // Text.
+    (
+        &[
+            "entry",
+            "editabletext",
+            "editbar",
+            "hotkeyfield",
+            "textbox",
+            "input",
+        ],
+        "AXTextField",
+        None,
+    ),
+    (&["searchbox"], "AXTextField", Some("AXSearchField")),
+    (&["terminal"], "AXTextArea", None),
+    (&["passwordtext"], "AXTextField", Some("AXSecureTextField")),
+    (&["spinbutton", "spinbox"], "AXTextField", None),
+    (&["dateeditor"], "AXDateField", None),
+    (
+        &[
+            "label",
+            "acceleratorlabel",
+            "accellabel",
+            "caption",
+            "static",
+            "descriptionterm",
+            "timer",
+            "clock",
+        ],
+        "AXStaticText",
+        None,
+    ),
+    (&["link"], "AXLink", None),
+    (&["heading"], "AXHeading", None),
+    // Menus and tabs.
+    (&["menubar"], "AXMenuBar", None),
+    (&["menu", "popupmenu"], "AXMenu", None),
+    (
+        &[
+            "menuitem",
+            "checkmenuitem",
+            "radiomenuitem",
+            "tearoffmenuitem",
+            "menuitemcheckbox",
+            "menuitemradio",
+            "option",
+        ],
+        "AXMenuItem",
+        None,
+    ),
+    (&["separator", "splitter", "grip"], "AXSplitter", None),
+    (&["pagetablist", "tablist"], "AXTabGroup", None),
+    (&["pagetab", "tab"], "AXRadioButton", Some("AXTabButton")),
+    // Tables, trees and lists.
+    (&["table", "documentspreadsheet", "grid"], "AXTable", None),
+    (
+        &["treetable", "tree", "treelistbox", "treegrid"],
+        "AXOutline",
+        None,
+    ),
+    (&["tablecell", "cell", "gridcell"], "AXCell", None),
+    (&["tablerow", "row"], "AXRow", None),
+    (&["treeitem"], "AXRow", Some("AXOutlineRow")),
+    (
+        &["tablecolumnheader", "columnheader", "column"],
+        "AXButton",
+        Some("AXSortButton"),
+    ),
+    (&["tablerowheader", "rowheader"], "AXCell", None),
+    (&["list", "listbox", "descriptionlist"], "AXList", None),
+    (&["listitem"], "AXRow", None),
+    // Scrolling, ranges and indicators.
+    (&["scrollpane"], "AXScrollArea", None),
+    (&["scrollbar"], "AXScrollBar", None),
+    (&["slider", "dial", "range"], "AXSlider", None),
+    (&["progressbar"], "AXProgressIndicator", None),
+    (
+        &["levelbar", "rating", "indicator", "meter"],
+        "AXLevelIndicator",
+        None,
+    ),
+    (&["animation"], "AXBusyIndicator", None),
+    (&["splitpane"], "AXSplitGroup", None),
+    (&["toolbar"], "AXToolbar", None),
+    (&["ruler"], "AXRuler", None),
+    // Pictures and documents.
+    (
+        &[
+            "icon",
+            "image",
+            "img",
+            "graphic",
+            "arrow",
+            "desktopicon",
+            "chart",
+            "imagemap",
+            "canvas",
+            "drawingarea",
+            "shape",
+        ],
+        "AXImage",
+        None,
+    ),
+    (
+        &[
+            "documentweb",
+            "documentframe",
+            "webdocument",
+            "htmlcontainer",
+        ],
+        "AXWebArea",
+        None,
+    ),
+    (GROUPING, "AXGroup", None),
+];
+
+/// Roles that group, lay out or mark up other nodes: all `AXGroup`.
+static GROUPING: &[&str] = &[
+    "documenttext",
+    "documentpresentation",
+    "documentemail",
+    "document",
+    "panel",
+    "filler",
+    "viewport",
+    "layeredpane",
+    "section",
+    "grouping",
+    "form",
+    "statusbar",
+    "infobar",
+    "calendar",
+    "filechooser",
+    "colorchooser",
+    "fontchooser",
+    "desktopframe",
+    "directorypane",
+    "focustraversable",
+    "glasspane",
+    "internalframe",
+    "optionpane",
+    "rootpane",
+    "extended",
+    "header",
+    "footer",
+    "embedded",
+    "embeddedcomponent",
+    "page",
+    "redundantobject",
+    "comment",
+    "notification",
+    "titlebar",
+    "blockquote",
+    "audio",
+    "video",
+    "definition",
+    "article",
+    "landmark",
+    "log",
+    "marquee",
+    "math",
+    "mathfraction",
+    "mathroot",
+    "subscript",
+    "superscript",
+    "descriptionvalue",
+    "footnote",
+    "contentdeletion",
+    "contentinsertion",
+    "mark",
+    "suggestion",
+    "client",
+    "pane",
+    "border",
+    "assistant",
+    "propertypage",
+    "equation",
+    "space",
+    "note",
+    "complementarycontent",
+    "sound",
+    "cursor",
+    "caret",
+    "character",
+    "textframe",
+    "widget",
+    "generic",
+    "group",
+    "rowgroup",
+    "tabpanel",
+    "radiogroup",
+    "main",
+    "navigation",
+    "region",
+    "banner",
+    "search",
+    "complementary",
+    "contentinfo",
+    "legend",
+    "feed",
+    "none",
+    "presentation",
+    "structure",
+    "sectionhead",
+    "status",
+    "time",
+    "composite",
+];
+
+/// [`ROLE_TABLE`] by key, built once. A key in two rows keeps the first, as a `match` would.
+fn role_table() -> &'static HashMap<&'static str, (&'static str, Option<&'static str>)> {
+    static MAP: OnceLock<HashMap<&'static str, (&'static str, Option<&'static str>)>> =
+        OnceLock::new();
+    MAP.get_or_init(|| {
+        let mut map = HashMap::new();
+        for &(keys, role, subrole) in ROLE_TABLE {
+            for &k in keys {
+                map.entry(k).or_insert((role, subrole));
+            }
         }
-        "searchbox" => rs("AXTextField", "AXSearchField"),
-        "terminal" => r("AXTextArea"),
-        "passwordtext" => rs("AXTextField", "AXSecureTextField"),
-        "spinbutton" | "spinbox" => r("AXTextField"),
-        "dateeditor" => r("AXDateField"),
-        "label" | "acceleratorlabel" | "accellabel" | "caption" | "static" | "descriptionterm"
-        | "timer" | "clock" => r("AXStaticText"),
-        "link" => r("AXLink"),
-        "heading" => r("AXHeading"),
-        "menubar" => r("AXMenuBar"),
-        "menu" if cx.parent_role.map(role_key).as_deref() == Some("menubar") => r("AXMenuBarItem"),
-        "menu" if in_menu => r("AXMenuItem"),
-        "menu" | "popupmenu" => r("AXMenu"),
-        "menuitem" | "checkmenuitem" | "radiomenuitem" | "tearoffmenuitem" | "menuitemcheckbox"
-        | "menuitemradio" | "option" => r("AXMenuItem"),
-        "separator" if in_menu => r("AXMenuItem"),
-        "separator" | "splitter" | "grip" => r("AXSplitter"),
-        "pagetablist" | "tablist" => r("AXTabGroup"),
-        "pagetab" | "tab" => rs("AXRadioButton", "AXTabButton"),
-        "table" | "documentspreadsheet" | "grid" => r("AXTable"),
-        "treetable" | "tree" | "treelistbox" | "treegrid" => r("AXOutline"),
-        "tablecell" | "cell" | "gridcell" => r("AXCell"),
-        "tablerow" | "row" => r("AXRow"),
-        "treeitem" => rs("AXRow", "AXOutlineRow"),
-        "tablecolumnheader" | "columnheader" | "column" => rs("AXButton", "AXSortButton"),
-        "tablerowheader" | "rowheader" => r("AXCell"),
-        "list" | "listbox" | "descriptionlist" => r("AXList"),
-        "listitem" => r("AXRow"),
-        "scrollpane" => r("AXScrollArea"),
-        "scrollbar" => r("AXScrollBar"),
-        "slider" | "dial" | "range" => r("AXSlider"),
-        "progressbar" => r("AXProgressIndicator"),
-        "levelbar" | "rating" | "indicator" | "meter" => r("AXLevelIndicator"),
-        "animation" => r("AXBusyIndicator"),
-        "splitpane" => r("AXSplitGroup"),
-        "toolbar" => r("AXToolbar"),
-        "ruler" => r("AXRuler"),
-        "icon" | "image" | "img" | "graphic" | "arrow" | "desktopicon" | "chart" | "imagemap"
-        | "canvas" | "drawingarea" | "shape" => r("AXImage"),
-        "documentweb" | "documentframe" | "webdocument" | "htmlcontainer" => r("AXWebArea"),
-        // Roles that group, lay out or mark up other nodes.
-        "documenttext"
-        | "documentpresentation"
-        | "documentemail"
-        | "document"
-        | "panel"
-        | "filler"
-        | "viewport"
-        | "layeredpane"
-        | "section"
-        | "grouping"
-        | "form"
-        | "statusbar"
-        | "infobar"
-        | "calendar"
-        | "filechooser"
-        | "colorchooser"
-        | "fontchooser"
-        | "desktopframe"
-        | "directorypane"
-        | "focustraversable"
-        | "glasspane"
-        | "internalframe"
-        | "optionpane"
-        | "rootpane"
-        | "extended"
-        | "header"
-        | "footer"
-        | "embedded"
-        | "embeddedcomponent"
-        | "page"
-        | "redundantobject"
-        | "comment"
-        | "notification"
-        | "titlebar"
-        | "blockquote"
-        | "audio"
-        | "video"
-        | "definition"
-        | "article"
-        | "landmark"
-        | "log"
-        | "marquee"
-        | "math"
-        | "mathfraction"
-        | "mathroot"
-        | "subscript"
-        | "superscript"
-        | "descriptionvalue"
-        | "footnote"
-        | "contentdeletion"
-        | "contentinsertion"
-        | "mark"
-        | "suggestion"
-        | "client"
-        | "pane"
-        | "border"
-        | "assistant"
-        | "propertypage"
-        | "equation"
-        | "space"
-        | "note"
-        | "complementarycontent"
-        | "sound"
-        | "cursor"
-        | "caret"
-        | "character"
-        | "textframe"
-        | "widget"
-        | "generic"
-        | "group"
-        | "rowgroup"
-        | "tabpanel"
-        | "radiogroup"
-        | "main"
-        | "navigation"
-        | "region"
-        | "banner"
-        | "search"
-        | "complementary"
-        | "contentinfo"
-        | "legend"
-        | "feed"
-        | "none"
-        | "presentation"
-        | "structure"
-        | "sectionhead"
-        | "status"
-        | "time"
-        | "composite" => r("AXGroup"),
-        // `invalid`, `unknown`, and a name no toolkit here uses.
-        _ => r("AXUnknown"),
-    }
+        map
+    })
 }
 
 /// An AT-SPI role name's letters, lowercased: `Status_Bar` → `statusbar`.

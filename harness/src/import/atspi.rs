@@ -1031,10 +1031,9 @@ mod tests {
         assert_eq!(role("invalid", plain), ("AXUnknown", None));
     }
 
-    /// Names, values and states as the attribute rules say, on one converted tree.
-    #[test]
-    fn names_values_and_states_follow_the_role_map() {
-        let f = convert(&file(vec![dialog(vec![
+    /// A dialog with one control of each kind the attribute rules treat apart.
+    fn one_of_each() -> Value {
+        file(vec![dialog(vec![
             set(
                 n("0/0/0", "label", "Birthday", SHOWN, ext(10, 10, 50, 20)),
                 "text",
@@ -1110,8 +1109,13 @@ mod tests {
                 &["showing", "visible"],
                 ext(10, 250, 80, 30),
             ),
-        ])]))
-        .unwrap();
+        ])])
+    }
+
+    /// Names, values and states as the attribute rules say, on one converted tree.
+    #[test]
+    fn names_values_and_states_follow_the_role_map() {
+        let f = convert(&one_of_each()).unwrap();
         let e = |id| find(&f, id).unwrap();
         let label = e("e0-0-0");
         assert_eq!(

@@ -394,24 +394,7 @@ pub fn import_realrec(
         }
         None => (1..=steps.len()).map(|n| format!("s{n}")).collect(),
     };
-    // Frames in the order the steps visit them.
-    let mut ids: Vec<String> = Vec::new();
-    for s in &steps {
-        for f in [&s.before, &s.after] {
-            if !ids.contains(f) {
-                ids.push(f.clone());
-            }
-        }
-    }
-    if ids.is_empty() {
-        return Err(steps_src
-            .error(
-                FieldPath::root(),
-                Reason::InvalidField,
-                "no steps, so no frames",
-            )
-            .into());
-    }
+    let ids = frame_ids(&steps, &steps_src)?;
     let mut output = ImportOutput::default();
     let mut screen: Option<Screen> = None;
     let mut snapshots = Vec::new();
@@ -433,49 +416,8 @@ pub fn import_realrec(
                 ))
             }
         };
-        let atspi_path = safe(".ax.json")?;
-        let mac_path = safe(".mac.json")?;
-        let macapptree_path = safe(".macapptree.json")?;
         let png_path = safe(".png")?;
-        let exists = |p: &Path| p.symlink_metadata().is_ok();
-        // Any entry with a tree's name is read: a broken one is refused, never skipped. With
-        // no tree at all, the error names the `.mac.json`, as before `.macapptree.json` was.
-        let (tree_path, (width, height), ax) = if exists(&atspi_path) {
-            let t = read_atspi(&atspi_path, limits::IMPORT_SOURCE_BYTES)?;
-            output.atspi_frames += 1;
-            if t.truncated {
-                output.truncated.push(id.clone());
-            }
-            output.dropped.add(&t.dropped);
-            (atspi_path, t.screen, t.ax)
-        } else if exists(&mac_path) || !exists(&macapptree_path) {
-            let mac = read_mac(&mac_path)?;
-            output.mac_frames.push(id.clone());
-            let size = (mac.screen.width, mac.screen.height);
-            (mac_path, size, convert_snapshot(&mac))
-        } else {
-            let t = read_macapptree(&macapptree_path, limits::IMPORT_SOURCE_BYTES)?;
-            output.macapptree_frames.push(id.clone());
-            (macapptree_path, t.screen, t.ax)
-        };
-        let img = decode_png(&png_path)?;
-        if (img.width(), img.height()) != (width, height) {
-            return Err(InputError::new(
-                &png_path,
-                Reason::ImageSizeMismatch,
-                format!(
-                    "the screenshot is {}×{} but its tree says the screen is {width}×{height}",
-                    img.width(),
-                    img.height(),
-                ),
-            )
-            .into());
-        }
-        let this = Screen {
-            width,
-            height,
-            scale: 1,
-        };
+        let (tree_path, this, ax) = read_frame(id, &safe, &png_path, &mut output)?;
         if let Some(s) = screen
             && (s.width, s.height) != (this.width, this.height)
         {
@@ -503,31 +445,7 @@ pub fn import_realrec(
         snapshots.push(ax);
     }
     output.frames = frames.len();
-    let frame_of = |id: &str| ids.iter().position(|f| f == id);
-    let transitions = steps
-        .iter()
-        .zip(step_ids)
-        .map(|(s, step_id)| {
-            let before = frame_of(&s.before).map(|i| &snapshots[i]);
-            let element = before.and_then(|b| acted_on(b, s.target.as_ref()));
-            let equivalent = match (before, &element) {
-                (Some(b), Some(id)) => look_alikes(b, id),
-                _ => Vec::new(),
-            };
-            if element.is_none() {
-                output.unmatched.push(format!("step {}", s.index + 1));
-            }
-            Transition {
-                from: s.before.clone(),
-                action: s.action.op.clone(),
-                element,
-                equivalent,
-                to: s.after.clone(),
-                operation: operation_of(&s.action, plan.map(|(p, _)| p), &step_id),
-                step_id: Some(step_id),
-            }
-        })
-        .collect::<Vec<_>>();
+    let transitions = transitions(&steps, step_ids, &ids, &snapshots, plan, &mut output);
     output.transitions = transitions.len();
     let meta_title = read_text(&src.join("meta.json"), limits::IMPORT_SOURCE_BYTES)
         .ok()
@@ -558,6 +476,116 @@ pub fn import_realrec(
     }
     load_recording(out)?;
     Ok(output)
+}
+
+/// The frames in the order the steps visit them; none is an error.
+fn frame_ids(steps: &[Step], steps_src: &Source) -> Result<Vec<String>, InputError> {
+    let mut ids: Vec<String> = Vec::new();
+    for s in steps {
+        for f in [&s.before, &s.after] {
+            if !ids.contains(f) {
+                ids.push(f.clone());
+            }
+        }
+    }
+    if ids.is_empty() {
+        return Err(steps_src.error(
+            FieldPath::root(),
+            Reason::InvalidField,
+            "no steps, so no frames",
+        ));
+    }
+    Ok(ids)
+}
+
+/// One frame's tree (from whichever source file it has; counted in `output`) and its screen,
+/// which its screenshot must match. `safe` gives the path of the frame's file with a suffix.
+fn read_frame(
+    id: &str,
+    safe: &dyn Fn(&str) -> Result<PathBuf, InputError>,
+    png_path: &Path,
+    output: &mut ImportOutput,
+) -> Result<(PathBuf, Screen, AxSnapshot), Error> {
+    let atspi_path = safe(".ax.json")?;
+    let mac_path = safe(".mac.json")?;
+    let macapptree_path = safe(".macapptree.json")?;
+    let exists = |p: &Path| p.symlink_metadata().is_ok();
+    // Any entry with a tree's name is read: a broken one is refused, never skipped. With
+    // no tree at all, the error names the `.mac.json`, as before `.macapptree.json` was.
+    let (tree_path, (width, height), ax) = if exists(&atspi_path) {
+        let t = read_atspi(&atspi_path, limits::IMPORT_SOURCE_BYTES)?;
+        output.atspi_frames += 1;
+        if t.truncated {
+            output.truncated.push(id.to_string());
+        }
+        output.dropped.add(&t.dropped);
+        (atspi_path, t.screen, t.ax)
+    } else if exists(&mac_path) || !exists(&macapptree_path) {
+        let mac = read_mac(&mac_path)?;
+        output.mac_frames.push(id.to_string());
+        let size = (mac.screen.width, mac.screen.height);
+        (mac_path, size, convert_snapshot(&mac))
+    } else {
+        let t = read_macapptree(&macapptree_path, limits::IMPORT_SOURCE_BYTES)?;
+        output.macapptree_frames.push(id.to_string());
+        (macapptree_path, t.screen, t.ax)
+    };
+    let img = decode_png(png_path)?;
+    if (img.width(), img.height()) != (width, height) {
+        return Err(InputError::new(
+            png_path,
+            Reason::ImageSizeMismatch,
+            format!(
+                "the screenshot is {}×{} but its tree says the screen is {width}×{height}",
+                img.width(),
+                img.height(),
+            ),
+        )
+        .into());
+    }
+    let screen = Screen {
+        width,
+        height,
+        scale: 1,
+    };
+    Ok((tree_path, screen, ax))
+}
+
+/// One transition per step, from the frame before it to the one after, with the element it
+/// acted on when that frame's tree has it (else the step is listed in `output.unmatched`).
+fn transitions(
+    steps: &[Step],
+    step_ids: Vec<String>,
+    ids: &[String],
+    snapshots: &[AxSnapshot],
+    plan: Option<(&Plan, &Source)>,
+    output: &mut ImportOutput,
+) -> Vec<Transition> {
+    let frame_of = |id: &str| ids.iter().position(|f| f == id);
+    steps
+        .iter()
+        .zip(step_ids)
+        .map(|(s, step_id)| {
+            let before = frame_of(&s.before).map(|i| &snapshots[i]);
+            let element = before.and_then(|b| acted_on(b, s.target.as_ref()));
+            let equivalent = match (before, &element) {
+                (Some(b), Some(id)) => look_alikes(b, id),
+                _ => Vec::new(),
+            };
+            if element.is_none() {
+                output.unmatched.push(format!("step {}", s.index + 1));
+            }
+            Transition {
+                from: s.before.clone(),
+                action: s.action.op.clone(),
+                element,
+                equivalent,
+                to: s.after.clone(),
+                operation: operation_of(&s.action, plan.map(|(p, _)| p), &step_id),
+                step_id: Some(step_id),
+            }
+        })
+        .collect()
 }
 
 /// `realrec, full AT-SPI trees: <title>`: where the recording came from and which trees were

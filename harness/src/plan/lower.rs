@@ -60,7 +60,12 @@ fn missing(path: FieldPath, msg: String, hint: &str) -> Finding {
     Finding::new(Severity::Error, "missing-action-field", path, msg).hint(hint)
 }
 
-fn lower_step(s: &foxstep::Step, path: &FieldPath, problems: &mut Vec<Finding>) -> Option<Step> {
+/// A step's action, from its `action` and the fields that kind of action needs.
+fn lower_action(
+    s: &foxstep::Step,
+    path: &FieldPath,
+    problems: &mut Vec<Finding>,
+) -> Option<Action> {
     let before = problems.len();
     let text_of = |problems: &mut Vec<Finding>| -> Option<Text> {
         match (&s.value, &s.template) {
@@ -154,6 +159,12 @@ fn lower_step(s: &foxstep::Step, path: &FieldPath, problems: &mut Vec<Finding>) 
         ActionKind::Ask => Action::Ask,
         ActionKind::Do => Action::Do,
     };
+    Some(action)
+}
+
+fn lower_step(s: &foxstep::Step, path: &FieldPath, problems: &mut Vec<Finding>) -> Option<Step> {
+    let before = problems.len();
+    let action = lower_action(s, path, problems)?;
     let target = s.target.as_ref().map(lower_target);
     let expect = s
         .expect

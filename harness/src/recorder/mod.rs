@@ -160,56 +160,8 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
             check_stop(stop)?;
             let at = FieldPath::root().key("steps").index(i);
             let before = rec.frames.len() - 1;
-            let found = match step {
-                ScriptStep::Wait { ms } => {
-                    sleep_checked(Duration::from_millis(*ms), stop)?;
-                    continue;
-                }
-                ScriptStep::Click {
-                    target,
-                    button,
-                    count,
-                    ..
-                } => {
-                    let f = &rec.frames[before];
-                    let found = find(target, &f.ax, &f.dump, screen).map_err(|miss| {
-                    InputError::new(&opts.script_path, Reason::TargetNotFound, miss.to_string())
-                        .at(at.key("target"))
-                        .hint(format!("the frame it looked at is frame_{before:03}; keep it with --keep-capture to see it"))
-                })?;
-                    let b = match button.as_deref() {
-                        Some("right") => 3,
-                        Some("middle") => 2,
-                        _ => 1,
-                    };
-                    rec.x
-                        .click(found.point.0, found.point.1, b, count.unwrap_or(1), &[])?;
-                    Some(found)
-                }
-                ScriptStep::Type { text, input, .. } => {
-                    let value = match (text, input) {
-                        (Some(t), _) => t.clone(),
-                        (None, Some(id)) => script
-                            .inputs
-                            .iter()
-                            .find(|x| &x.id == id)
-                            .map(|x| x.value.clone())
-                            .unwrap_or_default(),
-                        (None, None) => String::new(),
-                    };
-                    let focused = focused_of(&rec.frames[before].ax);
-                    rec.x.type_text(&value)?;
-                    focused
-                }
-                ScriptStep::Key { keys, .. } => {
-                    let chord = parse_chord(keys).ok_or_else(|| {
-                        InputError::new(&opts.script_path, Reason::InvalidField, "not a key chord")
-                            .at(at.key("keys"))
-                    })?;
-                    let focused = focused_of(&rec.frames[before].ax);
-                    rec.x.press(&chord)?;
-                    focused
-                }
+            let Some(found) = rec.act(step, &at, opts, screen, stop)? else {
+                continue;
             };
             rec.settle(&mut session, stop)?;
             let after = rec.frames.len() - 1;
@@ -265,42 +217,63 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
     // The capture: the realrec layout, then imported like any real recording.
     let scratch = std::env::temp_dir().join(format!("stepreplay-capture-{}", std::process::id()));
     let capture = opts.keep_capture.clone().unwrap_or_else(|| scratch.clone());
-    let result = (|| {
-        capture_to(&capture)?;
-        let shots: Vec<RgbImage> = rec.frames.iter().map(|f| f.shot.clone()).collect();
-        let axes: Vec<AxSnapshot> = rec.frames.iter().map(|f| f.ax.clone()).collect();
-        let (fox, crops) = make_plan(script, &name, &acted, &axes, &shots, screen);
-        let plan_dir = root.join("scenarios").join(&name);
-        let plan_path = plan_dir.join("plan.json");
-        let _ = std::fs::remove_dir_all(plan_dir.join("crops"));
-        write_file(&plan_path, to_canonical_value(&fox).as_bytes())?;
-        for (n, crop) in crops.iter().enumerate() {
-            if let Some(img) = crop {
-                write_file(&plan_dir.join(crop_name(n as u32 + 1)), &encode_rgb(img)?)?;
-            }
-        }
-        let plan_src = read_plan_source(&plan_path)?;
-        let parsed = plan_from_source(&plan_src)?;
-        let _ = std::fs::remove_dir_all(opts.out.join("frames"));
-        import_realrec(&capture, &opts.out, &name, Some((&parsed, &plan_src)))?;
-        let scenario_path = root.join("scenarios").join(format!("{name}.json"));
-        write_file(
-            &scenario_path,
-            to_canonical_value(&scenario(script, &name, &parsed)).as_bytes(),
-        )?;
-        Ok::<_, Error>(RecordOutput {
-            frames: rec.frames.len(),
-            steps: acted.len(),
-            notes: rec.notes.clone(),
-            plan: plan_path,
-            scenario: scenario_path,
+    let result = capture_to(&capture).and_then(|()| {
+        write_suite(
+            &rec,
+            opts,
+            (&root, &name),
+            &acted,
+            &capture,
+            screen,
             display,
-        })
-    })();
+        )
+    });
     if opts.keep_capture.is_none() {
         let _ = std::fs::remove_dir_all(&scratch);
     }
     result
+}
+
+/// What a finished recording makes of its capture in the suite: the Foxstep plan with its
+/// crops, the recording imported from the capture, and the scenario that replays it.
+fn write_suite(
+    rec: &Recorder,
+    opts: &RecordOptions,
+    (root, name): (&Path, &str),
+    acted: &[Acted],
+    capture: &Path,
+    screen: (u32, u32),
+    display: String,
+) -> Result<RecordOutput, Error> {
+    let shots: Vec<RgbImage> = rec.frames.iter().map(|f| f.shot.clone()).collect();
+    let axes: Vec<AxSnapshot> = rec.frames.iter().map(|f| f.ax.clone()).collect();
+    let (fox, crops) = make_plan(&opts.script, name, acted, &axes, &shots, screen);
+    let plan_dir = root.join("scenarios").join(name);
+    let plan_path = plan_dir.join("plan.json");
+    let _ = std::fs::remove_dir_all(plan_dir.join("crops"));
+    write_file(&plan_path, to_canonical_value(&fox).as_bytes())?;
+    for (n, crop) in crops.iter().enumerate() {
+        if let Some(img) = crop {
+            write_file(&plan_dir.join(crop_name(n as u32 + 1)), &encode_rgb(img)?)?;
+        }
+    }
+    let plan_src = read_plan_source(&plan_path)?;
+    let parsed = plan_from_source(&plan_src)?;
+    let _ = std::fs::remove_dir_all(opts.out.join("frames"));
+    import_realrec(capture, &opts.out, name, Some((&parsed, &plan_src)))?;
+    let scenario_path = root.join("scenarios").join(format!("{name}.json"));
+    write_file(
+        &scenario_path,
+        to_canonical_value(&scenario(&opts.script, name, &parsed)).as_bytes(),
+    )?;
+    Ok(RecordOutput {
+        frames: rec.frames.len(),
+        steps: acted.len(),
+        notes: rec.notes.clone(),
+        plan: plan_path,
+        scenario: scenario_path,
+        display,
+    })
 }
 
 /// The scenario that replays the recorded plan: every input's value, secrets as the scripted
@@ -483,6 +456,72 @@ struct Recorder {
 }
 
 impl Recorder {
+    /// Does one script step on the live desktop: `None` for a wait (no frame follows it), else
+    /// the element it acted on, when known. `at` is the step's place in the script.
+    fn act(
+        &mut self,
+        step: &ScriptStep,
+        at: &FieldPath,
+        opts: &RecordOptions,
+        screen: (u32, u32),
+        stop: &AtomicBool,
+    ) -> Result<Option<Option<Found>>, Error> {
+        let before = self.frames.len() - 1;
+        let found = match step {
+            ScriptStep::Wait { ms } => {
+                sleep_checked(Duration::from_millis(*ms), stop)?;
+                return Ok(None);
+            }
+            ScriptStep::Click {
+                target,
+                button,
+                count,
+                ..
+            } => {
+                let f = &self.frames[before];
+                let found = find(target, &f.ax, &f.dump, screen).map_err(|miss| {
+                InputError::new(&opts.script_path, Reason::TargetNotFound, miss.to_string())
+                    .at(at.key("target"))
+                    .hint(format!("the frame it looked at is frame_{before:03}; keep it with --keep-capture to see it"))
+            })?;
+                let b = match button.as_deref() {
+                    Some("right") => 3,
+                    Some("middle") => 2,
+                    _ => 1,
+                };
+                self.x
+                    .click(found.point.0, found.point.1, b, count.unwrap_or(1), &[])?;
+                Some(found)
+            }
+            ScriptStep::Type { text, input, .. } => {
+                let value = match (text, input) {
+                    (Some(t), _) => t.clone(),
+                    (None, Some(id)) => opts
+                        .script
+                        .inputs
+                        .iter()
+                        .find(|x| &x.id == id)
+                        .map(|x| x.value.clone())
+                        .unwrap_or_default(),
+                    (None, None) => String::new(),
+                };
+                let focused = focused_of(&self.frames[before].ax);
+                self.x.type_text(&value)?;
+                focused
+            }
+            ScriptStep::Key { keys, .. } => {
+                let chord = parse_chord(keys).ok_or_else(|| {
+                    InputError::new(&opts.script_path, Reason::InvalidField, "not a key chord")
+                        .at(at.key("keys"))
+                })?;
+                let focused = focused_of(&self.frames[before].ax);
+                self.x.press(&chord)?;
+                focused
+            }
+        };
+        Ok(Some(found))
+    }
+
     fn dump(&mut self, session: &Session, n: usize) -> Result<(Value, AxSnapshot), Error> {
         let pids = session.app_pids();
         let filter = (!session.own).then_some(pids.as_slice());

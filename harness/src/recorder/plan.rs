@@ -22,7 +22,7 @@ use crate::synth::foxplan::crop_name;
 use crate::text::words;
 
 use super::find::{Found, work_title};
-use super::script::{Script, ScriptStep};
+use super::script::{Script, ScriptInput, ScriptStep};
 
 /// A step as it was carried out.
 #[derive(Clone, Debug)]
@@ -217,40 +217,7 @@ pub(crate) fn make_plan(
                 input.map(|i| i.name.as_str()),
             )
         });
-        let (action, click, keys, value, template, confirm) = match &a.step {
-            ScriptStep::Click {
-                button,
-                count,
-                confirm,
-                ..
-            } => {
-                let button = match button.as_deref() {
-                    Some("right") => Button::Right,
-                    Some("middle") => Button::Middle,
-                    _ => Button::Left,
-                };
-                let click = Click {
-                    button,
-                    count: count.unwrap_or(1),
-                    drag: false,
-                    modifiers: Vec::new(),
-                };
-                (ActionKind::Click, Some(click), None, None, None, *confirm)
-            }
-            ScriptStep::Type { text, .. } => {
-                let template = input.map(|i| format!("{{{}}}", i.id));
-                (ActionKind::Type, None, None, text.clone(), template, false)
-            }
-            ScriptStep::Key { keys, .. } => (
-                ActionKind::Press,
-                None,
-                Some(keys.clone()),
-                None,
-                None,
-                false,
-            ),
-            ScriptStep::Wait { .. } => unreachable!("waits are not acted steps"),
-        };
+        let (action, click, keys, value, template, confirm) = action_of(&a.step, input);
         steps.push(Step {
             number: n,
             label: n.to_string(),
@@ -272,25 +239,7 @@ pub(crate) fn make_plan(
         });
         crops.push(crop);
     }
-    let inputs = script
-        .inputs
-        .iter()
-        .filter(|i| used_by.iter().any(|(id, _)| id == &i.id))
-        .map(|i| Input {
-            id: i.id.clone(),
-            name: i.name.clone(),
-            changes: Changes::EachTime,
-            basis: Basis::Typed,
-            example: (!i.sensitive).then(|| i.value.clone()),
-            sensitive: i.sensitive,
-            shape: Shape::Text,
-            used_by: used_by
-                .iter()
-                .filter(|(id, _)| id == &i.id)
-                .map(|(_, n)| *n)
-                .collect(),
-        })
-        .collect();
+    let inputs = inputs_of(script, &used_by);
     let guide_id = format!("guide-{}", words(name).join("-"));
     let last_step = steps.last().map(|s: &Step| s.step_id.clone());
     let plan = FoxPlan {
@@ -313,6 +262,79 @@ pub(crate) fn make_plan(
         }),
     };
     (plan, crops)
+}
+
+/// What an acted step does, in the plan's terms: its kind, click, keys, typed value and
+/// template, and whether it asks to be confirmed.
+fn action_of(
+    step: &ScriptStep,
+    input: Option<&ScriptInput>,
+) -> (
+    ActionKind,
+    Option<Click>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    bool,
+) {
+    match step {
+        ScriptStep::Click {
+            button,
+            count,
+            confirm,
+            ..
+        } => {
+            let button = match button.as_deref() {
+                Some("right") => Button::Right,
+                Some("middle") => Button::Middle,
+                _ => Button::Left,
+            };
+            let click = Click {
+                button,
+                count: count.unwrap_or(1),
+                drag: false,
+                modifiers: Vec::new(),
+            };
+            (ActionKind::Click, Some(click), None, None, None, *confirm)
+        }
+        ScriptStep::Type { text, .. } => {
+            let template = input.map(|i| format!("{{{}}}", i.id));
+            (ActionKind::Type, None, None, text.clone(), template, false)
+        }
+        ScriptStep::Key { keys, .. } => (
+            ActionKind::Press,
+            None,
+            Some(keys.clone()),
+            None,
+            None,
+            false,
+        ),
+        ScriptStep::Wait { .. } => unreachable!("waits are not acted steps"),
+    }
+}
+
+/// The plan's inputs: the script's inputs a step types, each with the steps (by number) that
+/// read it.
+fn inputs_of(script: &Script, used_by: &[(String, u32)]) -> Vec<Input> {
+    script
+        .inputs
+        .iter()
+        .filter(|i| used_by.iter().any(|(id, _)| id == &i.id))
+        .map(|i| Input {
+            id: i.id.clone(),
+            name: i.name.clone(),
+            changes: Changes::EachTime,
+            basis: Basis::Typed,
+            example: (!i.sensitive).then(|| i.value.clone()),
+            sensitive: i.sensitive,
+            shape: Shape::Text,
+            used_by: used_by
+                .iter()
+                .filter(|(id, _)| id == &i.id)
+                .map(|(_, n)| *n)
+                .collect(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -222,45 +222,11 @@ impl TreeReader {
             node.insert("role".into(), json!(role));
             node.insert("name".into(), json!(name.unwrap_or_default()));
             node.insert("description".into(), json!(description.unwrap_or_default()));
-            let mut extents = Value::Null;
-            // GTK 4.8 sets `showing` on windows only, so every component is asked.
-            if has(Interface::Component) {
-                let c = self.sub::<ComponentProxy>(dest, path).await?;
-                if let Ok((x, y, w, h)) = c.get_extents(CoordType::Screen).await
-                    && w > 0
-                    && h > 0
-                {
-                    extents = json!({ "x": x, "y": y, "width": w, "height": h });
-                }
-            }
+            let extents = self.extents(dest, path, has(Interface::Component)).await?;
             node.insert("states".into(), json!(states));
             node.insert("extents".into(), extents);
-            if has(Interface::Text) {
-                let t = self.sub::<TextProxy>(dest, path).await?;
-                let n = t.character_count().await.unwrap_or(0).min(MAX_TEXT_CHARS);
-                let text = if role == "password text" {
-                    // A secret field's text is never read, whatever it holds.
-                    String::new()
-                } else {
-                    t.get_text(0, n).await.unwrap_or_default()
-                };
-                node.insert("text".into(), json!(text));
-            }
-            if has(Interface::Value) {
-                let v = self.sub::<ValueProxy>(dest, path).await?;
-                if let Ok(x) = v.current_value().await {
-                    node.insert("value".into(), json!(x));
-                }
-            }
-            if has(Interface::Action) {
-                let a = self.sub::<ActionProxy>(dest, path).await?;
-                let names: Vec<String> = a
-                    .get_actions()
-                    .await
-                    .map(|v| v.into_iter().map(|a| a.name).collect())
-                    .unwrap_or_default();
-                node.insert("actions".into(), json!(names));
-            }
+            self.contents_into(dest, path, &role, &ifaces, &mut node)
+                .await?;
             node.insert("interfaces".into(), json!(iface_names));
             let attrs: BTreeMap<String, String> =
                 attrs.map(|m| m.into_iter().collect()).unwrap_or_default();
@@ -303,6 +269,62 @@ impl TreeReader {
                 children: kids,
             })
         })
+    }
+
+    /// A node's box on the screen, when it has the Component interface and a non-empty one.
+    async fn extents(&self, dest: &str, path: &str, component: bool) -> Result<Value, Error> {
+        let mut extents = Value::Null;
+        // GTK 4.8 sets `showing` on windows only, so every component is asked.
+        if component {
+            let c = self.sub::<ComponentProxy>(dest, path).await?;
+            if let Ok((x, y, w, h)) = c.get_extents(CoordType::Screen).await
+                && w > 0
+                && h > 0
+            {
+                extents = json!({ "x": x, "y": y, "width": w, "height": h });
+            }
+        }
+        Ok(extents)
+    }
+
+    /// What a node's Text, Value and Action interfaces say, into `node`. A password field's
+    /// text is never read.
+    async fn contents_into(
+        &self,
+        dest: &str,
+        path: &str,
+        role: &str,
+        ifaces: &[Interface],
+        node: &mut serde_json::Map<String, Value>,
+    ) -> Result<(), Error> {
+        let has = |i: Interface| ifaces.contains(&i);
+        if has(Interface::Text) {
+            let t = self.sub::<TextProxy>(dest, path).await?;
+            let n = t.character_count().await.unwrap_or(0).min(MAX_TEXT_CHARS);
+            let text = if role == "password text" {
+                // A secret field's text is never read, whatever it holds.
+                String::new()
+            } else {
+                t.get_text(0, n).await.unwrap_or_default()
+            };
+            node.insert("text".into(), json!(text));
+        }
+        if has(Interface::Value) {
+            let v = self.sub::<ValueProxy>(dest, path).await?;
+            if let Ok(x) = v.current_value().await {
+                node.insert("value".into(), json!(x));
+            }
+        }
+        if has(Interface::Action) {
+            let a = self.sub::<ActionProxy>(dest, path).await?;
+            let names: Vec<String> = a
+                .get_actions()
+                .await
+                .map(|v| v.into_iter().map(|a| a.name).collect())
+                .unwrap_or_default();
+            node.insert("actions".into(), json!(names));
+        }
+        Ok(())
     }
 
     async fn sub<P>(&self, dest: &str, path: &str) -> Result<P, Error>

@@ -100,8 +100,12 @@ struct State {
     focus: Option<String>,
 }
 
-/// Plays the script out. `path` names the script in errors.
-pub fn build(script: &Script, path: &Path) -> Result<Built, InputError> {
+/// The desktop before the first step, and each window's app. Ids must be unique across
+/// windows and controls, and the focus a control's.
+fn initial_state(
+    script: &Script,
+    path: &Path,
+) -> Result<(State, BTreeMap<String, usize>), InputError> {
     let err = |p: FieldPath, reason: Reason, msg: String| InputError::new(path, reason, msg).at(p);
     // Ids are unique across windows and controls: they name elements across frames.
     let mut ids: BTreeMap<String, FieldPath> = BTreeMap::new();
@@ -190,14 +194,20 @@ pub fn build(script: &Script, path: &Path) -> Result<Built, InputError> {
             format!("no control has the id `{f}`"),
         ));
     }
-    let mut state = State {
+    let state = State {
         ctl,
         win,
         order,
         front,
         focus: script.focus.clone(),
     };
+    Ok((state, win_app))
+}
 
+/// Plays the script out. `path` names the script in errors.
+pub fn build(script: &Script, path: &Path) -> Result<Built, InputError> {
+    let err = |p: FieldPath, reason: Reason, msg: String| InputError::new(path, reason, msg).at(p);
+    let (mut state, win_app) = initial_state(script, path)?;
     let mut frames = vec![snapshot(script, &state)];
     let mut transitions = Vec::new();
     let mut before = Vec::new();

@@ -169,6 +169,18 @@ pub fn synthesize(
             }),
         )?;
     }
+    write_scenarios(&mut w, script, script_path, (out, plan_dir, suite))?;
+    Ok(w.out)
+}
+
+/// The script's scenario files, beside the plan folders: each names its plan (the base plan's
+/// folder or a variant's) and the recording in `out`.
+fn write_scenarios(
+    w: &mut Writer,
+    script: &Script,
+    script_path: &Path,
+    (out, plan_dir, suite): (&Path, &Path, &Path),
+) -> Result<(), Error> {
     for (si, sc) in script.scenarios.iter().enumerate() {
         let dir = match &sc.variant {
             Some(v) if script.variants.iter().any(|x| &x.name == v) => v.clone(),
@@ -210,7 +222,7 @@ pub fn synthesize(
             to_canonical_value(&file).as_bytes(),
         )?;
     }
-    Ok(w.out)
+    Ok(())
 }
 
 fn write_plan<'a>(
