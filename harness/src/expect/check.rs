@@ -14,7 +14,8 @@ use crate::resolve::FrameIndex;
 /// One expect check's result.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Check {
-    /// `app`, `window`, `visible`, `field-contains`, `screen`, `next-control`.
+    /// `app`, `window`, `visible`, `field-contains`, `screen`, `next-control`; for browser
+    /// steps `diffshot`, `reads-text`, `simulated`.
     pub(crate) kind: &'static str,
     /// Whether it held.
     pub(crate) passed: bool,

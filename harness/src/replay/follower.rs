@@ -18,7 +18,10 @@ use crate::desktop::{Acted, Desktop};
 use crate::diff::StepDiff;
 use crate::diff::step::StepDiffs;
 use crate::errors::FieldPath;
-use crate::expect::{Check, ExpectCtx, check_done, check_expect, check_next_control};
+use crate::expect::{
+    Check, ExpectCtx, check_diffshot, check_done, check_expect, check_next_control,
+    check_reads_text, check_simulated,
+};
 use crate::plan::keys::selects_all;
 use crate::plan::{Action, Part, Plan, REDACTED, Step, Target, Text};
 use crate::png::decode_png;
@@ -1101,15 +1104,9 @@ impl<'a, 'r> Follower<'a, 'r> {
             && let Some(d) = self.prep.step_diff(before, after)
             && let Some(p) = &d.pixel
         {
-            let changed = p.mismatched > 0;
-            let detail = format!(
-                "{} of {} pixels differ after the step",
-                p.mismatched, p.pixels
-            );
-            self.events.push(Event::Checked {
-                step: i,
-                check: Check::new("diffshot", changed, detail),
-            });
+            let check = check_diffshot(p.mismatched, p.pixels);
+            let changed = check.passed;
+            self.events.push(Event::Checked { step: i, check });
             if !changed {
                 return Err((StepStatus::Failed, FailReason::ExpectFailed));
             }
@@ -1124,44 +1121,21 @@ impl<'a, 'r> Follower<'a, 'r> {
                 });
             }
             if let Some(want) = &web.read_expect {
-                let (passed, detail) = match &read {
-                    Some((Ok(text), source)) => (
-                        super::web::read_matches(text, want),
-                        format!(
-                            "read “{text}” ({}), the plan expects “{want}”",
-                            crate::text::word(source)
-                        ),
-                    ),
-                    Some((Err(why), _)) => (false, format!("nothing read: {why}")),
-                    None => (
-                        false,
-                        "nothing to read: the frame has no DOM for the target".into(),
-                    ),
-                };
-                self.events.push(Event::Checked {
-                    step: i,
-                    check: Check::new("reads-text", passed, detail),
-                });
+                let source = read.as_ref().map(|(_, s)| crate::text::word(s));
+                let read = read
+                    .as_ref()
+                    .zip(source.as_deref())
+                    .map(|((r, _), s)| (r, s));
+                let check = check_reads_text(read, want);
+                let passed = check.passed;
+                self.events.push(Event::Checked { step: i, check });
                 if !passed {
                     return Err((StepStatus::Failed, FailReason::ReadMismatch));
                 }
             }
         }
-        if !web.not_simulated.is_empty() {
-            let families = web
-                .not_simulated
-                .iter()
-                .map(|f| format!("`{f}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            self.events.push(Event::Checked {
-                step: i,
-                check: Check::new(
-                    "simulated",
-                    false,
-                    format!("{families} cannot be replayed offline: the step is not judged"),
-                ),
-            });
+        if let Some(check) = check_simulated(&web.not_simulated) {
+            self.events.push(Event::Checked { step: i, check });
             return Err((StepStatus::Failed, FailReason::NotSimulated));
         }
         Ok(())
