@@ -15,13 +15,15 @@
 //! recording ─> evidence (frames, diff images) ───────────────────────────────> HTML, captures
 //! ```
 //!
-//! [`plan`] and [`recording`] read the inputs; `desktop` simulates the screen a plan acts
+//! [`plan`], [`recording`] and [`scenario`] read the inputs ([`import`] makes recordings of
+//! real captures, `png` decodes their screenshots); `desktop` simulates the screen a plan acts
 //! on; [`resolve`] finds a step's control; `expect` checks what should be true after it;
 //! [`replay`] follows a plan and emits a [`replay::Trace`]; [`score`] and [`report`] fold
 //! traces; [`suite`] runs scenarios into results; [`evidence`] gathers the pictures the HTML
 //! page and the captures draw, so they too read no recording. The front doors — the CLI,
 //! [`recorder`] (Linux), [`synth`] and [`serve`] — drive the stages and are imported by none of
-//! them; [`bridge`] is the StepBack simulator that `suite` runs bridge batches on.
+//! them; [`paint`] draws the screens `synth` writes; [`bridge`] is the StepBack simulator that
+//! `suite` runs bridge batches on.
 #![warn(missing_docs)]
 
 pub mod agent;

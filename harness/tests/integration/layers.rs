@@ -1,5 +1,7 @@
 //! The layering in `docs/architecture.md` holds: no `crate::` path in the library points from a
 //! module to one on a higher layer. The table in the doc is the one source; this test reads it.
+//! And the front doors (`synth`, `recorder`, `agent`) and `diff` take nothing from the runner or
+//! the reporters but the shared result types (see `SHARED_FROM_REPLAY`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -173,5 +175,144 @@ fn the_check_sees_an_import_that_runs_up() {
     assert_eq!(
         module_of(Path::new("a/b/c.rs"), &table).as_deref(),
         Some("a::b")
+    );
+}
+
+/// The rooms that sit beside the runner or below it and must not reach into it: the front
+/// doors that write recordings and scenarios or drive an agent, and the diff. They may take
+/// the shared result types from `replay` — [`SHARED_FROM_REPLAY`] — and nothing from the
+/// runner (`replay`'s follower, `Prepared`, `robustness`, the approval replay, OCR) or from
+/// `report/`.
+const APART: &[&str] = &["synth", "recorder", "diff", "agent"];
+
+/// What a room in [`APART`] may import from `replay`: the trace every follower emits and its
+/// parts (what a run yields, scored by `score.rs` and shown by the reporters), and `web`, the
+/// browser plan's rules (origin, landing, refusal, retry key) an agent is judged by.
+const SHARED_FROM_REPLAY: &[&str] = &[
+    "Trace",
+    "Event",
+    "Mode",
+    "StepStatus",
+    "Truth",
+    "AskKind",
+    "ReviewMessage",
+    "ReadSource",
+    "web",
+];
+
+/// Files that still break the rule while their rework is under way. The test fails when one
+/// is gone, so an entry cannot outlive its file.
+const PENDING: &[&str] = &["agent/report.rs"];
+
+/// The first name of each path `code` imports from `crate::{module}`: `crate::replay::Trace`
+/// → `Trace`, `crate::replay::{Mode, web::landing}` → `Mode`, `web`; `crate::replay` alone →
+/// the module's own name. Code from the first `#[cfg(test)]` on is test code.
+fn imported_from(code: &str, module: &str) -> Vec<String> {
+    let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+    let head = format!("crate::{module}");
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices(&head) {
+        let rest = &code[i + head.len()..];
+        if rest.starts_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue; // `crate::replays`, not this module
+        }
+        let Some(rest) = rest.strip_prefix("::") else {
+            out.push(module.to_string());
+            continue;
+        };
+        let items = match rest.strip_prefix('{') {
+            Some(group) => group[..group.find('}').unwrap_or(group.len())].to_string(),
+            None => rest.to_string(),
+        };
+        let items: Vec<&str> = if rest.starts_with('{') {
+            items.split(',').collect()
+        } else {
+            vec![&items]
+        };
+        for item in items {
+            let name: String = item
+                .trim()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// Each import in `code` that a room in [`APART`] may not make.
+fn reaches_in(code: &str) -> Vec<String> {
+    let mut out: Vec<String> = imported_from(code, "replay")
+        .into_iter()
+        .filter(|n| !SHARED_FROM_REPLAY.contains(&n.as_str()))
+        .map(|n| format!("replay::{n} (the runner)"))
+        .collect();
+    out.extend(
+        imported_from(code, "report")
+            .into_iter()
+            .map(|n| format!("report::{n} (a reporter)")),
+    );
+    out
+}
+
+#[test]
+fn front_doors_and_diff_import_neither_the_runner_nor_the_reporters() {
+    let src = repo().join("harness/src");
+    let mut problems = Vec::new();
+    for p in PENDING {
+        assert!(
+            src.join(p).is_file(),
+            "{p} is gone: remove it from PENDING in layers.rs"
+        );
+    }
+    for room in APART {
+        let mut files = Vec::new();
+        walk(&src.join(room), &mut files);
+        assert!(!files.is_empty(), "no files in harness/src/{room}");
+        let test_only = test_only_files(&files);
+        for f in files {
+            let rel = f.strip_prefix(&src).unwrap();
+            let name = f.file_name().unwrap().to_string_lossy();
+            if test_only.contains(&f)
+                || name == "tests.rs"
+                || name.ends_with("_tests.rs")
+                || PENDING.iter().any(|p| rel == Path::new(p))
+            {
+                continue;
+            }
+            let code = std::fs::read_to_string(&f).unwrap();
+            for p in reaches_in(&code) {
+                problems.push(format!("{}: {p}", rel.display()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "imports of the runner or the reporters:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_check_sees_a_front_door_reach_into_the_runner() {
+    let code = "use crate::replay::{Event, Mode, Prepared, replay};\n\
+                use crate::replay::web::landing;\n\
+                let t: crate::replay::Trace = x;\n\
+                let r = crate::report::Report::default();\n\
+                #[cfg(test)]\nuse crate::replay::robustness;";
+    assert_eq!(
+        reaches_in(code),
+        [
+            "replay::Prepared (the runner)",
+            "replay::replay (the runner)",
+            "report::Report (a reporter)"
+        ]
+    );
+    assert_eq!(
+        imported_from("use crate::replay;\nuse crate::replays::x;", "replay"),
+        ["replay"]
     );
 }
