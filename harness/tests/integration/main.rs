@@ -19,6 +19,7 @@ mod real;
 #[cfg(target_os = "linux")]
 mod record;
 mod replay;
+mod schema;
 mod secrets_in_pixels;
 mod shipping;
 mod standalone;
