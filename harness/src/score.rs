@@ -85,6 +85,12 @@ impl Tally {
                     }
                     t.ambiguous += u64::from(resolution.ambiguous);
                 }
+                Event::Picked {
+                    correct: Some(c), ..
+                } => {
+                    t.judged += 1;
+                    t.correct += u64::from(*c);
+                }
                 Event::Operation { checks, .. } => {
                     t.operations_right += u64::from(checks.iter().all(|c| c.passed));
                 }

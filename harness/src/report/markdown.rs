@@ -153,6 +153,18 @@ pub fn to_markdown<'a>(
                 failed.push_str(&md_escape(&said));
             }
         }
+        // An agent's broken safety rules, each with its step.
+        for v in sc.agent.iter().flat_map(|a| &a.violations) {
+            if !failed.is_empty() {
+                failed.push_str("<br>");
+            }
+            let at = v
+                .step
+                .as_deref()
+                .map(|s| format!(" at {s}"))
+                .unwrap_or_default();
+            failed.push_str(&md_escape(&format!("broke {}{at}: {}", v.rule, v.detail)));
+        }
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} |",

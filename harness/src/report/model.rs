@@ -15,7 +15,7 @@ use crate::replay::{
     Event, Expected, FailReason, Mode, OpCheck, Outcome, Robustness, StepStatus, Trace,
 };
 use crate::resolve::{Candidate, Strategy, TieBreak};
-use crate::result::{Cause, PlanRun, Ran, ScenarioResult};
+use crate::result::{AgentFacts, Cause, PlanRun, Ran, ScenarioResult};
 use crate::score::{Scores, Tally};
 use crate::shard::Shard;
 use crate::text::word;
@@ -200,6 +200,9 @@ pub struct ScenarioReport {
     /// A bridge scenario's checks: each command's outcome, the final state, safety.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) bridge: Option<serde_json::Value>,
+    /// An agent under test: its safety rules broken, turns, and why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentFacts>,
     /// What `check` finds against the plan at error level, or why it was refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) plan_errors: Vec<PlanFinding>,
@@ -408,6 +411,33 @@ pub struct ResolutionReport {
     pub(crate) tie_break: Option<TieBreak>,
 }
 
+impl ResolutionReport {
+    /// The element an agent under test picked, against the recording's.
+    fn picked(
+        element: &Option<String>,
+        expected: &Option<String>,
+        correct: Option<bool>,
+    ) -> ResolutionReport {
+        ResolutionReport {
+            element: element.clone(),
+            strategy: Strategy::Agent,
+            confidence: 1.0,
+            margin: 0.0,
+            candidate_count: usize::from(element.is_some()),
+            candidates: Vec::new(),
+            ambiguous: false,
+            expected: expected.clone(),
+            correct,
+            click_in_box: None,
+            click: None,
+            element_frame: None,
+            expected_frame: None,
+            note: None,
+            tie_break: None,
+        }
+    }
+}
+
 /// An expect check, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CheckReport {
@@ -501,6 +531,12 @@ fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
                             tie_break: r.tie_break,
                         })
                     }
+                    Event::Picked {
+                        element,
+                        expected,
+                        correct,
+                        ..
+                    } => s.resolution = Some(ResolutionReport::picked(element, expected, *correct)),
                     Event::Acted { from, to, .. } => s.frames = Some((from.clone(), to.clone())),
                     Event::Captured { diff, .. } => s.diff = Some(diff.clone()),
                     Event::Diverged { recorded, .. } => {
@@ -532,7 +568,10 @@ fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
                         s.reason = *reason;
                         debug_assert!(*status != StepStatus::Passed || reason.is_none());
                     }
-                    Event::Finished { .. } | Event::Done { .. } | Event::Review { .. } => {}
+                    Event::Finished { .. }
+                    | Event::Done { .. }
+                    | Event::Review { .. }
+                    | Event::Violated { .. } => {}
                 }
             }
             s
@@ -588,6 +627,7 @@ impl ScenarioReport {
             runs: BTreeMap::new(),
             robustness: None,
             bridge: None,
+            agent: r.agent.clone(),
             plan_errors: Vec::new(),
             plan_warnings: Vec::new(),
         };
@@ -614,6 +654,7 @@ impl ScenarioReport {
             }
             // The report keeps the batch as JSON: it is read back by `merge` and `baseline`.
             Ran::Bridge(b) => report.bridge = serde_json::to_value(b).ok(),
+            Ran::Agent => {}
         }
         report
     }
