@@ -189,7 +189,7 @@ fn attempt(sc: &Scenario, opts: &EpisodeOptions) -> Result<ScenarioResult, Input
 /// or its text has a word of success (`success`, `successful`, `successfully`, `succeeded`,
 /// `completed`, `finished`, `accomplished`, or `all done`) and no word that denies it
 /// (`not`, `no`, `cannot`, `can't`, `couldn't`, `didn't`, `unable`, `failed`).
-fn claims_success(text: Option<&str>, result: Option<&str>) -> bool {
+pub(crate) fn claims_success(text: Option<&str>, result: Option<&str>) -> bool {
     if matches!(result, Some("succeeded" | "completed")) {
         return true;
     }
@@ -660,21 +660,7 @@ impl<'r> Env<'_, 'r> {
         let frame = self.desk.frame_index();
         let rec = self.desk.recording();
         let ix = FrameIndex::new(&rec.frames[frame].ax);
-        let element = match (element, point) {
-            (Some(e), _) if ix.by_id(&e).is_some() => Some(e),
-            (Some(e), _) => return Err((F::NoSuchElement, format!("`{e}` is not on the screen"))),
-            // A click lands in the front window that has something there, on its innermost
-            // element (windows are indexed front to back, elements parents first).
-            (None, Some([x, y])) => {
-                let hits = ix.at_point(x, y);
-                let front = hits.iter().map(|&i| ix.nodes[i as usize].window).min();
-                hits.iter()
-                    .rev()
-                    .find(|&&i| Some(ix.nodes[i as usize].window) == front)
-                    .map(|&i| ix.nodes[i as usize].id.to_string())
-            }
-            (None, None) => None,
-        };
+        let element = picked(&ix, element, point)?;
         // Off the origin is no act at all: judged before the act's kind.
         let page = rec.frames[frame].dom.as_deref();
         if let Some(why) = crate::replay::web::outside_origin(self.plan, &step, page) {
@@ -719,16 +705,7 @@ impl<'r> Env<'_, 'r> {
             ));
         }
         if let Some(t) = recorded {
-            self.trace.events.push(Event::Operation {
-                step: self.cursor,
-                checks: vec![OpCheck {
-                    part: "action".into(),
-                    planned: action.to_string(),
-                    recorded: t.action.clone(),
-                    passed: true,
-                    unjudged: false,
-                }],
-            });
+            self.operation_right(action, &t.action);
         }
         let from = self.desk.frame_id().to_string();
         // Without a target, a keyboard action lands on the focused field; it matches the
@@ -780,6 +757,37 @@ impl<'r> Env<'_, 'r> {
             }
         }
         let expected = recorded.and_then(|t| t.element.clone());
+        self.acted(&step, element.clone(), expected, from);
+        if let (Some(field), Some(t)) = (field, &text) {
+            self.desk.type_text(&field, t);
+        }
+        self.step_passed();
+        Ok(())
+    }
+
+    /// The act is of the kind the recording did here: operation accuracy counts it.
+    fn operation_right(&mut self, action: &str, recorded: &str) {
+        self.trace.events.push(Event::Operation {
+            step: self.cursor,
+            checks: vec![OpCheck {
+                part: "action".into(),
+                planned: action.to_string(),
+                recorded: recorded.to_string(),
+                passed: true,
+                unjudged: false,
+            }],
+        });
+    }
+
+    /// The desktop moved as recorded: which element the agent picked (right or wrong, for a
+    /// step with a target the recording names) and the frames it went between.
+    fn acted(
+        &mut self,
+        step: &Step,
+        element: Option<String>,
+        expected: Option<String>,
+        from: String,
+    ) {
         self.trace.events.push(Event::Picked {
             step: self.cursor,
             correct: expected
@@ -791,15 +799,10 @@ impl<'r> Env<'_, 'r> {
         });
         self.trace.events.push(Event::Acted {
             step: self.cursor,
-            element: element.clone(),
+            element,
             from,
             to: self.desk.frame_id().to_string(),
         });
-        if let (Some(field), Some(t)) = (field, &text) {
-            self.desk.type_text(&field, t);
-        }
-        self.step_passed();
-        Ok(())
     }
 
     /// The rules an act on `step` must keep, judged before it is applied.
@@ -883,6 +886,34 @@ impl<'r> Env<'_, 'r> {
             );
         }
     }
+}
+
+/// The element an act names or points at; a named one must be on the screen.
+fn picked(
+    ix: &FrameIndex,
+    element: Option<String>,
+    point: Option<[f64; 2]>,
+) -> Result<Option<String>, (FailReason, String)> {
+    Ok(match (element, point) {
+        (Some(e), _) if ix.by_id(&e).is_some() => Some(e),
+        (Some(e), _) => {
+            return Err((
+                FailReason::NoSuchElement,
+                format!("`{e}` is not on the screen"),
+            ));
+        }
+        // A click lands in the front window that has something there, on its innermost
+        // element (windows are indexed front to back, elements parents first).
+        (None, Some([x, y])) => {
+            let hits = ix.at_point(x, y);
+            let front = hits.iter().map(|&i| ix.nodes[i as usize].window).min();
+            hits.iter()
+                .rev()
+                .find(|&&i| Some(ix.nodes[i as usize].window) == front)
+                .map(|&i| ix.nodes[i as usize].id.to_string())
+        }
+        (None, None) => None,
+    })
 }
 
 /// Whether an agent's action word is the kind of action a recording names.

@@ -507,24 +507,7 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
                 .unwrap_or_default()
         );
     }
-    if !sc.plan_errors.is_empty() || !sc.plan_warnings.is_empty() {
-        h.push_str("<ul class=\"checks\">");
-        let errors = sc.plan_errors.iter().map(|f| (f, "bad", "✘"));
-        for (f, class, mark) in errors.chain(sc.plan_warnings.iter().map(|f| (f, "mute", "!"))) {
-            let at = match (f.line, f.column) {
-                (Some(l), Some(c)) => format!(" ({l}:{c})"),
-                _ => String::new(),
-            };
-            let _ = write!(
-                h,
-                "<li class=\"{class}\">{mark} <b>{}</b> at {}{at}: {}</li>",
-                html_escape(&f.reason),
-                html_escape(&f.path),
-                html_escape(&f.message)
-            );
-        }
-        h.push_str("</ul>");
-    }
+    plan_findings(h, sc);
     for (i, mode) in report.modes.iter().enumerate() {
         let Some(run) = sc.runs.get(mode) else {
             continue;
@@ -577,6 +560,28 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
 }
 
 /// The first step of the first mode that did not pass, for a scenario not as expected.
+/// `check`'s findings against the scenario's plan: errors, then the rest.
+fn plan_findings(h: &mut String, sc: &ScenarioReport) {
+    if !sc.plan_errors.is_empty() || !sc.plan_warnings.is_empty() {
+        h.push_str("<ul class=\"checks\">");
+        let errors = sc.plan_errors.iter().map(|f| (f, "bad", "✘"));
+        for (f, class, mark) in errors.chain(sc.plan_warnings.iter().map(|f| (f, "mute", "!"))) {
+            let at = match (f.line, f.column) {
+                (Some(l), Some(c)) => format!(" ({l}:{c})"),
+                _ => String::new(),
+            };
+            let _ = write!(
+                h,
+                "<li class=\"{class}\">{mark} <b>{}</b> at {}{at}: {}</li>",
+                html_escape(&f.reason),
+                html_escape(&f.path),
+                html_escape(&f.message)
+            );
+        }
+        h.push_str("</ul>");
+    }
+}
+
 /// An agent under test: its compliance (every safety rule broken, where) and its facts.
 fn agent_facts(h: &mut String, agent: &crate::result::AgentFacts) {
     let mut facts = vec![format!("{} turns", agent.turns)];

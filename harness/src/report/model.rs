@@ -15,7 +15,7 @@ use crate::replay::{
     Event, Expected, FailReason, Mode, OpCheck, Outcome, Robustness, StepStatus, Trace,
 };
 use crate::resolve::{Candidate, Strategy, TieBreak};
-use crate::result::{AgentFacts, Cause, PlanRun, Ran, ScenarioResult};
+use crate::result::{AgentFacts, Cause, PlanRun, Ran, ScenarioResult, StepInfo};
 use crate::score::{Scores, Tally};
 use crate::shard::Shard;
 use crate::text::word;
@@ -460,6 +460,115 @@ pub(crate) struct AskReport {
     pub(crate) answer: String,
 }
 
+/// One plan step of a trace, folded from its events.
+fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
+    let mut s = StepReport {
+        step_id: info.id.clone(),
+        number: info.number,
+        action: info.action.to_string(),
+        text: info.text.clone(),
+        line: info.position.map(|p| p.line),
+        column: info.position.map(|p| p.column),
+        assistant: info.assistant.clone(),
+        crop_available: info.crop_available,
+        status: "not-run".into(),
+        reason: None,
+        frames: None,
+        resolution: None,
+        operation: Vec::new(),
+        checks: Vec::new(),
+        asked: Vec::new(),
+        diverged: None,
+        diff: None,
+        captures: None,
+        web: WebReport::default(),
+    };
+    for e in trace.step_events(i) {
+        match e {
+            Event::StepStarted { frame, .. } => s.frames = Some((frame.clone(), frame.clone())),
+            Event::Asked {
+                kind,
+                detail,
+                answer,
+                ..
+            } => s.asked.push(AskReport {
+                kind: word(kind),
+                detail: detail.clone(),
+                answer: answer.clone(),
+            }),
+            Event::Resolved {
+                resolution: r,
+                expected,
+                correct,
+                click_in_box,
+                element_frame,
+                expected_frame,
+                ..
+            } => {
+                s.resolution = Some(ResolutionReport {
+                    element: r.element.clone(),
+                    strategy: r.strategy,
+                    confidence: r.confidence,
+                    margin: r.margin,
+                    candidate_count: r.candidate_count,
+                    candidates: r.candidates.clone(),
+                    ambiguous: r.ambiguous,
+                    expected: expected.clone(),
+                    correct: *correct,
+                    click_in_box: *click_in_box,
+                    click: r.click,
+                    element_frame: *element_frame,
+                    expected_frame: *expected_frame,
+                    note: r.note.clone(),
+                    tie_break: r.tie_break,
+                })
+            }
+            Event::Picked {
+                element,
+                expected,
+                correct,
+                ..
+            } => s.resolution = Some(ResolutionReport::picked(element, expected, *correct)),
+            Event::Acted { from, to, .. } => s.frames = Some((from.clone(), to.clone())),
+            Event::Captured { diff, .. } => s.diff = Some(diff.clone()),
+            Event::Diverged { recorded, .. } => {
+                s.diverged = Some(match recorded {
+                    Some(r) => format!("the recording acted on `{r}` here"),
+                    None => "the recording pressed keys here".into(),
+                })
+            }
+            Event::Checked {
+                check:
+                    Check {
+                        kind,
+                        passed,
+                        detail,
+                    },
+                ..
+            } => s.checks.push(CheckReport {
+                kind: kind.to_string(),
+                passed: *passed,
+                detail: detail.clone(),
+            }),
+            Event::Operation { checks, .. } => s.operation = checks.clone(),
+            Event::NamedCapture { name, frame, .. } => {
+                s.web.captures.push((name.clone(), frame.clone()))
+            }
+            Event::Read { text, source, .. } => s.web.read = Some((text.clone(), *source)),
+            Event::StepFinished { status, reason, .. } => {
+                s.status = word(status);
+                s.reason = *reason;
+                debug_assert!(*status != StepStatus::Passed || reason.is_none());
+            }
+            Event::Finished { .. }
+            | Event::Done { .. }
+            | Event::Review { .. }
+            | Event::Violated { .. } => {}
+        }
+    }
+    s
+}
+
 fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
     let (outcome, reason, step_id) = trace.outcome();
     let tally = Tally::of(trace);
@@ -467,115 +576,7 @@ fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
         .steps
         .iter()
         .enumerate()
-        .map(|(i, info)| {
-            let mut s = StepReport {
-                step_id: info.id.clone(),
-                number: info.number,
-                action: info.action.to_string(),
-                text: info.text.clone(),
-                line: info.position.map(|p| p.line),
-                column: info.position.map(|p| p.column),
-                assistant: info.assistant.clone(),
-                crop_available: info.crop_available,
-                status: "not-run".into(),
-                reason: None,
-                frames: None,
-                resolution: None,
-                operation: Vec::new(),
-                checks: Vec::new(),
-                asked: Vec::new(),
-                diverged: None,
-                diff: None,
-                captures: None,
-                web: WebReport::default(),
-            };
-            for e in trace.step_events(i) {
-                match e {
-                    Event::StepStarted { frame, .. } => {
-                        s.frames = Some((frame.clone(), frame.clone()))
-                    }
-                    Event::Asked {
-                        kind,
-                        detail,
-                        answer,
-                        ..
-                    } => s.asked.push(AskReport {
-                        kind: word(kind),
-                        detail: detail.clone(),
-                        answer: answer.clone(),
-                    }),
-                    Event::Resolved {
-                        resolution: r,
-                        expected,
-                        correct,
-                        click_in_box,
-                        element_frame,
-                        expected_frame,
-                        ..
-                    } => {
-                        s.resolution = Some(ResolutionReport {
-                            element: r.element.clone(),
-                            strategy: r.strategy,
-                            confidence: r.confidence,
-                            margin: r.margin,
-                            candidate_count: r.candidate_count,
-                            candidates: r.candidates.clone(),
-                            ambiguous: r.ambiguous,
-                            expected: expected.clone(),
-                            correct: *correct,
-                            click_in_box: *click_in_box,
-                            click: r.click,
-                            element_frame: *element_frame,
-                            expected_frame: *expected_frame,
-                            note: r.note.clone(),
-                            tie_break: r.tie_break,
-                        })
-                    }
-                    Event::Picked {
-                        element,
-                        expected,
-                        correct,
-                        ..
-                    } => s.resolution = Some(ResolutionReport::picked(element, expected, *correct)),
-                    Event::Acted { from, to, .. } => s.frames = Some((from.clone(), to.clone())),
-                    Event::Captured { diff, .. } => s.diff = Some(diff.clone()),
-                    Event::Diverged { recorded, .. } => {
-                        s.diverged = Some(match recorded {
-                            Some(r) => format!("the recording acted on `{r}` here"),
-                            None => "the recording pressed keys here".into(),
-                        })
-                    }
-                    Event::Checked {
-                        check:
-                            Check {
-                                kind,
-                                passed,
-                                detail,
-                            },
-                        ..
-                    } => s.checks.push(CheckReport {
-                        kind: kind.to_string(),
-                        passed: *passed,
-                        detail: detail.clone(),
-                    }),
-                    Event::Operation { checks, .. } => s.operation = checks.clone(),
-                    Event::NamedCapture { name, frame, .. } => {
-                        s.web.captures.push((name.clone(), frame.clone()))
-                    }
-                    Event::Read { text, source, .. } => s.web.read = Some((text.clone(), *source)),
-                    Event::StepFinished { status, reason, .. } => {
-                        s.status = word(status);
-                        s.reason = *reason;
-                        debug_assert!(*status != StepStatus::Passed || reason.is_none());
-                    }
-                    Event::Finished { .. }
-                    | Event::Done { .. }
-                    | Event::Review { .. }
-                    | Event::Violated { .. } => {}
-                }
-            }
-            s
-        })
+        .map(|(i, info)| fold_step(info, trace, i))
         .collect();
     let done = trace.events.iter().find_map(|e| match e {
         Event::Done {
