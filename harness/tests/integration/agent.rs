@@ -682,3 +682,51 @@ fn the_agent_report_of_one_scenario() {
     let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
     insta::assert_snapshot!("agent_junit", without_times(&junit));
 }
+
+/// A scenario that cannot be used (its plan is missing) fails alone, as a broken input: the
+/// agent still runs the others, and the report holds every scenario.
+#[test]
+fn a_broken_scenario_fails_alone_and_the_agent_runs_the_rest() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let tmp = crate::util::TempDir::new("agent-broken-one");
+    let mut sc: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("scenarios/mail-send-reminder.json")).unwrap(),
+    )
+    .unwrap();
+    sc["id"] = "broken-one".into();
+    sc["plan"] = "missing/plan.json".into();
+    let broken = tmp.path().join("broken-one.json");
+    std::fs::write(&broken, sc.to_string()).unwrap();
+    let run = run_in(
+        repo(),
+        &[
+            "agent",
+            "--format",
+            "json",
+            "--cmd",
+            "python3 examples/reference-agent.py",
+            broken.to_str().unwrap(),
+            "scenarios/mail-send-reminder.json",
+        ],
+    );
+    assert_eq!(run.code, 2, "a broken input exits 2: {}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let by = |id: &str| {
+        report["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap_or_else(|| panic!("no {id} in {report:#}"))
+            .clone()
+    };
+    let bad = by("broken-one");
+    assert_eq!(
+        (&bad["met"], &bad["cause"]),
+        (&Value::Bool(false), &"broken-input".into())
+    );
+    assert_eq!(by("mail-send-reminder")["met"], true);
+    assert_eq!(report["summary"]["scenarios"], 2);
+}
