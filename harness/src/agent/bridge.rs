@@ -294,7 +294,11 @@ struct Env<'a> {
 pub fn run_bridge_task(path: &Path, opts: &EpisodeOptions) -> ScenarioResult {
     match load_bridge_task(path) {
         Ok(task) => bridge_episode(&task, opts),
-        Err(e) => crate::suite::broken(&crate::replay::Scenario::stand_in(path), &[], &e),
+        Err(e) => {
+            let mut r = crate::suite::broken(&crate::replay::Scenario::stand_in(path), &[], &e);
+            r.agent = Some(AgentFacts::default());
+            r
+        }
     }
 }
 
@@ -310,6 +314,7 @@ pub fn bridge_episode(task: &BridgeTask, opts: &EpisodeOptions) -> ScenarioResul
             crate::suite::broken(&s, &[], &e)
         }
     };
+    r.agent.get_or_insert_with(AgentFacts::default);
     r.duration = started.elapsed();
     r
 }

@@ -124,6 +124,8 @@ impl EpisodeOptions {
 pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> ScenarioResult {
     let started = Instant::now();
     let mut r = attempt(sc, opts).unwrap_or_else(|e| crate::suite::broken(sc, &[Mode::Agent], &e));
+    // Every agent result says what the agent did: nothing, when it never started.
+    r.agent.get_or_insert_with(AgentFacts::default);
     r.duration = started.elapsed();
     r
 }
