@@ -352,6 +352,36 @@ mod tests {
     }
 
     #[test]
+    fn an_agents_picks_count_as_resolutions() {
+        let picked = |step: usize, correct: Option<bool>| Event::Picked {
+            step,
+            element: Some("a".into()),
+            expected: correct.map(|_| "a".into()),
+            correct,
+        };
+        let t = Tally::of(&trace(
+            vec![
+                Truth::Recorded,
+                Truth::Recorded,
+                Truth::NoTarget,
+                Truth::Recorded,
+            ],
+            vec![
+                picked(0, Some(true)),
+                picked(1, Some(false)),
+                picked(2, None),
+            ],
+        ));
+        assert_eq!(
+            (t.judged, t.correct),
+            (2, 1),
+            "a step without a target is not judged"
+        );
+        // The step never reached counts against it, as for the follower.
+        assert_eq!(t.scores().element_accuracy, Score(Some(0.333333)));
+    }
+
+    #[test]
     fn columns_print_rates_to_three_places_and_counts_whole() {
         let s = Scores {
             element_accuracy: Score(Some(0.5)),

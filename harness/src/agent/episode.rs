@@ -926,6 +926,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_persons_no_says_why_the_step_stopped() {
+        let mut a = Asked::default();
+        assert_eq!(a.stopped(), None, "nothing asked, nothing stopped");
+        a.stop_if = Some(true);
+        assert_eq!(a.stopped(), None, "go on is no stop");
+        a.no_value = true;
+        assert_eq!(a.stopped(), Some(FailReason::NeedsInput));
+        a.stop_if = Some(false);
+        assert_eq!(a.stopped(), Some(FailReason::StopIf));
+        a.replace = Some(false);
+        assert_eq!(a.stopped(), Some(FailReason::StoppedByPerson));
+    }
+
+    #[test]
     fn a_claim_of_success_is_told_from_a_report_of_failure() {
         assert!(claims_success(
             Some("All steps completed successfully"),
