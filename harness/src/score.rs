@@ -86,10 +86,18 @@ impl Tally {
                     t.ambiguous += u64::from(resolution.ambiguous);
                 }
                 Event::Picked {
-                    correct: Some(c), ..
+                    correct,
+                    click_in_box,
+                    ..
                 } => {
-                    t.judged += 1;
-                    t.correct += u64::from(*c);
+                    if let Some(c) = correct {
+                        t.judged += 1;
+                        t.correct += u64::from(*c);
+                    }
+                    if let Some(c) = click_in_box {
+                        t.clicks += 1;
+                        t.clicks_in_box += u64::from(*c);
+                    }
                 }
                 Event::Operation { checks, .. } => {
                     t.operations_right += u64::from(checks.iter().all(|c| c.passed));
@@ -358,6 +366,8 @@ mod tests {
             element: Some("a".into()),
             expected: correct.map(|_| "a".into()),
             correct,
+            click: None,
+            click_in_box: None,
         };
         let t = Tally::of(&trace(
             vec![
@@ -379,6 +389,18 @@ mod tests {
         );
         // The step never reached counts against it, as for the follower.
         assert_eq!(t.scores().element_accuracy, Score(Some(0.333333)));
+        assert_eq!(t.clicks, 0, "a named element is no click");
+        let clicked = Event::Picked {
+            step: 0,
+            element: Some("a".into()),
+            expected: Some("a".into()),
+            correct: Some(true),
+            click: Some((3.0, 4.0)),
+            click_in_box: Some(true),
+        };
+        let c = Tally::of(&trace(vec![Truth::Recorded; 2], vec![clicked]));
+        assert_eq!((c.clicks, c.clicks_in_box), (1, 1));
+        assert_eq!(c.scores().click_accuracy, Score(Some(0.5)));
     }
 
     #[test]

@@ -750,7 +750,7 @@ impl<'r> Env<'_, 'r> {
             }
         }
         let expected = recorded.and_then(|t| t.element.clone());
-        self.acted(&step, element.clone(), expected, from);
+        self.acted(&step, (element.clone(), point), expected, from);
         if let (Some(field), Some(t)) = (field, &text) {
             self.desk.type_text(&field, t);
         }
@@ -777,10 +777,21 @@ impl<'r> Env<'_, 'r> {
     fn acted(
         &mut self,
         step: &Step,
-        element: Option<String>,
+        (element, point): (Option<String>, Option<[f64; 2]>),
         expected: Option<String>,
         from: String,
     ) {
+        // A point is judged against the recorded element's frame on the screen it was given on.
+        let click_in_box = match (point, expected.as_deref()) {
+            (Some([x, y]), Some(want)) if step.target.is_some() => {
+                let frame = self.desk.recording().frame(&from);
+                frame.and_then(|f| {
+                    let ix = FrameIndex::new(&f.ax);
+                    ix.by_id(want).map(|n| n.frame.contains(x, y))
+                })
+            }
+            _ => None,
+        };
         self.trace.events.push(Event::Picked {
             step: self.cursor,
             correct: expected
@@ -789,6 +800,8 @@ impl<'r> Env<'_, 'r> {
                 .map(|want| element.as_ref() == Some(want)),
             element: element.clone(),
             expected,
+            click: point.map(|[x, y]| (x, y)),
+            click_in_box,
         });
         self.trace.events.push(Event::Acted {
             step: self.cursor,

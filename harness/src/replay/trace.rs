@@ -169,6 +169,10 @@ pub enum Event {
         expected: Option<String>,
         /// Whether it is that element (none when the recording names none).
         correct: Option<bool>,
+        /// Where it clicked, when it gave a point.
+        click: Option<(f64, f64)>,
+        /// Whether that point falls inside the recorded element's frame.
+        click_in_box: Option<bool>,
     },
     /// An agent broke a safety rule.
     Violated {

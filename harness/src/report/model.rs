@@ -527,8 +527,14 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
                 element,
                 expected,
                 correct,
+                click,
+                click_in_box,
                 ..
-            } => s.resolution = Some(ResolutionReport::picked(element, expected, *correct)),
+            } => {
+                let mut r = ResolutionReport::picked(element, expected, *correct);
+                (r.click, r.click_in_box) = (*click, *click_in_box);
+                s.resolution = Some(r);
+            }
             Event::Acted { from, to, .. } => s.frames = Some((from.clone(), to.clone())),
             Event::Captured { diff, .. } => s.diff = Some(diff.clone()),
             Event::Diverged { recorded, .. } => {
