@@ -94,7 +94,12 @@ pub fn line(r: &ScenarioResult, say: &Say) -> String {
             .as_ref()
             .map(|m| format!(" — {}", m.text))
             .unwrap_or_default();
-        return format!("{verdict} {:<36} bridge batch{}{rules}{why}", r.id, took(r));
+        let what = if r.agent.is_some() {
+            "agent on the bridge"
+        } else {
+            "bridge batch"
+        };
+        return format!("{verdict} {:<36} {what}{}{rules}{why}", r.id, took(r));
     };
     let (outcome, reason, _) = trace.outcome();
     let mut got = match reason {
