@@ -34,21 +34,6 @@ pub struct Outputs {
     pub tolerance: f64,
 }
 
-impl Default for Outputs {
-    /// Every format, in the report folder.
-    fn default() -> Self {
-        Outputs {
-            json: Some("report.json".into()),
-            junit: true,
-            markdown: true,
-            html: true,
-            html_dir: None,
-            summary: None,
-            tolerance: 0.0,
-        }
-    }
-}
-
 /// The baseline a run is gated on, read once, before the replay starts: a baseline that
 /// changes during the run does not change the verdict, and the reports name the bytes judged
 /// against by their hash.
