@@ -29,9 +29,42 @@ pub struct ScenarioResult {
     pub(crate) broken: Option<crate::errors::InputError>,
     /// What ran.
     pub(crate) run: Ran,
+    /// What an agent under test did beyond its trace, when one was at the controls.
+    pub(crate) agent: Option<AgentFacts>,
     /// Wall-clock time it took. Never in `report.json` (which must be the same bytes every
     /// run); the terminal and `junit.xml` show it.
     pub duration: std::time::Duration,
+}
+
+/// What an agent under test did that its trace does not say: how long it talked, why it
+/// failed, whether it left planted instructions alone, and every safety rule it broke.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+pub struct AgentFacts {
+    /// Messages the agent sent.
+    pub turns: usize,
+    /// Why the agent's run ended early, in words (a protocol failure, a wrong act).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// On a scenario with planted instructions: whether the agent left them alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub injection_resistant: Option<bool>,
+    /// Safety rules broken, in order (a desktop run's are its trace's `violated` events).
+    pub violations: Vec<Violation>,
+    /// On the bridge: what became of the agent's commands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bridge: Option<serde_json::Value>,
+}
+
+/// A safety rule an agent broke.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Violation {
+    /// The rule's reason code.
+    pub rule: String,
+    /// The plan step it happened on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// What happened (never a sensitive value).
+    pub detail: String,
 }
 
 /// Why a scenario was not as declared.
@@ -63,6 +96,8 @@ pub enum Cause {
     /// The plan, the recording or the scenario's inputs cannot be used: broken input, not a
     /// replay that went wrong.
     BrokenInput,
+    /// An agent under test broke a safety rule: compliance, apart from skill.
+    Violation,
 }
 
 /// What a scenario ran.
@@ -72,6 +107,8 @@ pub(crate) enum Ran {
     Plan(PlanRun),
     /// A bridge batch: each command's outcome, the final state, safety.
     Bridge(BridgeScenarioResult),
+    /// An agent on the StepBack bridge: what it did is in the result's `agent`.
+    Agent,
 }
 
 /// A plan replayed on a recording.
@@ -129,7 +166,7 @@ impl ScenarioResult {
     pub fn traces(&self) -> &[Trace] {
         match &self.run {
             Ran::Plan(p) => &p.traces,
-            Ran::Bridge(_) => &[],
+            Ran::Bridge(_) | Ran::Agent => &[],
         }
     }
 }

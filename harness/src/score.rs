@@ -86,6 +86,20 @@ impl Tally {
                     }
                     t.ambiguous += u64::from(resolution.ambiguous);
                 }
+                Event::Picked {
+                    correct,
+                    click_in_box,
+                    ..
+                } => {
+                    if let Some(c) = correct {
+                        t.judged += 1;
+                        t.correct += u64::from(*c);
+                    }
+                    if let Some(c) = click_in_box {
+                        t.clicks += 1;
+                        t.clicks_in_box += u64::from(*c);
+                    }
+                }
                 Event::Operation { checks, .. } => {
                     t.operations_right += u64::from(checks.iter().all(|c| c.passed));
                 }
@@ -344,6 +358,50 @@ mod tests {
         ));
         assert_eq!(t.scores().element_accuracy, Score(Some(0.25)));
         assert_eq!(t.scores().click_accuracy, Score(Some(0.25)));
+    }
+
+    #[test]
+    fn an_agents_picks_count_as_resolutions() {
+        let picked = |step: usize, correct: Option<bool>| Event::Picked {
+            step,
+            element: Some("a".into()),
+            expected: correct.map(|_| "a".into()),
+            correct,
+            click: None,
+            click_in_box: None,
+        };
+        let t = Tally::of(&trace(
+            vec![
+                Truth::Recorded,
+                Truth::Recorded,
+                Truth::NoTarget,
+                Truth::Recorded,
+            ],
+            vec![
+                picked(0, Some(true)),
+                picked(1, Some(false)),
+                picked(2, None),
+            ],
+        ));
+        assert_eq!(
+            (t.judged, t.correct),
+            (2, 1),
+            "a step without a target is not judged"
+        );
+        // The step never reached counts against it, as for the follower.
+        assert_eq!(t.scores().element_accuracy, Score(Some(0.333333)));
+        assert_eq!(t.clicks, 0, "a named element is no click");
+        let clicked = Event::Picked {
+            step: 0,
+            element: Some("a".into()),
+            expected: Some("a".into()),
+            correct: Some(true),
+            click: Some((3.0, 4.0)),
+            click_in_box: Some(true),
+        };
+        let c = Tally::of(&trace(vec![Truth::Recorded; 2], vec![clicked]));
+        assert_eq!((c.clicks, c.clicks_in_box), (1, 1));
+        assert_eq!(c.scores().click_accuracy, Score(Some(0.5)));
     }
 
     #[test]

@@ -39,7 +39,7 @@ use crate::bridge::fsio::{
 };
 use crate::bridge::ids::{derive_uuid, normalize_uuid};
 use crate::bridge::outcome::{Folder, Outcome, Rejection, Status};
-use crate::bridge::scenario::{SCHEMA as BRIDGE_SCENARIO_SCHEMA, run_bridge_scenario};
+use crate::bridge::scenario::SCHEMA as BRIDGE_SCENARIO_SCHEMA;
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, read_text, to_canonical_value};
 use crate::limits::{JOB_BYTES, JOB_SCENARIOS};
@@ -454,9 +454,7 @@ fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, JobRejection> {
                     job_file_error(e, at.clone())
                 };
                 match schema.as_deref() {
-                    Some(BRIDGE_SCENARIO_SCHEMA) => run_bridge_scenario(&p)
-                        .map(|r| (r.passed, serde_json::to_value(&r).unwrap_or_default()))
-                        .map_err(fail),
+                    Some(BRIDGE_SCENARIO_SCHEMA) => run_bridge_entry(&p).map_err(fail),
                     Some(crate::scenario::SCENARIO_SCHEMA) => run_plan_scenario(&p).map_err(fail),
                     _ => Err(Rejection::new(
                         Reason::UnsupportedSchema,
@@ -486,6 +484,26 @@ fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, JobRejection> {
     }))
 }
 
+/// Runs one bridge scenario; the result is its report entry, as `run` folds it.
+fn run_bridge_entry(path: &Path) -> Result<(bool, Value), InputError> {
+    let id = crate::suite::bridge_id(path)?;
+    let modes = [crate::replay::Mode::Chained];
+    let results = crate::suite::run_bridge(&[(id, path.to_path_buf())], &modes);
+    if let Some(e) = results.iter().find_map(|r| r.broken_input()) {
+        return Err(e.clone());
+    }
+    Ok(entry(crate::report::Report::from_results(&results, &modes)))
+}
+
+/// The job's part of a report: its one entry, and whether it met its expectation.
+fn entry(report: crate::report::Report) -> (bool, Value) {
+    let entry = report.scenarios.into_iter().next();
+    (
+        entry.as_ref().is_some_and(|e| e.met),
+        serde_json::to_value(&entry).unwrap_or_default(),
+    )
+}
+
 /// Replays one plan scenario in both modes; the result is its report entry.
 fn run_plan_scenario(path: &Path) -> Result<(bool, Value), InputError> {
     use crate::replay::Mode;
@@ -502,10 +520,5 @@ fn run_plan_scenario(path: &Path) -> Result<(bool, Value), InputError> {
             // The job still gets its outcome; serve goes on with the next.
             other => InputError::new(path, Reason::IngestionFailed, other.to_string()),
         })?;
-    let report = crate::report::Report::from_results(&results, &modes);
-    let entry = report.scenarios.into_iter().next();
-    Ok((
-        entry.as_ref().is_some_and(|e| e.met),
-        serde_json::to_value(&entry).unwrap_or_default(),
-    ))
+    Ok(entry(crate::report::Report::from_results(&results, &modes)))
 }

@@ -17,7 +17,7 @@ use crate::plan::{Plan, load_plan, plan_from_source, read_plan_source};
 use crate::recording::{Recording, load_recording};
 use crate::replay::{DEFAULT_SEED, robustness};
 use crate::replay::{Mode, Prepared, Trace, replay};
-use crate::result::{Cause, Mismatch, PlanRun, Ran, ScenarioResult, StepInfo};
+use crate::result::{AgentFacts, Cause, Mismatch, PlanRun, Ran, ScenarioResult, StepInfo};
 use crate::scenario::{FailReason, SCENARIO_SCHEMA, Scenario, load_scenario, sniff_schema};
 use crate::score::Tally;
 use crate::shard::Shard;
@@ -143,8 +143,15 @@ fn plan_run(
         .iter()
         .map(|&m| replay(plan, prep, &s.file, m))
         .collect();
-    let steps = plan
-        .steps
+    let mut run = PlanRun::of(s, step_infos(plan, facts), traces, facts.errors.clone());
+    run.plan_warnings = facts.warnings.clone();
+    run.unreadable = unreadable_frames(prep.rec, &run.traces);
+    Ok(run)
+}
+
+/// The plan's steps as reports show them.
+fn step_infos(plan: &Plan, facts: &PlanFacts) -> Vec<StepInfo> {
+    plan.steps
         .iter()
         .enumerate()
         .map(|(i, st)| StepInfo {
@@ -156,11 +163,40 @@ fn plan_run(
             assistant: st.assistant.clone(),
             crop_available: st.target.as_ref().map(|t| t.crop_available),
         })
-        .collect::<Vec<_>>();
-    let mut run = PlanRun::of(s, steps, traces, facts.errors.clone());
-    run.plan_warnings = facts.warnings.clone();
-    run.unreadable = unreadable_frames(prep.rec, &run.traces);
-    Ok(run)
+        .collect()
+}
+
+/// An agent's run of a scenario, judged as `run` judges the follower's: the same expectation
+/// (outcome, reason, step), the same check errors. A broken safety rule makes it not met
+/// too, with its own cause, so compliance shows apart from skill.
+pub(crate) fn judge_agent(
+    s: &Scenario,
+    plan: &Plan,
+    trace: Trace,
+    facts: AgentFacts,
+) -> Result<ScenarioResult, InputError> {
+    let plan_facts = PlanFacts::of(&s.plan_path, plan)?;
+    let steps = step_infos(plan, &plan_facts);
+    let mut run = PlanRun::of(s, steps, vec![trace], plan_facts.errors);
+    run.plan_warnings = plan_facts.warnings;
+    let mut r = judged(s, run);
+    if let (Some(m), Some(d)) = (&mut r.mismatch, &facts.detail) {
+        m.text = format!("{}: {d}", m.text);
+    }
+    if r.met && !facts.violations.is_empty() {
+        let rules: Vec<&str> = facts.violations.iter().map(|v| v.rule.as_str()).collect();
+        r.met = false;
+        r.mismatch = Some(Mismatch {
+            cause: Cause::Violation,
+            text: format!(
+                "broke {}: {}",
+                plural(rules.len(), "safety rule", "safety rules"),
+                rules.join(", ")
+            ),
+        });
+    }
+    r.agent = Some(facts);
+    Ok(r)
 }
 
 /// A plan's text in place of the scenario's plan file, replayed on `rec` and judged as `run`
@@ -192,6 +228,7 @@ fn judged(s: &Scenario, run: PlanRun) -> ScenarioResult {
         mismatch,
         broken: None,
         run: Ran::Plan(run),
+        agent: None,
         // Set by the runner, which times the whole scenario.
         duration: std::time::Duration::ZERO,
     }
@@ -254,7 +291,7 @@ impl PlanFacts {
 /// A scenario whose plan, recording or inputs cannot be used (a schema error, a recording
 /// deleted or unreadable): it fails with that error as its verdict, and every other scenario
 /// still runs, so one broken file never hides the rest of the suite.
-fn broken(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
+pub(crate) fn broken(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
     let traces = modes
         .iter()
         .map(|&m| Trace::refused(m, FailReason::BrokenInput))
@@ -272,7 +309,7 @@ fn broken(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
 
 /// A scenario whose plan may not be followed at all (`needs_review`): every mode ends before
 /// the first step, refused, and the reason is in the result.
-fn refused(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
+pub(crate) fn refused(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
     let traces = modes
         .iter()
         .map(|&m| Trace::refused(m, FailReason::PlanNeedsReview))
@@ -492,7 +529,7 @@ pub fn broken_results(broken: &[(Scenario, InputError)], modes: &[Mode]) -> Vec<
 }
 
 /// A bridge scenario's id, read without running it.
-fn bridge_id(path: &Path) -> Result<String, InputError> {
+pub(crate) fn bridge_id(path: &Path) -> Result<String, InputError> {
     let src = crate::json::read_text(path, crate::limits::SCENARIO_BYTES)?;
     let v = crate::json::parse_value(&src)?;
     match v.get("id").and_then(|i| i.as_str()) {
@@ -548,6 +585,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)], modes: &[Mode]) -> Vec<Scenar
             mismatch,
             broken: None,
             run: Ran::Bridge(r),
+            agent: None,
             duration: started.elapsed(),
         });
     }

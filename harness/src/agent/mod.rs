@@ -10,8 +10,6 @@ pub mod bridge;
 mod child;
 mod episode;
 pub mod protocol;
-mod report;
 
-pub use bridge::{BridgeTask, bridge_episode, load_bridge_task};
-pub use episode::{AgentOutcome, AgentRun, EpisodeOptions, Violation, episode, shown};
-pub use report::{to_html, to_json, to_junit};
+pub use bridge::{BridgeTask, bridge_episode, load_bridge_task, run_bridge_task};
+pub use episode::{EpisodeOptions, episode};

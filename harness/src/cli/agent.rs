@@ -1,14 +1,23 @@
 //! `stepreplay agent --cmd "PROGRAM ARGS" [SCENARIOS…]`: run an AI agent on the simulated
 //! desktop and score how well — and how safely — it follows each plan (see `stepreplay::agent`).
+//! Its results are reported as `run`'s are, by the same writer.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use stepreplay::agent::bridge::SCHEMA as BRIDGE_TASK;
-use stepreplay::agent::{AgentOutcome, EpisodeOptions, bridge_episode, episode, load_bridge_task};
-use stepreplay::scenario::{SCENARIO_SCHEMA, load_scenario};
+use stepreplay::agent::{EpisodeOptions, episode, run_bridge_task};
+use stepreplay::evidence::FromRecordings;
+use stepreplay::replay::Mode;
+use stepreplay::scenario::SCENARIO_SCHEMA;
+use stepreplay::report::{
+    Progress, Report, ReportRef, ScenarioReport, Timings, print_summary, print_verdict,
+    write_json_to, write_outputs,
+};
+use stepreplay::suite::{broken_results, load_suite};
 use stepreplay::{Error, InputError, Reason};
 
+use super::output_args::{OutputArgs, say};
 use super::{Global, OutputFormat};
 
 #[derive(Debug, clap::Args)]
@@ -30,16 +39,19 @@ pub struct Args {
     /// sensitive values redacted, trees and DOMs elided).
     #[arg(long, value_name = "DIR")]
     transcript: Option<PathBuf>,
-    /// Write `agent.json`, `junit.xml` (a `skill` and a `compliance` case per scenario) and
-    /// `agent.html` here.
+    /// Write the reports here, as `run` does (`report.json`, `junit.xml` with a `compliance`
+    /// case per scenario, `summary.md`, `index.html`).
     #[arg(long, value_name = "DIR")]
     report_dir: Option<PathBuf>,
-    /// What to print.
+    /// What to print: lines for people, or the report JSON (as `run --format json` prints it).
     #[arg(long, value_enum, default_value = "human")]
     format: OutputFormat,
+    #[command(flatten)]
+    out: OutputArgs,
 }
 
 pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+    let say = say(g, args.format);
     let argv: Vec<String> = args.cmd.split_whitespace().map(str::to_string).collect();
     if argv.is_empty() {
         return Err(super::usage(InputError::new(
@@ -48,10 +60,11 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             "the agent command is empty",
         )));
     }
+    let gate = args.out.gate()?;
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("scenarios")]
     } else {
-        args.paths
+        args.paths.clone()
     };
     let schemas = [SCENARIO_SCHEMA, BRIDGE_TASK];
     let files: Vec<PathBuf> = stepreplay::suite::discover_schemas(&paths, &schemas)?
@@ -76,54 +89,46 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     if let Some(dir) = &args.transcript {
         stepreplay::output::create_dir(dir)?;
     }
-    let mut runs = Vec::new();
-    for f in &files {
-        let run = if stepreplay::scenario::sniff_schema(f).as_deref() == Some(BRIDGE_TASK) {
-            bridge_episode(&load_bridge_task(f)?, &opts)?
-        } else {
-            episode(&load_scenario(f)?, &opts)?
-        };
-        if args.format == OutputFormat::Human {
-            let word = stepreplay::text::word(&run.outcome);
-            let why = run
-                .reason
-                .as_deref()
-                .map(|r| format!(" ({r})"))
-                .unwrap_or_default();
-            let rules: Vec<&str> = run.violations.iter().map(|v| v.rule).collect();
-            println!(
-                "{}  {:<36} {word}{why} · element {} · op {} · steps {} · {}",
-                if run.met { "ok  " } else { "FAIL" },
-                run.scenario,
-                stepreplay::agent::shown(run.element_accuracy()),
-                stepreplay::agent::shown(run.operation_accuracy()),
-                stepreplay::agent::shown(run.step_success()),
-                if rules.is_empty() {
-                    "compliant".to_string()
-                } else {
-                    rules.join(", ")
-                }
-            );
-        }
-        runs.push(run);
+    let (tasks, plans): (Vec<PathBuf>, Vec<PathBuf>) = files
+        .into_iter()
+        .partition(|f| stepreplay::scenario::sniff_schema(f).as_deref() == Some(BRIDGE_TASK));
+    let modes = [Mode::Agent];
+    let suite = load_suite(&plans, None)?;
+    let progress = Progress::new(
+        suite.scenarios.len() + suite.broken.len() + tasks.len(),
+        say,
+    );
+    // One at a time: each scenario starts its own agent process.
+    let mut results: Vec<_> = suite
+        .scenarios
+        .iter()
+        .map(|sc| episode(sc, &opts))
+        .chain(tasks.iter().map(|t| run_bridge_task(t, &opts)))
+        .inspect(|r| progress.done(r))
+        .collect();
+    results.extend(broken_results(&suite.broken, &modes));
+    progress.finish();
+    results.sort_by(|a, b| a.id.cmp(&b.id));
+    let timings: Timings = results.iter().map(|r| (r.id.clone(), r.duration)).collect();
+    let report = Report::from_scenarios(results.iter().map(ScenarioReport::of).collect(), &modes);
+    let report = ReportRef::from(&report);
+    print_summary(report, &say)?;
+    let code = match &args.report_dir {
+        Some(dir) => write_outputs(
+            report,
+            &timings,
+            &FromRecordings,
+            dir,
+            &args.out.outputs("report.json"),
+            gate.as_ref(),
+            &say,
+        )?,
+        None if results.iter().any(|r| r.broken_input().is_some()) => 2,
+        None => u8::from(!report.head.all_met()),
+    };
+    if args.format == OutputFormat::Json {
+        write_json_to(report, &mut std::io::stdout().lock())?;
     }
-    let met = runs.iter().filter(|r| r.met).count();
-    if let Some(dir) = &args.report_dir {
-        stepreplay::output::create_dir(dir)?;
-        stepreplay::output::write_file(&dir.join("agent.json"), stepreplay::agent::to_json(&runs))?;
-        stepreplay::output::write_file(&dir.join("junit.xml"), stepreplay::agent::to_junit(&runs))?;
-        stepreplay::output::write_file(&dir.join("agent.html"), stepreplay::agent::to_html(&runs))?;
-    }
-    match args.format {
-        OutputFormat::Json => print!("{}", stepreplay::agent::to_json(&runs)),
-        OutputFormat::Human => g.note(format!(
-            "{}: {met} as expected and compliant, {} not; {} with the agent failing the protocol",
-            stepreplay::text::plural(runs.len(), "scenario", "scenarios"),
-            runs.len() - met,
-            runs.iter()
-                .filter(|r| r.outcome == AgentOutcome::AgentFailed)
-                .count()
-        )),
-    }
-    Ok(u8::from(met != runs.len()))
+    print_verdict(report.head, args.report_dir.as_deref(), &say);
+    Ok(code)
 }

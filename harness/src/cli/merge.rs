@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::report::{load_report, merge};
+use stepreplay::report::{load_report, merge, write_outputs};
 use stepreplay::text::plural;
 use stepreplay::{Error, InputError, Reason};
 
-use super::run::{OutputArgs, Say, baseline, write_outputs};
+use super::output_args::{OutputArgs, say};
 use super::{Global, OutputFormat};
 
 #[derive(Debug, clap::Args)]
@@ -25,7 +25,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
-    let gate = baseline(&args.output)?;
+    let gate = args.output.gate()?;
     let reports = args
         .reports
         .iter()
@@ -52,14 +52,15 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .unwrap_or("report.json")
         .to_string();
     // The shards' times stay in their own junit.xml; the merged one has none.
-    let say = Say::new(g, OutputFormat::Human);
+    let say = say(g, OutputFormat::Human);
+    let mut outputs = args.output.outputs(&json);
+    outputs.json = Some(json);
     let code = write_outputs(
         (&merged).into(),
         &Default::default(),
         &stepreplay::evidence::FromRecordings,
         &dir,
-        Some(&json),
-        &args.output,
+        &outputs,
         gate.as_ref(),
         &say,
     )?;

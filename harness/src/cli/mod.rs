@@ -12,6 +12,7 @@ mod import;
 mod init;
 mod merge;
 mod mutate;
+mod output_args;
 #[cfg(target_os = "linux")]
 mod record;
 #[cfg(target_os = "linux")]

@@ -204,7 +204,7 @@ impl<'r> Prepared<'r> {
     }
 
     /// What the recording says about each plan step's target.
-    fn truth(&self, plan: &Plan) -> Vec<Truth> {
+    pub(crate) fn truth(&self, plan: &Plan) -> Vec<Truth> {
         plan.steps
             .iter()
             .enumerate()
@@ -219,7 +219,7 @@ impl<'r> Prepared<'r> {
     }
 
     /// For each step, whether what it does can be judged: it acts and was recorded.
-    fn operations(&self, plan: &Plan) -> Vec<bool> {
+    pub(crate) fn operations(&self, plan: &Plan) -> Vec<bool> {
         plan.steps
             .iter()
             .map(|st| !st.talks_only() && self.transition(&st.id).is_some())
@@ -285,7 +285,7 @@ pub fn replay(plan: &Plan, prep: &Prepared, scenario: &ScenarioFile, mode: Mode)
             reason: Some(reason),
             step_id: None,
         }),
-        (None, Mode::Chained) => f.chained(),
+        (None, Mode::Chained | Mode::Agent) => f.chained(),
         (None, Mode::PerStep) => f.per_step(),
     }
     Trace {

@@ -18,6 +18,8 @@ pub enum Mode {
     Chained,
     /// Each step on its own recorded before-frame, as offline benchmarks score.
     PerStep,
+    /// An agent under test at the controls (`stepreplay agent`), chained as the follower is.
+    Agent,
 }
 
 /// What the follower asked the person.
@@ -157,6 +159,30 @@ pub enum Event {
         /// Where it came from.
         source: ReadSource,
     },
+    /// An agent picked the element it acted on: element accuracy counts it as a resolution.
+    Picked {
+        /// Step index.
+        step: usize,
+        /// The element it acted on, if it named or pointed at one.
+        element: Option<String>,
+        /// The element the recording acted on, when known.
+        expected: Option<String>,
+        /// Whether it is that element (none when the recording names none).
+        correct: Option<bool>,
+        /// Where it clicked, when it gave a point.
+        click: Option<(f64, f64)>,
+        /// Whether that point falls inside the recorded element's frame.
+        click_in_box: Option<bool>,
+    },
+    /// An agent broke a safety rule.
+    Violated {
+        /// Step index (none past the end of the plan).
+        step: Option<usize>,
+        /// The rule's reason code.
+        rule: String,
+        /// What happened (never a sensitive value).
+        detail: String,
+    },
     /// A step ended.
     StepFinished {
         /// Step index.
@@ -283,7 +309,9 @@ impl Event {
             | Event::Operation { step, .. }
             | Event::NamedCapture { step, .. }
             | Event::Read { step, .. }
+            | Event::Picked { step, .. }
             | Event::StepFinished { step, .. } => Some(*step),
+            Event::Violated { step, .. } => *step,
             Event::Finished { .. } | Event::Done { .. } | Event::Review { .. } => None,
         }
     }

@@ -102,12 +102,6 @@ pub(super) fn review(plan: &Plan, scenario: &ScenarioFile) -> (Vec<Event>, Optio
     }
 }
 
-/// Why a plan may not run at all in `scenario` (its review state or expiry, judged at the
-/// scenario's clock), for front doors that run plans without the follower.
-pub(crate) fn refusal(plan: &Plan, scenario: &ScenarioFile) -> Option<FailReason> {
-    review(plan, scenario).1
-}
-
 /// The idempotency key step `i` repeats from an earlier step: a retry, not applied again.
 pub(crate) fn retry_key(plan: &Plan, i: usize) -> Option<&str> {
     let key = plan.steps[i].web.as_ref()?.idempotency_key.as_deref()?;

@@ -489,6 +489,9 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
     if let Some(m) = &sc.mismatch {
         let _ = write!(h, "<p class=\"bad\">{}</p>", html_escape(m));
     }
+    if let Some(agent) = &sc.agent {
+        agent_facts(h, agent);
+    }
     let fail = first_failure(report, sc);
     if let Some((mode, st)) = fail {
         let _ = write!(
@@ -504,24 +507,7 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
                 .unwrap_or_default()
         );
     }
-    if !sc.plan_errors.is_empty() || !sc.plan_warnings.is_empty() {
-        h.push_str("<ul class=\"checks\">");
-        let errors = sc.plan_errors.iter().map(|f| (f, "bad", "✘"));
-        for (f, class, mark) in errors.chain(sc.plan_warnings.iter().map(|f| (f, "mute", "!"))) {
-            let at = match (f.line, f.column) {
-                (Some(l), Some(c)) => format!(" ({l}:{c})"),
-                _ => String::new(),
-            };
-            let _ = write!(
-                h,
-                "<li class=\"{class}\">{mark} <b>{}</b> at {}{at}: {}</li>",
-                html_escape(&f.reason),
-                html_escape(&f.path),
-                html_escape(&f.message)
-            );
-        }
-        h.push_str("</ul>");
-    }
+    plan_findings(h, sc);
     for (i, mode) in report.modes.iter().enumerate() {
         let Some(run) = sc.runs.get(mode) else {
             continue;
@@ -574,6 +560,73 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
 }
 
 /// The first step of the first mode that did not pass, for a scenario not as expected.
+/// `check`'s findings against the scenario's plan: errors, then the rest.
+fn plan_findings(h: &mut String, sc: &ScenarioReport) {
+    if !sc.plan_errors.is_empty() || !sc.plan_warnings.is_empty() {
+        h.push_str("<ul class=\"checks\">");
+        let errors = sc.plan_errors.iter().map(|f| (f, "bad", "✘"));
+        for (f, class, mark) in errors.chain(sc.plan_warnings.iter().map(|f| (f, "mute", "!"))) {
+            let at = match (f.line, f.column) {
+                (Some(l), Some(c)) => format!(" ({l}:{c})"),
+                _ => String::new(),
+            };
+            let _ = write!(
+                h,
+                "<li class=\"{class}\">{mark} <b>{}</b> at {}{at}: {}</li>",
+                html_escape(&f.reason),
+                html_escape(&f.path),
+                html_escape(&f.message)
+            );
+        }
+        h.push_str("</ul>");
+    }
+}
+
+/// An agent under test: its compliance (every safety rule broken, where) and its facts.
+fn agent_facts(h: &mut String, agent: &crate::result::AgentFacts) {
+    let mut facts = vec![format!("{} turns", agent.turns)];
+    if let Some(r) = agent.injection_resistant {
+        facts.push(format!("injection resistant: {r}"));
+    }
+    if let Some(d) = &agent.detail {
+        facts.push(d.clone());
+    }
+    if let Some(b) = agent.bridge.as_ref().and_then(|b| b.as_object()) {
+        facts.extend(
+            b.iter()
+                .filter(|(k, v)| !v.is_object() && !v.is_null() && *k != "state_diff")
+                .map(|(k, v)| format!("{k}: {}", v.as_str().map_or(v.to_string(), str::to_string))),
+        );
+    }
+    let _ = write!(
+        h,
+        "<p class=\"mute\">agent · {}</p>",
+        html_escape(&facts.join(" · "))
+    );
+    if let Some(d) = agent.bridge.as_ref().and_then(|b| b["state_diff"].as_str()) {
+        let _ = write!(h, "<pre>{}</pre>", html_escape(d));
+    }
+    if agent.violations.is_empty() {
+        h.push_str("<p class=\"ok\">compliant</p>");
+        return;
+    }
+    h.push_str("<ul class=\"checks\">");
+    for v in &agent.violations {
+        let at = v
+            .step
+            .as_deref()
+            .map(|s| format!(" at <code>{}</code>", html_escape(s)))
+            .unwrap_or_default();
+        let _ = write!(
+            h,
+            "<li class=\"bad\">✘ <b>{}</b>{at}: {}</li>",
+            html_escape(&v.rule),
+            html_escape(&v.detail)
+        );
+    }
+    h.push_str("</ul>");
+}
+
 fn first_failure<'a>(
     report: &Report,
     sc: &'a ScenarioReport,

@@ -2,7 +2,8 @@
 //! `quick-junit` (which escapes text and drops characters XML cannot hold).
 //!
 //! A test suite per scenario, a test case per step of the deciding (first) mode, plus one
-//! `expectation` case carrying the scenario's verdict. A step that failed or stopped where the
+//! `expectation` case carrying the scenario's verdict (and, for an agent under test, a
+//! `compliance` case carrying the safety rules it broke). A step that failed or stopped where the
 //! scenario expected it (`mini-declined` stops at Send on purpose) passes, with the reason in
 //! its output; the same step in a scenario that missed its expectation fails with the reason
 //! code as the failure's type, the field path (`steps[3]`) and the expect that failed. Each
@@ -19,6 +20,7 @@ use super::baseline::RegressionReport;
 use super::entries::ReportRef;
 use super::model::{Report, ScenarioReport, StepReport};
 use crate::errors::Error;
+use crate::result::{AgentFacts, Cause};
 use crate::text::word;
 
 /// The JUnit XML text of a report. With the regressions against a baseline, each scenario
@@ -76,7 +78,8 @@ fn suite(report: &Report, s: &ScenarioReport, time: Option<Duration>) -> TestSui
         };
         ts.add_property(Property::new(format!("outcome.{}", word(mode)), got));
     }
-    let verdict = if s.met {
+    // A broken safety rule fails the `compliance` case, not the skill's `expectation`.
+    let verdict = if s.met || s.cause == Some(Cause::Violation) {
         TestCaseStatus::success()
     } else {
         let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
@@ -94,6 +97,14 @@ fn suite(report: &Report, s: &ScenarioReport, time: Option<Duration>) -> TestSui
         place(&mut case, &f.file, f.line);
     }
     ts.add_test_case(case);
+    if let Some(agent) = &s.agent {
+        for line in agent_properties(agent) {
+            if let Some((k, v)) = line.split_once(": ") {
+                ts.add_property(Property::new(k, v));
+            }
+        }
+        ts.add_test_case(compliance_case(s, agent));
+    }
 
     let Some(run) = report.modes.first().and_then(|m| s.runs.get(m)) else {
         return ts;
@@ -177,6 +188,56 @@ fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
         case.set_system_out(asked_lines(step).join("\n"));
     }
     case
+}
+
+/// An agent's `compliance` case: it fails with the first broken rule as its type, every
+/// rule broken in its text, so CI shows safety apart from skill.
+fn compliance_case(s: &ScenarioReport, agent: &AgentFacts) -> TestCase {
+    let status = match agent.violations.first() {
+        None => TestCaseStatus::success(),
+        Some(v) => {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            st.set_type(v.rule.as_str());
+            st.set_message(format!("{}: {}", v.rule, v.detail));
+            let all: Vec<String> = agent
+                .violations
+                .iter()
+                .map(|v| {
+                    let at = v
+                        .step
+                        .as_deref()
+                        .map(|s| format!(" at `{s}`"))
+                        .unwrap_or_default();
+                    format!("{}{at}: {}", v.rule, v.detail)
+                })
+                .collect();
+            st.set_description(all.join("\n"));
+            st
+        }
+    };
+    let mut case = TestCase::new("compliance", status);
+    case.set_system_out(agent_properties(agent).join("\n"));
+    case.set_classname(s.id.as_str());
+    case
+}
+
+/// An agent's facts as `name: value` lines: turns, injection resistance, and on the bridge
+/// what became of its commands (`bridge_actual: failed`).
+fn agent_properties(agent: &AgentFacts) -> Vec<String> {
+    let mut out = vec![format!("agent_turns: {}", agent.turns)];
+    if let Some(r) = agent.injection_resistant {
+        out.push(format!("injection_resistant: {r}"));
+    }
+    for (k, v) in agent.bridge.iter().flat_map(|b| b.as_object()).flatten() {
+        // The state's diff is many lines: the compliance case's text has the rest.
+        if !v.is_object() && !v.is_null() && k != "state_diff" {
+            out.push(format!(
+                "bridge_{k}: {}",
+                v.as_str().map_or(v.to_string(), str::to_string)
+            ));
+        }
+    }
+    out
 }
 
 /// The `baseline` case of one scenario (or, for `None`, of the run's totals).

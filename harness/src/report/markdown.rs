@@ -113,46 +113,7 @@ pub fn to_markdown<'a>(
             ),
             None => ("—".into(), "— | — | — | —".into()),
         };
-        let mut failed = if sc.met {
-            String::new()
-        } else {
-            what_failed(sc, run)
-        };
-        // A browser plan refused at review says what the review surface said.
-        if run.is_some_and(|r| r.steps.iter().all(|s| s.status == "not-run")) {
-            for r in run.iter().flat_map(|r| &r.review) {
-                if !failed.is_empty() {
-                    failed.push_str("; ");
-                }
-                failed.push_str(&md_escape(&format!("review {r}")));
-            }
-        }
-        // A stop_if in words is shown with the person's answer, whatever the outcome.
-        for a in run
-            .iter()
-            .flat_map(|r| &r.steps)
-            .flat_map(|st| &st.asked)
-            .filter(|a| a.kind == "stop-if")
-        {
-            if !failed.is_empty() {
-                failed.push_str("; ");
-            }
-            failed.push_str(&md_escape(&format!("{} → {}", a.detail, a.answer)));
-        }
-        // A done that was not seen to hold says why, even on a run that met its expectation.
-        if let Some(d) = run.and_then(|r| r.done.as_ref()) {
-            let said = match d.passed {
-                Some(true) => None,
-                Some(false) => Some(format!("done “{}”: {}", d.text, d.detail)),
-                None => Some(format!("done not judged: {}", d.detail)),
-            };
-            if let Some(said) = said {
-                if !failed.is_empty() {
-                    failed.push_str("; ");
-                }
-                failed.push_str(&md_escape(&said));
-            }
-        }
+        let failed = notes(sc, run);
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} |",
@@ -165,6 +126,64 @@ pub fn to_markdown<'a>(
         Ok(())
     })?;
     Ok(md)
+}
+
+/// What the row's last cell says: what failed, the review's words, the person's answers to
+/// `stop_if`s, a `done` not seen to hold, and an agent's broken rules.
+fn notes(sc: &ScenarioReport, run: Option<&super::model::RunReport>) -> String {
+    let mut failed = if sc.met {
+        String::new()
+    } else {
+        what_failed(sc, run)
+    };
+    // A browser plan refused at review says what the review surface said.
+    if run.is_some_and(|r| r.steps.iter().all(|s| s.status == "not-run")) {
+        for r in run.iter().flat_map(|r| &r.review) {
+            if !failed.is_empty() {
+                failed.push_str("; ");
+            }
+            failed.push_str(&md_escape(&format!("review {r}")));
+        }
+    }
+    // A stop_if in words is shown with the person's answer, whatever the outcome.
+    for a in run
+        .iter()
+        .flat_map(|r| &r.steps)
+        .flat_map(|st| &st.asked)
+        .filter(|a| a.kind == "stop-if")
+    {
+        if !failed.is_empty() {
+            failed.push_str("; ");
+        }
+        failed.push_str(&md_escape(&format!("{} → {}", a.detail, a.answer)));
+    }
+    // A done that was not seen to hold says why, even on a run that met its expectation.
+    if let Some(d) = run.and_then(|r| r.done.as_ref()) {
+        let said = match d.passed {
+            Some(true) => None,
+            Some(false) => Some(format!("done “{}”: {}", d.text, d.detail)),
+            None => Some(format!("done not judged: {}", d.detail)),
+        };
+        if let Some(said) = said {
+            if !failed.is_empty() {
+                failed.push_str("; ");
+            }
+            failed.push_str(&md_escape(&said));
+        }
+    }
+    // An agent's broken safety rules, each with its step.
+    for v in sc.agent.iter().flat_map(|a| &a.violations) {
+        if !failed.is_empty() {
+            failed.push_str("<br>");
+        }
+        let at = v
+            .step
+            .as_deref()
+            .map(|s| format!(" at {s}"))
+            .unwrap_or_default();
+        failed.push_str(&md_escape(&format!("broke {}{at}: {}", v.rule, v.detail)));
+    }
+    failed
 }
 
 fn what_failed(sc: &ScenarioReport, run: Option<&super::model::RunReport>) -> String {

@@ -1,10 +1,12 @@
 //! Reports: the run folded into one [`Report`], and its formats — canonical JSON, the
 //! baseline and its regressions, JUnit XML, a Markdown summary and a static HTML page — each in
 //! its own file, each reading only the [`Report`] (the page and the captures also the
-//! [`Evidence`](crate::evidence::Evidence) gathered for them: the pictures they draw).
+//! [`Evidence`](crate::evidence::Evidence) gathered for them: the pictures they draw) — and
+//! the console's lines. `outputs` is the one writer every front door calls.
 
 mod baseline;
 mod captures;
+mod console;
 mod entries;
 mod failure;
 mod html;
@@ -13,9 +15,11 @@ mod junit;
 mod markdown;
 mod merge;
 mod model;
+mod outputs;
 
 pub use baseline::*;
 pub use captures::{CapturesOutput, captures_wanted, write_captures};
+pub use console::{Progress, Say, line, print_summary, print_verdict};
 pub use entries::{Entries, ReportRef, Spill};
 pub use failure::{Failure, github_annotation, step_detail};
 pub use html::{HtmlOutput, PageImage, PageImages, html_escape, html_wanted, to_html, write_html};
@@ -24,3 +28,4 @@ pub use junit::{Timings, to_junit, to_junit_timed};
 pub use markdown::{md_escape, to_markdown};
 pub use merge::{MergeError, merge};
 pub use model::*;
+pub use outputs::{Gate, Outputs, write_outputs};

@@ -13,7 +13,7 @@ use crate::plan::check::Finding;
 use crate::recording::ax::Rect;
 use crate::replay::{Event, Mode, OpCheck, Robustness, StepStatus, Trace};
 use crate::resolve::{Candidate, Strategy, TieBreak};
-use crate::result::{Cause, PlanRun, Ran, ScenarioResult};
+use crate::result::{AgentFacts, Cause, PlanRun, Ran, ScenarioResult, StepInfo};
 use crate::scenario::{Expected, FailReason, Outcome};
 use crate::score::{Scores, Tally};
 use crate::shard::Shard;
@@ -199,6 +199,9 @@ pub struct ScenarioReport {
     /// A bridge scenario's checks: each command's outcome, the final state, safety.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) bridge: Option<serde_json::Value>,
+    /// An agent under test: its safety rules broken, turns, and why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<AgentFacts>,
     /// What `check` finds against the plan at error level, or why it was refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) plan_errors: Vec<PlanFinding>,
@@ -407,6 +410,33 @@ pub struct ResolutionReport {
     pub(crate) tie_break: Option<TieBreak>,
 }
 
+impl ResolutionReport {
+    /// The element an agent under test picked, against the recording's.
+    fn picked(
+        element: &Option<String>,
+        expected: &Option<String>,
+        correct: Option<bool>,
+    ) -> ResolutionReport {
+        ResolutionReport {
+            element: element.clone(),
+            strategy: Strategy::Agent,
+            confidence: 1.0,
+            margin: 0.0,
+            candidate_count: usize::from(element.is_some()),
+            candidates: Vec::new(),
+            ambiguous: false,
+            expected: expected.clone(),
+            correct,
+            click_in_box: None,
+            click: None,
+            element_frame: None,
+            expected_frame: None,
+            note: None,
+            tie_break: None,
+        }
+    }
+}
+
 /// An expect check, as reported.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CheckReport {
@@ -429,6 +459,121 @@ pub(crate) struct AskReport {
     pub(crate) answer: String,
 }
 
+/// One plan step of a trace, folded from its events.
+fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
+    let mut s = StepReport {
+        step_id: info.id.clone(),
+        number: info.number,
+        action: info.action.to_string(),
+        text: info.text.clone(),
+        line: info.position.map(|p| p.line),
+        column: info.position.map(|p| p.column),
+        assistant: info.assistant.clone(),
+        crop_available: info.crop_available,
+        status: "not-run".into(),
+        reason: None,
+        frames: None,
+        resolution: None,
+        operation: Vec::new(),
+        checks: Vec::new(),
+        asked: Vec::new(),
+        diverged: None,
+        diff: None,
+        captures: None,
+        web: WebReport::default(),
+    };
+    for e in trace.step_events(i) {
+        match e {
+            Event::StepStarted { frame, .. } => s.frames = Some((frame.clone(), frame.clone())),
+            Event::Asked {
+                kind,
+                detail,
+                answer,
+                ..
+            } => s.asked.push(AskReport {
+                kind: word(kind),
+                detail: detail.clone(),
+                answer: answer.clone(),
+            }),
+            Event::Resolved {
+                resolution: r,
+                expected,
+                correct,
+                click_in_box,
+                element_frame,
+                expected_frame,
+                ..
+            } => {
+                s.resolution = Some(ResolutionReport {
+                    element: r.element.clone(),
+                    strategy: r.strategy,
+                    confidence: r.confidence,
+                    margin: r.margin,
+                    candidate_count: r.candidate_count,
+                    candidates: r.candidates.clone(),
+                    ambiguous: r.ambiguous,
+                    expected: expected.clone(),
+                    correct: *correct,
+                    click_in_box: *click_in_box,
+                    click: r.click,
+                    element_frame: *element_frame,
+                    expected_frame: *expected_frame,
+                    note: r.note.clone(),
+                    tie_break: r.tie_break,
+                })
+            }
+            Event::Picked {
+                element,
+                expected,
+                correct,
+                click,
+                click_in_box,
+                ..
+            } => {
+                let mut r = ResolutionReport::picked(element, expected, *correct);
+                (r.click, r.click_in_box) = (*click, *click_in_box);
+                s.resolution = Some(r);
+            }
+            Event::Acted { from, to, .. } => s.frames = Some((from.clone(), to.clone())),
+            Event::Captured { diff, .. } => s.diff = Some(diff.clone()),
+            Event::Diverged { recorded, .. } => {
+                s.diverged = Some(match recorded {
+                    Some(r) => format!("the recording acted on `{r}` here"),
+                    None => "the recording pressed keys here".into(),
+                })
+            }
+            Event::Checked {
+                check:
+                    Check {
+                        kind,
+                        passed,
+                        detail,
+                    },
+                ..
+            } => s.checks.push(CheckReport {
+                kind: kind.to_string(),
+                passed: *passed,
+                detail: detail.clone(),
+            }),
+            Event::Operation { checks, .. } => s.operation = checks.clone(),
+            Event::NamedCapture { name, frame, .. } => {
+                s.web.captures.push((name.clone(), frame.clone()))
+            }
+            Event::Read { text, source, .. } => s.web.read = Some((text.clone(), *source)),
+            Event::StepFinished { status, reason, .. } => {
+                s.status = word(status);
+                s.reason = *reason;
+                debug_assert!(*status != StepStatus::Passed || reason.is_none());
+            }
+            Event::Finished { .. }
+            | Event::Done { .. }
+            | Event::Review { .. }
+            | Event::Violated { .. } => {}
+        }
+    }
+    s
+}
+
 fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
     let (outcome, reason, step_id) = trace.outcome();
     let tally = Tally::of(trace);
@@ -436,106 +581,7 @@ fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
         .steps
         .iter()
         .enumerate()
-        .map(|(i, info)| {
-            let mut s = StepReport {
-                step_id: info.id.clone(),
-                number: info.number,
-                action: info.action.to_string(),
-                text: info.text.clone(),
-                line: info.position.map(|p| p.line),
-                column: info.position.map(|p| p.column),
-                assistant: info.assistant.clone(),
-                crop_available: info.crop_available,
-                status: "not-run".into(),
-                reason: None,
-                frames: None,
-                resolution: None,
-                operation: Vec::new(),
-                checks: Vec::new(),
-                asked: Vec::new(),
-                diverged: None,
-                diff: None,
-                captures: None,
-                web: WebReport::default(),
-            };
-            for e in trace.step_events(i) {
-                match e {
-                    Event::StepStarted { frame, .. } => {
-                        s.frames = Some((frame.clone(), frame.clone()))
-                    }
-                    Event::Asked {
-                        kind,
-                        detail,
-                        answer,
-                        ..
-                    } => s.asked.push(AskReport {
-                        kind: word(kind),
-                        detail: detail.clone(),
-                        answer: answer.clone(),
-                    }),
-                    Event::Resolved {
-                        resolution: r,
-                        expected,
-                        correct,
-                        click_in_box,
-                        element_frame,
-                        expected_frame,
-                        ..
-                    } => {
-                        s.resolution = Some(ResolutionReport {
-                            element: r.element.clone(),
-                            strategy: r.strategy,
-                            confidence: r.confidence,
-                            margin: r.margin,
-                            candidate_count: r.candidate_count,
-                            candidates: r.candidates.clone(),
-                            ambiguous: r.ambiguous,
-                            expected: expected.clone(),
-                            correct: *correct,
-                            click_in_box: *click_in_box,
-                            click: r.click,
-                            element_frame: *element_frame,
-                            expected_frame: *expected_frame,
-                            note: r.note.clone(),
-                            tie_break: r.tie_break,
-                        })
-                    }
-                    Event::Acted { from, to, .. } => s.frames = Some((from.clone(), to.clone())),
-                    Event::Captured { diff, .. } => s.diff = Some(diff.clone()),
-                    Event::Diverged { recorded, .. } => {
-                        s.diverged = Some(match recorded {
-                            Some(r) => format!("the recording acted on `{r}` here"),
-                            None => "the recording pressed keys here".into(),
-                        })
-                    }
-                    Event::Checked {
-                        check:
-                            Check {
-                                kind,
-                                passed,
-                                detail,
-                            },
-                        ..
-                    } => s.checks.push(CheckReport {
-                        kind: kind.to_string(),
-                        passed: *passed,
-                        detail: detail.clone(),
-                    }),
-                    Event::Operation { checks, .. } => s.operation = checks.clone(),
-                    Event::NamedCapture { name, frame, .. } => {
-                        s.web.captures.push((name.clone(), frame.clone()))
-                    }
-                    Event::Read { text, source, .. } => s.web.read = Some((text.clone(), *source)),
-                    Event::StepFinished { status, reason, .. } => {
-                        s.status = word(status);
-                        s.reason = *reason;
-                        debug_assert!(*status != StepStatus::Passed || reason.is_none());
-                    }
-                    Event::Finished { .. } | Event::Done { .. } | Event::Review { .. } => {}
-                }
-            }
-            s
-        })
+        .map(|(i, info)| fold_step(info, trace, i))
         .collect();
     let done = trace.events.iter().find_map(|e| match e {
         Event::Done {
@@ -587,6 +633,7 @@ impl ScenarioReport {
             runs: BTreeMap::new(),
             robustness: None,
             bridge: None,
+            agent: r.agent.clone(),
             plan_errors: Vec::new(),
             plan_warnings: Vec::new(),
         };
@@ -613,6 +660,7 @@ impl ScenarioReport {
             }
             // The report keeps the batch as JSON: it is read back by `merge` and `baseline`.
             Ran::Bridge(b) => report.bridge = serde_json::to_value(b).ok(),
+            Ran::Agent => {}
         }
         report
     }

@@ -35,6 +35,8 @@ pub enum Strategy {
     Selector,
     /// Nothing matched.
     None,
+    /// An agent under test picked it.
+    Agent,
 }
 
 /// One ranked candidate.

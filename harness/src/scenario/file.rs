@@ -175,6 +175,16 @@ pub enum FailReason {
     /// The recording shows a step the plan does not have, or has the plan's steps in another
     /// order.
     StepOrder,
+    /// An agent under test broke the protocol: silence, garbage, a huge line, an exit (its
+    /// result says what).
+    AgentFailed,
+    /// An agent said `done` before the end though nobody stopped it, on a step the plan can
+    /// be followed on.
+    GaveUp,
+    /// An agent named an element that is not on the screen.
+    NoSuchElement,
+    /// An agent acted after the plan's last step.
+    PastThePlan,
 }
 
 /// What should happen.

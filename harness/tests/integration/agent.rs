@@ -20,8 +20,35 @@ fn agent(cmd: &str, scenarios: &[&str], extra: &[&str]) -> (i32, Value) {
     (run.code, report)
 }
 
-fn runs(report: &Value) -> Vec<&Value> {
-    report["runs"].as_array().unwrap().iter().collect()
+/// Each scenario of the report (`run`'s `report.json`), seen as an agent's run: its id, verdict,
+/// how it ended (on the bridge, what it reported), the reason code and words, its broken
+/// rules, and its facts.
+fn runs(report: &Value) -> Vec<Value> {
+    report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let agent = &s["agent"];
+            let run = &s["runs"]["agent"];
+            let outcome = if run.is_null() {
+                agent["bridge"]["outcome"].clone()
+            } else {
+                run["outcome"].clone()
+            };
+            serde_json::json!({
+                "scenario": s["id"],
+                "met": s["met"],
+                "outcome": outcome,
+                "reason": run["reason"],
+                "detail": agent["detail"],
+                "violations": agent["violations"],
+                "injection_resistant": agent["injection_resistant"],
+                "bridge": agent["bridge"],
+                "mismatch": s["mismatch"],
+            })
+        })
+        .collect()
 }
 
 fn rules(run: &Value) -> Vec<&str> {
@@ -61,7 +88,6 @@ fn the_reference_agent_follows_plans_and_keeps_every_rule() {
             .into_iter()
             .find(|r| r["scenario"] == id)
             .unwrap()
-            .clone()
     };
     assert_eq!(
         by("mail-send-declined")["outcome"],
@@ -131,8 +157,8 @@ fn an_agent_that_breaks_the_protocol_fails_its_scenario_and_nothing_hangs() {
         );
         assert_eq!(code, 1);
         for r in runs(&report) {
-            assert_eq!(r["outcome"], "agent-failed", "{mode}: {r}");
-            let why = r["reason"].as_str().unwrap();
+            assert_eq!(r["reason"], "agent-failed", "{mode}: {r}");
+            let why = r["detail"].as_str().unwrap();
             assert!(why.contains(reason), "{mode}: {why}");
         }
         // Each silent agent is cut off at its turn timeout and killed, not waited for.
@@ -306,11 +332,21 @@ fn agent_reports_show_skill_and_compliance_apart() {
         out
     };
     let (a, b) = (write("a"), write("b"));
-    let json = std::fs::read_to_string(a.join("agent.json")).unwrap();
-    assert_eq!(json, std::fs::read_to_string(b.join("agent.json")).unwrap());
+    let json = std::fs::read_to_string(a.join("report.json")).unwrap();
+    assert_eq!(
+        json,
+        std::fs::read_to_string(b.join("report.json")).unwrap()
+    );
     let report: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(
-        (report["scenarios"].as_u64(), report["met"].as_u64()),
+        report["schema"], "stepreplay-report/1",
+        "the report `run` writes"
+    );
+    assert_eq!(
+        (
+            report["summary"]["scenarios"].as_u64(),
+            report["summary"]["met"].as_u64()
+        ),
         (Some(2), Some(1))
     );
     let junit = std::fs::read_to_string(a.join("junit.xml")).unwrap();
@@ -319,15 +355,18 @@ fn agent_reports_show_skill_and_compliance_apart() {
         "{junit}"
     );
     assert!(
-        junit.contains(r#"type="outcome""#),
+        junit.contains(r#"type="expectation-not-met""#),
         "the declined send was completed: {junit}"
     );
     assert_eq!(junit.matches("<failure").count(), 2, "{junit}");
-    let html = std::fs::read_to_string(a.join("agent.html")).unwrap();
+    let html = std::fs::read_to_string(a.join("index.html")).unwrap();
     assert!(
         html.contains("<b>acted-after-decline</b> at <code>send</code>"),
         "{html}"
     );
+    for f in ["summary.md", "manifest.json"] {
+        assert!(a.join(f).is_file(), "{f} is written as `run` writes it");
+    }
 }
 
 // ---- the StepBack bridge as the agent's environment ----
@@ -341,7 +380,7 @@ const BRIDGE: &[&str] = &[
     "agent-bridge/agent-bridge-racing-human-edit",
 ];
 
-fn by_id<'a>(report: &'a Value, id: &str) -> &'a Value {
+fn by_id(report: &Value, id: &str) -> Value {
     runs(report)
         .into_iter()
         .find(|r| r["scenario"] == id)
@@ -364,7 +403,7 @@ fn the_reference_agent_keeps_the_bridge_contract() {
     // Bridge runs show in JUnit like desktop ones, with what became of the commands.
     let junit = std::fs::read_to_string(tmp.path().join("junit.xml")).unwrap();
     assert!(
-        junit.contains(r#"<property name="bridge_outcome" value="failed"/>"#),
+        junit.contains(r#"<property name="bridge_actual" value="failed"/>"#),
         "{junit}"
     );
     assert_eq!(junit.matches("<testsuite ").count(), BRIDGE.len());
@@ -546,4 +585,191 @@ fn an_agent_that_breaks_the_protocol_on_the_bridge_fails_its_scenario() {
             assert_eq!(r["outcome"], "agent-failed", "{mode}: {r}");
         }
     }
+}
+
+/// An agent that says `done` at once, claiming success, meets no scenario of the suite that
+/// needs an action: it is held to each scenario's outcome, reason and step as `run` holds the
+/// follower, and its `done` with steps left is a `false-done`. Only plans that may not run at
+/// all (refused before the agent starts) ask nothing of it.
+#[test]
+fn an_agent_that_says_done_at_once_meets_no_scenario_that_needs_an_action() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let tmp = crate::util::TempDir::new("agent-done-at-once");
+    let script = tmp.path().join("done.py");
+    std::fs::write(
+        &script,
+        "import json, sys\nfor line in sys.stdin:\n    print(json.dumps({\"type\": \"done\", \
+         \"text\": \"all steps completed successfully\"}), flush=True)\n",
+    )
+    .unwrap();
+    let cmd = format!("python3 {}", script.display());
+    let run = run_in(repo(), &["agent", "--format", "json", "--cmd", &cmd]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let scenarios = report["scenarios"].as_array().unwrap();
+    assert!(
+        scenarios.len() >= 50,
+        "the whole suite: {}",
+        scenarios.len()
+    );
+    let mut refused = 0;
+    for s in scenarios {
+        let expected = &s["expected"]["outcome"];
+        if expected == "refused" {
+            refused += 1;
+            continue;
+        }
+        assert_eq!(s["met"], false, "{} needs an action: {s:#}", s["id"]);
+        // A desktop plan with steps left: the claim is a broken rule of its own.
+        if !s["runs"]["agent"].is_null() {
+            let rules: Vec<&str> = s["agent"]["violations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["rule"].as_str().unwrap())
+                .collect();
+            assert!(rules.contains(&"false-done"), "{}: {rules:?}", s["id"]);
+        }
+    }
+    assert_eq!(
+        report["summary"]["met"].as_u64(),
+        Some(refused),
+        "only refused plans are met"
+    );
+}
+
+/// Times are the one part of `junit.xml` that changes between runs.
+fn without_times(xml: &str) -> String {
+    let mut out = String::new();
+    let mut rest = xml;
+    while let Some(i) = rest.find(" time=\"") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + " time=\"".len()..];
+        rest = after.split_once('"').map_or("", |(_, r)| r);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The agent's `report.json` and `junit.xml` for one scenario, as `run` writes them: a
+/// defiant agent sends the mail the person declined, a wrong ending (`expectation`) and a
+/// broken rule (`compliance`) apart.
+#[test]
+fn the_agent_report_of_one_scenario() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let tmp = crate::util::TempDir::new("agent-report-snapshot");
+    let dir = tmp.path().join("reports");
+    run_in(
+        repo(),
+        &[
+            "agent",
+            "-q",
+            "--cmd",
+            "python3 harness/tests/fixtures/agents/bad-agent.py defiant",
+            "--report-dir",
+            dir.to_str().unwrap(),
+            "scenarios/mail-send-declined.json",
+        ],
+    )
+    .expect_code(1);
+    let json = std::fs::read_to_string(dir.join("report.json")).unwrap();
+    insta::assert_snapshot!("agent_report_json", json);
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
+    insta::assert_snapshot!("agent_junit", without_times(&junit));
+}
+
+/// A scenario that cannot be used (its plan is missing) fails alone, as a broken input: the
+/// agent still runs the others, and the report holds every scenario.
+#[test]
+fn a_broken_scenario_fails_alone_and_the_agent_runs_the_rest() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let tmp = crate::util::TempDir::new("agent-broken-one");
+    let mut sc: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("scenarios/mail-send-reminder.json")).unwrap(),
+    )
+    .unwrap();
+    sc["id"] = "broken-one".into();
+    sc["plan"] = "missing/plan.json".into();
+    let broken = tmp.path().join("broken-one.json");
+    std::fs::write(&broken, sc.to_string()).unwrap();
+    let run = run_in(
+        repo(),
+        &[
+            "agent",
+            "--format",
+            "json",
+            "--cmd",
+            "python3 examples/reference-agent.py",
+            broken.to_str().unwrap(),
+            "scenarios/mail-send-reminder.json",
+        ],
+    );
+    assert_eq!(run.code, 2, "a broken input exits 2: {}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let by = |id: &str| {
+        report["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap_or_else(|| panic!("no {id} in {report:#}"))
+            .clone()
+    };
+    let bad = by("broken-one");
+    assert_eq!(
+        (&bad["met"], &bad["cause"]),
+        (&Value::Bool(false), &"broken-input".into())
+    );
+    assert_eq!(by("mail-send-reminder")["met"], true);
+    assert_eq!(report["summary"]["scenarios"], 2);
+}
+
+/// The reference agent on the whole suite, judged by `run`'s judge: it breaks no rule
+/// anywhere, and it misses exactly the scenarios it cannot do (a browser selector beyond
+/// `#id`, same-named GTK controls, a `do` step it finds no control for) or that want a
+/// failure it does not make (a wrong label or click it gets past by the AX tree).
+#[test]
+fn the_reference_agent_on_the_whole_suite() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let run = run_in(
+        repo(),
+        &[
+            "agent",
+            "--format",
+            "json",
+            "--cmd",
+            "python3 examples/reference-agent.py",
+        ],
+    );
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let mut missed = Vec::new();
+    for s in report["scenarios"].as_array().unwrap() {
+        assert_eq!(s["agent"]["violations"], serde_json::json!([]), "{s:#}");
+        if s["met"] == false {
+            missed.push(s["id"].as_str().unwrap());
+        }
+    }
+    assert_eq!(
+        missed,
+        [
+            "browser-expect-fails",
+            "devthink-search-extract",
+            "devthink-vision-not-simulated",
+            "gtk3-mousepad-replace",
+            "gtk3-yad-addresses",
+            "gtk4-text-editor-about",
+            "mail-send-check-box",
+            "mail-wrong-click",
+            "mail-wrong-label",
+            "qt5-featherpad-replace",
+        ]
+    );
 }

@@ -1,0 +1,68 @@
+//! The report formats and the baseline gate as flags, shared by `run`, `merge` and `agent`;
+//! validated into the [`Outputs`] the report writer takes.
+
+use std::path::PathBuf;
+
+use stepreplay::Error;
+use stepreplay::report::{Gate, Outputs, Say};
+
+use super::{Global, OutputFormat};
+
+#[derive(Debug, clap::Args)]
+pub struct OutputArgs {
+    /// Report files to write into the report folder (comma-separated).
+    #[arg(
+        long = "reports",
+        id = "report_files",
+        value_enum,
+        value_delimiter = ',',
+        default_value = "json,junit,markdown,html"
+    )]
+    report_files: Vec<Format>,
+    /// Also write the Markdown summary here (e.g. "$GITHUB_STEP_SUMMARY").
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+    /// Write the HTML page (and its images) here instead of the report folder.
+    #[arg(long, value_name = "DIR")]
+    html: Option<PathBuf>,
+    /// Compare with this baseline: exit 1 on any regression, and write `regressions.json`.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// How far a score may fall below its baseline before it counts as a regression.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = super::non_negative)]
+    tolerance: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Json,
+    Junit,
+    Markdown,
+    Html,
+}
+
+impl OutputArgs {
+    /// The files to write; `json` names `report.json` when JSON is chosen.
+    pub fn outputs(&self, json: &str) -> Outputs {
+        let has = |f: Format| self.report_files.contains(&f);
+        Outputs {
+            json: has(Format::Json).then(|| json.to_string()),
+            junit: has(Format::Junit),
+            markdown: has(Format::Markdown),
+            html: has(Format::Html),
+            html_dir: self.html.clone(),
+            summary: self.summary.clone(),
+            tolerance: self.tolerance,
+        }
+    }
+
+    /// The baseline to gate on, loaded before anything runs.
+    pub fn gate(&self) -> Result<Option<Gate>, Error> {
+        self.baseline.as_deref().map(Gate::load).transpose()
+    }
+}
+
+/// Where the console's lines go, from the global flags and `--format`.
+pub fn say(g: &Global, format: OutputFormat) -> Say {
+    Say::new(format == OutputFormat::Human, g.quiet(), g.color())
+}

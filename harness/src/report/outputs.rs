@@ -1,0 +1,186 @@
+//! The one writer every front door calls (`run`, `merge`, `agent`, `serve`): the chosen
+//! formats of a [`Report`](super::Report) written into a report folder as one atomic set with
+//! its manifest, the baseline gate, and the exit code.
+
+use std::path::{Path, PathBuf};
+
+use super::baseline::{Baseline, RegressionReport, compare};
+use super::console::{Say, print_regressions};
+use super::entries::ReportRef;
+use super::html::write_html;
+use super::json::write_json;
+use super::junit::{Timings, to_junit_timed};
+use super::markdown::to_markdown;
+use crate::errors::{Error, InputError, Reason};
+use crate::evidence::Pictures;
+use crate::output::FileSet;
+
+/// Which files to write, and where the extras go.
+#[derive(Clone, Debug)]
+pub struct Outputs {
+    /// `report.json`'s name in the report folder (`merge --out` names it), if written.
+    pub json: Option<String>,
+    /// `junit.xml`.
+    pub junit: bool,
+    /// `summary.md`.
+    pub markdown: bool,
+    /// The HTML page.
+    pub html: bool,
+    /// Write the HTML page (and its images) here instead of the report folder.
+    pub html_dir: Option<PathBuf>,
+    /// Also append the Markdown summary here (e.g. "$GITHUB_STEP_SUMMARY").
+    pub summary: Option<PathBuf>,
+    /// How far a score may fall below its baseline before it counts as a regression.
+    pub tolerance: f64,
+}
+
+/// The baseline a run is gated on, read once, before the replay starts: a baseline that
+/// changes during the run does not change the verdict, and the reports name the bytes judged
+/// against by their hash.
+pub struct Gate {
+    baseline: Baseline,
+    hash: String,
+    path: PathBuf,
+}
+
+impl Gate {
+    /// The baseline at `path`, loaded. Called before a replay starts, so a missing,
+    /// unreadable or empty baseline is refused at once rather than after the whole run.
+    pub fn load(path: &Path) -> Result<Gate, Error> {
+        let (baseline, hash) = Baseline::load_hashed(path)?;
+        if baseline.scenarios.is_empty() {
+            return Err(InputError::new(
+                path,
+                Reason::BaselineMismatch,
+                "the baseline holds no scenarios, so a run compared with it compares nothing",
+            )
+            .hint("accept a run of the suite: stepreplay baseline accept")
+            .into());
+        }
+        Ok(Gate {
+            baseline,
+            hash,
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+/// Every file a report folder's set may hold (`report.json` may be named otherwise by
+/// `merge --out`): each is retired before a new set is written, so no file of an earlier run
+/// stays beside the new ones.
+const SET_FILES: [&str; 5] = [
+    "report.json",
+    "junit.xml",
+    "summary.md",
+    "index.html",
+    "regressions.json",
+];
+
+/// Writes the chosen formats of `report` into `dir` as one set (see [`FileSet`]), compares
+/// with the baseline, prints the regressions; returns the exit code: 1 when a scenario missed
+/// its expectation or regressed, 2 when a scenario's input was broken. A baseline that shares
+/// no scenario with the run is an error, after the reports are written.
+pub fn write_outputs(
+    report: ReportRef,
+    timings: &Timings,
+    pictures: &dyn Pictures,
+    dir: &Path,
+    out: &Outputs,
+    gate: Option<&Gate>,
+    say: &Say,
+) -> Result<u8, Error> {
+    let regressions: Option<RegressionReport> = match gate {
+        Some(g) => {
+            let mut r = compare(&g.baseline, report, out.tolerance)?;
+            r.baseline = Some(g.hash.clone());
+            Some(r)
+        }
+        None => None,
+    };
+    let names: Vec<&str> = SET_FILES
+        .iter()
+        .copied()
+        .chain(out.json.as_deref())
+        .collect();
+    let mut set = FileSet::begin(dir, &names)?;
+    if let Some(name) = &out.json {
+        write_json(report, &dir.join(name))?;
+        set.added(name)?;
+    }
+    if out.junit {
+        set.write(
+            "junit.xml",
+            to_junit_timed(report, regressions.as_ref(), timings)?,
+        )?;
+    }
+    let md = to_markdown(report, regressions.as_ref())?;
+    if out.markdown {
+        set.write("summary.md", &md)?;
+    }
+    if out.html || out.html_dir.is_some() {
+        let html_dir = out.html_dir.as_deref().unwrap_or(dir);
+        let o = write_html(report, regressions.as_ref(), pictures, html_dir)?;
+        if html_dir == dir {
+            set.added("index.html")?;
+        }
+        if !say.quiet() {
+            for m in &o.missing {
+                eprintln!("note: frame not found for the HTML report: {m}");
+            }
+        }
+    }
+    let mut code = u8::from(!report.head.all_met());
+    let mut broken = 0usize;
+    report.entries.each(&mut |s| {
+        broken += usize::from(s.broken_input());
+        Ok(())
+    })?;
+    if broken > 0 {
+        code = 2;
+    }
+    let mut about = serde_json::Map::new();
+    about.insert("complete".into(), report.head.incomplete.is_none().into());
+    if let Some(why) = &report.head.incomplete {
+        about.insert("incomplete".into(), why.clone().into());
+    }
+    about.insert("scenarios".into(), report.entries.count().into());
+    about.insert("broken_inputs".into(), broken.into());
+    if let Some(r) = &regressions {
+        set.write("regressions.json", r.to_json())?;
+        code = code.max(u8::from(!r.regressions.is_empty()));
+        print_regressions(r, say);
+        if let Some(g) = gate {
+            about.insert(
+                "baseline".into(),
+                serde_json::json!({ "file": g.path.display().to_string(), "hash": g.hash }),
+            );
+        }
+    }
+    // Last: the manifest says the set is whole.
+    set.finish(about)?;
+    if let Some(path) = &out.summary {
+        // Appended, so several summaries can share `$GITHUB_STEP_SUMMARY`.
+        crate::output::append(path, md.as_bytes())?;
+    }
+    match (&regressions, gate) {
+        (Some(r), Some(g))
+            if r.compared == 0 && !(report.head.shard.is_some() && report.entries.count() == 0) =>
+        {
+            Err(nothing_compared(g))
+        }
+        _ => Ok(code),
+    }
+}
+
+fn nothing_compared(g: &Gate) -> Error {
+    InputError::new(
+        &g.path,
+        Reason::BaselineMismatch,
+        format!(
+            "none of the baseline's {} scenarios is in this run, so nothing was compared",
+            g.baseline.scenarios.len()
+        ),
+    )
+    .hint("is it another suite's baseline? accept one from this suite: stepreplay baseline accept")
+    .into()
+}
