@@ -51,6 +51,7 @@ pub(crate) mod roles;
 mod runs;
 pub(crate) mod safe_path;
 pub mod score;
+pub mod secret;
 pub mod serve;
 pub mod shard;
 pub mod suite;

@@ -11,6 +11,7 @@ mod child;
 mod episode;
 pub mod protocol;
 mod report;
+mod rules;
 
 pub use bridge::{BridgeTask, bridge_episode, load_bridge_task};
 pub use episode::{AgentOutcome, AgentRun, EpisodeOptions, Violation, episode, shown};

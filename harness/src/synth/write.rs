@@ -217,7 +217,12 @@ pub fn synthesize(
             answers: sc.answers.clone(),
             perturbations: sc.perturbations.clone(),
             clock: None,
-            injections: sc.injections.clone(),
+            injections: sc
+                .injections
+                .iter()
+                .cloned()
+                .map(crate::replay::Injection::Element)
+                .collect(),
             expect: sc.expect.clone(),
         };
         w.write(
