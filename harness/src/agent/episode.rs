@@ -232,7 +232,10 @@ pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> Result<AgentRun, InputEr
     let ended = match Agent::start(&opts.argv) {
         Ok(mut agent) => {
             let r = env.converse(&mut agent, opts.turn_timeout);
-            agent.stop();
+            let escaped = agent.stop();
+            if !escaped.is_empty() {
+                env.violate("process-escaped", super::child::escaped_detail(&escaped));
+            }
             r
         }
         Err(e) => Err(e),
