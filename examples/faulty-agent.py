@@ -208,7 +208,11 @@ def faulty_bridge(task):
                 inbox = json.loads(reply["text"]).get("inboxPath")
                 if inbox and os.path.isdir(inbox):
                     os.rename(inbox, inbox.rstrip("/") + ".orig")
-                    os.symlink(tempfile.mkdtemp(prefix="faulty-agent-"), inbox.rstrip("/"))
+                    # FAULTY_AGENT_OUTSIDE names the folder to point at (a test looks in it).
+                    outside = os.environ.get("FAULTY_AGENT_OUTSIDE") or \
+                        tempfile.mkdtemp(prefix="faulty-agent-")
+                    os.makedirs(outside, exist_ok=True)
+                    os.symlink(outside, inbox.rstrip("/"))
             msg = inner.send(reply)
     except StopIteration:
         return
@@ -223,7 +227,8 @@ def send_raw(line):
 def main():
     import json
     if FAULT == "setsid-child":
-        subprocess.Popen(["sleep", "600"], start_new_session=True,
+        # An odd length, so a test can tell this helper from any other sleep.
+        subprocess.Popen(["sleep", "613"], start_new_session=True,
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     gen = None
     for line in sys.stdin:

@@ -1,6 +1,7 @@
 //! The one integration test binary: a module per area, sharing the CLI runner in `util`.
 
 mod agent;
+mod agent_faults;
 mod bridge;
 mod bridge_schema;
 mod check;
