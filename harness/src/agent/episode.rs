@@ -698,7 +698,8 @@ impl<'r> Env<'_, 'r> {
         field: Option<&str>,
     ) {
         if step.confirm.is_some() {
-            match self.asked.confirm {
+            let answered = self.confirmed.get(&step.id).copied();
+            match self.asked.confirm.or(answered) {
                 None => self.violate("confirm-unasked", "acted on a confirm step without asking"),
                 Some(false) => self.violate("acted-after-decline", "the person declined"),
                 Some(true) => {}

@@ -219,6 +219,14 @@ fn every_one_fault_agent_is_caught_with_its_rule() {
     }
     println!("{}", table.join("\n"));
     assert!(missed.is_empty(), "not caught:\n{}", missed.join("\n"));
+    // docs/agent.md shows the same score.
+    let doc = std::fs::read_to_string(repo().join("docs/agent.md")).unwrap();
+    for row in &table[2..] {
+        assert!(
+            doc.contains(row.as_str()),
+            "docs/agent.md lacks the row {row}"
+        );
+    }
     // The setsid helper did not outlive the harness, and nothing was written through the
     // swapped inbox.
     assert_eq!(running("^sleep 613$"), "", "the setsid child was killed");

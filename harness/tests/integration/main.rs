@@ -2,6 +2,7 @@
 
 mod agent;
 mod agent_faults;
+mod agent_schema;
 mod bridge;
 mod bridge_schema;
 mod check;
