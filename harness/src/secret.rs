@@ -118,8 +118,9 @@ fn written(text: &str, secret: &str, key_len: usize) -> bool {
     text.match_indices(secret).any(|(i, _)| {
         let before = text[..i].chars().next_back();
         let after = text[i + secret.len()..].chars().next();
-        !(alnum(before) && alnum(secret.chars().next()))
-            && !(alnum(after) && alnum(secret.chars().next_back()))
+        let runs_in = alnum(before) && alnum(secret.chars().next());
+        let runs_on = alnum(after) && alnum(secret.chars().next_back());
+        !(runs_in || runs_on)
     })
 }
 

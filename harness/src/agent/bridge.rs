@@ -502,6 +502,16 @@ impl Env<'_> {
                 _ => return Err(format!("`{path}` leaves the bridge folder")),
             }
         }
+        // Nor through a link: what exists is resolved and must still be inside.
+        if let (Ok(real), Ok(base)) = (
+            self.root.join(&out).canonicalize(),
+            self.root.canonicalize(),
+        ) && !real.starts_with(&base)
+        {
+            return Err(format!(
+                "`{path}` is a link that leads outside the bridge folder"
+            ));
+        }
         Ok(out)
     }
 

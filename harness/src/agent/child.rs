@@ -192,9 +192,16 @@ impl Agent {
     /// Kills the agent, its process group and every process it started, and reaps them;
     /// returns the pids of those that had left its process group (empty once stopped).
     pub(crate) fn stop(&mut self) -> Vec<u32> {
-        self.stdin.take();
         let pid = self.child.id();
-        let tree = descendants(pid, &self.mark);
+        // Looked for while the agent still runs (its children are linked to it) and again
+        // once its input is closed (an orphan is then the harness's, carrying the mark).
+        let mut tree = descendants(pid, &self.mark);
+        self.stdin.take();
+        for found in descendants(pid, &self.mark) {
+            if !tree.iter().any(|(p, _)| *p == found.0) {
+                tree.push(found);
+            }
+        }
         // SAFETY: signals the agent's own process group (it leads it) and processes it
         // started, found by their parent links before any of them was killed.
         unsafe {

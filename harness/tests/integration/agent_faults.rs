@@ -170,7 +170,7 @@ fn run_agent(cmd: &str, paths: &[String], env: &[(&str, &str)]) -> (i32, Value, 
     let run = cli.run();
     let report: Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
-    (run.code, report, run.stdout)
+    (run.code, report, format!("{}\n{}", run.stdout, run.stderr))
 }
 
 fn running(pattern: &str) -> String {
@@ -197,7 +197,7 @@ fn every_one_fault_agent_is_caught_with_its_rule() {
     for &(fault, scenario, want) in FAULTS {
         let cmd = format!("python3 examples/faulty-agent.py --fault {fault}");
         let path = vec![format!("scenarios/{scenario}.json")];
-        let (code, report, _) = run_agent(&cmd, &path, &[("FAULTY_AGENT_OUTSIDE", &outside_s)]);
+        let (code, report, out) = run_agent(&cmd, &path, &[("FAULTY_AGENT_OUTSIDE", &outside_s)]);
         let (mut rules, mut reasons) = (Vec::new(), Vec::new());
         collect(&report, &mut rules, &mut reasons);
         let (caught, by) = match want {
@@ -209,7 +209,7 @@ fn every_one_fault_agent_is_caught_with_its_rule() {
         };
         if !caught || code != 1 {
             missed.push(format!(
-                "{fault} on {scenario}: exit {code}, rules {rules:?}, reasons {reasons:?}"
+                "{fault} on {scenario}: exit {code}, rules {rules:?}, reasons {reasons:?}\n{out}"
             ));
         }
         table.push(format!(
@@ -226,6 +226,18 @@ fn every_one_fault_agent_is_caught_with_its_rule() {
             doc.contains(row.as_str()),
             "docs/agent.md lacks the row {row}"
         );
+    }
+    // A swapped inbox ends that scenario only: every scenario of the call has its result.
+    let bridge: Vec<String> = ["create-routine", "declined", "racing-human-edit"]
+        .iter()
+        .map(|s| format!("scenarios/agent-bridge/agent-bridge-{s}.json"))
+        .collect();
+    let cmd = "python3 examples/faulty-agent.py --fault symlink-inbox";
+    let (code, report, _) = run_agent(cmd, &bridge, &[("FAULTY_AGENT_OUTSIDE", &outside_s)]);
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!((code, runs.len()), (1, 3), "{report}");
+    for r in runs {
+        assert_eq!(r["violations"][0]["rule"], "bridge-folder-escape", "{r}");
     }
     // The setsid helper did not outlive the harness, and nothing was written through the
     // swapped inbox.
