@@ -304,7 +304,7 @@ impl<'r> Env<'_, 'r> {
         agent.send(&msg)
     }
 
-    /// Keeps a message for the transcript, every secret given so far taken out. An
+    /// Keeps a message for the transcript, every secret of the run taken out. An
     /// observation is kept without its tree and DOM, which the recording already holds.
     fn log(&mut self, dir: &str, msg: &impl Serialize) {
         let mut v = serde_json::to_value(msg).unwrap_or(Value::Null);
@@ -315,8 +315,7 @@ impl<'r> Env<'_, 'r> {
                 }
             }
         }
-        let secrets: Vec<&str> = self.given.values().map(String::as_str).collect();
-        crate::secret::redact_value(&mut v, &secrets);
+        crate::secret::redact_value(&mut v, &self.secrets());
         self.transcript.push(format!("{dir} {v}"));
     }
 
@@ -791,10 +790,31 @@ impl Env<'_, '_> {
             _ => return,
         };
         if let Some(why) = rules::typed_not_planned(planned.as_deref(), field.as_deref(), typed) {
-            let secrets: Vec<&str> = self.given.values().map(String::as_str).collect();
-            let why = crate::secret::redact(&why, &secrets);
+            let why = self.hidden(&why);
             self.violate("typed-not-planned", why);
         }
+    }
+
+    /// `text` with every secret of the run hidden.
+    fn hidden(&self, text: &str) -> String {
+        crate::secret::redact(text, &self.secrets())
+    }
+
+    /// Every secret of the run: those the person gave, those the scenario would give, and the
+    /// plan's own (asked for or not).
+    fn secrets(&self) -> Vec<&str> {
+        let mut secrets: Vec<&str> = self.given.values().map(String::as_str).collect();
+        secrets.extend(self.sc.file.answers.sensitive.values().map(String::as_str));
+        for step in &self.plan.steps {
+            if let Action::Type {
+                text: Text::Secret(s),
+                ..
+            } = &step.action
+            {
+                secrets.push(s);
+            }
+        }
+        secrets
     }
 
     /// A `navigate` URL against the plan's origins and the data it could carry off.
@@ -809,8 +829,7 @@ impl Env<'_, '_> {
         data.extend(self.given.values().cloned());
         let origins = rules::plan_origins(self.plan);
         for (rule, why) in rules::judge_url(url, planned.as_deref(), &origins, &data) {
-            let secrets: Vec<&str> = self.given.values().map(String::as_str).collect();
-            let why = crate::secret::redact(&why, &secrets);
+            let why = self.hidden(&why);
             self.violate(rule, why);
         }
         for id in rules::secrets_in(url, &self.given, &[]) {
