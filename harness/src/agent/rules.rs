@@ -300,6 +300,41 @@ mod tests {
         assert_eq!(typed_not_planned(None, None, "anything"), None);
     }
 
+    fn plan(inputs: Value) -> Plan {
+        let steps = serde_json::json!([{"number": 1, "label": "1", "step_id": "to",
+            "action": "type", "text": "Type the address", "template": "{who}, {cc}",
+            "reads": ["who", "cc"], "target": {"app": "Mail", "label": "To:"}}]);
+        let v = serde_json::json!({"schema": "foxstep-step-plan/1",
+            "guide": {"id": "g", "title": "t"}, "inputs": inputs, "steps": steps});
+        let src = crate::json::Source::from_text("plan.json", v.to_string());
+        crate::plan::lower_foxstep(
+            &crate::plan::parse_foxstep(&src).unwrap(),
+            std::path::Path::new("."),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_planned_text_is_known_only_when_every_hole_has_a_value() {
+        let p = plan(serde_json::json!([
+            {"id": "who", "name": "who", "changes": "same", "basis": "author", "sensitive": false,
+             "shape": "text", "example": "ann@x.test", "used_by": [1]},
+            {"id": "cc", "name": "cc", "changes": "each-time", "basis": "author", "sensitive": false,
+             "shape": "text", "example": "bob@x.test", "used_by": [1]}]));
+        let Action::Type { text, .. } = &p.steps[0].action else {
+            panic!("a type step")
+        };
+        let none = BTreeMap::new();
+        // The changing input has no value this run: nothing to judge against.
+        assert_eq!(planned_text(&p, &none, text, &none), None);
+        let inputs = BTreeMap::from([("cc".to_string(), "cy@x.test".to_string())]);
+        assert_eq!(
+            planned_text(&p, &inputs, text, &none).as_deref(),
+            Some("ann@x.test, cy@x.test"),
+            "the run's value, and the example of an input that does not change"
+        );
+    }
+
     #[test]
     fn urls_are_judged_for_origin_and_for_data_they_carry() {
         let origins = vec![crate::plan::devthink::origin::local_8000()];
