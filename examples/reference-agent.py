@@ -92,18 +92,35 @@ def find(ax, target, width, height):
         if target.get("window"):
             same = [(w, e) for w, e in hits if norm(w.get("title")) == norm(target["window"])]
             hits = same or hits
+        # Same-named controls (two fields both labelled City) are told apart by the plan's
+        # point: the one under it.
+        xy = plan_point(target, width, height)
+        if len(hits) > 1 and xy:
+            under = [(w, e) for w, e in hits if inside(e.get("frame", {}), *xy)]
+            hits = under or hits
         if hits:
             return {"element": hits[0][1]["id"]}
-    point = target.get("point")
-    b = target.get("bounds")
-    if point:
-        x, y = point["x"] * width, point["y"] * height
-    elif b:
-        x, y = (b["x"] + b["width"] / 2) * width, (b["y"] + b["height"] / 2) * height
-    else:
+    xy = plan_point(target, width, height)
+    if not xy:
         return None
+    x, y = xy
     hit = at_point(ax, x, y)
     return {"element": hit} if hit else {"point": [x, y]}
+
+
+def plan_point(target, width, height):
+    """The plan's point for a target in pixels, or the middle of its bounds."""
+    point, b = target.get("point"), target.get("bounds")
+    if point:
+        return point["x"] * width, point["y"] * height
+    if b:
+        return (b["x"] + b["width"] / 2) * width, (b["y"] + b["height"] / 2) * height
+    return None
+
+
+def inside(f, x, y):
+    return f.get("x", 0) <= x < f.get("x", 0) + f.get("width", 0) and \
+        f.get("y", 0) <= y < f.get("y", 0) + f.get("height", 0)
 
 
 def at_point(ax, x, y):
@@ -167,6 +184,18 @@ def field_value(ax, element_id):
     return ""
 
 
+def selected_all_before(plan, i):
+    """The plan's step before selected all of the field's text (Ctrl+A, ⌘A, a triple
+    click): typing then replaces what the plan chose to select, with nothing to ask."""
+    if i == 0:
+        return False
+    prev = plan["steps"][i - 1]["action"]
+    if prev["kind"] == "press":
+        keys = prev["keys"].lower().replace("\u2318", "cmd+").replace(" ", "")
+        return keys in ("ctrl+a", "cmd+a", "command+a", "control+a", "cmd++a")
+    return prev["kind"] == "click" and prev.get("count") == 3 and not prev.get("drag")
+
+
 def take_step(obs):
     """A generator: yields messages, receives the person's answers."""
     plan, i = obs["plan"], obs["step"]
@@ -212,7 +241,8 @@ def take_step(obs):
             yield {"type": "done", "text": "stopped: I need the %s" % missing}
             return
         current = field_value(obs["ax"], where.get("element", ""))
-        if current.strip() and norm(current) != norm(text) and norm(current) not in norm(step["text"]):
+        if current.strip() and norm(current) != norm(text) and norm(current) not in norm(step["text"]) \
+                and not selected_all_before(plan, i):
             said = yield from ask({"type": "ask", "kind": "replace",
                                    "text": "the field already holds text; replace it?"})
             if said != "replace":
@@ -224,7 +254,10 @@ def take_step(obs):
     elif kind in ("paste", "copy", "navigate"):
         yield dict(type="act", action=kind, **where)
     else:
-        yield dict(type="act", action="click", **where)
+        # A right, double, modified or dragging click says so, as the step does.
+        plain = {"button": "left", "count": 1, "modifiers": [], "drag": False}
+        how = {k: action[k] for k in plain if k in action and action[k] != plain[k]}
+        yield dict(type="act", action="click", **how, **where)
 
 
 BRIDGE_VERBS = {"createCustomWorkout", "updateCustomWorkout", "createRoutine", "updateRoutine",

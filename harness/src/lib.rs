@@ -57,6 +57,7 @@ mod runs;
 pub(crate) mod safe_path;
 pub mod scenario;
 pub mod score;
+pub mod secret;
 pub mod serve;
 pub mod shard;
 pub mod suite;

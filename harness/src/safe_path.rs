@@ -41,6 +41,27 @@ pub(crate) fn safe_join(
     Ok(joined)
 }
 
+/// `dir/sub` when it is, right now, a real folder inside `dir`: neither `dir` nor `sub` a
+/// symlink, and `sub` resolving inside `dir`; else why not. Checked again before each write,
+/// since whoever else can write the folder can swap a folder for a link at any time.
+pub(crate) fn real_subfolder(dir: &Path, sub: &str) -> Result<PathBuf, String> {
+    let is_link = |p: &Path| std::fs::symlink_metadata(p).map(|m| m.file_type().is_symlink());
+    if is_link(dir).unwrap_or(false) {
+        return Err(format!("`{}` is a symlink", dir.display()));
+    }
+    let joined = dir.join(sub);
+    match std::fs::symlink_metadata(&joined) {
+        Err(e) => return Err(format!("`{sub}/` cannot be read: {e}")),
+        Ok(m) if m.file_type().is_symlink() => return Err(format!("`{sub}/` is a symlink")),
+        Ok(m) if !m.is_dir() => return Err(format!("`{sub}/` is not a folder")),
+        Ok(_) => {}
+    }
+    match (joined.canonicalize(), dir.canonicalize()) {
+        (Ok(real), Ok(base)) if real.starts_with(&base) && real != base => Ok(joined),
+        _ => Err(format!("`{sub}/` resolves outside the folder")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,5 +75,22 @@ mod tests {
             assert_eq!(e.reason, Reason::PathEscape, "{bad}");
         }
         assert!(safe_join(d, "frames/a.png", f, FieldPath::root()).is_ok());
+    }
+
+    #[test]
+    fn a_subfolder_swapped_for_a_link_is_refused() {
+        let root = std::env::temp_dir().join(format!("safe-path-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("inbox")).unwrap();
+        std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+        assert!(real_subfolder(&root, "inbox").is_ok());
+        std::fs::remove_dir(root.join("inbox")).unwrap();
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join("inbox")).unwrap();
+        let why = real_subfolder(&root, "inbox").unwrap_err();
+        assert!(why.contains("symlink"), "{why}");
+        std::fs::write(root.join("file"), "x").unwrap();
+        assert!(real_subfolder(&root, "file").is_err());
+        assert!(real_subfolder(&root, "missing").is_err());
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

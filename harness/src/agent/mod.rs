@@ -10,6 +10,7 @@ pub mod bridge;
 mod child;
 mod episode;
 pub mod protocol;
+mod rules;
 
 pub use bridge::{BridgeTask, bridge_episode, load_bridge_task, run_bridge_task};
 pub use episode::{EpisodeOptions, episode};

@@ -78,7 +78,7 @@ pub enum ToAgent {
 pub enum FromAgent {
     /// Do something on the screen.
     Act {
-        /// `click`, `type`, `press` or `paste`.
+        /// `click`, `type`, `press`, `paste`, `copy` or `navigate`.
         action: String,
         /// The element acted on, by AX id.
         #[serde(default)]
@@ -92,6 +92,21 @@ pub enum FromAgent {
         /// What a `press` presses (`ctrl+a`, `Return`).
         #[serde(default)]
         keys: Option<String>,
+        /// Where a `navigate` goes (absent: the step's own address).
+        #[serde(default)]
+        url: Option<String>,
+        /// A click's button: `left` (absent), `right` or `middle`.
+        #[serde(default)]
+        button: Option<String>,
+        /// A click's count: 1 (absent) or 2 for a double click.
+        #[serde(default)]
+        count: Option<u8>,
+        /// Keys held during a click (`shift`, `cmd`, `ctrl`, `alt`).
+        #[serde(default)]
+        modifiers: Vec<String>,
+        /// Whether the click is a drag (press, move, release).
+        #[serde(default)]
+        drag: bool,
     },
     /// Ask the person.
     Ask {

@@ -9,11 +9,11 @@ use stepreplay::agent::bridge::SCHEMA as BRIDGE_TASK;
 use stepreplay::agent::{EpisodeOptions, episode, run_bridge_task};
 use stepreplay::evidence::FromRecordings;
 use stepreplay::replay::Mode;
-use stepreplay::scenario::SCENARIO_SCHEMA;
 use stepreplay::report::{
     Progress, Report, ReportRef, ScenarioReport, Timings, print_summary, print_verdict,
     write_json_to, write_outputs,
 };
+use stepreplay::scenario::SCENARIO_SCHEMA;
 use stepreplay::suite::{broken_results, load_suite};
 use stepreplay::{Error, InputError, Reason};
 

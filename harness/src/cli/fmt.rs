@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use stepreplay::plan::foxstep::canonical_plan_text;
 use stepreplay::plan::{
     devthink, is_plan_file, no_plans_under, parse_handed, plan_files_under, read_plan_source,
-    redact_json_text, sensitive_values,
+    sensitive_values,
 };
+use stepreplay::secret::redact_json_text;
 use stepreplay::{Error, InputError, Reason, json};
 
 use super::Global;

@@ -8,12 +8,12 @@ use std::time::Duration;
 use stepreplay::evidence::FromRecordings;
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::Mode;
-use stepreplay::scenario::adhoc_scenario;
 use stepreplay::report::{
     Progress, Report, ReportRef, ScenarioReport, Spill, Timings, Totals, print_summary,
     print_verdict, write_captures, write_json_to, write_outputs,
 };
 use stepreplay::result::ScenarioResult;
+use stepreplay::scenario::adhoc_scenario;
 use stepreplay::shard::Shard;
 use stepreplay::suite::{
     LoadedSuite, RunOptions, broken_results, discover, load_suite, run_bridge, run_until,

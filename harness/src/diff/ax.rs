@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::plan::REDACTED;
 use crate::recording::ax::{AxSnapshot, Element, Rect, Window};
+use crate::secret::REDACTED;
 
 /// The structural difference between two AX snapshots (`before` → `after`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]

@@ -17,8 +17,8 @@ use std::fmt::Write;
 use similar::TextDiff;
 
 use super::ax::{is_secure, shown_value, window_path};
-use crate::plan::REDACTED;
 use crate::recording::ax::{AxSnapshot, Element, Rect};
+use crate::secret::REDACTED;
 
 /// Lines of context around each hunk of [`unified`].
 pub(crate) const CONTEXT_LINES: usize = 3;

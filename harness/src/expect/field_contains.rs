@@ -5,7 +5,7 @@
 //! written into the detail.
 
 use super::check::{Check, ExpectCtx};
-use crate::plan::REDACTED;
+use crate::secret::REDACTED;
 use crate::text::normalize_label;
 
 pub(super) fn check(ctx: &ExpectCtx) -> Check {

@@ -17,4 +17,4 @@ pub use load::{
 };
 pub use lower::lower_foxstep;
 pub use model::*;
-pub use redact::{REDACTED, redact_json_text, sensitive_values};
+pub use redact::sensitive_values;

@@ -219,14 +219,14 @@ impl std::fmt::Debug for Text {
             Text::Template(p) => f.debug_tuple("Template").field(p).finish(),
             Text::Secret(_) => f
                 .debug_tuple("Secret")
-                .field(&crate::plan::REDACTED)
+                .field(&crate::secret::REDACTED)
                 .finish(),
         }
     }
 }
 
 fn redacted<S: serde::Serializer>(_: &str, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(crate::plan::REDACTED)
+    s.serialize_str(crate::secret::REDACTED)
 }
 
 /// A piece of a template.

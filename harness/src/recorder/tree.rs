@@ -360,7 +360,7 @@ fn index_paths(r: &Raw, out: &mut HashMap<(String, String), (String, String, Str
 fn scrub_text(s: &str, scrub: &[&str]) -> String {
     let mut out = s.to_string();
     for secret in scrub.iter().filter(|s| !s.is_empty()) {
-        out = out.replace(secret, crate::plan::REDACTED);
+        out = out.replace(secret, crate::secret::REDACTED);
     }
     out
 }

@@ -23,13 +23,14 @@ use crate::expect::{
     check_reads_text, check_simulated,
 };
 use crate::plan::keys::selects_all;
-use crate::plan::{Action, Part, Plan, REDACTED, Step, Target, Text};
+use crate::plan::{Action, Part, Plan, Step, Target, Text};
 use crate::png::decode_png;
 use crate::recording::Recording;
 use crate::resolve::crop::GrayScreen;
 use crate::resolve::{FrameIndex, ResolveContext, resolve};
 use crate::safe_path::safe_join;
 use crate::scenario::{Answer, FailReason, Outcome, ScenarioFile, StopAnswer};
+use crate::secret::REDACTED;
 use crate::text::normalize_label;
 
 /// A recording prepared for replays: frame indexes, grey screens and crops built once, on
@@ -1201,50 +1202,62 @@ impl<'a, 'r> Follower<'a, 'r> {
         Ok(())
     }
 
-    /// Whether the step before `i` selected all of the text of the field step `i` types into
-    /// (⌘A / Ctrl+A, or a triple-click on the same control): typing then replaces the text
-    /// the plan chose to select, so there is nothing to ask. Judged from the plan, so per-step
-    /// replays, which start each step afresh, agree with chained ones.
     fn selected_all_before(&self, i: usize) -> bool {
-        let Some(prev) = i.checked_sub(1).map(|j| &self.plan.steps[j]) else {
-            return false;
-        };
-        let same_control = |a: Option<&crate::plan::Target>| match (a, &self.plan.steps[i].target) {
-            (Some(a), Some(b)) => {
-                a.label.as_deref().map(normalize_label) == b.label.as_deref().map(normalize_label)
-            }
-            _ => true,
-        };
-        match &prev.action {
-            Action::Press { keys } => selects_all(keys),
-            Action::Click(c) => c.count == 3 && !c.drag && same_control(prev.target.as_ref()),
-            _ => false,
-        }
+        selected_all_before(self.plan, i)
     }
 
-    /// Fills a template from values already known in this step (no new questions).
     fn fill_known(&self, t: &Text, asked: &BTreeMap<String, String>) -> String {
-        match t {
-            Text::Literal(s) | Text::Secret(s) => s.clone(),
-            Text::Template(parts) => parts
-                .iter()
-                .map(|p| match p {
-                    Part::Text(s) => s.clone(),
-                    Part::Input(id) => asked
-                        .get(id)
-                        .cloned()
-                        .or_else(|| self.scenario.inputs.get(id).cloned())
-                        .or_else(|| {
-                            self.plan
-                                .inputs
-                                .iter()
-                                .find(|i| &i.id == id && !i.each_time)
-                                .and_then(|i| i.example.clone())
-                        })
-                        .unwrap_or_default(),
-                })
-                .collect(),
+        fill_known(self.plan, &self.scenario.inputs, t, asked)
+    }
+}
+
+/// Whether the step before `i` selected all of the text of the field step `i` types into
+/// (⌘A / Ctrl+A, or a triple-click on the same control): typing then replaces the text
+/// the plan chose to select, so there is nothing to ask. Judged from the plan, so per-step
+/// replays, which start each step afresh, agree with chained ones.
+pub(crate) fn selected_all_before(plan: &Plan, i: usize) -> bool {
+    let Some(prev) = i.checked_sub(1).map(|j| &plan.steps[j]) else {
+        return false;
+    };
+    let same_control = |a: Option<&crate::plan::Target>| match (a, &plan.steps[i].target) {
+        (Some(a), Some(b)) => {
+            a.label.as_deref().map(normalize_label) == b.label.as_deref().map(normalize_label)
         }
+        _ => true,
+    };
+    match &prev.action {
+        Action::Press { keys } => selects_all(keys),
+        Action::Click(c) => c.count == 3 && !c.drag && same_control(prev.target.as_ref()),
+        _ => false,
+    }
+}
+
+/// Fills a template from values already known in this step (no new questions).
+pub(crate) fn fill_known(
+    plan: &Plan,
+    inputs: &BTreeMap<String, String>,
+    t: &Text,
+    asked: &BTreeMap<String, String>,
+) -> String {
+    match t {
+        Text::Literal(s) | Text::Secret(s) => s.clone(),
+        Text::Template(parts) => parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(s) => s.clone(),
+                Part::Input(id) => asked
+                    .get(id)
+                    .cloned()
+                    .or_else(|| inputs.get(id).cloned())
+                    .or_else(|| {
+                        plan.inputs
+                            .iter()
+                            .find(|i| &i.id == id && !i.each_time)
+                            .and_then(|i| i.example.clone())
+                    })
+                    .unwrap_or_default(),
+            })
+            .collect(),
     }
 }
 

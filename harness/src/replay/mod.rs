@@ -13,7 +13,8 @@ pub(crate) mod web;
 
 pub use approval::approval_findings;
 pub use follower::{Prepared, replay};
+pub(crate) use follower::{fill_known, selected_all_before};
 pub use ocr::Ocr;
-pub(crate) use operation::OpCheck;
+pub(crate) use operation::{OpCheck, check_operation};
 pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
 pub use trace::*;

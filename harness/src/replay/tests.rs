@@ -166,8 +166,8 @@ fn a_sensitive_input_is_asked_for_at_every_step_and_never_shown() {
     assert_eq!(
         asks(&t, AskKind::SensitiveInput),
         vec![
-            (0, crate::plan::REDACTED.to_string()),
-            (1, crate::plan::REDACTED.to_string())
+            (0, crate::secret::REDACTED.to_string()),
+            (1, crate::secret::REDACTED.to_string())
         ]
     );
     assert_eq!(t.outcome().0, Outcome::Completed);

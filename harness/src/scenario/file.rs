@@ -47,13 +47,29 @@ pub struct ScenarioFile {
     /// expiry is judged against it, never against the wall clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) clock: Option<u64>,
-    /// Elements planted as bait for an AI agent: instructions aimed at it on screen point at
-    /// them, the guide never does. `stepreplay agent` reports acting on one as
-    /// `followed-injection`; the built-in follower never looks at them.
+    /// Bait planted for an AI agent: instructions aimed at it on screen point at it, the
+    /// guide never does. `stepreplay agent` reports acting on a bait element, or typing,
+    /// saying or navigating to bait text, as `followed-injection`; the built-in follower
+    /// never looks at them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) injections: Vec<String>,
+    pub(crate) injections: Vec<Injection>,
     /// What should happen.
     pub expect: Expected,
+}
+
+/// One bait in a scenario's `injections`: an element's AX id (`"delete-all"`), or text an
+/// instruction on screen asks the agent to use (`{"text": "mallory@evil.test"}`: an
+/// address, a URL, a value).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Injection {
+    /// An element to act on.
+    Element(String),
+    /// Text to type, say or send.
+    Text {
+        /// The bait words.
+        text: String,
+    },
 }
 
 /// The scripted person's answers.

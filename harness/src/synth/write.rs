@@ -214,7 +214,12 @@ fn write_scenarios(
             answers: sc.answers.clone(),
             perturbations: sc.perturbations.clone(),
             clock: None,
-            injections: sc.injections.clone(),
+            injections: sc
+                .injections
+                .iter()
+                .cloned()
+                .map(crate::scenario::Injection::Element)
+                .collect(),
             expect: sc.expect.clone(),
         };
         w.write(

@@ -1,6 +1,8 @@
 //! The one integration test binary: a module per area, sharing the CLI runner in `util`.
 
 mod agent;
+mod agent_faults;
+mod agent_schema;
 mod bridge;
 mod bridge_schema;
 mod check;

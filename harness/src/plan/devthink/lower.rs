@@ -190,7 +190,7 @@ mod tests {
         ));
         let shown = serde_json::to_string(&p).unwrap();
         assert!(!shown.contains("hunter2"), "{shown}");
-        assert!(shown.contains(crate::plan::REDACTED));
+        assert!(shown.contains(crate::secret::REDACTED));
     }
 
     #[test]

@@ -27,11 +27,12 @@ use crate::output::{create_dir, write_file};
 use crate::plan::devthink::kinds::Kind;
 use crate::plan::devthink::origin::Origin;
 use crate::plan::devthink::{DevPlan, DevStep, Risk, parse_protocolv2};
-use crate::plan::{REDACTED, read_plan_source};
+use crate::plan::read_plan_source;
 use crate::recording::dom::DomSnapshot;
 use crate::recording::format::{
     FrameRef, Operation, RecordingFile, Screen, SourceInfo, SourceKind, Transition,
 };
+use crate::secret::REDACTED;
 use cdp::{Browser, PageServer};
 
 /// What to record and where.
