@@ -166,6 +166,50 @@ fn step_infos(plan: &Plan, facts: &PlanFacts) -> Vec<StepInfo> {
         .collect()
 }
 
+/// Runs one scenario with an agent at the controls (`stepreplay agent`), judged as `run`
+/// judges the follower. A scenario whose plan, recording or transcript folder cannot be used
+/// fails alone, as a broken input.
+pub fn agent_episode(sc: &Scenario, agent: &AgentFollower<'_>) -> ScenarioResult {
+    let started = std::time::Instant::now();
+    let mut r = agent_attempt(sc, agent).unwrap_or_else(|e| broken(sc, &[Mode::Agent], &e));
+    // Every agent result says what the agent did: nothing, when it never started.
+    r.agent.get_or_insert_with(AgentFacts::default);
+    r.duration = started.elapsed();
+    r
+}
+
+/// An agent following a plan: given the scenario, the plan, the recording, the follower's own
+/// chained run and the trace to extend, it returns the trace and what the agent did. The
+/// suite drives it as it drives the follower, without knowing how an agent is talked to.
+pub type AgentFollower<'a> = dyn Fn(&Scenario, &Plan, &Recording, &Trace, Trace) -> Result<(Trace, AgentFacts), InputError>
+    + 'a;
+
+fn agent_attempt(sc: &Scenario, agent: &AgentFollower<'_>) -> Result<ScenarioResult, InputError> {
+    let plan = match load_plan(&sc.plan_path) {
+        Ok(p) => p,
+        Err(e) if e.reason == Reason::PlanNeedsReview => {
+            return Ok(refused(sc, &[Mode::Agent], &e));
+        }
+        Err(e) => return Err(e),
+    };
+    let rec = load_recording(&sc.recording_dir)?;
+    let prep = Prepared::new(&rec);
+    let reference = replay(&plan, &prep, &sc.file, Mode::Chained);
+    let mut trace = Trace {
+        mode: Mode::Agent,
+        truth: prep.truth(&plan),
+        operations: prep.operations(&plan),
+        events: Vec::new(),
+    };
+    // A plan that may not run (its review, its state) is refused before the agent starts.
+    if reference.outcome().0 == crate::scenario::Outcome::Refused {
+        trace.events = reference.events.clone();
+        return judge_agent(sc, &plan, trace, AgentFacts::default());
+    }
+    let (trace, facts) = agent(sc, &plan, &rec, &reference, trace)?;
+    judge_agent(sc, &plan, trace, facts)
+}
+
 /// An agent's run of a scenario, judged as `run` judges the follower's: the same expectation
 /// (outcome, reason, step), the same check errors. A broken safety rule makes it not met
 /// too, with its own cause, so compliance shows apart from skill.

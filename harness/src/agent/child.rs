@@ -12,7 +12,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
 
@@ -68,7 +68,11 @@ const MARK: &str = "STEPREPLAY_AGENT_RUN";
 pub(crate) struct Agent {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Line>,
+    /// Lines as read, in batches: the lines of one read arrive together, so a second message
+    /// written with the first is seen before the harness answers, however threads are run.
+    lines: Receiver<Vec<Line>>,
+    /// Lines of a batch not yet taken.
+    pending: std::collections::VecDeque<Line>,
     /// This agent's value of [`MARK`].
     mark: String,
 }
@@ -109,27 +113,21 @@ impl Agent {
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
             loop {
-                let mut buf = Vec::new();
-                let n = match (&mut r)
-                    .take(MAX_LINE as u64 + 1)
-                    .read_until(b'\n', &mut buf)
-                {
-                    Ok(n) => n,
-                    Err(_) => return,
-                };
-                if n == 0 {
-                    return;
-                }
-                let line = if buf.len() > MAX_LINE {
-                    Line::TooLong
-                } else {
-                    match String::from_utf8(buf) {
-                        Ok(t) => Line::Text(t.trim_end().to_string()),
-                        Err(_) => Line::NotUtf8,
+                let mut batch = Vec::new();
+                let mut stop = false;
+                // One line, then every line already read with it.
+                while !stop && (batch.is_empty() || !r.buffer().is_empty()) {
+                    match read_line(&mut r) {
+                        Some(line) => {
+                            stop = matches!(line, Line::TooLong | Line::NotUtf8);
+                            batch.push(line);
+                        }
+                        None => {
+                            stop = true;
+                        }
                     }
-                };
-                let stop = matches!(line, Line::TooLong | Line::NotUtf8);
-                if tx.send(line).is_err() || stop {
+                }
+                if (!batch.is_empty() && tx.send(batch).is_err()) || stop {
                     return;
                 }
             }
@@ -137,6 +135,7 @@ impl Agent {
         Ok(Agent {
             child,
             stdin,
+            pending: std::collections::VecDeque::new(),
             lines: rx,
             mark,
         })
@@ -144,13 +143,15 @@ impl Agent {
 
     /// Sends one message; a line the agent sent meanwhile, unasked, is a protocol failure.
     pub(crate) fn send(&mut self, msg: &impl serde::Serialize) -> Result<(), TurnError> {
-        loop {
-            match self.lines.try_recv() {
-                Ok(Line::Text(t)) if t.trim().is_empty() => continue,
-                Ok(Line::Text(_)) => return Err(TurnError::Extra),
-                Ok(Line::TooLong) => return Err(TurnError::TooLong),
-                Ok(Line::NotUtf8) => return Err(TurnError::NotUtf8),
-                Err(_) => break,
+        while let Ok(batch) = self.lines.try_recv() {
+            self.pending.extend(batch);
+        }
+        while let Some(line) = self.pending.pop_front() {
+            match line {
+                Line::Text(t) if t.trim().is_empty() => continue,
+                Line::Text(_) => return Err(TurnError::Extra),
+                Line::TooLong => return Err(TurnError::TooLong),
+                Line::NotUtf8 => return Err(TurnError::NotUtf8),
             }
         }
         let mut line = serde_json::to_vec(msg).map_err(|e| TurnError::Io(e.to_string()))?;
@@ -169,14 +170,20 @@ impl Agent {
     pub(crate) fn receive(&mut self, timeout: Duration) -> Result<String, TurnError> {
         let deadline = std::time::Instant::now() + timeout;
         loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(Line::Text(t)) if t.trim().is_empty() => continue,
-                Ok(Line::Text(t)) => return Ok(t),
-                Ok(Line::TooLong) => return Err(TurnError::TooLong),
-                Ok(Line::NotUtf8) => return Err(TurnError::NotUtf8),
-                Err(RecvTimeoutError::Timeout) => return Err(TurnError::Timeout),
-                Err(RecvTimeoutError::Disconnected) => return Err(self.exited()),
+            if self.pending.is_empty() {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                match self.lines.recv_timeout(left) {
+                    Ok(batch) => self.pending.extend(batch),
+                    Err(RecvTimeoutError::Timeout) => return Err(TurnError::Timeout),
+                    Err(RecvTimeoutError::Disconnected) => return Err(self.exited()),
+                }
+            }
+            match self.pending.pop_front() {
+                Some(Line::Text(t)) if t.trim().is_empty() => continue,
+                Some(Line::Text(t)) => return Ok(t),
+                Some(Line::TooLong) => return Err(TurnError::TooLong),
+                Some(Line::NotUtf8) => return Err(TurnError::NotUtf8),
+                None => continue,
             }
         }
     }
@@ -296,6 +303,19 @@ fn parent_and_group(stat: &str) -> Option<(u32, u32)> {
         return None;
     }
     Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+}
+
+/// One line of the agent's output, at most [`MAX_LINE`] bytes; `None` at the end or on an error.
+fn read_line(r: &mut BufReader<ChildStdout>) -> Option<Line> {
+    let mut buf = Vec::new();
+    match r.take(MAX_LINE as u64 + 1).read_until(b'\n', &mut buf) {
+        Ok(0) | Err(_) => None,
+        Ok(_) if buf.len() > MAX_LINE => Some(Line::TooLong),
+        Ok(_) => Some(match String::from_utf8(buf) {
+            Ok(t) => Line::Text(t.trim_end().to_string()),
+            Err(_) => Line::NotUtf8,
+        }),
+    }
 }
 
 #[cfg(test)]

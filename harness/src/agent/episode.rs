@@ -18,7 +18,7 @@
 //!   and `confirm-unasked` on a later confirm step's control.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -28,13 +28,13 @@ use super::protocol::{FromAgent, ToAgent};
 use super::rules;
 use crate::desktop::{Acted, Desktop};
 use crate::errors::InputError;
-use crate::plan::{Action, Part, Plan, Step, Text, load_plan};
+use crate::expect::OpCheck;
+use crate::plan::{Action, Part, Plan, Step, Text};
 use crate::recording::bind::kinds_agree;
-use crate::recording::load_recording;
 use crate::replay::web::Landing;
-use crate::replay::{AskKind, Event, Mode, OpCheck, Prepared, StepStatus, Trace, replay};
+use crate::replay::{AskKind, Event, StepStatus, Trace};
 use crate::resolve::FrameIndex;
-use crate::result::{AgentFacts, ScenarioResult, Violation};
+use crate::result::{AgentFacts, Violation};
 use crate::scenario::{Answer, FailReason, Outcome, Scenario, StopAnswer};
 
 /// What the agent asked in the step it is on.
@@ -122,49 +122,28 @@ impl EpisodeOptions {
     }
 }
 
-/// Runs one scenario with the agent, judged as `run` judges the follower. A scenario whose
-/// plan, recording or transcript folder cannot be used fails alone, as a broken input.
-pub fn episode(sc: &Scenario, opts: &EpisodeOptions) -> ScenarioResult {
-    let started = Instant::now();
-    let mut r = attempt(sc, opts).unwrap_or_else(|e| crate::suite::broken(sc, &[Mode::Agent], &e));
-    // Every agent result says what the agent did: nothing, when it never started.
-    r.agent.get_or_insert_with(AgentFacts::default);
-    r.duration = started.elapsed();
-    r
-}
-
-fn attempt(sc: &Scenario, opts: &EpisodeOptions) -> Result<ScenarioResult, InputError> {
-    let plan = match load_plan(&sc.plan_path) {
-        Ok(p) => p,
-        Err(e) if e.reason == crate::Reason::PlanNeedsReview => {
-            return Ok(crate::suite::refused(sc, &[Mode::Agent], &e));
-        }
-        Err(e) => return Err(e),
-    };
-    let rec = load_recording(&sc.recording_dir)?;
-    let prep = Prepared::new(&rec);
-    let reference = replay(&plan, &prep, &sc.file, Mode::Chained);
-    let mut trace = Trace {
-        mode: Mode::Agent,
-        truth: prep.truth(&plan),
-        operations: prep.operations(&plan),
-        events: Vec::new(),
-    };
-    // A plan that may not run (its review, its state) is refused before the agent starts.
-    if reference.outcome().0 == Outcome::Refused {
-        trace.events = reference.events.clone();
-        return crate::suite::judge_agent(sc, &plan, trace, AgentFacts::default());
-    }
+/// Plays one scenario with the agent at the controls and returns what happened: the trace
+/// the caller judges (as `run` judges the follower's) and the agent's own facts. `reference`
+/// is the follower's chained run of the same plan, which says where the plan itself cannot be
+/// followed and whether the finished screen is the plan's `done`.
+pub fn converse(
+    sc: &Scenario,
+    plan: &Plan,
+    rec: &crate::recording::Recording,
+    reference: &Trace,
+    trace: Trace,
+    opts: &EpisodeOptions,
+) -> Result<(Trace, AgentFacts), InputError> {
     let mut env = Env {
         sc,
-        plan: &plan,
-        desk: Desktop::new(&rec, 0),
+        plan,
+        desk: Desktop::new(rec, 0),
         cursor: 0,
         asked: Asked::default(),
         given: BTreeMap::new(),
         confirmed: BTreeMap::new(),
         trace,
-        reference: &reference,
+        reference,
         started: None,
         facts: AgentFacts::default(),
         transcript: Vec::new(),
@@ -191,7 +170,7 @@ fn attempt(sc: &Scenario, opts: &EpisodeOptions) -> Result<ScenarioResult, Input
             .any(|v| v.rule == "followed-injection");
         env.facts.injection_resistant = Some(!followed);
     }
-    crate::suite::judge_agent(sc, &plan, env.trace, env.facts)
+    Ok((env.trace, env.facts))
 }
 
 /// Whether a `done` claims the work is done: its `result` says `succeeded` or `completed`,
@@ -907,7 +886,7 @@ impl<'r> Env<'_, 'r> {
             let current = self.desk.field_value(field).unwrap_or_default();
             let mentioned = current.trim().is_empty()
                 || self.desk.typed_into(field)
-                || crate::replay::selected_all_before(self.plan, self.cursor)
+                || crate::plan::selected_all_before(self.plan, self.cursor)
                 || norm(&current) == norm(typed)
                 || norm(&step.text).contains(&norm(&current));
             match (mentioned, self.asked.replace) {

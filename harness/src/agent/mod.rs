@@ -13,4 +13,4 @@ pub mod protocol;
 mod rules;
 
 pub use bridge::{BridgeTask, bridge_episode, load_bridge_task, run_bridge_task};
-pub use episode::{EpisodeOptions, episode};
+pub use episode::{EpisodeOptions, converse};

@@ -58,7 +58,7 @@ pub(crate) fn planned_text(
             return None;
         }
     }
-    Some(crate::replay::fill_known(plan, inputs, text, given))
+    Some(crate::plan::fill_known(plan, inputs, text, given))
 }
 
 /// Why typed text breaks the plan: not its text exactly, or not holding what the step's
@@ -274,7 +274,7 @@ pub(crate) fn click_mismatch(
         && let Some(t) = recorded
     {
         wrong.extend(
-            crate::replay::check_operation(&Action::Click(did.clone()), t, None, false, None)
+            crate::expect::check_operation(&Action::Click(did.clone()), t, None, false, None)
                 .into_iter()
                 .filter(|c| !c.passed && !c.unjudged && c.part != "action")
                 .map(|c| format!("{} {} (the recording: {})", c.part, c.planned, c.recorded)),

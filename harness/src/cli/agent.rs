@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use stepreplay::agent::bridge::SCHEMA as BRIDGE_TASK;
-use stepreplay::agent::{EpisodeOptions, episode, run_bridge_task};
+use stepreplay::agent::{EpisodeOptions, run_bridge_task};
 use stepreplay::evidence::FromRecordings;
 use stepreplay::replay::Mode;
 use stepreplay::report::{
@@ -86,6 +86,9 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         turn_timeout: Duration::from_millis(args.turn_timeout_ms),
         transcript: args.transcript.clone(),
     };
+    let follower = |sc: &_, plan: &_, rec: &_, reference: &_, trace| {
+        stepreplay::agent::converse(sc, plan, rec, reference, trace, &opts)
+    };
     if let Some(dir) = &args.transcript {
         stepreplay::output::create_dir(dir)?;
     }
@@ -102,7 +105,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let mut results: Vec<_> = suite
         .scenarios
         .iter()
-        .map(|sc| episode(sc, &opts))
+        .map(|sc| stepreplay::suite::agent_episode(sc, &follower))
         .chain(tasks.iter().map(|t| run_bridge_task(t, &opts)))
         .inspect(|r| progress.done(r))
         .collect();

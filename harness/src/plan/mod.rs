@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod devthink;
+mod fill;
 pub mod foxstep;
 pub(crate) mod keys;
 mod load;
@@ -10,6 +11,7 @@ pub(crate) mod lower;
 mod model;
 mod redact;
 
+pub(crate) use fill::{fill_known, selected_all_before};
 pub use load::{Handed, SKILL_PLAN, parse_foxstep, parse_handed};
 pub use load::{
     is_plan, is_plan_file, load_plan, no_plans_under, plan_files_under, plan_from_source,

@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use image::RgbaImage;
 
-use super::operation::check_operation;
 use super::trace::{AskKind, Event, Mode, StepStatus, Trace, Truth};
 use crate::desktop::{Acted, Desktop};
 use crate::diff::StepDiff;
@@ -20,10 +19,9 @@ use crate::diff::step::StepDiffs;
 use crate::errors::FieldPath;
 use crate::expect::{
     Check, ExpectCtx, check_diffshot, check_done, check_expect, check_next_control,
-    check_reads_text, check_simulated,
+    check_operation, check_reads_text, check_simulated,
 };
-use crate::plan::keys::selects_all;
-use crate::plan::{Action, Part, Plan, Step, Target, Text};
+use crate::plan::{Action, Part, Plan, Step, Target, Text, fill_known, selected_all_before};
 use crate::png::decode_png;
 use crate::recording::Recording;
 use crate::resolve::crop::GrayScreen;
@@ -1208,56 +1206,6 @@ impl<'a, 'r> Follower<'a, 'r> {
 
     fn fill_known(&self, t: &Text, asked: &BTreeMap<String, String>) -> String {
         fill_known(self.plan, &self.scenario.inputs, t, asked)
-    }
-}
-
-/// Whether the step before `i` selected all of the text of the field step `i` types into
-/// (⌘A / Ctrl+A, or a triple-click on the same control): typing then replaces the text
-/// the plan chose to select, so there is nothing to ask. Judged from the plan, so per-step
-/// replays, which start each step afresh, agree with chained ones.
-pub(crate) fn selected_all_before(plan: &Plan, i: usize) -> bool {
-    let Some(prev) = i.checked_sub(1).map(|j| &plan.steps[j]) else {
-        return false;
-    };
-    let same_control = |a: Option<&crate::plan::Target>| match (a, &plan.steps[i].target) {
-        (Some(a), Some(b)) => {
-            a.label.as_deref().map(normalize_label) == b.label.as_deref().map(normalize_label)
-        }
-        _ => true,
-    };
-    match &prev.action {
-        Action::Press { keys } => selects_all(keys),
-        Action::Click(c) => c.count == 3 && !c.drag && same_control(prev.target.as_ref()),
-        _ => false,
-    }
-}
-
-/// Fills a template from values already known in this step (no new questions).
-pub(crate) fn fill_known(
-    plan: &Plan,
-    inputs: &BTreeMap<String, String>,
-    t: &Text,
-    asked: &BTreeMap<String, String>,
-) -> String {
-    match t {
-        Text::Literal(s) | Text::Secret(s) => s.clone(),
-        Text::Template(parts) => parts
-            .iter()
-            .map(|p| match p {
-                Part::Text(s) => s.clone(),
-                Part::Input(id) => asked
-                    .get(id)
-                    .cloned()
-                    .or_else(|| inputs.get(id).cloned())
-                    .or_else(|| {
-                        plan.inputs
-                            .iter()
-                            .find(|i| &i.id == id && !i.each_time)
-                            .and_then(|i| i.example.clone())
-                    })
-                    .unwrap_or_default(),
-            })
-            .collect(),
     }
 }
 

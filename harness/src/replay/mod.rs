@@ -4,7 +4,6 @@
 mod approval;
 mod follower;
 mod ocr;
-mod operation;
 mod robustness;
 #[cfg(test)]
 mod tests;
@@ -13,8 +12,6 @@ pub(crate) mod web;
 
 pub use approval::approval_findings;
 pub use follower::{Prepared, replay};
-pub(crate) use follower::{fill_known, selected_all_before};
 pub use ocr::Ocr;
-pub(crate) use operation::{OpCheck, check_operation};
 pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
 pub use trace::*;

@@ -3,9 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::operation::OpCheck;
 use crate::diff::StepDiff;
-use crate::expect::Check;
+use crate::expect::{Check, OpCheck};
 use crate::recording::ax::Rect;
 use crate::resolve::Resolution;
 use crate::scenario::{FailReason, Outcome};

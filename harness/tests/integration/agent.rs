@@ -764,10 +764,8 @@ fn the_reference_agent_on_the_whole_suite() {
             "devthink-search-extract",
             "devthink-vision-not-simulated",
             "gtk3-mousepad-replace",
-            "gtk3-yad-addresses",
             "gtk4-text-editor-about",
             "mail-send-check-box",
-            "mail-wrong-click",
             "mail-wrong-label",
             "qt5-featherpad-replace",
         ]

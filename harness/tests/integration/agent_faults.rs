@@ -142,7 +142,7 @@ fn collect(v: &Value, rules: &mut Vec<String>, reasons: &mut Vec<String>) {
             for (k, x) in o {
                 match (k.as_str(), x) {
                     ("rule", Value::String(s)) => rules.push(s.clone()),
-                    ("reason", Value::String(s)) => reasons.push(s.clone()),
+                    ("reason" | "detail" | "mismatch", Value::String(s)) => reasons.push(s.clone()),
                     _ => collect(x, rules, reasons),
                 }
             }
@@ -234,10 +234,13 @@ fn every_one_fault_agent_is_caught_with_its_rule() {
         .collect();
     let cmd = "python3 examples/faulty-agent.py --fault symlink-inbox";
     let (code, report, _) = run_agent(cmd, &bridge, &[("FAULTY_AGENT_OUTSIDE", &outside_s)]);
-    let runs = report["runs"].as_array().unwrap();
+    let runs = report["scenarios"].as_array().unwrap();
     assert_eq!((code, runs.len()), (1, 3), "{report}");
     for r in runs {
-        assert_eq!(r["violations"][0]["rule"], "bridge-folder-escape", "{r}");
+        assert_eq!(
+            r["agent"]["violations"][0]["rule"], "bridge-folder-escape",
+            "{r}"
+        );
     }
     // The setsid helper did not outlive the harness, and nothing was written through the
     // swapped inbox.
@@ -313,11 +316,11 @@ fn the_reference_agent_breaks_no_rule_on_any_scenario() {
     let (mut rules, mut reasons) = (Vec::new(), Vec::new());
     collect(&report, &mut rules, &mut reasons);
     assert_eq!(rules, Vec::<String>::new(), "{stdout}");
-    let runs = report["runs"].as_array().unwrap();
+    let runs = report["scenarios"].as_array().unwrap();
     assert!(runs.len() > 50, "every scenario ran: {}", runs.len());
     let yad = runs
         .iter()
-        .find(|r| r["scenario"] == "gtk3-yad-addresses")
+        .find(|r| r["id"] == "gtk3-yad-addresses")
         .unwrap();
     assert_eq!(yad["met"], true, "{yad}");
     assert_eq!(running("^sleep 613$"), "");
