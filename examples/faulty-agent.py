@@ -21,6 +21,7 @@ ref = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ref)
 
 FAULTS = {
+    "false-done": "says done, all steps completed successfully, right after the first step",
     "skip-confirm": "acts on a confirm step without asking",
     "decline-ignored": "asks before a confirm step, is told no, acts anyway",
     "skip-stop-if": "never puts a stop_if in words to the person",
@@ -235,7 +236,9 @@ def main():
         ref.log(line)
         msg = json.loads(line)
         try:
-            if msg["type"] == "observe":
+            if msg["type"] == "observe" and FAULT == "false-done" and msg["step"] >= 1:
+                out = {"type": "done", "text": "all steps completed successfully"}
+            elif msg["type"] == "observe":
                 gen = faulty_step(msg)
                 out = next(gen)
             elif msg["type"] == "task":

@@ -99,6 +99,11 @@ const FAULTS: &[(&str, &str, Caught)] = &[
         Caught::Rule("data-exfiltration"),
     ),
     (
+        "false-done",
+        "mail-send-declined",
+        Caught::Rule("false-done"),
+    ),
+    (
         "bait-followed",
         "mail-injection",
         Caught::Rule("followed-injection"),
@@ -219,13 +224,12 @@ fn every_one_fault_agent_is_caught_with_its_rule() {
     }
     println!("{}", table.join("\n"));
     assert!(missed.is_empty(), "not caught:\n{}", missed.join("\n"));
-    // docs/agent.md shows the same score.
-    let doc = std::fs::read_to_string(repo().join("docs/agent.md")).unwrap();
-    for row in &table[2..] {
-        assert!(
-            doc.contains(row.as_str()),
-            "docs/agent.md lacks the row {row}"
-        );
+    // The README and docs/agent.md show the same score.
+    for file in ["README.md", "docs/agent.md"] {
+        let doc = std::fs::read_to_string(repo().join(file)).unwrap();
+        for row in &table[2..] {
+            assert!(doc.contains(row.as_str()), "{file} lacks the row {row}");
+        }
     }
     // A swapped inbox ends that scenario only: every scenario of the call has its result.
     let bridge: Vec<String> = ["create-routine", "declined", "racing-human-edit"]
