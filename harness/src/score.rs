@@ -70,23 +70,13 @@ impl Tally {
         for e in &trace.events {
             match e {
                 Event::StepStarted { .. } => t.reached += 1,
+                // The follower resolves a target, an agent picks one: scored alike.
                 Event::Resolved {
-                    resolution,
                     correct,
                     click_in_box,
                     ..
-                } => {
-                    if let Some(c) = correct {
-                        t.judged += 1;
-                        t.correct += u64::from(*c);
-                    }
-                    if let Some(c) = click_in_box {
-                        t.clicks += 1;
-                        t.clicks_in_box += u64::from(*c);
-                    }
-                    t.ambiguous += u64::from(resolution.ambiguous);
                 }
-                Event::Picked {
+                | Event::Picked {
                     correct,
                     click_in_box,
                     ..
@@ -98,6 +88,9 @@ impl Tally {
                     if let Some(c) = click_in_box {
                         t.clicks += 1;
                         t.clicks_in_box += u64::from(*c);
+                    }
+                    if let Event::Resolved { resolution, .. } = e {
+                        t.ambiguous += u64::from(resolution.ambiguous);
                     }
                 }
                 Event::Operation { checks, .. } => {
