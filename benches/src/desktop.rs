@@ -113,12 +113,8 @@ fn window(id: &str, title: &str, kind: &str, frame: Rect, elements: Vec<Element>
     }
 }
 
-/// The scene on a `w × h` point screen.
-pub fn snapshot(w: u32, h: u32, scale: u32, variant: Variant) -> AxSnapshot {
-    let (w, h) = (w as i32, h as i32);
-    let l = Layout(scale as i32);
-    let after = variant == Variant::After;
-
+/// The menu bar's items, and its clock (a minute later after the step).
+fn menu_bar(l: &Layout, w: i32, after: bool) -> Vec<Element> {
     let mut bar = Vec::new();
     let mut x = 36;
     for item in ["Finder", "File", "Edit", "View", "Go", "Window", "Help"] {
@@ -131,33 +127,11 @@ pub fn snapshot(w: u32, h: u32, scale: u32, variant: Variant) -> AxSnapshot {
         subrole: Some("AXMenuExtra".into()),
         ..named("clock", "AXMenuBarItem", l.rect(w - 100, 0, 90, 24), clock)
     });
+    bar
+}
 
-    let note = "Call the accountant about the March invoices and check the totals against \
-                the bank statement before Friday. ";
-    let notes = window(
-        "notes",
-        "Notes",
-        "window",
-        l.rect(60, 70, 700, 420),
-        vec![words("note", l.rect(80, 110, 660, 370), &note.repeat(16))],
-    );
-
-    let places = [
-        "Recents",
-        "Desktop",
-        "Documents",
-        "Downloads",
-        "Invoices",
-        "Bin",
-    ];
-    let sidebar = places
-        .iter()
-        .enumerate()
-        .map(|(i, p)| Element {
-            selected: *p == "Invoices",
-            ..named(*p, "AXRow", l.rect(266, 156 + 26 * i as i32, 170, 24), p)
-        })
-        .collect();
+/// The file table: its header and one row per invoice the window's height has room for.
+fn file_rows(l: &Layout, h: i32, after: bool) -> Vec<Element> {
     let mut table = vec![
         words("h-name", l.rect(464, 194, 200, 20), "Name"),
         words("h-size", l.rect(860, 194, 90, 20), "Size"),
@@ -191,6 +165,43 @@ pub fn snapshot(w: u32, h: u32, scale: u32, variant: Variant) -> AxSnapshot {
         });
         y += 34;
     }
+    table
+}
+
+/// The scene on a `w × h` point screen.
+pub fn snapshot(w: u32, h: u32, scale: u32, variant: Variant) -> AxSnapshot {
+    let (w, h) = (w as i32, h as i32);
+    let l = Layout(scale as i32);
+    let after = variant == Variant::After;
+
+    let bar = menu_bar(&l, w, after);
+    let note = "Call the accountant about the March invoices and check the totals against \
+                the bank statement before Friday. ";
+    let notes = window(
+        "notes",
+        "Notes",
+        "window",
+        l.rect(60, 70, 700, 420),
+        vec![words("note", l.rect(80, 110, 660, 370), &note.repeat(16))],
+    );
+
+    let places = [
+        "Recents",
+        "Desktop",
+        "Documents",
+        "Downloads",
+        "Invoices",
+        "Bin",
+    ];
+    let sidebar = places
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Element {
+            selected: *p == "Invoices",
+            ..named(*p, "AXRow", l.rect(266, 156 + 26 * i as i32, 170, 24), p)
+        })
+        .collect();
+    let table = file_rows(&l, h, after);
     let invoices = window(
         "invoices",
         "Invoices",

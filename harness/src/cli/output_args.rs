@@ -28,7 +28,8 @@ pub struct OutputArgs {
     /// Compare with this baseline: exit 1 on any regression, and write `regressions.json`.
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
-    /// How far a score may fall below its baseline before it counts as a regression.
+    /// How far a score may fall below its baseline before it counts as a regression (scores
+    /// are compared as reports show them, to three decimals).
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = super::non_negative)]
     tolerance: f64,
 }

@@ -392,6 +392,11 @@ pub fn compare<'a>(
     })
 }
 
+/// A score at the precision the reports print it (three decimals).
+fn as_shown(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
 fn score_regressions(
     scenario: Option<&String>,
     mode: Mode,
@@ -426,8 +431,9 @@ fn score_regressions(
                 format!("ambiguous resolutions rose from {w} to {n}"),
             )
         } else {
-            // Scores are rounded to 6 decimals; compare in that grid so float noise is no drop.
-            if crate::json::round(w - n) <= tolerance {
+            // Compared as every report shows them, to three decimals: a drop nobody can see
+            // in the table (0.980392 to 0.980159, both 0.980) is no regression.
+            if crate::json::round(as_shown(*w) - as_shown(n)) <= tolerance {
                 continue;
             }
             (
@@ -475,6 +481,22 @@ mod tests {
                 .collect(),
             scores: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn a_drop_is_judged_at_the_precision_the_reports_show() {
+        let drops = |was: f64, now: f64, tolerance: f64| {
+            let w = scenario(true, Outcome::Completed, was).scores[&Mode::Chained];
+            let n = scenario(true, Outcome::Completed, now).scores[&Mode::Chained];
+            let mut out = Vec::new();
+            score_regressions(None, Mode::Chained, &w, &n, tolerance, &mut out);
+            out.len()
+        };
+        assert_eq!(drops(0.980392, 0.980159, 0.0), 0, "both show 0.980");
+        assert_eq!(drops(0.980, 0.979, 0.0), 1, "0.980 to 0.979 shows");
+        assert_eq!(drops(0.9804, 0.9788, 0.0), 1, "0.980 to 0.979 once rounded");
+        assert_eq!(drops(0.980, 0.979, 0.001), 0, "within a stated tolerance");
+        assert_eq!(drops(0.980, 0.978, 0.001), 1, "beyond it");
     }
 
     #[test]

@@ -756,6 +756,10 @@ fn a_baseline_that_compares_nothing_fails_the_gate() {
                 .contains("none of the baseline's 1 scenarios is in this run"),
         "the error says nothing was compared",
     );
+    run.check(
+        !run.stdout.contains("missing") && !run.stderr.contains("missing"),
+        "no `missing` line buries the error",
+    );
     // The run's own reports are still written, and say what was new.
     let r = json(&d.join("reports/regressions.json"));
     assert_eq!(r["compared"], 0);
