@@ -26,6 +26,9 @@ pub struct Args {
     /// want; without $DISPLAY one is always started).
     #[arg(long)]
     xvfb: bool,
+    /// Replace a recording, plan and scenario of that NAME that are already there.
+    #[arg(long)]
+    force: bool,
     /// Longest wait, in milliseconds, for the screen and tree to settle after a step.
     #[arg(long, default_value_t = 10_000)]
     settle_ms: u64,
@@ -48,6 +51,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         script_path: args.script,
         out: args.out.clone(),
         own_display: args.xvfb,
+        force: args.force,
         settle_timeout: Duration::from_millis(args.settle_ms.max(100)),
         keep_capture: args.keep_capture,
     };

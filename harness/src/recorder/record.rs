@@ -40,6 +40,8 @@ pub struct RecordOptions {
     pub out: PathBuf,
     /// Start an Xvfb even when `$DISPLAY` is set.
     pub own_display: bool,
+    /// Replace a recording, plan or scenario of that name that is already there.
+    pub force: bool,
     /// The longest wait for the screen and tree to settle after a step.
     pub settle_timeout: Duration,
     /// Keep the raw capture (`realrec` layout) in this folder.
@@ -96,9 +98,34 @@ fn suite_of(out: &Path) -> Result<(PathBuf, String), Error> {
     }
 }
 
+/// A recording, plan or scenario of that name already in the suite, refused before the
+/// desktop starts: a new recording would replace it, and its plan may hold a person's edits.
+fn refuse_overwrite(root: &Path, name: &str, out: &Path) -> Result<(), Error> {
+    let taken = [
+        out.to_path_buf(),
+        root.join("scenarios").join(name),
+        root.join("scenarios").join(format!("{name}.json")),
+    ]
+    .into_iter()
+    .find(|p| p.exists());
+    match taken {
+        Some(p) => Err(InputError::new(
+            &p,
+            Reason::InvalidArgument,
+            format!("`{name}` is already recorded here; recording again would replace it"),
+        )
+        .hint("give --out another NAME, or pass --force to replace it")
+        .into()),
+        None => Ok(()),
+    }
+}
+
 /// Records `opts.script` on a live desktop. `stop` is set by Ctrl-C.
 pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, Error> {
     let (root, name) = suite_of(&opts.out)?;
+    if !opts.force {
+        refuse_overwrite(&root, &name, &opts.out)?;
+    }
     let script = &opts.script;
     if script.app.is_empty() {
         return Err(InputError::new(

@@ -285,3 +285,31 @@ fn ctrl_c_stops_everything_it_started() {
         "processes left after Ctrl-C: {left:?} (started: {started:?})"
     );
 }
+
+/// A name already in the suite is refused before any desktop starts: recording again would
+/// replace the recording and the plan, which may hold a person's edits. `--force` replaces.
+#[test]
+fn recording_over_an_existing_name_is_refused_without_force() {
+    let dir = TempDir::new("record-taken");
+    let suite = dir.path();
+    fs::create_dir_all(suite.join("scenarios")).unwrap();
+    fs::write(suite.join("scenarios/signin.json"), "{\"edited\": true}").unwrap();
+    let run = stepreplay(suite)
+        .args(["record", "--xvfb", "--script"])
+        .args([script()])
+        .args(["--out", "recordings/signin"])
+        .run();
+    run.check(run.code == 2, "a taken name is bad input");
+    run.check(
+        run.stderr.contains("scenarios/signin.json")
+            && run.stderr.contains("already recorded here")
+            && run.stderr.contains("--force"),
+        "the error names the file and the way out",
+    );
+    assert_eq!(
+        fs::read_to_string(suite.join("scenarios/signin.json")).unwrap(),
+        "{\"edited\": true}",
+        "the scenario is untouched"
+    );
+    assert!(!suite.join("recordings/signin").exists());
+}
