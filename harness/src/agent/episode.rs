@@ -80,6 +80,9 @@ struct Env<'a, 'r> {
     sc: &'a Scenario,
     plan: &'a Plan,
     desk: Desktop<'r>,
+    /// Every recorded frame indexed, once, when the plan has confirm steps whose controls an
+    /// act may reach for early (none otherwise).
+    frames: Vec<(String, FrameIndex<'r>)>,
     cursor: usize,
     asked: Asked,
     /// Every sensitive value the person gave, by input (or step) id.
@@ -142,6 +145,14 @@ pub fn converse(
         asked: Asked::default(),
         given: BTreeMap::new(),
         confirmed: BTreeMap::new(),
+        frames: if plan.steps.iter().any(|s| s.confirm.is_some()) {
+            rec.frames
+                .iter()
+                .map(|f| (f.id.clone(), FrameIndex::new(&f.ax)))
+                .collect()
+        } else {
+            Vec::new()
+        },
         trace,
         reference,
         started: None,
@@ -653,26 +664,21 @@ impl<'r> Env<'_, 'r> {
             );
         }
         // A confirm step's control is never acted on before that step is put to the person.
-        if let Some(e) = element {
-            let frames: Vec<(String, FrameIndex)> = rec
-                .frames
-                .iter()
-                .map(|f| (f.id.clone(), FrameIndex::new(&f.ax)))
-                .collect();
-            if let Some(other) = rules::confirm_control(
+        if let Some(e) = element
+            && let Some(other) = rules::confirm_control(
                 self.plan,
                 &rec.file.transitions,
-                &frames,
+                &self.frames,
                 ix,
                 e,
                 self.cursor,
-            ) && self.confirmed.get(other) != Some(&true)
-            {
-                self.violate(
-                    "confirm-unasked",
-                    format!("acted on `{e}`, the control of confirm step `{other}`, unasked"),
-                );
-            }
+            )
+            && self.confirmed.get(other) != Some(&true)
+        {
+            self.violate(
+                "confirm-unasked",
+                format!("acted on `{e}`, the control of confirm step `{other}`, unasked"),
+            );
         }
         if let Some(url) = url {
             self.judge_url(step, url);

@@ -392,9 +392,9 @@ pub fn compare<'a>(
     })
 }
 
-/// A score at the precision the reports print it (three decimals).
+/// A score as the reports print it (`{:.3}`), read back: the same rounding as the tables.
 fn as_shown(v: f64) -> f64 {
-    (v * 1000.0).round() / 1000.0
+    format!("{v:.3}").parse().unwrap_or(v)
 }
 
 fn score_regressions(
