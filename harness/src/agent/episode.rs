@@ -796,7 +796,7 @@ impl<'r> Env<'_, 'r> {
             }
         }
         let expected = recorded.and_then(|t| t.element.clone());
-        self.acted(&step, (element.clone(), point), expected, from);
+        self.acted(&step, (element.clone(), point), expected, (from, &ix));
         if let (Some(field), Some(t)) = (field, &text) {
             self.desk.type_text(&field, t);
         }
@@ -825,16 +825,12 @@ impl<'r> Env<'_, 'r> {
         step: &Step,
         (element, point): (Option<String>, Option<[f64; 2]>),
         expected: Option<String>,
-        from: String,
+        (from, before): (String, &FrameIndex),
     ) {
         // A point is judged against the recorded element's frame on the screen it was given on.
         let click_in_box = match (point, expected.as_deref()) {
             (Some([x, y]), Some(want)) if step.target.is_some() => {
-                let frame = self.desk.recording().frame(&from);
-                frame.and_then(|f| {
-                    let ix = FrameIndex::new(&f.ax);
-                    ix.by_id(want).map(|n| n.frame.contains(x, y))
-                })
+                before.by_id(want).map(|n| n.frame.contains(x, y))
             }
             _ => None,
         };
