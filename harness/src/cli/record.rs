@@ -1,23 +1,44 @@
 //! `stepreplay record --script S --out SUITE/recordings/NAME [-- CMD ARGS]`: record a real app
-//! on a live desktop (see `stepreplay::recorder`).
+//! on a live desktop (see `stepreplay::recorder`); with `--plan`, follow a guide live instead.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use stepreplay::Error;
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+
 use stepreplay::recorder::script::read_script;
-use stepreplay::recorder::{RecordOptions, record};
+use stepreplay::recorder::{Confirm, FollowOptions, RecordOptions, follow, record};
+use stepreplay::report::{ScenarioReport, line, print_steps};
+use stepreplay::suite::{RunOptions, run_loaded};
+use stepreplay::{Error, InputError, Reason};
 
 use super::Global;
 use super::stop::{STOP, install_stop_handler};
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:
-  stepreplay record --xvfb --script recordings/scripts/record/gtk3-zenity-contact.json --out /tmp/zenity")]
+#[command(after_help = "Examples:
+  stepreplay record --xvfb --script recordings/scripts/record/gtk3-zenity-contact.json --out /tmp/s/recordings/zenity
+  stepreplay record --xvfb --scenario scenarios/gtk3-zenity-contact.json --out /tmp/s/recordings/zenity-now -- zenity --forms …")]
 pub struct Args {
     /// The action script (`stepreplay-record-script/1`: the app, inputs, steps).
-    #[arg(long)]
-    script: PathBuf,
+    #[arg(long, required_unless_present_any = ["plan", "scenario"], conflicts_with_all = ["plan", "scenario"])]
+    script: Option<PathBuf>,
+    /// Follow this Foxstep guide live instead of a script: each step found on the live app,
+    /// acted and kept; then the verdict per step, as `run` gives it on what was recorded.
+    #[arg(long, value_name = "PLAN")]
+    plan: Option<PathBuf>,
+    /// Follow the plan of this scenario, with its input values and answers (a step that asks
+    /// first is acted only when approved here or on the terminal).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// With `--plan`: input values and answers, as `run --answers` reads them.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "plan",
+        conflicts_with = "scenario"
+    )]
+    answers: Option<PathBuf>,
     /// The recording folder, `SUITE/recordings/NAME`; the plan and scenario go to
     /// `SUITE/scenarios/NAME/plan.json` and `SUITE/scenarios/NAME.json`.
     #[arg(long)]
@@ -42,13 +63,16 @@ pub struct Args {
 
 pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     install_stop_handler();
-    let mut script = read_script(&args.script)?;
+    let Some(script_path) = args.script.clone() else {
+        return follow_live(args, g);
+    };
+    let mut script = read_script(&script_path)?;
     if !args.app.is_empty() {
         script.app = args.app;
     }
     let opts = RecordOptions {
         script,
-        script_path: args.script,
+        script_path,
         out: args.out.clone(),
         own_display: args.xvfb,
         force: args.force,
@@ -69,4 +93,83 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         println!("  {u}");
     }
     Ok(0)
+}
+
+/// `record --plan` / `--scenario`: follows the guide live, then replays it on what was kept.
+fn follow_live(args: Args, g: &Global) -> Result<u8, Error> {
+    let plan = match (&args.plan, &args.scenario) {
+        (Some(p), _) => p.clone(),
+        (None, Some(s)) => stepreplay::scenario::load_scenario(s)?.plan_path,
+        (None, None) => unreachable!("clap requires --script, --plan or --scenario"),
+    };
+    if args.app.is_empty() {
+        return Err(InputError::new(
+            "--plan",
+            Reason::InvalidArgument,
+            "a guide does not say how to start its app",
+        )
+        .hint("give the command after `--`: stepreplay record --plan PLAN --out DIR -- CMD ARGS")
+        .into());
+    }
+    let opts = FollowOptions {
+        plan,
+        scenario: args.scenario.clone(),
+        answers: args.answers.clone(),
+        app: args.app.clone(),
+        out: args.out.clone(),
+        own_display: args.xvfb,
+        force: args.force,
+        settle_timeout: Duration::from_millis(args.settle_ms.max(100)),
+        keep_capture: args.keep_capture.clone(),
+    };
+    let o = follow(&opts, &mut ask_on_terminal, &STOP)?;
+    g.note(format!(
+        "followed {} live: {} steps acted, {} frames on {} into {}",
+        opts.plan.display(),
+        o.acted,
+        o.frames,
+        o.display,
+        args.out.display()
+    ));
+    for u in &o.notes {
+        println!("  {u}");
+    }
+    if let Some(why) = &o.halted {
+        println!("stopped live at {why}");
+    }
+    let say = super::output_args::say(g, super::OutputFormat::Human);
+    let run = RunOptions {
+        jobs: 1,
+        modes: vec![stepreplay::replay::Mode::Chained],
+        perturb: Vec::new(),
+        ocr: stepreplay::replay::Ocr::Dom,
+    };
+    let results = run_loaded(vec![o.scenario], &run, &|_| {})?;
+    let Some(r) = results.first() else {
+        return Err(Error::Internal(
+            "the replay of the followed guide gave no result".into(),
+        ));
+    };
+    say.verdict(line(r, &say));
+    print_steps(&ScenarioReport::of(r), &say);
+    Ok(u8::from(!r.met || o.halted.is_some()))
+}
+
+/// Puts a step that asks first to the person at the terminal; anything but yes declines, and
+/// with no terminal nobody can approve it.
+fn ask_on_terminal(c: &Confirm<'_>) -> bool {
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return false;
+    }
+    print!(
+        "step {} “{}” asks first: {}\nGo on? [y/N] ",
+        c.number, c.text, c.reason
+    );
+    let _ = std::io::stdout().flush();
+    let mut answer = String::new();
+    if stdin.lock().read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_lowercase().as_str(), "y" | "yes")
 }

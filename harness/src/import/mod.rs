@@ -9,5 +9,5 @@ pub(crate) mod macapptree;
 mod realrec;
 
 pub use atspi::Dropped;
-pub(crate) use realrec::window_kind;
 pub use realrec::{ImportOutput, import_realrec};
+pub(crate) use realrec::{import_followed, window_kind};

@@ -378,6 +378,27 @@ pub fn import_realrec(
     name: &str,
     plan: Option<(&Plan, &Source)>,
 ) -> Result<ImportOutput, Error> {
+    import_bound(src, out, name, plan, false)
+}
+
+/// [`import_realrec`] of a capture that followed `plan` live and may have stopped before its
+/// end: its actions are bound to the plan's first acting steps.
+pub(crate) fn import_followed(
+    src: &Path,
+    out: &Path,
+    name: &str,
+    plan: (&Plan, &Source),
+) -> Result<ImportOutput, Error> {
+    import_bound(src, out, name, Some(plan), true)
+}
+
+fn import_bound(
+    src: &Path,
+    out: &Path,
+    name: &str,
+    plan: Option<(&Plan, &Source)>,
+    partial: bool,
+) -> Result<ImportOutput, Error> {
     let steps_path = src.join("steps.json");
     let steps_src = read_text(&steps_path, limits::IMPORT_SOURCE_BYTES)?;
     let steps: Vec<Step> = parse_typed(&steps_src)?;
@@ -390,7 +411,7 @@ pub fn import_realrec(
                     description: s.description.clone(),
                 })
                 .collect();
-            bind(plan, plan_src, &recorded)?
+            bind(plan, plan_src, &recorded, partial)?
         }
         None => (1..=steps.len()).map(|n| format!("s{n}")).collect(),
     };

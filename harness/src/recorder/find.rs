@@ -81,7 +81,7 @@ pub(crate) fn work_title(ix: &FrameIndex, w: &WindowInfo) -> Option<String> {
 /// For a name nothing on screen has: the names on screen nearest it (controls of the asked
 /// role first, then by Jaro–Winkler similarity, each with its role), and the one it was most likely meant to be, so a newcomer
 /// sees what to write instead.
-fn nearest_names(
+pub(super) fn nearest_names(
     ix: &FrameIndex,
     want: &str,
     screen: (u32, u32),

@@ -10,9 +10,13 @@
 //! are read by one set of rules. From the frames it also writes the Foxstep plan a guide author
 //! would (`plan`) and a scenario that replays it, in the suite's layout:
 //! `SUITE/recordings/NAME`, `SUITE/scenarios/NAME.json`, `SUITE/scenarios/NAME/plan.json`.
+//!
+//! With a guide instead of a script it [`follow`]s the guide live: each step found by the
+//! replay's resolver on the live screen, acted, and kept, for a verdict per step.
 
 pub mod browser;
 pub(crate) mod find;
+mod follow;
 pub(crate) mod place;
 pub(crate) mod plan;
 mod record;
@@ -21,4 +25,5 @@ pub(crate) mod session;
 pub(crate) mod tree;
 pub(crate) mod x11;
 
+pub use follow::{Confirm, FollowOptions, FollowOutput, follow};
 pub use record::{RecordOptions, RecordOutput, record};

@@ -67,14 +67,14 @@ pub struct RecordOutput {
 }
 
 /// One frame as kept.
-struct Frame {
-    shot: RgbImage,
-    dump: Value,
-    ax: AxSnapshot,
+pub(super) struct Frame {
+    pub(super) shot: RgbImage,
+    pub(super) dump: Value,
+    pub(super) ax: AxSnapshot,
 }
 
 /// The suite root and recording name of `SUITE/recordings/NAME`.
-fn suite_of(out: &Path) -> Result<(PathBuf, String), Error> {
+pub(super) fn suite_of(out: &Path) -> Result<(PathBuf, String), Error> {
     let name = out.file_name().and_then(|n| n.to_str()).map(str::to_string);
     let parent = out
         .parent()
@@ -127,40 +127,13 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
         refuse_overwrite(&root, &name, &opts.out)?;
     }
     let script = &opts.script;
-    if script.app.is_empty() {
-        return Err(InputError::new(
-            &opts.script_path,
-            Reason::InvalidField,
-            "no app to start: give \"app\" in the script or `-- CMD ARGS` on the command line",
-        )
-        .at(FieldPath::root().key("app"))
-        .into());
-    }
-    let screen = script.screen.map_or((1440, 900), |s| (s.width, s.height));
-    let mut session = Session::start(
-        &SessionOptions {
-            own_display: opts.own_display,
-            screen,
-            window_manager: true,
-        },
-        stop,
-    )?;
-    let mut rec = Recorder {
-        x: X11::connect(&session.display)?,
-        tree: TreeReader::connect(&session.bus, stop)?,
-        secrets: script
-            .inputs
-            .iter()
-            .filter(|i| i.sensitive)
-            .map(|i| i.value.clone())
-            .collect(),
-        frames: Vec::new(),
-        notes: Vec::new(),
-        timeout: opts.settle_timeout,
-    };
-    let screen = (rec.x.width, rec.x.height);
-    session.start_app(&script.app)?;
-    rec.wait_for_window(&mut session, stop)?;
+    let live = Live::start(opts, stop)?;
+    let display = live.display();
+    let Live {
+        mut session,
+        mut rec,
+        screen,
+    } = live;
     let mut acted: Vec<Acted> = Vec::new();
     let mut steps_json: Vec<Value> = Vec::new();
     let played = (|| -> Result<(), Error> {
@@ -212,34 +185,89 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
         }
         return Err(e);
     }
-    let display = format!(
-        "{}{}",
-        session.display,
-        if session.own {
-            " (Xvfb started here)"
-        } else {
-            ""
-        }
-    );
     session.stop();
-    // The capture: the realrec layout, then imported like any real recording.
+    through_capture(opts.keep_capture.as_deref(), capture_to, |capture| {
+        write_suite(&rec, opts, (&root, &name), &acted, capture, screen, display)
+    })
+}
+
+/// Writes the capture (the realrec layout) to `keep`, or to a scratch folder removed after
+/// `then` has imported it like any real recording.
+pub(super) fn through_capture<T>(
+    keep: Option<&Path>,
+    write: impl Fn(&Path) -> Result<(), Error>,
+    then: impl FnOnce(&Path) -> Result<T, Error>,
+) -> Result<T, Error> {
     let scratch = std::env::temp_dir().join(format!("stepreplay-capture-{}", std::process::id()));
-    let capture = opts.keep_capture.clone().unwrap_or_else(|| scratch.clone());
-    let result = capture_to(&capture).and_then(|()| {
-        write_suite(
-            &rec,
-            opts,
-            (&root, &name),
-            &acted,
-            &capture,
-            screen,
-            display,
-        )
-    });
-    if opts.keep_capture.is_none() {
+    let capture = keep.map_or_else(|| scratch.clone(), Path::to_path_buf);
+    let result = write(&capture).and_then(|()| then(&capture));
+    if keep.is_none() {
         let _ = std::fs::remove_dir_all(&scratch);
     }
     result
+}
+
+/// A desktop with the app started and its first window kept as frame 0.
+pub(super) struct Live {
+    pub(super) session: Session,
+    pub(super) rec: Recorder,
+    pub(super) screen: (u32, u32),
+}
+
+impl Live {
+    /// Starts (or joins) the desktop, starts `opts.script.app` and waits for its window.
+    pub(super) fn start(opts: &RecordOptions, stop: &AtomicBool) -> Result<Live, Error> {
+        let script = &opts.script;
+        if script.app.is_empty() {
+            return Err(InputError::new(
+                &opts.script_path,
+                Reason::InvalidField,
+                "no app to start: give \"app\" in the script or `-- CMD ARGS` on the command line",
+            )
+            .at(FieldPath::root().key("app"))
+            .into());
+        }
+        let screen = script.screen.map_or((1440, 900), |s| (s.width, s.height));
+        let mut session = Session::start(
+            &SessionOptions {
+                own_display: opts.own_display,
+                screen,
+                window_manager: true,
+            },
+            stop,
+        )?;
+        let mut rec = Recorder {
+            x: X11::connect(&session.display)?,
+            tree: TreeReader::connect(&session.bus, stop)?,
+            secrets: script
+                .inputs
+                .iter()
+                .filter(|i| i.sensitive)
+                .map(|i| i.value.clone())
+                .collect(),
+            frames: Vec::new(),
+            notes: Vec::new(),
+            timeout: opts.settle_timeout,
+        };
+        let screen = (rec.x.width, rec.x.height);
+        session.start_app(&script.app)?;
+        rec.wait_for_window(&mut session, stop)?;
+        Ok(Live {
+            session,
+            rec,
+            screen,
+        })
+    }
+
+    /// The display, and whether it was started here.
+    pub(super) fn display(&self) -> String {
+        let s = &self.session;
+        format!(
+            "{}{}",
+            s.display,
+            if s.own { " (Xvfb started here)" } else { "" }
+        )
+    }
 }
 
 /// What a finished recording makes of its capture in the suite: the Foxstep plan with its
@@ -316,7 +344,7 @@ fn scenario(script: &Script, name: &str, plan: &crate::plan::Plan) -> ScenarioFi
 }
 
 /// The element with keyboard focus, which a typed key acts on.
-fn focused_of(ax: &AxSnapshot) -> Option<Found> {
+pub(super) fn focused_of(ax: &AxSnapshot) -> Option<Found> {
     let mut hit = None;
     ax.walk(&mut |e| {
         if hit.is_none() && e.focused {
@@ -339,7 +367,7 @@ fn focused_of(ax: &AxSnapshot) -> Option<Found> {
 }
 
 /// A step in the `steps.json` shape of a realrec capture.
-fn step_entry(
+pub(super) fn step_entry(
     index: usize,
     step: &ScriptStep,
     before: usize,
@@ -408,7 +436,7 @@ fn step_entry(
     })
 }
 
-fn write_capture(
+pub(super) fn write_capture(
     dir: &Path,
     frames: &[Frame],
     steps: &[Value],
@@ -454,19 +482,19 @@ fn sleep_checked(d: Duration, stop: &AtomicBool) -> Result<(), Error> {
     Ok(())
 }
 
-struct Recorder {
-    x: X11,
+pub(super) struct Recorder {
+    pub(super) x: X11,
     tree: TreeReader,
     secrets: Vec<String>,
-    frames: Vec<Frame>,
-    notes: Vec<String>,
+    pub(super) frames: Vec<Frame>,
+    pub(super) notes: Vec<String>,
     timeout: Duration,
 }
 
 impl Recorder {
     /// Does one script step on the live desktop: `None` for a wait (no frame follows it), else
     /// the element it acted on, when known. `at` is the step's place in the script.
-    fn act(
+    pub(super) fn act(
         &mut self,
         step: &ScriptStep,
         at: &FieldPath,
@@ -589,7 +617,7 @@ impl Recorder {
     }
 
     /// Waits until the pixels and then the tree stop changing (bounded), and keeps the frame.
-    fn settle(&mut self, session: &mut Session, stop: &AtomicBool) -> Result<(), Error> {
+    pub(super) fn settle(&mut self, session: &mut Session, stop: &AtomicBool) -> Result<(), Error> {
         let n = self.frames.len();
         let start = Instant::now();
         let timeout = self.timeout;

@@ -34,11 +34,13 @@ pub(crate) fn kinds_agree(action: &Action, op: &str) -> bool {
 }
 
 /// The plan step id for each recorded action, in order. Steps that only talk (an `ask`, a
-/// `do` without a target) have no recorded action and are skipped.
+/// `do` without a target) have no recorded action and are skipped. A `partial` recording
+/// (one that followed the plan and stopped) may end before the plan does.
 pub(crate) fn bind(
     plan: &Plan,
     plan_src: &Source,
     recorded: &[RecordedAction],
+    partial: bool,
 ) -> Result<Vec<String>, InputError> {
     let acting: Vec<_> = plan.steps.iter().filter(|s| !s.talks_only()).collect();
     for (i, (step, rec)) in acting.iter().zip(recorded).enumerate() {
@@ -61,7 +63,7 @@ pub(crate) fn bind(
                 .hint("write the plan's steps in the order and kinds the recording did them"));
         }
     }
-    if acting.len() != recorded.len() {
+    if acting.len() != recorded.len() && !(partial && recorded.len() < acting.len()) {
         let path = match acting.get(recorded.len()) {
             Some(extra) => extra.path.clone(),
             None => FieldPath::root().key("steps"),
@@ -81,7 +83,11 @@ pub(crate) fn bind(
                 false => "the recording goes on past the plan's last step",
             }));
     }
-    Ok(acting.iter().map(|s| s.id.clone()).collect())
+    Ok(acting
+        .iter()
+        .take(recorded.len())
+        .map(|s| s.id.clone())
+        .collect())
 }
 
 #[cfg(test)]
@@ -134,8 +140,25 @@ mod tests {
             step(3, "A3", "type"),
             step(4, "A4", "press")
         ]));
-        let ids = bind(&p, &src, &rec(&["click", "type", "key"])).unwrap();
+        let ids = bind(&p, &src, &rec(&["click", "type", "key"]), false).unwrap();
         assert_eq!(ids, ["A1", "A3", "A4"]);
+    }
+
+    #[test]
+    fn a_recording_that_followed_the_plan_live_may_stop_early_but_never_run_past_it() {
+        let (p, src) = plan(json!([
+            step(1, "A1", "click"),
+            step(2, "A2", "ask"),
+            step(3, "A3", "type"),
+            step(4, "A4", "press")
+        ]));
+        let ids = bind(&p, &src, &rec(&["click", "type"]), true).unwrap();
+        assert_eq!(ids, ["A1", "A3"]);
+        assert!(bind(&p, &src, &rec(&["click", "type"]), false).is_err());
+        let past = bind(&p, &src, &rec(&["click", "type", "key", "key"]), true);
+        assert!(past.is_err(), "a recording longer than the plan is refused");
+        let wrong = bind(&p, &src, &rec(&["click", "key"]), true);
+        assert!(wrong.is_err(), "kinds must still agree");
     }
 
     #[test]
@@ -145,7 +168,7 @@ mod tests {
             step(2, "A2", "press"),
             step(3, "A3", "type")
         ]));
-        let e = bind(&p, &src, &rec(&["click", "type", "key"])).unwrap_err();
+        let e = bind(&p, &src, &rec(&["click", "type", "key"]), false).unwrap_err();
         assert_eq!(e.reason, Reason::PlanRecordingMismatch);
         assert_eq!(e.path.to_string(), "steps[1].action");
         assert!(e.position.is_some(), "{e}");
@@ -155,13 +178,13 @@ mod tests {
     #[test]
     fn counts_that_differ_are_refused() {
         let (p, src) = plan(json!([step(1, "A1", "click"), step(2, "A2", "type")]));
-        let e = bind(&p, &src, &rec(&["click"])).unwrap_err();
+        let e = bind(&p, &src, &rec(&["click"]), false).unwrap_err();
         assert_eq!(e.path.to_string(), "steps[1]");
         assert!(
             e.message.contains("2 steps that act and the recording 1"),
             "{e}"
         );
-        let e = bind(&p, &src, &rec(&["click", "type", "click"])).unwrap_err();
+        let e = bind(&p, &src, &rec(&["click", "type", "click"]), false).unwrap_err();
         assert_eq!(e.path.to_string(), "steps");
     }
 }

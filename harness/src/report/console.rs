@@ -127,6 +127,26 @@ pub fn line(r: &ScenarioResult, say: &Say) -> String {
     format!("{verdict} {:<36} {got}{at}", r.id)
 }
 
+/// Each step of a scenario's first run, one line each: how it ended and, when it did not
+/// pass, why in the run's words. What `record --plan` shows after following a guide live.
+pub fn print_steps(entry: &ScenarioReport, say: &Say) {
+    let Some(run) = entry.runs.values().next() else {
+        return;
+    };
+    for s in &run.steps {
+        let how = match (&s.status[..], &s.reason) {
+            ("passed", _) => say.paint("32", "passed"),
+            (status, Some(r)) => say.paint("1;31", &format!("{status} ({})", word(r))),
+            (status, None) => status.to_string(),
+        };
+        say.verdict(format!(
+            "  step {:>2} {:<48} {how}",
+            s.number,
+            format!("“{}”", s.text)
+        ));
+    }
+}
+
 /// Live progress: one redrawn status line on a terminal (done, failing, ETA), with failures
 /// printed above it; plain lines otherwise. Wall-clock time is shown, never written.
 pub struct Progress {

@@ -19,7 +19,7 @@ mod outputs;
 
 pub use baseline::*;
 pub use captures::{CapturesOutput, captures_wanted, write_captures};
-pub use console::{Progress, Say, line, print_summary, print_verdict};
+pub use console::{Progress, Say, line, print_steps, print_summary, print_verdict};
 pub use entries::{Entries, ReportRef, Spill};
 pub use failure::{Failure, github_annotation, step_detail};
 pub use html::{HtmlOutput, PageImage, PageImages, html_escape, html_wanted, to_html, write_html};

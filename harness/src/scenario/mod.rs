@@ -7,7 +7,7 @@ mod check;
 mod file;
 
 pub use check::check_scenario;
-pub(crate) use file::{Answer, Injection, ReviewAnswer, StopAnswer, missing_clock};
+pub(crate) use file::{Answer, AnswersFile, Injection, ReviewAnswer, StopAnswer, missing_clock};
 pub use file::{
     Answers, Expected, FailReason, Outcome, SCENARIO_SCHEMA, Scenario, ScenarioFile,
     adhoc_scenario, load_scenario, scaffold, sniff_schema,

@@ -4,7 +4,7 @@
 //! process the recorder started may outlive it — after success, an error, or Ctrl-C.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::util::{TempDir, have_tool, repo, stepreplay};
@@ -312,4 +312,172 @@ fn recording_over_an_existing_name_is_refused_without_force() {
         "the scenario is untouched"
     );
     assert!(!suite.join("recordings/signin").exists());
+}
+
+/// The zenity form the bundled `gtk3-zenity-contact` guide was written from, started as its
+/// record script starts it.
+fn zenity_contact_app() -> Vec<String> {
+    let script = repo().join("recordings/scripts/record/gtk3-zenity-contact.json");
+    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(script).unwrap()).unwrap();
+    v["app"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A copy of the bundled guide (with its crops) after `edit`, and the bundled scenario's
+/// values and answers as an answers file, in `dir`.
+fn guide_copy(dir: &Path, edit: impl Fn(&mut serde_json::Value)) -> (PathBuf, PathBuf) {
+    let src = repo().join("scenarios/gtk3-zenity-contact");
+    let guide = dir.join("guide");
+    fs::create_dir_all(guide.join("crops")).unwrap();
+    for e in fs::read_dir(src.join("crops")).unwrap().flatten() {
+        fs::copy(e.path(), guide.join("crops").join(e.file_name())).unwrap();
+    }
+    let mut plan: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(src.join("plan.json")).unwrap()).unwrap();
+    edit(&mut plan);
+    let plan_path = guide.join("plan.json");
+    fs::write(&plan_path, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
+    let scenario: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(repo().join("scenarios/gtk3-zenity-contact.json")).unwrap(),
+    )
+    .unwrap();
+    let answers = dir.join("answers.json");
+    let given = serde_json::json!({"inputs": scenario["inputs"], "answers": scenario["answers"]});
+    fs::write(&answers, given.to_string()).unwrap();
+    (plan_path, answers)
+}
+
+/// Every file under `dir`, as bytes, holds no `needle`.
+fn nowhere_in(dir: &Path, needle: &str) -> Vec<String> {
+    tree_bytes(dir)
+        .into_iter()
+        .filter(|(_, b)| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        .map(|(f, _)| f)
+        .collect()
+}
+
+/// The guide author's pre-approval check against the app as installed now: the bundled guide
+/// followed live on zenity under Xvfb, every step found by the resolver on the live screen
+/// and acted; the recording it leaves replays with `run` as well, and holds no secret.
+#[test]
+fn record_plan_follows_a_bundled_guide_live_end_to_end() {
+    if !have_desktop() {
+        return;
+    }
+    let dir = TempDir::new("record-follow");
+    let tag = format!("follow-{}", std::process::id());
+    let run = stepreplay(dir.path())
+        .env(TAG, &tag)
+        .args(["record", "--xvfb", "--scenario"])
+        .args([repo().join("scenarios/gtk3-zenity-contact.json")])
+        .args(["--out", "recordings/live", "--"])
+        .args(zenity_contact_app())
+        .run();
+    run.check(run.code == 0, "the guide works on the app as installed");
+    run.check(
+        run.stdout.contains("9 steps acted")
+            && run.stdout.contains("gtk3-zenity-contact")
+            && run.stdout.contains("completed")
+            && run.stdout.matches(" passed").count() == 9,
+        "a verdict per step, all passed",
+    );
+    assert!(
+        none_left(&tag).is_empty(),
+        "processes left: {:?}",
+        tagged(&tag)
+    );
+    let rec = dir.path().join("recordings/live");
+    let leaked = nowhere_in(&rec, "1815");
+    assert!(leaked.is_empty(), "the PIN is written in {leaked:?}");
+    // The recording is bound to the guide's own step ids, so `run` replays the guide on it.
+    let recording = fs::read_to_string(rec.join("recording.json")).unwrap();
+    assert!(recording.contains("E33FD979-8BF7-8DA0-9616-2870624D0856"));
+    let (_, answers) = guide_copy(dir.path(), |_| {});
+    let again = stepreplay(dir.path())
+        .args([
+            "run",
+            "-q",
+            "--report-dir",
+            "reports",
+            "--recording",
+            "recordings/live",
+        ])
+        .args(["--answers"])
+        .args([answers])
+        .args([repo().join("scenarios/gtk3-zenity-contact/plan.json")])
+        .run();
+    again.check(again.code == 0, "the live recording replays the guide");
+}
+
+/// A guide that names a control the app no longer shows stops live at that step, says what
+/// the screen has instead, and fails; the steps after it are not run.
+#[test]
+fn record_plan_stops_live_at_a_control_the_app_does_not_show() {
+    if !have_desktop() {
+        return;
+    }
+    let dir = TempDir::new("record-follow-miss");
+    let (plan, answers) = guide_copy(dir.path(), |p| {
+        p["steps"][2]["target"]["label"] = "Lats name".into();
+    });
+    let run = stepreplay(dir.path())
+        .args(["record", "--xvfb", "--plan"])
+        .args([plan])
+        .arg("--answers")
+        .args([answers])
+        .args(["--out", "recordings/miss", "--"])
+        .args(zenity_contact_app())
+        .run();
+    run.check(run.code == 1, "a stale guide fails");
+    run.check(
+        run.stdout.contains("stopped live at step 3")
+            && run.stdout.contains("did you mean \"Last name\"")
+            && run.stdout.contains("target-not-found")
+            && run.stdout.matches("not-run").count() == 6,
+        "where it stopped, what the screen shows, and the steps never reached",
+    );
+}
+
+/// A step that asks first is never acted without approval: the live run stops before it.
+#[test]
+fn record_plan_never_acts_a_step_that_asks_first_unapproved() {
+    if !have_desktop() {
+        return;
+    }
+    let dir = TempDir::new("record-follow-confirm");
+    let (plan, answers) = guide_copy(dir.path(), |p| {
+        p["steps"][8]["confirm"] = true.into();
+        p["steps"][8]["confirm_reason"] = "OK adds the contact.".into();
+    });
+    let run = stepreplay(dir.path())
+        .args(["record", "--xvfb", "--plan"])
+        .args([plan])
+        .arg("--answers")
+        .args([answers])
+        .args(["--out", "recordings/ask", "--"])
+        .args(zenity_contact_app())
+        .run();
+    run.check(
+        run.code == 1,
+        "a guide stopped before its end does not pass",
+    );
+    run.check(
+        run.stdout.contains("8 steps acted")
+            && run
+                .stdout
+                .contains("step 9 “Click the OK button” asks first")
+            && run.stdout.contains("was not approved: it was not done"),
+        "it says which step was held back and why",
+    );
+    // The last frame kept is the form before OK: the dialog is still open.
+    let rec = dir.path().join("recordings/ask/recording.json");
+    let frames = fs::read_to_string(rec)
+        .unwrap()
+        .matches("\"screenshot\"")
+        .count();
+    assert_eq!(frames, 9, "frame 0 and one after each of the 8 steps acted");
 }
