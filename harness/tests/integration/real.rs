@@ -203,3 +203,50 @@ fn qt_and_gtk4_recordings_replay_completely() {
         }
     }
 }
+
+/// The element accuracy the report gives is the one a person scoring each click against the
+/// recording would give: on real trees every tie is broken (and says by what), so a step
+/// counts right exactly when its click lands on the control the recording acted on.
+#[test]
+fn self_reported_element_accuracy_equals_the_truth_scored_one_on_real_recordings() {
+    let all = real_scenarios();
+    let names: Vec<&str> = all.iter().map(String::as_str).collect();
+    let report = replay(&names);
+    let mut judged_steps = 0;
+    for s in report["scenarios"].as_array().unwrap() {
+        let id = &s["id"];
+        let run = &s["runs"]["per-step"];
+        let (mut right, mut judged) = (0u32, 0u32);
+        for step in run["steps"].as_array().unwrap() {
+            let Some(r) = step.get("resolution").filter(|r| !r.is_null()) else {
+                continue;
+            };
+            let Some(expected) = r["expected"].as_str() else {
+                continue;
+            };
+            // Truth: the control chosen is the one the recording acted on, or the click lands
+            // inside that control's box (a control GTK lists twice).
+            let truth = r["element"].as_str() == Some(expected) || r["click_in_box"] == true;
+            assert_eq!(
+                r["ambiguous"], false,
+                "{id} step {}: an unbroken tie",
+                step["number"]
+            );
+            assert_eq!(
+                r["correct"], truth,
+                "{id} step {}: the report and the truth disagree: {r}",
+                step["number"]
+            );
+            judged += 1;
+            right += u32::from(truth);
+        }
+        judged_steps += judged;
+        let reported = run["scores"]["element_accuracy"].as_f64().unwrap();
+        let truth = f64::from(right) / f64::from(judged);
+        assert!(
+            (reported - truth).abs() < 1e-9,
+            "{id}: reported {reported}, truth {truth} ({right}/{judged})"
+        );
+    }
+    assert!(judged_steps >= 50, "only {judged_steps} steps judged");
+}
