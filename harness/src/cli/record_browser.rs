@@ -28,6 +28,9 @@ pub struct Args {
     /// Device pixels per CSS pixel.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=3))]
     scale: u32,
+    /// Replace a recording already in `--out`.
+    #[arg(long)]
+    force: bool,
 }
 
 fn viewport(s: &str) -> Result<(u32, u32), String> {
@@ -50,6 +53,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         out: args.out.clone(),
         viewport: args.viewport,
         scale: args.scale,
+        force: args.force,
     })?;
     g.note(format!(
         "recorded {} in {} with {} into {}",

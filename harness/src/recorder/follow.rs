@@ -33,7 +33,8 @@ use super::RecordOptions;
 use super::find::{Found, nearest_names, path_of, work_title};
 use super::plan::Acted;
 use super::record::{
-    Live, Recorder, focused_of, step_entry, suite_of, through_capture, write_capture,
+    Live, Recorder, already_recorded, focused_of, step_entry, suite_of, through_capture,
+    write_capture,
 };
 use super::script::{SCRIPT_SCHEMA, Script, ScriptInput, ScriptStep, ScriptTarget};
 use super::session::check_stop;
@@ -233,13 +234,7 @@ fn open(opts: &FollowOptions) -> Result<(Plan, Source, String), Error> {
     }
     let (_, name) = suite_of(&opts.out)?;
     if !opts.force && opts.out.exists() {
-        return Err(InputError::new(
-            &opts.out,
-            Reason::InvalidArgument,
-            format!("`{name}` is already recorded here; following again would replace it"),
-        )
-        .hint("give --out another NAME, or pass --force to replace it")
-        .into());
+        return Err(already_recorded(&opts.out, &name));
     }
     Ok((plan, plan_src, name))
 }

@@ -109,15 +109,20 @@ fn refuse_overwrite(root: &Path, name: &str, out: &Path) -> Result<(), Error> {
     .into_iter()
     .find(|p| p.exists());
     match taken {
-        Some(p) => Err(InputError::new(
-            &p,
-            Reason::InvalidArgument,
-            format!("`{name}` is already recorded here; recording again would replace it"),
-        )
-        .hint("give --out another NAME, or pass --force to replace it")
-        .into()),
+        Some(p) => Err(already_recorded(&p, name)),
         None => Ok(()),
     }
+}
+
+/// The refusal to record over `path` without `--force`.
+pub(super) fn already_recorded(path: &Path, name: &str) -> Error {
+    InputError::new(
+        path,
+        Reason::InvalidArgument,
+        format!("`{name}` is already recorded here; recording again would replace it"),
+    )
+    .hint("give --out another NAME, or pass --force to replace it")
+    .into()
 }
 
 /// Records `opts.script` on a live desktop. `stop` is set by Ctrl-C.

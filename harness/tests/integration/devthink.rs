@@ -70,6 +70,26 @@ fn chromium_records_a_local_page_and_the_recording_replays() {
             assert!(rec.join(f[key].as_str().unwrap()).is_file(), "{f}");
         }
     }
+    // Recording again over it is refused before any browser starts, without --force.
+    let login = browser.join("login.json");
+    let args = [
+        "record-browser",
+        "--plan",
+        login.to_str().unwrap(),
+        "--pages",
+        pages.to_str().unwrap(),
+        "--out",
+        rec.to_str().unwrap(),
+    ];
+    let before = std::fs::read(rec.join("recording.json")).unwrap();
+    let again = run_in(suite, &args);
+    again.expect_code(2);
+    assert!(
+        again.stderr.contains("already recorded here") && again.stderr.contains("--force"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(std::fs::read(rec.join("recording.json")).unwrap(), before);
     let typed = &recording["transitions"][1];
     assert_eq!(typed["element"], "/html/body/form/input");
     assert_eq!(typed["operation"]["text"], "robin");

@@ -48,6 +48,8 @@ pub struct BrowserOptions {
     pub viewport: (u32, u32),
     /// Device pixels per CSS pixel.
     pub scale: u32,
+    /// Replace a recording already at `out`.
+    pub force: bool,
 }
 
 /// What [`record_browser`] wrote.
@@ -106,6 +108,20 @@ pub fn record_browser(opts: &BrowserOptions) -> Result<BrowserOutput, Error> {
             "the pages folder does not exist",
         )
         .into());
+    }
+    if opts.out.join("recording.json").exists() {
+        if !opts.force {
+            let name = opts
+                .out
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            return Err(super::record::already_recorded(
+                &opts.out,
+                name.as_deref().unwrap_or_default(),
+            ));
+        }
+        // The frames of the recording replaced, so none of them is left beside the new ones.
+        let _ = std::fs::remove_dir_all(opts.out.join("frames"));
     }
     create_dir(&opts.out)?;
     create_dir(&opts.out.join("frames"))?;
