@@ -98,6 +98,13 @@ impl Global {
         }
     }
 
+    /// A progress line on standard error (so standard output stays the result), unless `-q`.
+    pub fn progress(&self, line: impl std::fmt::Display) {
+        if !self.quiet {
+            eprintln!("  {line}");
+        }
+    }
+
     /// The `error:` prefix, red when standard error is coloured.
     pub fn error_prefix(&self) -> &'static str {
         if self.color_stderr() {

@@ -79,7 +79,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         settle_timeout: Duration::from_millis(args.settle_ms.max(100)),
         keep_capture: args.keep_capture,
     };
-    let o = record(&opts, &STOP)?;
+    let o = record(&opts, &STOP, &|line| g.progress(line))?;
     g.note(format!(
         "recorded {} steps in {} frames on {} into {}",
         o.steps,
@@ -122,7 +122,7 @@ fn follow_live(args: Args, g: &Global) -> Result<u8, Error> {
         settle_timeout: Duration::from_millis(args.settle_ms.max(100)),
         keep_capture: args.keep_capture.clone(),
     };
-    let o = follow(&opts, &mut ask_on_terminal, &STOP)?;
+    let o = follow(&opts, &mut ask_on_terminal, &STOP, &|line| g.progress(line))?;
     g.note(format!(
         "followed {} live: {} steps acted, {} frames on {} into {}",
         opts.plan.display(),

@@ -33,7 +33,7 @@ use super::RecordOptions;
 use super::find::{Found, nearest_names, path_of, work_title};
 use super::plan::Acted;
 use super::record::{
-    Live, Recorder, already_recorded, focused_of, step_entry, suite_of, through_capture,
+    Live, Recorder, already_recorded, focused_of, step_entry, step_line, suite_of, through_capture,
     write_capture,
 };
 use super::script::{SCRIPT_SCHEMA, Script, ScriptInput, ScriptStep, ScriptTarget};
@@ -97,6 +97,7 @@ pub fn follow(
     opts: &FollowOptions,
     confirm: &mut dyn FnMut(&Confirm<'_>) -> bool,
     stop: &AtomicBool,
+    progress: &dyn Fn(&str),
 ) -> Result<FollowOutput, Error> {
     let (plan, plan_src, name) = open(opts)?;
     let given = given_values(opts)?;
@@ -175,6 +176,12 @@ pub fn follow(
                 found.as_ref(),
                 &rec.frames[before].dump,
                 &ropts.script,
+            ));
+            progress(&step_line(
+                &steps_json,
+                step.number as usize,
+                plan.steps.len(),
+                Some(&step.text),
             ));
             acted.push(Acted {
                 step: script_step,

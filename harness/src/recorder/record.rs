@@ -125,8 +125,13 @@ pub(super) fn already_recorded(path: &Path, name: &str) -> Error {
     .into()
 }
 
-/// Records `opts.script` on a live desktop. `stop` is set by Ctrl-C.
-pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, Error> {
+/// Records `opts.script` on a live desktop. `stop` is set by Ctrl-C; `progress` hears a line
+/// per step kept.
+pub fn record(
+    opts: &RecordOptions,
+    stop: &AtomicBool,
+    progress: &dyn Fn(&str),
+) -> Result<RecordOutput, Error> {
     let (root, name) = suite_of(&opts.out)?;
     if !opts.force {
         refuse_overwrite(&root, &name, &opts.out)?;
@@ -160,6 +165,7 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
                 &rec.frames[before].dump,
                 script,
             ));
+            progress(&step_line(&steps_json, i + 1, script.steps.len(), None));
             acted.push(Acted {
                 step: step.clone(),
                 before,
@@ -439,6 +445,29 @@ pub(super) fn step_entry(
         "target": target,
         "point": found.map(|f| [f.point.0, f.point.1]),
     })
+}
+
+/// `step 3/9: click ×1 “OK” → frame_003`: the progress line for the last step kept, in
+/// `words` when given (a guide's words for its step), else in the recorder's.
+pub(super) fn step_line(steps: &[Value], n: usize, of: usize, words: Option<&str>) -> String {
+    let Some(e) = steps.last() else {
+        return String::new();
+    };
+    let what = match words {
+        Some(w) => format!("“{w}”"),
+        None => {
+            let name = e["target"]["name"]
+                .as_str()
+                .filter(|n| !n.is_empty())
+                .map(|n| format!(" “{n}”"))
+                .unwrap_or_default();
+            format!("{}{name}", e["description"].as_str().unwrap_or_default())
+        }
+    };
+    format!(
+        "step {n}/{of}: {what} → {}",
+        e["after"].as_str().unwrap_or_default()
+    )
 }
 
 pub(super) fn write_capture(

@@ -385,6 +385,11 @@ fn record_plan_follows_a_bundled_guide_live_end_to_end() {
             && run.stdout.matches(" passed").count() == 9,
         "a verdict per step, all passed",
     );
+    run.check(
+        run.stderr
+            .contains("step 9/9: “Click the OK button” → frame_009"),
+        "a progress line per step, in the guide's words",
+    );
     assert!(
         none_left(&tag).is_empty(),
         "processes left: {:?}",
