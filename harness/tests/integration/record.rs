@@ -351,6 +351,18 @@ fn guide_copy(dir: &Path, edit: impl Fn(&mut serde_json::Value)) -> (PathBuf, Pa
     (plan_path, answers)
 }
 
+/// `record --plan` of a guide copy, with its answers, into `recordings/NAME`.
+fn follow_copy(dir: &Path, plan: &Path, answers: &Path, name: &str) -> crate::util::Run {
+    stepreplay(dir)
+        .args(["record", "--xvfb", "--plan"])
+        .args([plan])
+        .arg("--answers")
+        .args([answers])
+        .args(["--out", &format!("recordings/{name}"), "--"])
+        .args(zenity_contact_app())
+        .run()
+}
+
 /// Every file under `dir`, as bytes, holds no `needle`.
 fn nowhere_in(dir: &Path, needle: &str) -> Vec<String> {
     tree_bytes(dir)
@@ -429,14 +441,7 @@ fn record_plan_stops_live_at_a_control_the_app_does_not_show() {
     let (plan, answers) = guide_copy(dir.path(), |p| {
         p["steps"][2]["target"]["label"] = "Lats name".into();
     });
-    let run = stepreplay(dir.path())
-        .args(["record", "--xvfb", "--plan"])
-        .args([plan])
-        .arg("--answers")
-        .args([answers])
-        .args(["--out", "recordings/miss", "--"])
-        .args(zenity_contact_app())
-        .run();
+    let run = follow_copy(dir.path(), &plan, &answers, "miss");
     run.check(run.code == 1, "a stale guide fails");
     run.check(
         run.stdout.contains("stopped live at step 3")
@@ -458,14 +463,7 @@ fn record_plan_never_acts_a_step_that_asks_first_unapproved() {
         p["steps"][8]["confirm"] = true.into();
         p["steps"][8]["confirm_reason"] = "OK adds the contact.".into();
     });
-    let run = stepreplay(dir.path())
-        .args(["record", "--xvfb", "--plan"])
-        .args([plan])
-        .arg("--answers")
-        .args([answers])
-        .args(["--out", "recordings/ask", "--"])
-        .args(zenity_contact_app())
-        .run();
+    let run = follow_copy(dir.path(), &plan, &answers, "ask");
     run.check(
         run.code == 1,
         "a guide stopped before its end does not pass",
