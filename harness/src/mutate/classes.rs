@@ -790,14 +790,92 @@ impl Maker<'_> {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
-            self.push(
-                out,
+            let mut m = Mutant {
                 class,
-                Some(i),
-                format!("step left out (“{what}”)"),
-                self.reordered(&order),
-            );
+                step: self.number(i),
+                change: format!("step left out (“{what}”)"),
+                equivalent: None,
+                plan: self.reordered(&order),
+            };
+            m.equivalent = self.only_asks_for_inputs_asked_anyway(i);
+            out.push(m);
         }
+    }
+
+    /// The inputs a words-only step (`ask` or `do`, with no `confirm` or `stop_if` of its own)
+    /// speaks of, as `(id, always asked)`; `None` for any other step.
+    fn words_only_inputs(&self, i: usize) -> Option<Vec<(String, bool)>> {
+        let s = &self.steps()[i];
+        let action = s.get("action").and_then(Value::as_str)?;
+        let plain = s.get("confirm").and_then(Value::as_bool) != Some(true)
+            && s.get("stop_if").is_none()
+            && s.get("expect").is_none();
+        if !matches!(action, "ask" | "do") || !plain {
+            return None;
+        }
+        let words = s.get("text").and_then(Value::as_str).unwrap_or_default();
+        let inputs = self
+            .plan
+            .pointer(&format!("{}/inputs", self.at))
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        Some(
+            inputs
+                .iter()
+                .filter_map(|inp| {
+                    let id = inp.get("id")?.as_str()?;
+                    let name = inp.get("name").and_then(Value::as_str).unwrap_or(id);
+                    let always = inp.get("changes").and_then(Value::as_str) == Some("each-time")
+                        || inp.get("sensitive").and_then(Value::as_bool) == Some(true);
+                    crate::text::speaks_of(words, id, name).then(|| (id.to_string(), always))
+                })
+                .collect(),
+        )
+    }
+
+    /// Why leaving out step `i` changes nothing, when it is an `ask` for inputs a follower
+    /// asks for before their first use anyway (they change each time, or are sensitive).
+    fn only_asks_for_inputs_asked_anyway(&self, i: usize) -> Option<String> {
+        let asks = self.steps()[i].get("action").and_then(Value::as_str) == Some("ask");
+        let inputs = self.words_only_inputs(i).filter(|_| asks)?;
+        if inputs.is_empty() || inputs.iter().any(|(_, always)| !always) {
+            return None;
+        }
+        let ids: Vec<String> = inputs.iter().map(|(id, _)| format!("`{id}`")).collect();
+        Some(format!(
+            "the step only asks for {}, which a follower asks the person for before its first use anyway",
+            ids.join(", ")
+        ))
+    }
+
+    /// Why swapping steps `i` and `i + 1` changes nothing, when one is a words-only step about
+    /// inputs and the other an act that uses none of them: the words still come before every
+    /// step that uses those inputs, and a words-only step leaves nothing in a recording.
+    fn words_moved_past_unrelated_act(&self, i: usize) -> Option<String> {
+        let (words, act) = match (self.words_only_inputs(i), self.words_only_inputs(i + 1)) {
+            (Some(w), None) => (w, i + 1),
+            (None, Some(w)) => (w, i),
+            _ => return None,
+        };
+        if words.is_empty() {
+            return None;
+        }
+        let reads: Vec<&str> = self.steps()[act]
+            .get("reads")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        if words.iter().any(|(id, _)| reads.contains(&id.as_str())) {
+            return None;
+        }
+        let ids: Vec<String> = words.iter().map(|(id, _)| format!("`{id}`")).collect();
+        Some(format!(
+            "a words-only step about {} moves past step {}, which does not use it; it still comes before the steps that do",
+            ids.join(", "),
+            self.number(act).unwrap_or(act as u64 + 1)
+        ))
     }
 
     fn steps_swapped(&self, out: &mut Vec<Mutant>) {
@@ -819,6 +897,8 @@ impl Maker<'_> {
             };
             if same_but_place(&self.steps()[i], &self.steps()[i + 1]) {
                 m.equivalent = Some("the two steps do the same thing".into());
+            } else {
+                m.equivalent = self.words_moved_past_unrelated_act(i);
             }
             out.push(m);
         }
