@@ -101,6 +101,14 @@ pub struct Mutant {
     pub plan: Value,
 }
 
+impl Mutant {
+    /// The class, the step and the change in one line: `` `typed-text` step 2: … ``.
+    pub fn describe(&self) -> String {
+        let step = self.step.map_or(String::new(), |n| format!(" step {n}:"));
+        format!("`{}`{step} {}", self.class.name(), self.change)
+    }
+}
+
 /// At most this many mutants of one class (sub-kind) per plan, at steps picked by the seed.
 pub const PER_CLASS: usize = 3;
 

@@ -12,6 +12,7 @@ use crate::json::{Source, parse_value};
 use crate::plan::read_plan_source;
 use crate::recording::load_recording;
 use crate::replay::Mode;
+use crate::report::MutationScore;
 use crate::scenario::{Outcome, SCENARIO_SCHEMA, Scenario, load_scenario};
 use crate::suite::{discover_schemas, judge_plan_text};
 
@@ -53,6 +54,30 @@ pub struct ScenarioMutants {
     pub skipped: Option<String>,
     /// Its mutants, in class order.
     pub mutants: Vec<Tried>,
+}
+
+impl ScenarioMutants {
+    /// The scenario's counts and survivors, as a report entry shows them.
+    pub fn score(&self) -> MutationScore {
+        let mut t = Tally::default();
+        for m in &self.mutants {
+            t.add(m.verdict);
+        }
+        MutationScore {
+            mutants: t.mutants,
+            caught: t.caught,
+            equivalent: t.equivalent,
+            survived: t.survived,
+            score: t.score,
+            skipped: self.skipped.clone(),
+            survivors: self
+                .mutants
+                .iter()
+                .filter(|m| m.verdict == Verdict::Survived)
+                .map(|m| m.mutant.describe())
+                .collect(),
+        }
+    }
 }
 
 /// Counts for one class (or all).

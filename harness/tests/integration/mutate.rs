@@ -103,3 +103,59 @@ fn mutate_is_deterministic_and_its_cli_prints_the_table() {
     assert_eq!(v["schema"], "stepreplay-mutate/1");
     assert!(v["total"]["mutants"].as_u64().unwrap() > 10, "{v}");
 }
+
+/// `run --mutants` puts each scenario's mutation score in `report.json` and on the HTML page:
+/// counts for a scenario that completes, the reason for one that is not mutated.
+#[test]
+fn run_mutants_puts_the_score_in_the_reports() {
+    let out = crate::util::TempDir::new("run-mutants");
+    let o = stepreplay(repo())
+        .args([
+            "run",
+            "--mutants",
+            "--mode",
+            "chained",
+            "scenarios/gtk3-galculator-menu.json",
+            "scenarios/mail-wrong-label.json",
+            "--reports",
+            "json,html",
+            "--report-dir",
+        ])
+        .arg(out.path())
+        .run();
+    o.check(o.code == 0, "both scenarios as expected");
+    let text = std::fs::read_to_string(out.path().join("report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let by_id = |id: &str| {
+        report["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap_or_else(|| panic!("no {id} in {report}"))["mutation"]
+            .clone()
+    };
+    let m = by_id("gtk3-galculator-menu");
+    let (mutants, caught) = (
+        m["mutants"].as_u64().unwrap(),
+        m["caught"].as_u64().unwrap(),
+    );
+    assert!(mutants > 10, "{m}");
+    assert_eq!(m["survived"], 0, "{m}");
+    assert_eq!(caught + m["equivalent"].as_u64().unwrap(), mutants, "{m}");
+    assert_eq!(m["score"], 1.0, "{m}");
+    // The same counts `mutate` gives for that scenario.
+    let direct = mutate(&[repo().join("scenarios/gtk3-galculator-menu.json")], 1).unwrap();
+    assert_eq!(direct.total.mutants as u64, mutants);
+    assert_eq!(direct.total.caught as u64, caught);
+    let skipped = by_id("mail-wrong-label");
+    assert!(skipped["skipped"].as_str().is_some(), "{skipped}");
+    assert_eq!(skipped["mutants"], 0, "{skipped}");
+    let html = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    assert!(
+        html.contains(&format!(
+            "mutation score 1.000: caught {caught} of {caught} one-fault copies"
+        )),
+        "the HTML card shows the score"
+    );
+}
