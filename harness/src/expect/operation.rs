@@ -188,15 +188,17 @@ pub(crate) fn check_operation(
                 None => {}
             }
         }
-        Action::Press { keys } => {
-            if let Some(k) = &op.keys {
+        Action::Press { keys } => match &op.keys {
+            Some(k) => {
                 let same = match (parse_chord(keys), parse_chord(k)) {
                     (Some(a), Some(b)) => a == b,
                     _ => keys.to_lowercase() == k.to_lowercase(),
                 };
                 out.push(check("keys", keys.clone(), k.clone(), same));
             }
-        }
+            // A key press has no plain default to judge it as, the way a click does.
+            None => out.push(unjudged("keys", keys.clone())),
+        },
         // Where the recording shows neither the page nor the text, the step cannot be judged
         // on it and so does not pass.
         Action::Navigate { to: Some(to) } => match shown.page {
@@ -355,6 +357,24 @@ mod tests {
                 Shown::default()
             )),
             ["keys"]
+        );
+    }
+
+    #[test]
+    fn a_key_the_recording_does_not_keep_is_unjudged_not_passed() {
+        let press = Action::Press {
+            keys: "ctrl+r".into(),
+        };
+        let c = check_operation(
+            &press,
+            &recorded("key", Operation::default()),
+            None,
+            false,
+            Shown::default(),
+        );
+        assert!(
+            c[1].part == "keys" && c[1].unjudged && !c[1].passed,
+            "{c:?}"
         );
     }
 

@@ -841,17 +841,35 @@ impl Maker<'_> {
         )
     }
 
-    /// Why leaving out step `i` changes nothing, when it is an `ask` for inputs a follower
-    /// asks for before their first use anyway (they change each time, or are sensitive).
+    /// Why leaving out step `i` changes nothing a replay can show, when it is a words-only
+    /// step the recording shows nothing for: an `ask` or `do` about inputs a follower asks
+    /// the person for before their first use anyway (they change each time, or are
+    /// sensitive), or a `do` about no input at all, which no other step depends on.
     fn only_asks_for_inputs_asked_anyway(&self, i: usize) -> Option<String> {
-        let asks = self.steps()[i].get("action").and_then(Value::as_str) == Some("ask");
-        let inputs = self.words_only_inputs(i).filter(|_| asks)?;
-        if inputs.is_empty() || inputs.iter().any(|(_, always)| !always) {
+        let step = &self.steps()[i];
+        let inputs = self.words_only_inputs(i)?;
+        let id = step.get("step_id").and_then(Value::as_str);
+        let recorded = self
+            .rec
+            .file
+            .transitions
+            .iter()
+            .any(|t| t.step_id.is_some() && t.step_id.as_deref() == id);
+        if recorded {
+            return None;
+        }
+        let does = step.get("action").and_then(Value::as_str) == Some("do");
+        if inputs.is_empty() {
+            return does.then(|| {
+                "a words-only `do` step about no input, with nothing recorded for it: no replay or other step can tell it is gone".into()
+            });
+        }
+        if inputs.iter().any(|(_, always)| !always) {
             return None;
         }
         let ids: Vec<String> = inputs.iter().map(|(id, _)| format!("`{id}`")).collect();
         Some(format!(
-            "the step only asks for {}, which a follower asks the person for before its first use anyway",
+            "the step only asks for (or readies) {}, which a follower asks the person for before its first use anyway",
             ids.join(", ")
         ))
     }
