@@ -114,7 +114,14 @@ pub const PER_CLASS: usize = 3;
 
 /// The mutants of `plan` (its JSON as the file holds it, its pictures under `base`), against
 /// `rec`, picked by `seed`.
-pub fn mutants(plan: &Value, base: &Path, rec: &Recording, seed: u64) -> Vec<Mutant> {
+/// With `per_class` [`usize::MAX`], every site of every class.
+pub fn mutants(
+    plan: &Value,
+    base: &Path,
+    rec: &Recording,
+    seed: u64,
+    per_class: usize,
+) -> Vec<Mutant> {
     let Some(at) = steps_pointer(plan, "") else {
         return Vec::new();
     };
@@ -124,6 +131,7 @@ pub fn mutants(plan: &Value, base: &Path, rec: &Recording, seed: u64) -> Vec<Mut
         base,
         rec,
         seed,
+        per_class,
     };
     let mut out = Vec::new();
     if crate::plan::devthink::is_protocolv2(plan) {
@@ -161,6 +169,8 @@ struct Maker<'a> {
     base: &'a Path,
     rec: &'a Recording,
     seed: u64,
+    /// At most this many sites per class (sub-kind).
+    per_class: usize,
 }
 
 /// A string with one letter changed (case kept), picked by `rng`; `None` when it has none.
@@ -228,16 +238,16 @@ impl Maker<'_> {
         Rng::salted(self.seed, &format!("{}/{salt}", class.name()))
     }
 
-    /// Up to [`PER_CLASS`] of `sites`, picked by the seed, in plan order.
+    /// Up to `per_class` of `sites`, picked by the seed, in plan order.
     fn pick<T: Clone>(&self, class: Class, salt: &str, sites: Vec<T>) -> Vec<T> {
         let mut rng = self.rng(class, salt);
         let mut idx: Vec<usize> = (0..sites.len()).collect();
-        // A partial Fisher–Yates: the first PER_CLASS places.
-        for k in 0..idx.len().min(PER_CLASS) {
+        // A partial Fisher–Yates: the first `per_class` places.
+        for k in 0..idx.len().min(self.per_class) {
             let j = k + rng.below((idx.len() - k) as u64) as usize;
             idx.swap(k, j);
         }
-        idx.truncate(PER_CLASS);
+        idx.truncate(self.per_class);
         idx.sort_unstable();
         idx.into_iter().map(|i| sites[i].clone()).collect()
     }
@@ -285,7 +295,7 @@ impl Maker<'_> {
             .collect()
     }
 
-    /// One letter changed in the string at `field` of up to [`PER_CLASS`] steps.
+    /// One letter changed in the string at `field` of up to `per_class` steps.
     fn letter_class(&self, out: &mut Vec<Mutant>, class: Class, field: &str, what: &str) {
         for (i, old) in self.pick(class, field, self.strings(field)) {
             let mut rng = self.rng(class, &format!("{field}/{i}"));

@@ -159,3 +159,28 @@ fn run_mutants_puts_the_score_in_the_reports() {
         "the HTML card shows the score"
     );
 }
+
+/// `--every-site` mutates every site of every class, not three per class: more mutants, and
+/// on these plans (words-only steps, an input asked for, a real GTK recording) still none
+/// survives.
+#[test]
+fn every_site_makes_more_mutants_and_none_survives() {
+    let some = [
+        "scenarios/chat-assistant-reply.json",
+        "scenarios/settings-wifi-join.json",
+        "scenarios/zenity-add-contact.json",
+    ];
+    let paths: Vec<_> = some.iter().map(|p| repo().join(p)).collect();
+    let three = mutate(&paths, 2).unwrap();
+    let every = stepreplay::mutate::mutate_sites(&paths, 2, usize::MAX).unwrap();
+    let table = to_markdown(&every);
+    assert!(every.total.mutants > three.total.mutants, "{table}");
+    assert_eq!(every.total.survived, 0, "{table}");
+    let o = stepreplay(repo())
+        .args(["mutate", "--every-site", "--format", "json"])
+        .args(some)
+        .run();
+    o.check(o.code == 0, "no survivor");
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
+    assert_eq!(v["total"]["mutants"], every.total.mutants, "{v}");
+}
