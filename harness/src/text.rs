@@ -60,6 +60,29 @@ pub(crate) fn push_normalized_ascii(s: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// Whether `text` holds `phrase` as whole words (not inside a longer word), both folded as
+/// labels are. A phrase with no letter or digit is never held.
+pub(crate) fn holds_phrase(text: &str, phrase: &str) -> bool {
+    let (w, e) = (normalize_label(text), normalize_label(phrase));
+    if !e.chars().any(char::is_alphanumeric) {
+        return false;
+    }
+    let joined = |outer: Option<char>, inner: Option<char>| {
+        outer.is_some_and(char::is_alphanumeric) && inner.is_some_and(char::is_alphanumeric)
+    };
+    w.match_indices(&e).any(|(at, _)| {
+        let before = w[..at].chars().next_back();
+        let after = w[at + e.len()..].chars().next();
+        !joined(before, e.chars().next()) && !joined(after, e.chars().next_back())
+    })
+}
+
+/// Whether a step's words speak of an input: they hold its name, or its id read as words
+/// (`wifi-password` as "wifi password"), as whole words.
+pub(crate) fn speaks_of(words: &str, id: &str, name: &str) -> bool {
+    holds_phrase(words, name) || holds_phrase(words, &id.replace(['-', '_'], " "))
+}
+
 /// The words of a text, lowercased, split at anything that is not a letter or digit.
 pub(crate) fn words(s: &str) -> Vec<String> {
     s.split(|c: char| !c.is_alphanumeric())
@@ -162,5 +185,41 @@ mod tests {
         assert_eq!(closest("labl", &names), Some("label"));
         assert_eq!(closest("rol", &names), Some("role"));
         assert_eq!(closest("selector", &names), None);
+    }
+
+    #[test]
+    fn holds_whole_words_only() {
+        let holds = holds_phrase;
+        assert!(holds("Re: accounts@example.com", "accounts@example.com"));
+        assert!(holds("Invoice  INV-42 ", "inv-42"));
+        assert!(holds("Invoice 42", "42"));
+        assert!(!holds("Invoice 420", "42"));
+        assert!(!holds("myaccounts@example.com", "accounts@example.com"));
+        assert!(!holds("Inbox", ""));
+        assert!(!holds("Re: …", "..."));
+    }
+
+    #[test]
+    fn words_speak_of_an_input_by_name_or_id() {
+        assert!(speaks_of(
+            "Ask which tone the reply should have",
+            "tone",
+            "tone of the reply"
+        ));
+        assert!(speaks_of(
+            "Have the Office Wi-Fi password ready",
+            "wifi-password",
+            "Wi-Fi password"
+        ));
+        assert!(speaks_of(
+            "Ask for the client email",
+            "client-email",
+            "address"
+        ));
+        assert!(!speaks_of(
+            "Ask which stone to use",
+            "tone",
+            "tone of the reply"
+        ));
     }
 }

@@ -274,10 +274,16 @@ pub(crate) fn click_mismatch(
         && let Some(t) = recorded
     {
         wrong.extend(
-            crate::expect::check_operation(&Action::Click(did.clone()), t, None, false, None)
-                .into_iter()
-                .filter(|c| !c.passed && !c.unjudged && c.part != "action")
-                .map(|c| format!("{} {} (the recording: {})", c.part, c.planned, c.recorded)),
+            crate::expect::check_operation(
+                &Action::Click(did.clone()),
+                t,
+                None,
+                false,
+                crate::expect::Shown::default(),
+            )
+            .into_iter()
+            .filter(|c| !c.passed && !c.unjudged && c.part != "action")
+            .map(|c| format!("{} {} (the recording: {})", c.part, c.planned, c.recorded)),
         );
     }
     (!wrong.is_empty()).then(|| wrong.join(", "))

@@ -4,20 +4,25 @@
 use std::path::PathBuf;
 
 use stepreplay::Error;
-use stepreplay::mutate::{mutate, to_json, to_markdown};
+use stepreplay::mutate::{PER_CLASS, mutate_sites, to_json, to_markdown};
 
 use super::Global;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   stepreplay mutate                            # the suite in scenarios/
-  stepreplay mutate scenarios/mail-send-reminder.json --format json")]
+  stepreplay mutate scenarios/mail-send-reminder.json --format json
+  stepreplay mutate --every-site                # every site, not three per class")]
 pub struct Args {
     /// Scenario files or folders (default: `scenarios`).
     paths: Vec<PathBuf>,
     /// What to print: the per-class table and the survivors, or the whole run as JSON.
     #[arg(long, value_enum, default_value = "markdown")]
     format: MutateFormat,
+    /// Every site of every class, not up to three per class and plan: many more mutants,
+    /// slower.
+    #[arg(long)]
+    every_site: bool,
     /// Scenarios mutated at once (default: every core).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -42,7 +47,12 @@ pub fn run(args: Args, _g: &Global) -> Result<u8, Error> {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let report = mutate(&paths, jobs)?;
+    let per_class = if args.every_site {
+        usize::MAX
+    } else {
+        PER_CLASS
+    };
+    let report = mutate_sites(&paths, jobs, per_class)?;
     match args.format {
         MutateFormat::Markdown => print!("{}", to_markdown(&report)),
         MutateFormat::Json => print!("{}", to_json(&report)),

@@ -1,6 +1,7 @@
 //! `stepreplay run [PATHS…]`: replay scenarios (or one shard of them), show progress, write
 //! every report format, and gate on the baseline when one is given.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -9,8 +10,8 @@ use stepreplay::evidence::FromRecordings;
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::Mode;
 use stepreplay::report::{
-    Progress, Report, ReportRef, ScenarioReport, Spill, Timings, Totals, print_summary,
-    print_verdict, write_captures, write_json_to, write_outputs,
+    MutationScore, Progress, Report, ReportRef, ScenarioReport, Spill, Timings, Totals,
+    print_summary, print_verdict, write_captures, write_json_to, write_outputs,
 };
 use stepreplay::result::ScenarioResult;
 use stepreplay::scenario::adhoc_scenario;
@@ -77,6 +78,10 @@ pub struct Args {
     /// script (the report files are written either way; `--reports` chooses them).
     #[arg(long, value_enum, default_value = "human")]
     format: OutputFormat,
+    /// Also make one-fault copies of each scenario's plan and put the gate's mutation score
+    /// (`mutation`: counts and survivors) in each report entry; see `stepreplay mutate`.
+    #[arg(long, conflicts_with = "recording")]
+    mutants: bool,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -104,7 +109,12 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     super::stop::install_stop_handler();
     let progress = Progress::new(total, say);
     let all_ids = suite.all_ids.clone();
-    let replayed = replay_all(suite, &opts, &args.report_dir, &progress)?;
+    let mutation = if args.mutants {
+        mutation_scores(&paths, opts.jobs)?
+    } else {
+        BTreeMap::new()
+    };
+    let replayed = replay_all(suite, &opts, &args.report_dir, &progress, &mutation)?;
     let Replayed {
         mut results,
         mut broken_inputs,
@@ -265,6 +275,7 @@ fn replay_all(
     opts: &RunOptions,
     report_dir: &std::path::Path,
     progress: &Progress,
+    mutation: &BTreeMap<String, MutationScore>,
 ) -> Result<Replayed, Error> {
     let mut bridge = run_bridge(&suite.bridge, &opts.modes);
     bridge.extend(broken_results(&suite.broken, &opts.modes));
@@ -280,7 +291,8 @@ fn replay_all(
                 .unwrap_or_else(|p| p.into_inner())
                 .push(e.clone());
         }
-        let entry = ScenarioReport::of(&r);
+        let mut entry = ScenarioReport::of(&r);
+        entry.mutation = mutation.get(&entry.id).cloned();
         let bytes = Spill::bytes(&entry)?;
         let mut st = spilling.lock().unwrap_or_else(|p| p.into_inner());
         st.1.add(&entry);
@@ -314,6 +326,19 @@ fn replay_all(
         spill,
         totals,
     })
+}
+
+/// Each scenario's mutation score, by id: `mutate` makes and judges the copies, the reports
+/// show them.
+fn mutation_scores(
+    paths: &[PathBuf],
+    jobs: usize,
+) -> Result<BTreeMap<String, MutationScore>, Error> {
+    let r = stepreplay::mutate::mutate(paths, jobs)?;
+    Ok(r.scenarios
+        .iter()
+        .map(|s| (s.id.clone(), s.score()))
+        .collect())
 }
 
 /// `default` or a comma-separated list of perturbation names.

@@ -58,6 +58,33 @@ fn same_page(to: &str, url: &str) -> bool {
     to.starts_with('/') && bare(path) == bare(to)
 }
 
+/// What the recording's screens show of a step's result, for the parts its event does not
+/// keep.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Shown<'a> {
+    /// The page a navigation led to: the DOM's address, else the browser's address field.
+    pub(crate) page: Option<&'a str>,
+    /// The text of the field typed into after the step, and before it when known.
+    pub(crate) field: Option<(Option<&'a str>, &'a str)>,
+}
+
+/// Whether a field showing `after` (and `before` the step) holds `typed` as typed: the whole
+/// text, or typed after what was there.
+fn field_shows(typed: &str, before: Option<&str>, after: &str) -> bool {
+    after == typed
+        || before.is_some_and(|b| after.strip_prefix(b).is_some_and(|rest| rest == typed))
+}
+
+/// Whether the address a browser's field shows is the plan's `to`. The field often leaves the
+/// scheme (and `www.`) out, so both are compared without them.
+fn same_address(to: &str, shown: &str) -> bool {
+    let bare = |s: &str| {
+        let s = s.split_once("://").map_or(s, |(_, rest)| rest);
+        s.strip_prefix("www.").unwrap_or(s).to_ascii_lowercase()
+    };
+    same_page(to, shown) || same_page(&bare(to), &bare(shown))
+}
+
 /// A part the plan sets and the recording does not keep.
 fn unjudged(part: &'static str, planned: String) -> OpCheck {
     OpCheck {
@@ -88,15 +115,30 @@ fn show_mods(m: &[String]) -> String {
     }
 }
 
+/// The role check of a control the recording gives no role (`AXUnknown`): it cannot confirm
+/// the role the plan names, so that role is unjudged, never passed. `None` when the plan
+/// names no role or names `AXUnknown` itself, or the control's role is known (the resolver
+/// has already held it to the plan's).
+pub(crate) fn check_unknown_role(planned: Option<&str>, recorded: &str) -> Option<OpCheck> {
+    let planned = planned.filter(|p| *p != UNKNOWN_ROLE)?;
+    (recorded == UNKNOWN_ROLE).then(|| OpCheck {
+        recorded: UNKNOWN_ROLE.into(),
+        ..unjudged("role", planned.into())
+    })
+}
+
+/// The role a toolkit left unsaid.
+const UNKNOWN_ROLE: &str = "AXUnknown";
+
 /// The checks of one step against its recorded transition. `typed` is the text the step
-/// types, filled in; `secret` when it holds a sensitive value (then it is not compared);
-/// `after` the page a navigation led to, when the recording shows one.
+/// types, filled in; `secret` when it holds a sensitive value (then it is never compared nor
+/// shown); `shown` what the screens show where the event keeps nothing.
 pub(crate) fn check_operation(
     action: &Action,
     t: &Transition,
     typed: Option<&str>,
     secret: bool,
-    after: Option<&str>,
+    shown: Shown,
 ) -> Vec<OpCheck> {
     let mut out = vec![check(
         "action",
@@ -146,25 +188,43 @@ pub(crate) fn check_operation(
                 None => {}
             }
         }
-        Action::Press { keys } => {
-            if let Some(k) = &op.keys {
+        Action::Press { keys } => match &op.keys {
+            Some(k) => {
                 let same = match (parse_chord(keys), parse_chord(k)) {
                     (Some(a), Some(b)) => a == b,
                     _ => keys.to_lowercase() == k.to_lowercase(),
                 };
                 out.push(check("keys", keys.clone(), k.clone(), same));
             }
-        }
-        Action::Navigate { to: Some(to) } => {
-            if let Some(page) = after {
-                out.push(check("url", to.clone(), page.into(), same_page(to, page)));
-            }
-        }
+            // A key press has no plain default to judge it as, the way a click does.
+            None => out.push(unjudged("keys", keys.clone())),
+        },
+        // Where the recording shows neither the page nor the text, the step cannot be judged
+        // on it and so does not pass.
+        Action::Navigate { to: Some(to) } => match shown.page {
+            Some(page) => out.push(check(
+                "url",
+                to.clone(),
+                page.into(),
+                same_address(to, page),
+            )),
+            None => out.push(unjudged("url", to.clone())),
+        },
         Action::Type { .. } | Action::Paste { .. } => {
-            if let (Some(rec), Some(typed)) = (&op.text, typed)
-                && !secret
-            {
-                out.push(check("text", typed.into(), rec.clone(), typed == rec));
+            if let Some(typed) = typed.filter(|_| !secret) {
+                match (&op.text, shown.field) {
+                    (Some(rec), _) => {
+                        out.push(check("text", typed.into(), rec.clone(), typed == rec));
+                    }
+                    (None, _) if typed.is_empty() => {}
+                    (None, Some((before, after))) if !after.is_empty() => out.push(check(
+                        "text",
+                        typed.into(),
+                        after.into(),
+                        field_shows(typed, before, after),
+                    )),
+                    (None, _) => out.push(unjudged("text", typed.into())),
+                }
             }
         }
         _ => {}
@@ -200,6 +260,10 @@ mod tests {
         }
     }
 
+    fn at(page: Option<&str>) -> Shown<'_> {
+        Shown { page, field: None }
+    }
+
     fn failed(checks: &[OpCheck]) -> Vec<&str> {
         checks
             .iter()
@@ -216,7 +280,13 @@ mod tests {
             drag: true,
             modifiers: vec!["⌘".into()],
         });
-        let c = check_operation(&plan, &recorded("click", left_click()), None, false, None);
+        let c = check_operation(
+            &plan,
+            &recorded("click", left_click()),
+            None,
+            false,
+            Shown::default(),
+        );
         assert_eq!(failed(&c), ["button", "count", "modifiers", "drag"]);
         let plain = Action::Click(Click {
             button: "left".into(),
@@ -230,7 +300,7 @@ mod tests {
                 &recorded("click", left_click()),
                 None,
                 false,
-                None
+                Shown::default()
             ))
             .is_empty()
         );
@@ -254,7 +324,7 @@ mod tests {
                 &recorded("click", op),
                 None,
                 false,
-                None
+                Shown::default()
             ))
             .is_empty()
         );
@@ -271,7 +341,7 @@ mod tests {
                 &recorded("key", op.clone()),
                 None,
                 false,
-                None
+                Shown::default()
             ))
             .is_empty()
         );
@@ -284,9 +354,27 @@ mod tests {
                 &recorded("key", op),
                 None,
                 false,
-                None
+                Shown::default()
             )),
             ["keys"]
+        );
+    }
+
+    #[test]
+    fn a_key_the_recording_does_not_keep_is_unjudged_not_passed() {
+        let press = Action::Press {
+            keys: "ctrl+r".into(),
+        };
+        let c = check_operation(
+            &press,
+            &recorded("key", Operation::default()),
+            None,
+            false,
+            Shown::default(),
+        );
+        assert!(
+            c[1].part == "keys" && c[1].unjudged && !c[1].passed,
+            "{c:?}"
         );
     }
 
@@ -297,7 +385,7 @@ mod tests {
             &recorded("click", left_click()),
             None,
             false,
-            None,
+            Shown::default(),
         );
         assert_eq!(failed(&c), ["action"]);
         assert_eq!(c[0].planned, "copy");
@@ -315,22 +403,35 @@ mod tests {
             ..Operation::default()
         };
         let t = recorded("type", op);
-        assert!(failed(&check_operation(&action, &t, Some("Ada"), false, None)).is_empty());
+        assert!(
+            failed(&check_operation(
+                &action,
+                &t,
+                Some("Ada"),
+                false,
+                Shown::default()
+            ))
+            .is_empty()
+        );
         assert_eq!(
-            failed(&check_operation(&action, &t, Some("Grace"), false, None)),
+            failed(&check_operation(
+                &action,
+                &t,
+                Some("Grace"),
+                false,
+                Shown::default()
+            )),
             ["text"]
         );
         // A secret is never compared (nor shown).
         assert_eq!(
-            check_operation(&action, &t, Some("1815"), true, None).len(),
+            check_operation(&action, &t, Some("1815"), true, Shown::default()).len(),
             1
         );
-        // Nothing recorded: only the kind is judged.
+        // Nothing recorded and nothing shown: the text is unjudged.
         let bare = recorded("type", Operation::default());
-        assert_eq!(
-            check_operation(&action, &bare, Some("x"), false, None).len(),
-            1
-        );
+        let c = check_operation(&action, &bare, Some("x"), false, Shown::default());
+        assert!(c[1].unjudged && !c[1].passed, "{c:?}");
     }
 
     #[test]
@@ -340,23 +441,77 @@ mod tests {
         };
         let t = recorded("navigate", Operation::default());
         let page = Some("http://127.0.0.1:8000/login.html?next=1");
-        assert!(failed(&check_operation(&go("/login.html"), &t, None, false, page)).is_empty());
+        assert!(
+            failed(&check_operation(
+                &go("/login.html"),
+                &t,
+                None,
+                false,
+                at(page)
+            ))
+            .is_empty()
+        );
         assert!(
             failed(&check_operation(
                 &go("http://127.0.0.1:8000/login.html"),
                 &t,
                 None,
                 false,
-                page
+                at(page)
             ))
             .is_empty()
         );
         assert_eq!(
-            failed(&check_operation(&go("/vogin.html"), &t, None, false, page)),
+            failed(&check_operation(
+                &go("/vogin.html"),
+                &t,
+                None,
+                false,
+                at(page)
+            )),
             ["url"]
         );
-        // No page recorded: only the kind is judged.
-        assert_eq!(check_operation(&go("/x"), &t, None, false, None).len(), 1);
+        // The address a browser's field shows, without its scheme.
+        let field = Some("forms.example.com/signup");
+        let signup = go("https://forms.example.com/signup");
+        assert!(failed(&check_operation(&signup, &t, None, false, at(field))).is_empty());
+        let typo = go("https://fjrms.example.com/signup");
+        assert_eq!(
+            failed(&check_operation(&typo, &t, None, false, at(field))),
+            ["url"]
+        );
+        // No page shown: unjudged, never passed.
+        let c = check_operation(&go("/x"), &t, None, false, Shown::default());
+        assert!(c[1].unjudged && !c[1].passed, "{c:?}");
+    }
+
+    #[test]
+    fn typed_text_the_event_does_not_keep_is_judged_by_the_field_on_screen() {
+        let action = Action::Type {
+            text: crate::plan::Text::Literal("Ada".into()),
+            submit: None,
+        };
+        let bare = recorded("type", Operation::default());
+        let field = |before, after| Shown {
+            page: None,
+            field: Some((before, after)),
+        };
+        let judge = |typed: &str, shown| check_operation(&action, &bare, Some(typed), false, shown);
+        assert!(failed(&judge("Ada", field(None, "Ada"))).is_empty());
+        assert!(failed(&judge("Ada", field(Some("Dr "), "Dr Ada"))).is_empty());
+        assert_eq!(failed(&judge("Adax", field(None, "Ada"))), ["text"]);
+        assert_eq!(
+            failed(&judge("Ada", field(Some("Dr "), "Dr Adax"))),
+            ["text"]
+        );
+        // Neither the event nor the screen shows it: unjudged, never passed.
+        for shown in [Shown::default(), field(None, "")] {
+            let c = judge("Ada", shown);
+            assert!(c[1].unjudged && !c[1].passed, "{c:?}");
+        }
+        // A secret is never compared, nor put in a check.
+        let c = check_operation(&action, &bare, Some("1815"), true, field(None, "1816"));
+        assert_eq!(c.len(), 1, "{c:?}");
     }
 
     #[test]
@@ -372,7 +527,7 @@ mod tests {
             &recorded("click", Operation::default()),
             None,
             false,
-            None,
+            Shown::default(),
         );
         let button = c
             .iter()
@@ -391,8 +546,17 @@ mod tests {
             &recorded("click", Operation::default()),
             None,
             false,
-            None,
+            Shown::default(),
         );
         assert!(c.iter().all(|c| c.passed && !c.unjudged), "{c:?}");
+    }
+
+    #[test]
+    fn a_role_the_recording_does_not_know_is_unjudged_not_passed() {
+        let c = check_unknown_role(Some("AXStaticText"), "AXUnknown").expect("a check");
+        assert!(c.unjudged && !c.passed && c.part == "role", "{c:?}");
+        assert_eq!(check_unknown_role(Some("AXUnknown"), "AXUnknown"), None);
+        assert_eq!(check_unknown_role(None, "AXUnknown"), None);
+        assert_eq!(check_unknown_role(Some("AXButton"), "AXButton"), None);
     }
 }

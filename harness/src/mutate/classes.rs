@@ -101,12 +101,27 @@ pub struct Mutant {
     pub plan: Value,
 }
 
+impl Mutant {
+    /// The class, the step and the change in one line: `` `typed-text` step 2: … ``.
+    pub fn describe(&self) -> String {
+        let step = self.step.map_or(String::new(), |n| format!(" step {n}:"));
+        format!("`{}`{step} {}", self.class.name(), self.change)
+    }
+}
+
 /// At most this many mutants of one class (sub-kind) per plan, at steps picked by the seed.
 pub const PER_CLASS: usize = 3;
 
 /// The mutants of `plan` (its JSON as the file holds it, its pictures under `base`), against
 /// `rec`, picked by `seed`.
-pub fn mutants(plan: &Value, base: &Path, rec: &Recording, seed: u64) -> Vec<Mutant> {
+/// With `per_class` [`usize::MAX`], every site of every class.
+pub fn mutants(
+    plan: &Value,
+    base: &Path,
+    rec: &Recording,
+    seed: u64,
+    per_class: usize,
+) -> Vec<Mutant> {
     let Some(at) = steps_pointer(plan, "") else {
         return Vec::new();
     };
@@ -116,6 +131,7 @@ pub fn mutants(plan: &Value, base: &Path, rec: &Recording, seed: u64) -> Vec<Mut
         base,
         rec,
         seed,
+        per_class,
     };
     let mut out = Vec::new();
     if crate::plan::devthink::is_protocolv2(plan) {
@@ -153,6 +169,8 @@ struct Maker<'a> {
     base: &'a Path,
     rec: &'a Recording,
     seed: u64,
+    /// At most this many sites per class (sub-kind).
+    per_class: usize,
 }
 
 /// A string with one letter changed (case kept), picked by `rng`; `None` when it has none.
@@ -220,16 +238,16 @@ impl Maker<'_> {
         Rng::salted(self.seed, &format!("{}/{salt}", class.name()))
     }
 
-    /// Up to [`PER_CLASS`] of `sites`, picked by the seed, in plan order.
+    /// Up to `per_class` of `sites`, picked by the seed, in plan order.
     fn pick<T: Clone>(&self, class: Class, salt: &str, sites: Vec<T>) -> Vec<T> {
         let mut rng = self.rng(class, salt);
         let mut idx: Vec<usize> = (0..sites.len()).collect();
-        // A partial Fisher–Yates: the first PER_CLASS places.
-        for k in 0..idx.len().min(PER_CLASS) {
+        // A partial Fisher–Yates: the first `per_class` places.
+        for k in 0..idx.len().min(self.per_class) {
             let j = k + rng.below((idx.len() - k) as u64) as usize;
             idx.swap(k, j);
         }
-        idx.truncate(PER_CLASS);
+        idx.truncate(self.per_class);
         idx.sort_unstable();
         idx.into_iter().map(|i| sites[i].clone()).collect()
     }
@@ -277,7 +295,7 @@ impl Maker<'_> {
             .collect()
     }
 
-    /// One letter changed in the string at `field` of up to [`PER_CLASS`] steps.
+    /// One letter changed in the string at `field` of up to `per_class` steps.
     fn letter_class(&self, out: &mut Vec<Mutant>, class: Class, field: &str, what: &str) {
         for (i, old) in self.pick(class, field, self.strings(field)) {
             let mut rng = self.rng(class, &format!("{field}/{i}"));
@@ -790,14 +808,110 @@ impl Maker<'_> {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
-            self.push(
-                out,
+            let mut m = Mutant {
                 class,
-                Some(i),
-                format!("step left out (“{what}”)"),
-                self.reordered(&order),
-            );
+                step: self.number(i),
+                change: format!("step left out (“{what}”)"),
+                equivalent: None,
+                plan: self.reordered(&order),
+            };
+            m.equivalent = self.only_asks_for_inputs_asked_anyway(i);
+            out.push(m);
         }
+    }
+
+    /// The inputs a words-only step (`ask` or `do`, with no `confirm` or `stop_if` of its own)
+    /// speaks of, as `(id, always asked)`; `None` for any other step.
+    fn words_only_inputs(&self, i: usize) -> Option<Vec<(String, bool)>> {
+        let s = &self.steps()[i];
+        let action = s.get("action").and_then(Value::as_str)?;
+        let plain = s.get("confirm").and_then(Value::as_bool) != Some(true)
+            && s.get("stop_if").is_none()
+            && s.get("expect").is_none();
+        if !matches!(action, "ask" | "do") || !plain {
+            return None;
+        }
+        let words = s.get("text").and_then(Value::as_str).unwrap_or_default();
+        let inputs = self
+            .plan
+            .pointer(&format!("{}/inputs", self.at))
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        Some(
+            inputs
+                .iter()
+                .filter_map(|inp| {
+                    let id = inp.get("id")?.as_str()?;
+                    let name = inp.get("name").and_then(Value::as_str).unwrap_or(id);
+                    let always = inp.get("changes").and_then(Value::as_str) == Some("each-time")
+                        || inp.get("sensitive").and_then(Value::as_bool) == Some(true);
+                    crate::text::speaks_of(words, id, name).then(|| (id.to_string(), always))
+                })
+                .collect(),
+        )
+    }
+
+    /// Why leaving out step `i` changes nothing a replay can show, when it is a words-only
+    /// step the recording shows nothing for: an `ask` or `do` about inputs a follower asks
+    /// the person for before their first use anyway (they change each time, or are
+    /// sensitive), or a `do` about no input at all, which no other step depends on.
+    fn only_asks_for_inputs_asked_anyway(&self, i: usize) -> Option<String> {
+        let step = &self.steps()[i];
+        let inputs = self.words_only_inputs(i)?;
+        let id = step.get("step_id").and_then(Value::as_str);
+        let recorded = self
+            .rec
+            .file
+            .transitions
+            .iter()
+            .any(|t| t.step_id.is_some() && t.step_id.as_deref() == id);
+        if recorded {
+            return None;
+        }
+        let does = step.get("action").and_then(Value::as_str) == Some("do");
+        if inputs.is_empty() {
+            return does.then(|| {
+                "a words-only `do` step about no input, with nothing recorded for it: no replay or other step can tell it is gone".into()
+            });
+        }
+        if inputs.iter().any(|(_, always)| !always) {
+            return None;
+        }
+        let ids: Vec<String> = inputs.iter().map(|(id, _)| format!("`{id}`")).collect();
+        Some(format!(
+            "the step only asks for (or readies) {}, which a follower asks the person for before its first use anyway",
+            ids.join(", ")
+        ))
+    }
+
+    /// Why swapping steps `i` and `i + 1` changes nothing, when one is a words-only step about
+    /// inputs and the other an act that uses none of them: the words still come before every
+    /// step that uses those inputs, and a words-only step leaves nothing in a recording.
+    fn words_moved_past_unrelated_act(&self, i: usize) -> Option<String> {
+        let (words, act) = match (self.words_only_inputs(i), self.words_only_inputs(i + 1)) {
+            (Some(w), None) => (w, i + 1),
+            (None, Some(w)) => (w, i),
+            _ => return None,
+        };
+        if words.is_empty() {
+            return None;
+        }
+        let reads: Vec<&str> = self.steps()[act]
+            .get("reads")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        if words.iter().any(|(id, _)| reads.contains(&id.as_str())) {
+            return None;
+        }
+        let ids: Vec<String> = words.iter().map(|(id, _)| format!("`{id}`")).collect();
+        Some(format!(
+            "a words-only step about {} moves past step {}, which does not use it; it still comes before the steps that do",
+            ids.join(", "),
+            self.number(act).unwrap_or(act as u64 + 1)
+        ))
     }
 
     fn steps_swapped(&self, out: &mut Vec<Mutant>) {
@@ -819,6 +933,8 @@ impl Maker<'_> {
             };
             if same_but_place(&self.steps()[i], &self.steps()[i + 1]) {
                 m.equivalent = Some("the two steps do the same thing".into());
+            } else {
+                m.equivalent = self.words_moved_past_unrelated_act(i);
             }
             out.push(m);
         }

@@ -8,4 +8,6 @@ mod run;
 
 pub use classes::{Class, Mutant, PER_CLASS};
 pub use render::{to_json, to_markdown};
-pub use run::{MUTATE_SCHEMA, MutationReport, ScenarioMutants, Tally, Tried, Verdict, mutate};
+pub use run::{
+    MUTATE_SCHEMA, MutationReport, ScenarioMutants, Tally, Tried, Verdict, mutate, mutate_sites,
+};

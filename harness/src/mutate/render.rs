@@ -37,16 +37,7 @@ pub fn to_markdown(r: &MutationReport) -> String {
         r.scenarios.len() - mutated
     );
     let line = |out: &mut String, id: &str, t: &super::run::Tried, extra: &str| {
-        let step = t
-            .mutant
-            .step
-            .map_or(String::new(), |n| format!(" step {n}:"));
-        let _ = writeln!(
-            out,
-            "- `{id}` `{}`{step} {}{extra}",
-            t.mutant.class.name(),
-            t.mutant.change
-        );
+        let _ = writeln!(out, "- `{id}` {}{extra}", t.mutant.describe());
     };
     let survivors: Vec<_> = r.survivors().collect();
     if survivors.is_empty() {

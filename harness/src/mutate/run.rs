@@ -5,13 +5,14 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::classes::{Class, Mutant, mutants};
+use super::classes::{Class, Mutant, PER_CLASS, mutants};
 use crate::errors::{Error, InputError};
 use crate::fnv::fnv1a64;
 use crate::json::{Source, parse_value};
 use crate::plan::read_plan_source;
 use crate::recording::load_recording;
 use crate::replay::Mode;
+use crate::report::MutationScore;
 use crate::scenario::{Outcome, SCENARIO_SCHEMA, Scenario, load_scenario};
 use crate::suite::{discover_schemas, judge_plan_text};
 
@@ -53,6 +54,30 @@ pub struct ScenarioMutants {
     pub skipped: Option<String>,
     /// Its mutants, in class order.
     pub mutants: Vec<Tried>,
+}
+
+impl ScenarioMutants {
+    /// The scenario's counts and survivors, as a report entry shows them.
+    pub fn score(&self) -> MutationScore {
+        let mut t = Tally::default();
+        for m in &self.mutants {
+            t.add(m.verdict);
+        }
+        MutationScore {
+            mutants: t.mutants,
+            caught: t.caught,
+            equivalent: t.equivalent,
+            survived: t.survived,
+            score: t.score,
+            skipped: self.skipped.clone(),
+            survivors: self
+                .mutants
+                .iter()
+                .filter(|m| m.verdict == Verdict::Survived)
+                .map(|m| m.mutant.describe())
+                .collect(),
+        }
+    }
 }
 
 /// Counts for one class (or all).
@@ -119,10 +144,20 @@ impl MutationReport {
     }
 }
 
-/// Makes and tries the mutants of every plan scenario under `paths`, on `jobs` threads.
+/// Makes and tries the mutants of every plan scenario under `paths`, on `jobs` threads: up to
+/// [`PER_CLASS`] sites per class and plan.
 pub fn mutate(paths: &[PathBuf], jobs: usize) -> Result<MutationReport, Error> {
+    mutate_sites(paths, jobs, PER_CLASS)
+}
+
+/// [`mutate`] with up to `per_class` sites per class and plan ([`usize::MAX`]: every one).
+pub fn mutate_sites(
+    paths: &[PathBuf],
+    jobs: usize,
+    per_class: usize,
+) -> Result<MutationReport, Error> {
     let files = discover_schemas(paths, &[SCENARIO_SCHEMA])?;
-    let results = crate::par::map(&files, jobs.max(1), |f| one(f), |_| {});
+    let results = crate::par::map(&files, jobs.max(1), |f| one(f, per_class), |_| {});
     let mut scenarios = Vec::with_capacity(results.len());
     for (f, r) in files.iter().zip(results) {
         match r {
@@ -164,7 +199,7 @@ pub fn mutate(paths: &[PathBuf], jobs: usize) -> Result<MutationReport, Error> {
 }
 
 /// One scenario file: its mutants tried, or why there are none.
-fn one(file: &std::path::Path) -> Result<ScenarioMutants, InputError> {
+fn one(file: &std::path::Path, per_class: usize) -> Result<ScenarioMutants, InputError> {
     let s = load_scenario(file)?;
     let skipped = |why: String| ScenarioMutants {
         id: s.file.id.clone(),
@@ -186,7 +221,7 @@ fn one(file: &std::path::Path) -> Result<ScenarioMutants, InputError> {
     let plan = parse_value(&src)?;
     let mut tried = Vec::new();
     let base = src.path.parent().unwrap_or(std::path::Path::new("."));
-    for m in mutants(&plan, base, &rec, fnv1a64(s.file.id.as_bytes())) {
+    for m in mutants(&plan, base, &rec, fnv1a64(s.file.id.as_bytes()), per_class) {
         // In canonical form, as the plan file is: a layout change is no fault.
         let text = crate::json::to_canonical(&m.plan);
         let changed = Source {

@@ -255,6 +255,36 @@ impl AxSnapshot {
         }
     }
 
+    /// The address a browser shows in its address field, when the snapshot has one: a text
+    /// field or combo box whose name or placeholder speaks of an address or URL, in the
+    /// frontmost app's windows first.
+    pub(crate) fn address_shown(&self) -> Option<&str> {
+        let names_address = |e: &Element| {
+            [&e.title, &e.description, &e.placeholder]
+                .into_iter()
+                .flatten()
+                .map(|s| crate::text::words(s))
+                .any(|w| w.iter().any(|w| matches!(w.as_str(), "address" | "url")))
+        };
+        let mut apps: Vec<&App> = self.apps.iter().collect();
+        apps.sort_by_key(|a| !a.frontmost);
+        let mut found = None;
+        for w in apps.into_iter().flat_map(|a| &a.windows) {
+            w.walk(&mut |e| {
+                if found.is_none()
+                    && matches!(e.ax_role.as_str(), "AXTextField" | "AXComboBox")
+                    && names_address(e)
+                {
+                    found = e.value.as_deref().filter(|v| !v.trim().is_empty());
+                }
+            });
+            if found.is_some() {
+                break;
+            }
+        }
+        found
+    }
+
     /// Finds an element by id, with its app and window.
     pub fn find(&self, id: &str) -> Option<(&App, &Window, &Element)> {
         for app in &self.apps {

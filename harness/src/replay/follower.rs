@@ -18,8 +18,8 @@ use crate::diff::StepDiff;
 use crate::diff::step::StepDiffs;
 use crate::errors::FieldPath;
 use crate::expect::{
-    Check, ExpectCtx, check_diffshot, check_done, check_expect, check_next_control,
-    check_operation, check_reads_text, check_simulated,
+    Check, ExpectCtx, OpCheck, Shown, check_diffshot, check_done, check_expect, check_next_control,
+    check_operation, check_reads_text, check_simulated, check_unknown_role,
 };
 use crate::plan::{Action, Part, Plan, Step, Target, Text, fill_known, selected_all_before};
 use crate::png::decode_png;
@@ -633,7 +633,13 @@ impl<'a, 'r> Follower<'a, 'r> {
         if matches!(step.action, Action::Ask) {
             self.ask(i, AskKind::Question, step.text.clone(), "answered".into());
         }
-        let unjudged = self.judge_operation(i, recorded, text.as_ref())?;
+        // A control the recording gives no role cannot confirm the role the plan names.
+        let role = step.target.as_ref().and_then(|t| {
+            let el = element.as_deref()?;
+            let (_, _, e) = self.prep.rec.frames[desk.frame_index()].ax.find(el)?;
+            check_unknown_role(t.ax_role.as_deref(), &e.ax_role)
+        });
+        let unjudged = self.judge_operation(i, recorded, text.as_ref(), role)?;
         let before = desk.frame_index();
         let acts_on = self.act(i, desk, element.as_deref(), recorded, text.as_ref())?;
         self.landed(i, before, desk, element.as_deref())?;
@@ -929,6 +935,7 @@ impl<'a, 'r> Follower<'a, 'r> {
         i: usize,
         recorded: Option<&'r crate::recording::Transition>,
         text: Option<&(String, bool)>,
+        role: Option<OpCheck>,
     ) -> Result<bool, Stop> {
         let step: &Step = &self.plan.steps[i];
         // What is done, apart from where: judged against what the recording kept of it.
@@ -936,17 +943,32 @@ impl<'a, 'r> Follower<'a, 'r> {
         if let Some(t) = recorded.filter(|_| !step.talks_only()) {
             let typed = text.map(|(s, _)| s.as_str());
             let secret = text.is_some_and(|(_, s)| *s);
-            // Where a navigation led: the page the recording then shows.
-            let after = match &step.action {
-                Action::Navigate { .. } => self
-                    .prep
-                    .rec
-                    .frame(&t.to)
-                    .and_then(|f| f.dom.as_deref())
-                    .map(|d| d.url.as_str()),
-                _ => None,
+            let rec = &self.prep.rec;
+            let (from, to) = (rec.frame(&t.from), rec.frame(&t.to));
+            let shown = match &step.action {
+                // Where a navigation led: the page the recording then shows, or the address
+                // its browser shows.
+                Action::Navigate { .. } => Shown {
+                    page: to.and_then(|f| {
+                        f.dom
+                            .as_deref()
+                            .map(|d| d.url.as_str())
+                            .or_else(|| f.ax.address_shown())
+                    }),
+                    field: None,
+                },
+                // What the field typed into shows after the step (and showed before it).
+                Action::Type { .. } | Action::Paste { .. } => {
+                    let id = t.element.as_deref();
+                    Shown {
+                        page: None,
+                        field: field_value(to, id).map(|after| (field_value(from, id), after)),
+                    }
+                }
+                _ => Shown::default(),
             };
-            let checks = check_operation(&step.action, t, typed, secret, after);
+            let mut checks = check_operation(&step.action, t, typed, secret, shown);
+            checks.extend(role);
             let wrong = checks.iter().any(|c| !c.passed && !c.unjudged);
             let unjudged = checks.iter().any(|c| c.unjudged);
             self.events.push(Event::Operation { step: i, checks });
@@ -955,7 +977,14 @@ impl<'a, 'r> Follower<'a, 'r> {
             }
             return Ok(unjudged);
         }
-        Ok(false)
+        let unjudged = role.is_some();
+        if let Some(role) = role {
+            self.events.push(Event::Operation {
+                step: i,
+                checks: vec![role],
+            });
+        }
+        Ok(unjudged)
     }
 
     /// Acts on the desktop, captures the step's diff, and applies what was typed or copied;
@@ -1207,6 +1236,11 @@ impl<'a, 'r> Follower<'a, 'r> {
     fn fill_known(&self, t: &Text, asked: &BTreeMap<String, String>) -> String {
         fill_known(self.plan, &self.scenario.inputs, t, asked)
     }
+}
+
+/// The text the field `id` holds on frame `f`, when the frame's AX snapshot has it.
+fn field_value<'a>(f: Option<&'a crate::recording::Frame>, id: Option<&str>) -> Option<&'a str> {
+    f?.ax.find(id?)?.2.value.as_deref()
 }
 
 #[cfg(test)]

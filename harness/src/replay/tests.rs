@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::*;
 use crate::json::Source;
-use crate::plan::{Plan, lower_foxstep, parse_foxstep};
+use crate::plan::{Action, Part, Plan, Text, lower_foxstep, parse_foxstep};
 use crate::recording::format::{
     FrameRef, RecordingFile, Screen, SourceInfo, SourceKind, Transition,
 };
@@ -35,7 +35,9 @@ fn field(id: &str, label: &str, y: i32, value: &str, secure: bool) -> serde_json
     f
 }
 
-/// The recording's actions made the kind each plan step does (the fixtures record `type`).
+/// The recording's actions made the kind each plan step does (the fixtures record `type`),
+/// keeping the keys pressed and the text typed (text with no input in it) as a recording of
+/// the plan would: the fixtures' frames do not show what was typed.
 fn acted_as_planned(mut rec: Recording, p: &Plan) -> Recording {
     for t in &mut rec.file.transitions {
         if let Some(step) = p.steps.iter().find(|s| Some(&s.id) == t.step_id.as_ref()) {
@@ -43,7 +45,30 @@ fn acted_as_planned(mut rec: Recording, p: &Plan) -> Recording {
                 "press" => "key".into(),
                 other => other.into(),
             };
+            match &step.action {
+                Action::Press { keys } => t.operation.keys = Some(keys.clone()),
+                Action::Type { text, .. } | Action::Paste { text: Some(text) } => {
+                    let no_input = match text {
+                        Text::Template(parts) => !parts.iter().any(|p| matches!(p, Part::Input(_))),
+                        _ => true,
+                    };
+                    if no_input {
+                        let none = Default::default();
+                        t.operation.text = Some(crate::plan::fill_known(p, &none, text, &none));
+                    }
+                }
+                _ => {}
+            }
         }
+    }
+    rec
+}
+
+/// The recording keeping "x" as the text each of its actions typed: the fixtures' frames do
+/// not show it.
+fn typed_x(mut rec: Recording) -> Recording {
+    for t in &mut rec.file.transitions {
+        t.operation.text = Some("x".into());
     }
     rec
 }
@@ -273,10 +298,10 @@ fn typing_over_text_the_guide_does_not_mention_asks_first() {
 #[test]
 fn stop_if_that_holds_stops_the_run() {
     let f = ax(json!([field("subj", "Subject", 10, "", false)]), "Compose");
-    let rec = recording(
+    let rec = typed_x(recording(
         vec![("a", f.clone()), ("b", f)],
         &[("a", "subj", "b", "s1")],
-    );
+    ));
     let mut step = type_step(1, "s1", "Subject", "x", &[]);
     step.as_object_mut().unwrap().remove("template");
     step["value"] = json!("x");
@@ -311,10 +336,10 @@ fn stop_if_that_holds_stops_the_run() {
 #[test]
 fn stop_if_in_words_is_put_to_the_person_and_no_answer_stops() {
     let f = ax(json!([field("subj", "Subject", 10, "", false)]), "Compose");
-    let rec = recording(
+    let rec = typed_x(recording(
         vec![("a", f.clone()), ("b", f)],
         &[("a", "subj", "b", "s1")],
-    );
+    ));
     let mut step = type_step(1, "s1", "Subject", "x", &[]);
     step.as_object_mut().unwrap().remove("template");
     step["value"] = json!("x");
@@ -352,7 +377,10 @@ fn two_fields(first: (&str, i32), second: (&str, i32), target: &str) -> Trace {
         ]),
         "Compose",
     );
-    let rec = recording(vec![("a", f.clone()), ("b", f)], &[("a", "a1", "b", "s1")]);
+    let rec = typed_x(recording(
+        vec![("a", f.clone()), ("b", f)],
+        &[("a", "a1", "b", "s1")],
+    ));
     let p = plan(json!([type_step(1, "s1", target, "x", &[])]), json!([]));
     replay(
         &p,
@@ -617,8 +645,10 @@ fn a_picture_the_harness_cannot_read_is_reported_not_skipped_quietly() {
 /// with the recorded example "Invoice 42".
 fn input_case(changes: &str, inputs: serde_json::Value) -> Trace {
     let f = |v: &str| ax(json!([field("subj", "Subject", 10, v, false)]), "Compose");
+    // The field shows what was typed: the scenario's value, or the example it was recorded with.
+    let shown = inputs["subject"].as_str().unwrap_or("Invoice 42");
     let rec = recording(
-        vec![("a", f("")), ("b", f("Invoice 7"))],
+        vec![("a", f("")), ("b", f(shown))],
         &[("a", "subj", "b", "s1")],
     );
     let decl = json!([{"id": "subject", "name": "subject", "changes": changes, "basis": "author",

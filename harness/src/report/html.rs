@@ -508,6 +508,9 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
         );
     }
     plan_findings(h, sc);
+    if let Some(m) = &sc.mutation {
+        mutation(h, m);
+    }
     for (i, mode) in report.modes.iter().enumerate() {
         let Some(run) = sc.runs.get(mode) else {
             continue;
@@ -577,6 +580,33 @@ fn plan_findings(h: &mut String, sc: &ScenarioReport) {
                 html_escape(&f.path),
                 html_escape(&f.message)
             );
+        }
+        h.push_str("</ul>");
+    }
+}
+
+/// How well the gate guards the plan: its mutation score, and each copy it passed.
+fn mutation(h: &mut String, m: &crate::report::MutationScore) {
+    let line = match (&m.skipped, m.score) {
+        (Some(why), _) => format!("no one-fault copies: {why}"),
+        (None, Some(score)) => format!(
+            "{score:.3}: caught {} of {} one-fault copies ({} equivalent, not counted)",
+            m.caught,
+            m.caught + m.survived,
+            m.equivalent
+        ),
+        (None, None) => format!("{} one-fault copies, all equivalent", m.mutants),
+    };
+    let class = if m.survived > 0 { "bad" } else { "mute" };
+    let _ = write!(
+        h,
+        "<p class=\"{class}\">mutation score {}</p>",
+        html_escape(&line)
+    );
+    if !m.survivors.is_empty() {
+        h.push_str("<ul class=\"checks\">");
+        for s in &m.survivors {
+            let _ = write!(h, "<li class=\"bad\">✘ survived {}</li>", html_escape(s));
         }
         h.push_str("</ul>");
     }

@@ -210,6 +210,32 @@ pub struct ScenarioReport {
     /// they never fail a run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) plan_warnings: Vec<PlanFinding>,
+    /// How well the gate guards the plan: its one-fault copies, when `run --mutants` made
+    /// them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutation: Option<MutationScore>,
+}
+
+/// The gate's mutation score on one scenario's plan: how many one-fault copies it fails.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct MutationScore {
+    /// Copies made.
+    pub mutants: usize,
+    /// Copies the gate fails.
+    pub caught: usize,
+    /// Copies that change nothing the plan does: not counted.
+    pub equivalent: usize,
+    /// Copies the gate passes.
+    pub survived: usize,
+    /// caught ÷ (mutants − equivalent); absent when nothing counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Why no copies were made (the scenario does not complete as it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Each copy the gate passes, in words (`typed-text` step 2: …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub survivors: Vec<String>,
 }
 
 /// One `check` finding against a scenario's plan.
@@ -637,6 +663,7 @@ impl ScenarioReport {
             agent: r.agent.clone(),
             plan_errors: Vec::new(),
             plan_warnings: Vec::new(),
+            mutation: None,
         };
         match &r.run {
             Ran::Plan(p) => {

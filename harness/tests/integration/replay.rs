@@ -620,3 +620,92 @@ fn check_with_a_recording_names_the_steps_it_could_not_reach() {
         "no step unchecked",
     );
 }
+
+/// The step's `operation` checks in the chained run's report, by step id.
+fn operation_of(report: &serde_json::Value, step_id: &str) -> Vec<serde_json::Value> {
+    let steps = report["scenarios"][0]["runs"]["chained"]["steps"]
+        .as_array()
+        .unwrap();
+    let step = steps
+        .iter()
+        .find(|s| s["step_id"] == step_id)
+        .unwrap_or_else(|| panic!("no step {step_id} in {report}"));
+    step["operation"].as_array().cloned().unwrap_or_default()
+}
+
+/// The mail recording keeps no typed text for the To: step: the text is judged by what the
+/// field shows on the frame the step led to, with the scenario's value filled in.
+#[test]
+fn typed_text_the_recording_did_not_keep_is_judged_by_the_field_on_screen() {
+    let completed = serde_json::json!({"outcome": "completed"});
+    let (code, report) = run_own_suite(&mail_plan(), completed.clone());
+    assert_eq!(code, 0, "{report}");
+    let text = operation_of(&report, "type-to")
+        .into_iter()
+        .find(|c| c["part"] == "text")
+        .unwrap_or_else(|| panic!("no text check in {report}"));
+    assert_eq!(text["passed"], true, "{text}");
+    assert_eq!(text["recorded"], "accounts@example.com", "{text}");
+    // Text typed around the input is not what the field shows.
+    let around = mail_plan().replace("\"{client-email}\"", "\"{client-email}x\"");
+    assert_ne!(around, mail_plan());
+    let (code, report) = run_own_suite(&around, completed);
+    assert_eq!(code, 1, "{report}");
+    let text = operation_of(&report, "type-to")
+        .into_iter()
+        .find(|c| c["part"] == "text")
+        .unwrap_or_else(|| panic!("no text check in {report}"));
+    assert_eq!(text["passed"], false, "{text}");
+    assert_eq!(text["planned"], "accounts@example.comx", "{text}");
+}
+
+/// A control the recording gives no role (`AXUnknown`) cannot confirm a role the plan names:
+/// the step is unjudged for its role and the run does not pass.
+#[test]
+fn a_named_role_on_an_unknown_recorded_role_is_unjudged() {
+    let plan = repo().join("scenarios/gtk4-text-editor-about/plan.json");
+    let rec = repo().join("recordings/gtk4-text-editor-about");
+    let as_is = stepreplay(repo())
+        .args(["run", "-q", "--reports", "json", "--report-dir"])
+        .arg(TempDir::new("role-as-is").path())
+        .arg(&plan)
+        .arg("--recording")
+        .arg(&rec)
+        .run();
+    as_is.check(as_is.code == 0, "the plan says AXUnknown itself: it passes");
+    let dir = TempDir::new("role-named");
+    copy_dir(
+        &repo().join("scenarios/gtk4-text-editor-about/crops"),
+        &dir.path().join("crops"),
+    );
+    let text = std::fs::read_to_string(&plan).unwrap().replacen(
+        "\"ax_role\": \"AXUnknown\"",
+        "\"ax_role\": \"AXStaticText\"",
+        1,
+    );
+    let changed = dir.path().join("plan.json");
+    std::fs::write(&changed, text).unwrap();
+    let out = dir.path().join("reports");
+    let run = stepreplay(repo())
+        .args(["run", "-q", "--reports", "json", "--report-dir"])
+        .arg(&out)
+        .arg(&changed)
+        .arg("--recording")
+        .arg(&rec)
+        .run();
+    run.check(run.code == 1, "a role nothing confirms does not pass");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let steps = report["scenarios"][0]["runs"]["chained"]["steps"]
+        .as_array()
+        .unwrap();
+    let role = steps[0]["operation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["part"] == "role")
+        .unwrap_or_else(|| panic!("no role check in {}", steps[0]));
+    assert_eq!(role["unjudged"], true, "{role}");
+    assert_eq!(role["passed"], false, "{role}");
+    assert_eq!(role["planned"], "AXStaticText", "{role}");
+}

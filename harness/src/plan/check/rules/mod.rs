@@ -1,12 +1,14 @@
 //! The lint rules. Each file holds one rule (or one family sharing a reason), documented as:
 //! what it checks, why it matters, an example.
 
+mod asked_after_use;
 pub(crate) mod canonical;
 mod confirm_reason;
 mod crop_flag;
 mod diff_risk;
 mod done_step;
 mod empty_field;
+mod example_value;
 mod geometry;
 mod injection;
 mod inputs;
@@ -55,6 +57,8 @@ pub(crate) const RULES: &[Rule] = &[
     unused_field::check,
     literal_template::check,
     window_example::check,
+    example_value::check,
+    asked_after_use::check,
     crop_flag::check,
     pictures::check,
     empty_field::check,
