@@ -5,6 +5,8 @@
 //! Why: such a step is where the person is asked for the value, or gets it ready; a step
 //! before it that already types the value types what nobody gave yet. Words-only steps leave
 //! nothing in a recording, so their order is only seen here.
+//! A `do` step that checks what was done ("Check the client email is right") comes after by
+//! nature, and is left alone.
 //! Example: step 1 types `Write a {tone} reply`, step 2 is "Ask which tone the reply should
 //! have" → error at `steps[1]`.
 
@@ -15,7 +17,8 @@ use crate::text::speaks_of;
 
 pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
     for (i, step) in ctx.fox.steps.iter().enumerate() {
-        if !matches!(step.action, ActionKind::Ask | ActionKind::Do) {
+        let checks = step.action == ActionKind::Do && checks_what_was_done(&step.text);
+        if !matches!(step.action, ActionKind::Ask | ActionKind::Do) || checks {
             continue;
         }
         for inp in &ctx.fox.inputs {
@@ -45,6 +48,17 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// Whether a `do` step's words check or wait on what was done, rather than ready something.
+fn checks_what_was_done(words: &str) -> bool {
+    let w = crate::text::words(words);
+    let first = w.first().map(String::as_str);
+    matches!(
+        first,
+        Some("check" | "verify" | "confirm" | "ensure" | "see" | "look" | "wait" | "review")
+    ) || (first == Some("make") && w.get(1).map(String::as_str) == Some("sure"))
+        || (first == Some("double") && w.get(1).map(String::as_str) == Some("check"))
 }
 
 #[cfg(test)]
@@ -104,6 +118,18 @@ mod tests {
         let mut plan = with_ask(2, "Have the client email ready");
         plan["steps"][2]["action"] = json!("do");
         assert_eq!(findings(&plan), ["error asked-after-use steps[2]"]);
+    }
+
+    #[test]
+    fn a_do_that_checks_what_was_done_may_come_after() {
+        for words in [
+            "Check the client email is right",
+            "Make sure the client email is right",
+        ] {
+            let mut plan = with_ask(2, words);
+            plan["steps"][2]["action"] = json!("do");
+            assert_eq!(findings(&plan), Vec::<String>::new(), "{words}");
+        }
     }
 
     #[test]

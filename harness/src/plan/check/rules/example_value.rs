@@ -6,6 +6,9 @@
 //! Why: an each-time input is asked for on every run; its example is one run's value. Text
 //! typed as written types that one value every time instead of the person's: a reminder goes
 //! to the recorded client, not this run's. The author meant `{id}`.
+//! An error when the text is the example itself, or the input is read by no step (the text
+//! took its place); a warning when the example is only part of the text and the input is
+//! still read elsewhere, since a longer text may hold a common word by chance.
 //! Example: `"value": "accounts@example.com"` with `client-email` each-time and that example
 //! → error at `steps[1].value`.
 
@@ -13,7 +16,7 @@ use super::{Ctx, step_path};
 use crate::plan::check::{Finding, Severity};
 use crate::plan::foxstep::{Changes, Input};
 use crate::plan::model::{Part, Text};
-use crate::text::holds_phrase;
+use crate::text::{holds_phrase, normalize_label};
 
 pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
     let each_time: Vec<(&Input, &str)> = ctx
@@ -44,9 +47,18 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
         let Some((field, inp, example)) = found else {
             continue;
         };
+        let whole = literal
+            .iter()
+            .any(|(_, text)| normalize_label(text) == normalize_label(example));
+        let read =
+            !inp.used_by.is_empty() || ctx.fox.steps.iter().any(|s| s.reads.contains(&inp.id));
         out.push(
             Finding::new(
-                Severity::Error,
+                if whole || !read {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
                 "example-as-value",
                 step_path(i).key(field),
                 format!(
@@ -128,6 +140,7 @@ mod tests {
 
     #[test]
     fn fires_on_a_value_that_holds_the_example_as_words() {
+        // No step reads the input any more: the text took its place.
         let mut plan = typing("Write to accounts@example.com today");
         assert_eq!(findings(&plan), ["error example-as-value steps[1].value"]);
         plan["steps"][1]["value"] = json!("myaccounts@example.com");
@@ -136,11 +149,12 @@ mod tests {
 
     #[test]
     fn fires_on_template_text_outside_references() {
+        // The input is still read here, and the example is only part of the text: advice.
         let mut plan = seed();
         plan["steps"][1]["template"] = json!("{client-email}, cc accounts@example.com");
         assert_eq!(
             findings(&plan),
-            ["error example-as-value steps[1].template"]
+            ["warning example-as-value steps[1].template"]
         );
         // The reference itself is the input, not its example.
         plan["steps"][1]["template"] = json!("{client-email}");
