@@ -15,6 +15,8 @@ mod literal_template;
 mod option_kind;
 mod outside_origin;
 mod pictures;
+mod review_times;
+mod role_words;
 mod selector;
 mod step_kind;
 mod step_numbers;
@@ -58,6 +60,7 @@ pub(crate) const RULES: &[Rule] = &[
     crop_flag::check,
     pictures::check,
     empty_field::check,
+    role_words::check,
 ];
 
 /// What a protocolv2 rule sees: the text and the strict parse (options parsed too).
@@ -80,6 +83,7 @@ pub(crate) const DEVTHINK_RULES: &[DevRule] = &[
     outside_origin::check,
     selector::check,
     diff_risk::check,
+    review_times::check,
 ];
 
 /// The field path of step `i`.
