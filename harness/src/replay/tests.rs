@@ -794,6 +794,56 @@ fn done_may_name_a_capture_of_its_own() {
     assert_eq!(t.outcome().0, Outcome::NotDone);
 }
 
+/// Step 1's `screen` check when its `expect.screen_step_id` names `id`, over the frames of
+/// [`done_case`] (f0 → f1 → f2, greys 0, 100, 200).
+fn screen_check(id: &str) -> crate::expect::Check {
+    let mut rec = recording(
+        vec![
+            ("f0", ax(json!([field("to", "To:", 10, "", false)]), "Compose")),
+            ("f1", ax(json!([field("to", "To:", 10, "", false)]), "Compose")),
+            ("f2", ax(json!([field("to", "To:", 10, "", false)]), "Compose")),
+        ],
+        &[("f0", "to", "f1", "s1"), ("f1", "to", "f2", "s2")],
+    );
+    for (f, v) in rec.frames.iter_mut().zip([0, 100, 200]) {
+        *f = Frame::with_pixels(f.id.clone(), (*f.ax).clone(), grey(v, 200, 100));
+    }
+    let mut first = type_step(1, "s1", "To:", "a", &[]);
+    first["expect"] = json!({"screen_step_id": id});
+    let v = json!({"schema": "foxstep-step-plan/1", "guide": {"id": "g", "title": "t"},
+        "steps": [first, type_step(2, "s2", "To:", "b", &[])]});
+    let src = Source::from_text("plan.json", v.to_string());
+    let p = lower_foxstep(&parse_foxstep(&src).unwrap(), Path::new(".")).unwrap();
+    let rec = acted_as_planned(rec, &p);
+    let t = replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    );
+    t.events
+        .iter()
+        .find_map(|e| match e {
+            Event::Checked { step: 0, check } if check.kind == "screen" => Some(check.clone()),
+            _ => None,
+        })
+        .expect("step 1 checks its screen")
+}
+
+#[test]
+fn screen_step_id_names_the_screenshot_of_that_step_before_it_acts() {
+    // After step 1 the screen is f1: step 2's own screenshot, taken before it acted.
+    let next = screen_check("s2");
+    assert!(next.passed, "{}", next.detail);
+    // Step 1's own screenshot is f0, the screen before it typed: not what came next.
+    let own = screen_check("s1");
+    assert!(!own.passed, "{}", own.detail);
+    assert!(own.detail.contains("s1"), "{}", own.detail);
+    // An id with no screenshot fails and says so.
+    let none = screen_check("nowhere");
+    assert!(!none.passed && none.detail.contains("no recorded screenshot"), "{}", none.detail);
+}
+
 #[test]
 fn a_done_that_cannot_be_judged_says_so_and_decides_nothing() {
     for done in [
