@@ -1,7 +1,7 @@
 //! Recording a script on a live desktop: acting each step, keeping what the screen and the
 //! tree show after it, and writing the capture, the plan and the scenario into the suite.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -193,6 +193,7 @@ pub fn record(opts: &RecordOptions, stop: &AtomicBool) -> Result<RecordOutput, E
     })();
     // A failed recording keeps what it captured up to the failure when asked to: the frame a
     // target was missing from is what the person needs to see.
+    cover_secrets(&mut rec.frames, &acted, script);
     let window_manager = session.window_manager.clone();
     let capture_to = |dir: &Path| {
         write_capture(
@@ -406,6 +407,24 @@ fn step_entry(
         "target": target,
         "point": found.map(|f| [f.point.0, f.point.1]),
     })
+}
+
+/// Covers, in every frame (and so in every crop and picture made from it), the fields a secret
+/// was typed into and whatever echoes one (its words were redacted from the tree).
+fn cover_secrets(frames: &mut [Frame], acted: &[Acted], script: &Script) {
+    let fields: BTreeSet<String> = acted
+        .iter()
+        .filter(|a| match &a.step {
+            ScriptStep::Type {
+                input: Some(id), ..
+            } => script.inputs.iter().any(|i| &i.id == id && i.sensitive),
+            _ => false,
+        })
+        .filter_map(|a| a.found.as_ref().map(|f| f.id.clone()))
+        .collect();
+    for f in frames {
+        crate::paint::mask::cover(&mut f.shot, &crate::paint::mask::secret_boxes(&f.ax, &fields));
+    }
 }
 
 fn write_capture(
