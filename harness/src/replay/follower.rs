@@ -21,7 +21,9 @@ use crate::expect::{
     Check, ExpectCtx, check_diffshot, check_done, check_expect, check_next_control,
     check_operation, check_reads_text, check_simulated,
 };
-use crate::plan::{Action, Part, Plan, Step, Target, Text, fill_known, selected_all_before};
+use crate::plan::{
+    Action, Bounds, Part, Plan, Step, Target, Text, fill_known, selected_all_before,
+};
 use crate::png::decode_png;
 use crate::recording::Recording;
 use crate::resolve::crop::GrayScreen;
@@ -31,6 +33,9 @@ use crate::scenario::{Answer, FailReason, Outcome, ScenarioFile, StopAnswer};
 use crate::secret::REDACTED;
 use crate::text::normalize_label;
 
+/// A box cut from a recorded frame: (frame, left, top, right, bottom) in pixels.
+type Cut = (usize, u32, u32, u32, u32);
+
 /// A recording prepared for replays: frame indexes, grey screens and crops built once, on
 /// first use.
 pub struct Prepared<'r> {
@@ -39,6 +44,9 @@ pub struct Prepared<'r> {
     indexes: Vec<OnceLock<FrameIndex<'r>>>,
     grays: Vec<OnceLock<Option<GrayScreen>>>,
     crops: Mutex<BTreeMap<PathBuf, Option<Arc<RgbaImage>>>>,
+    /// Pictures cut from recorded frames (frame, left, top, right, bottom), as
+    /// `get_step_image` gives them.
+    cuts: Mutex<BTreeMap<Cut, Option<Arc<RgbaImage>>>>,
     /// Step diffs of this recording; `None` when diffs are off.
     diffs: Option<Arc<StepDiffs>>,
     /// Where reading steps get their text.
@@ -56,6 +64,7 @@ impl<'r> Prepared<'r> {
             indexes: (0..rec.frames.len()).map(|_| OnceLock::new()).collect(),
             grays: (0..rec.frames.len()).map(|_| OnceLock::new()).collect(),
             crops: Mutex::new(BTreeMap::new()),
+            cuts: Mutex::new(BTreeMap::new()),
             diffs: None,
             ocr: super::Ocr::Dom,
             reads: Default::default(),
@@ -124,6 +133,39 @@ impl<'r> Prepared<'r> {
             .or_insert_with(|| {
                 let path = safe_join(base, &rel.to_string_lossy(), base, FieldPath::root()).ok()?;
                 decode_png(&path).ok().map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// The picture of step `i`'s control an MCP-form plan gets from `get_step_image` with
+    /// `region: "target"`: the step's recorded screenshot cut at its `bounds`. None when the
+    /// step has no recorded screenshot or the box is empty.
+    pub(crate) fn step_image(&self, plan: &Plan, i: usize, b: &Bounds) -> Option<Arc<RgbaImage>> {
+        let f = self.step_frame(plan, i)?;
+        let (w, h) = self.screen();
+        let px = |share: f64, size: u32| {
+            let v = (share * f64::from(size)).round().clamp(0.0, f64::from(size));
+            // Clamped to 0..=size just above, so it fits.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let v = v as u32;
+            v
+        };
+        let (x0, y0) = (px(b.x, w), px(b.y, h));
+        let (x1, y1) = (px(b.x + b.width, w), px(b.y + b.height, h));
+        if x1 <= x0 || y1 <= y0 {
+            return None;
+        }
+        let mut cuts = self.cuts.lock().unwrap_or_else(|p| p.into_inner());
+        cuts.entry((f, x0, y0, x1, y1))
+            .or_insert_with(|| {
+                let pixels = self.rec.frames[f].pixels().ok()?;
+                let (pw, ph) = pixels.dimensions();
+                let (x1, y1) = (x1.min(pw), y1.min(ph));
+                (x1 > x0 && y1 > y0).then(|| {
+                    Arc::new(
+                        image::imageops::crop_imm(&*pixels, x0, y0, x1 - x0, y1 - y0).to_image(),
+                    )
+                })
             })
             .clone()
     }
@@ -706,10 +748,13 @@ impl<'a, 'r> Follower<'a, 'r> {
         if let Some(target) = &step.target {
             self.window_shown(i, target.window.as_deref(), "target")?;
             let ix = self.prep.frame_index(desk.frame_index());
-            let crop = target
-                .crop
-                .as_ref()
-                .and_then(|c| self.prep.picture(&self.plan.base_dir, c));
+            // A skill export ships the picture; the MCP form has the flag only, and the picture
+            // is what `get_step_image` cuts from the step's screenshot.
+            let crop = match (&target.crop, &target.bounds) {
+                (Some(c), _) => self.prep.picture(&self.plan.base_dir, c),
+                (None, Some(b)) if target.crop_available => self.prep.step_image(self.plan, i, b),
+                _ => None,
+            };
             let gray = crop
                 .as_ref()
                 .and_then(|_| self.prep.gray(desk.frame_index()));

@@ -374,6 +374,74 @@ fn two_controls_with_one_label_in_one_window_are_ambiguous() {
     assert_eq!(t.outcome().1, Some(FailReason::TargetAmbiguous));
 }
 
+/// Two fields named "Name" whose boxes look different (stripes across the first, a
+/// checkerboard on the second); the recording typed into the first. Step 1's target names
+/// "Name" with the first one's `bounds` and `crop_available` as given, and no picture file:
+/// the MCP form of a plan.
+fn mcp_two_fields(crop_available: bool) -> Trace {
+    let f = ax(
+        json!([
+            field("a1", "Name", 10, "", false),
+            field("a2", "Name", 50, "", false)
+        ]),
+        "Compose",
+    );
+    let mut shot = grey(230, 200, 100);
+    for x in 50..150 {
+        for y in 10..22 {
+            let v = if (x / 4) % 2 == 0 { 20 } else { 220 };
+            shot.put_pixel(x, y, image::Rgba([v, v, v, 255]));
+        }
+        for y in 50..62 {
+            let v = if (x / 3 + y / 3) % 2 == 0 { 60 } else { 180 };
+            shot.put_pixel(x, y, image::Rgba([v, v, v, 255]));
+        }
+    }
+    let mut rec = recording(vec![("a", f.clone()), ("b", f)], &[("a", "a1", "b", "s1")]);
+    for fr in &mut rec.frames {
+        *fr = Frame::with_pixels(fr.id.clone(), (*fr.ax).clone(), shot.clone());
+    }
+    let mut step = type_step(1, "s1", "Name", "x", &[]);
+    step["target"]["crop_available"] = json!(crop_available);
+    step["target"]["bounds"] = json!({"x": 0.25, "y": 0.1, "width": 0.5, "height": 0.12});
+    let p = plan(json!([step]), json!([]));
+    let rec = acted_as_planned(rec, &p);
+    replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    )
+}
+
+fn tie_break_of_step_1(t: &Trace) -> Option<crate::resolve::TieBreak> {
+    t.events.iter().find_map(|e| match e {
+        Event::Resolved {
+            step: 0,
+            resolution,
+            ..
+        } => resolution.tie_break,
+        _ => None,
+    })
+}
+
+#[test]
+fn an_mcp_plans_target_picture_is_cut_from_the_recorded_frame_at_bounds() {
+    // `get_step_image` with `region: "target"`: the first field's stripes, which only it shows.
+    let t = mcp_two_fields(true);
+    assert_eq!(t.outcome(), (Outcome::Completed, None, None));
+    assert_eq!(
+        tie_break_of_step_1(&t),
+        Some(crate::resolve::TieBreak::Crop)
+    );
+    // Without the flag there is no picture to ask for: the picture decides nothing.
+    let t = mcp_two_fields(false);
+    assert_ne!(
+        tie_break_of_step_1(&t),
+        Some(crate::resolve::TieBreak::Crop)
+    );
+}
+
 #[test]
 fn one_control_exposed_twice_in_the_tree_is_not_ambiguous() {
     // Same role, name and box (GTK's open combo menu is listed twice): one place to click.
