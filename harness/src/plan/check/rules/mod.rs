@@ -1,6 +1,7 @@
 //! The lint rules. Each file holds one rule (or one family sharing a reason), documented as:
 //! what it checks, why it matters, an example.
 
+mod assistant;
 pub(crate) mod canonical;
 mod confirm_reason;
 mod crop_flag;
@@ -61,6 +62,7 @@ pub(crate) const RULES: &[Rule] = &[
     pictures::check,
     empty_field::check,
     role_words::check,
+    assistant::check,
 ];
 
 /// What a protocolv2 rule sees: the text and the strict parse (options parsed too).
