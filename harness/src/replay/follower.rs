@@ -144,7 +144,9 @@ impl<'r> Prepared<'r> {
         let f = self.step_frame(plan, i)?;
         let (w, h) = self.screen();
         let px = |share: f64, size: u32| {
-            let v = (share * f64::from(size)).round().clamp(0.0, f64::from(size));
+            let v = (share * f64::from(size))
+                .round()
+                .clamp(0.0, f64::from(size));
             // Clamped to 0..=size just above, so it fits.
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let v = v as u32;
@@ -747,7 +749,17 @@ impl<'a, 'r> Follower<'a, 'r> {
         let screen = self.prep.screen();
         if let Some(target) = &step.target {
             self.window_shown(i, target.window.as_deref(), "target")?;
-            let ix = self.prep.frame_index(desk.frame_index());
+            // A `wait` is for what the page shows later: its control is looked for on the frame
+            // the wait ended on, not on the one before it.
+            let frame = match (&step.web, recorded) {
+                (Some(w), Some(t)) if w.kind == "wait" => self
+                    .prep
+                    .rec
+                    .frame_index(&t.to)
+                    .unwrap_or(desk.frame_index()),
+                _ => desk.frame_index(),
+            };
+            let ix = self.prep.frame_index(frame);
             // A skill export ships the picture; the MCP form has the flag only, and the picture
             // is what `get_step_image` cuts from the step's screenshot.
             let crop = match (&target.crop, &target.bounds) {
@@ -755,9 +767,7 @@ impl<'a, 'r> Follower<'a, 'r> {
                 (None, Some(b)) if target.crop_available => self.prep.step_image(self.plan, i, b),
                 _ => None,
             };
-            let gray = crop
-                .as_ref()
-                .and_then(|_| self.prep.gray(desk.frame_index()));
+            let gray = crop.as_ref().and_then(|_| self.prep.gray(frame));
             let mut r = resolve(
                 target,
                 ix,
@@ -767,6 +777,28 @@ impl<'a, 'r> Follower<'a, 'r> {
                     anchors: &self.anchors,
                 },
             );
+            // A selector and a `targetref` are two reviewed names for one element: when the
+            // second names another one, the review approved something else than what runs.
+            if let (Some(found), Some(by_ref)) = (
+                r.element.clone(),
+                step.web.as_ref().and_then(|w| w.targetref.as_ref()),
+            ) {
+                let other = resolve(
+                    by_ref,
+                    ix,
+                    &ResolveContext {
+                        screen,
+                        crop: None,
+                        anchors: &self.anchors,
+                    },
+                );
+                if let Some(o) = other.element.filter(|o| !other.ambiguous && *o != found) {
+                    let why = format!(
+                        "the selector and the targetref name different elements: `{found}` and `{o}`"
+                    );
+                    r.note = Some(r.note.take().map_or(why.clone(), |n| format!("{n}; {why}")));
+                }
+            }
             // The plan has a picture the harness cannot read: say so rather than quietly
             // resolving as if there were none.
             if let (Some(c), None) = (&target.crop, &crop) {
@@ -1030,7 +1062,12 @@ impl<'a, 'r> Follower<'a, 'r> {
         } else {
             // Without a target, a keyboard action lands on the focused field; it matches the
             // recording when the recording acted on that same field.
-            let el = if step.target.is_some() {
+            // A wait touches nothing: it lets the page go on to the frame it ended on, which a
+            // recording keeps with the element waited for, or with none when it did not see it
+            // before the wait.
+            let el = if step.web.as_ref().is_some_and(|w| w.kind == "wait") {
+                element.filter(|_| recorded.is_some_and(|t| t.element.is_some()))
+            } else if step.target.is_some() {
                 element
             } else {
                 acts_on
