@@ -367,11 +367,26 @@ mod tests {
         let submit = checks.iter().find(|c| c.part == "submit").expect("judged");
         assert!(submit.passed, "{submit:?}");
         assert_eq!(
-            failed(&check_operation(&action(Some("Tab")), &sent, Some("cats"), false, None)),
+            failed(&check_operation(
+                &action(Some("Tab")),
+                &sent,
+                Some("cats"),
+                false,
+                None
+            )),
             ["submit"]
         );
         // Sent, though the plan sends nothing: the text alone is judged, as before.
-        assert!(failed(&check_operation(&action(None), &sent, Some("cats"), false, None)).is_empty());
+        assert!(
+            failed(&check_operation(
+                &action(None),
+                &sent,
+                Some("cats"),
+                false,
+                None
+            ))
+            .is_empty()
+        );
         // A recording that kept no keys cannot say whether it was sent: unjudged, not passed.
         let unsent = recorded(
             "type",
@@ -381,7 +396,10 @@ mod tests {
             },
         );
         let checks = check_operation(&action(Some("Return")), &unsent, Some("cats"), false, None);
-        let submit = checks.iter().find(|c| c.part == "submit").expect("reported");
+        let submit = checks
+            .iter()
+            .find(|c| c.part == "submit")
+            .expect("reported");
         assert!(submit.unjudged && !submit.passed, "{submit:?}");
     }
 

@@ -519,7 +519,11 @@ fn secret_fields(plan: Option<&Plan>, transitions: &[Transition]) -> BTreeSet<St
         .collect();
     transitions
         .iter()
-        .filter(|t| t.step_id.as_deref().is_some_and(|id| sensitive.contains(id)))
+        .filter(|t| {
+            t.step_id
+                .as_deref()
+                .is_some_and(|id| sensitive.contains(id))
+        })
         .filter_map(|t| t.element.clone())
         .collect()
 }

@@ -55,7 +55,11 @@ where
         if w == 0 || h == 0 {
             continue;
         }
-        draw_filled_rect_mut(img, imageproc::rect::Rect::at(r.x, r.y).of_size(w, h), colour);
+        draw_filled_rect_mut(
+            img,
+            imageproc::rect::Rect::at(r.x, r.y).of_size(w, h),
+            colour,
+        );
     }
 }
 

@@ -423,7 +423,10 @@ fn cover_secrets(frames: &mut [Frame], acted: &[Acted], script: &Script) {
         .filter_map(|a| a.found.as_ref().map(|f| f.id.clone()))
         .collect();
     for f in frames {
-        crate::paint::mask::cover(&mut f.shot, &crate::paint::mask::secret_boxes(&f.ax, &fields));
+        crate::paint::mask::cover(
+            &mut f.shot,
+            &crate::paint::mask::secret_boxes(&f.ax, &fields),
+        );
     }
 }
 

@@ -867,9 +867,18 @@ fn done_may_name_a_capture_of_its_own() {
 fn screen_check(id: &str) -> crate::expect::Check {
     let mut rec = recording(
         vec![
-            ("f0", ax(json!([field("to", "To:", 10, "", false)]), "Compose")),
-            ("f1", ax(json!([field("to", "To:", 10, "", false)]), "Compose")),
-            ("f2", ax(json!([field("to", "To:", 10, "", false)]), "Compose")),
+            (
+                "f0",
+                ax(json!([field("to", "To:", 10, "", false)]), "Compose"),
+            ),
+            (
+                "f1",
+                ax(json!([field("to", "To:", 10, "", false)]), "Compose"),
+            ),
+            (
+                "f2",
+                ax(json!([field("to", "To:", 10, "", false)]), "Compose"),
+            ),
         ],
         &[("f0", "to", "f1", "s1"), ("f1", "to", "f2", "s2")],
     );
@@ -909,7 +918,11 @@ fn screen_step_id_names_the_screenshot_of_that_step_before_it_acts() {
     assert!(own.detail.contains("s1"), "{}", own.detail);
     // An id with no screenshot fails and says so.
     let none = screen_check("nowhere");
-    assert!(!none.passed && none.detail.contains("no recorded screenshot"), "{}", none.detail);
+    assert!(
+        !none.passed && none.detail.contains("no recorded screenshot"),
+        "{}",
+        none.detail
+    );
 }
 
 #[test]

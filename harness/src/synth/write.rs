@@ -19,12 +19,12 @@ use crate::limits::SCRIPT_BYTES;
 use crate::output::write_file;
 use crate::paint::render;
 use crate::png::encode_rgb;
-use crate::recording::{AxSnapshot, Element};
-use crate::secret::redact;
 use crate::recording::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
 };
+use crate::recording::{AxSnapshot, Element};
 use crate::scenario::{SCENARIO_SCHEMA, ScenarioFile};
+use crate::secret::redact;
 
 /// What [`synthesize`] wrote.
 #[derive(Debug, Default)]

@@ -592,7 +592,14 @@ fn an_update_without_expected_updated_at_is_blind_unless_the_scenario_accepts_la
         let cmd = "python3 harness/tests/fixtures/agents/bad-bridge-agent.py reckless";
         let run = run_in(
             repo(),
-            &["agent", "--format", "json", "--cmd", cmd, path.to_str().unwrap()],
+            &[
+                "agent",
+                "--format",
+                "json",
+                "--cmd",
+                cmd,
+                path.to_str().unwrap(),
+            ],
         );
         let report: Value = serde_json::from_str(&run.stdout).unwrap();
         runs(&report)[0]["violations"]
@@ -604,9 +611,15 @@ fn an_update_without_expected_updated_at_is_blind_unless_the_scenario_accepts_la
     };
     assert!(rules(false).contains(&"blind-update".to_string()));
     let accepted = rules(true);
-    assert!(!accepted.contains(&"blind-update".to_string()), "{accepted:?}");
+    assert!(
+        !accepted.contains(&"blind-update".to_string()),
+        "{accepted:?}"
+    );
     // The rest of the contract is judged as before.
-    assert!(accepted.contains(&"outcome-unpolled".to_string()), "{accepted:?}");
+    assert!(
+        accepted.contains(&"outcome-unpolled".to_string()),
+        "{accepted:?}"
+    );
 }
 
 #[test]

@@ -29,11 +29,7 @@ struct Seed {
     points: &'static [Point],
 }
 
-const fn p(
-    section: &'static str,
-    point: &'static str,
-    tests: &'static [&'static str],
-) -> Point {
+const fn p(section: &'static str, point: &'static str, tests: &'static [&'static str]) -> Point {
     Point {
         section,
         point,
@@ -110,7 +106,9 @@ const FOXSTEP: &[Point] = &[
     p(
         "the plan",
         "`guide`: id, title and the revision it was approved at",
-        &["tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/wrong-type-object.json]"],
+        &[
+            "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/several-field-errors.json]",
+        ],
     ),
     p(
         "the plan",
@@ -184,7 +182,9 @@ const FOXSTEP: &[Point] = &[
     p(
         "inputs",
         "`shape`: email, link, phone, amount, date, postcode, reference, number or text",
-        &["tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/wrong-enum.json]"],
+        &[
+            "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/wrong-enum.json]",
+        ],
     ),
     p(
         "inputs",
@@ -263,7 +263,9 @@ const FOXSTEP: &[Point] = &[
     p(
         "steps",
         "`submit`: the key that sends what was typed, such as Return",
-        &["src/expect/operation.rs::the_submit_key_is_compared_with_the_key_recorded_after_the_text"],
+        &[
+            "src/expect/operation.rs::the_submit_key_is_compared_with_the_key_recorded_after_the_text",
+        ],
     ),
     p(
         "steps",
@@ -351,7 +353,9 @@ const FOXSTEP: &[Point] = &[
     p(
         "target",
         "`role` words and `ax_role` name the same kind of control",
-        &["src/plan/check/rules/role_words.rs::role_words_that_name_another_control_than_ax_role_are_flagged"],
+        &[
+            "src/plan/check/rules/role_words.rs::role_words_that_name_another_control_than_ax_role_are_flagged",
+        ],
     ),
     p(
         "target",
@@ -373,17 +377,23 @@ const FOXSTEP: &[Point] = &[
     p(
         "target",
         "`bounds`: the control's frame, in the same shares",
-        &["tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/bounds-past-edge.json]"],
+        &[
+            "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/bounds-past-edge.json]",
+        ],
     ),
     p(
         "target",
         "`crop_available`: a picture of just the control, `get_step_image` with `region: \"target\"`",
-        &["src/plan/check/rules/crop_flag.rs::a_picture_said_to_be_missing_is_flagged_and_nothing_else"],
+        &[
+            "src/plan/check/rules/crop_flag.rs::a_picture_said_to_be_missing_is_flagged_and_nothing_else",
+        ],
     ),
     p(
         "target",
         "an MCP-form plan's `region: \"target\"` picture (no file) is cut from the recorded frame at `bounds`",
-        &["src/replay/tests.rs::an_mcp_plans_target_picture_is_cut_from_the_recorded_frame_at_bounds"],
+        &[
+            "src/replay/tests.rs::an_mcp_plans_target_picture_is_cut_from_the_recorded_frame_at_bounds",
+        ],
     ),
     p(
         "target",
@@ -401,7 +411,9 @@ const FOXSTEP: &[Point] = &[
     p(
         "expect",
         "`visible`: a control that should be on screen",
-        &["tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/expect-visible-typo.json]"],
+        &[
+            "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/expect-visible-typo.json]",
+        ],
     ),
     p(
         "expect",
@@ -462,7 +474,9 @@ const FOXSTEP: &[Point] = &[
     p(
         "following a plan well",
         "a step with no expect: check the next step's control is there before acting on it",
-        &["tests/integration/replay.rs::the_checked_in_suite_meets_every_expectation_at_any_jobs [scenarios/mail-missing-control.json]"],
+        &[
+            "tests/integration/replay.rs::the_checked_in_suite_meets_every_expectation_at_any_jobs [scenarios/mail-missing-control.json]",
+        ],
     ),
     p(
         "following a plan well",
@@ -596,12 +610,14 @@ const DEVTHINK: &[Point] = &[
     p(
         "plan.approvedat, completedat",
         "when the human approved and when the plan completed, checked against the state and the plan's other times",
-        &["src/plan/check/rules/review_times.rs::review_times_that_contradict_the_state_or_each_other_are_flagged"],
+        &[
+            "src/plan/check/rules/review_times.rs::review_times_that_contradict_the_state_or_each_other_are_flagged",
+        ],
     ),
     p(
         "plan.approvedat, completedat",
-        "checked against the run's clock (approved or completed after the scenario's clock)",
-        &[],
+        "checked against the run's clock: a plan made or approved after it is not yet approved",
+        &["src/replay/web.rs::an_approval_dated_after_the_runs_clock_has_not_happened_yet"],
     ),
     p(
         "step",
@@ -663,7 +679,9 @@ const DEVTHINK: &[Point] = &[
     p(
         "step.risk",
         "a sensitive value is in no picture the harness writes",
-        &["tests/integration/secrets_in_pixels.rs::a_typed_secret_is_in_no_picture_the_harness_writes"],
+        &[
+            "tests/integration/secrets_in_pixels.rs::a_typed_secret_is_in_no_picture_the_harness_writes",
+        ],
     ),
     p(
         "step.idempotencykey",
@@ -683,7 +701,11 @@ const DEVTHINK: &[Point] = &[
         "pagecontext, isolatedworld, offscreenworker or sandboxframe",
         &["src/plan/devthink/tests.rs::each_enum"],
     ),
-    p("step.agentid", "the fleet agent the step attributes to", &[]),
+    p(
+        "step.agentid",
+        "the fleet agent the step attributes to",
+        &[],
+    ),
     p(
         "step.intenthint",
         "the plain-language navigation intent label",
@@ -713,7 +735,9 @@ const DEVTHINK: &[Point] = &[
     p(
         "options.targetref",
         "a selector and a targetref that name different fields are reported",
-        &["tests/integration/devthink.rs::a_selector_and_a_targetref_naming_different_fields_are_reported"],
+        &[
+            "tests/integration/devthink.rs::a_selector_and_a_targetref_naming_different_fields_are_reported",
+        ],
     ),
     p(
         "options.modifiers",
@@ -787,7 +811,9 @@ const DEVTHINK: &[Point] = &[
     p(
         "recording",
         "a wait for a control that appears later resolves on the later frame",
-        &["tests/integration/devthink.rs::the_recorder_waits_for_late_elements_and_refuses_unreachable_ones"],
+        &[
+            "tests/integration/devthink.rs::the_recorder_waits_for_late_elements_and_refuses_unreachable_ones",
+        ],
     ),
     p(
         "reviewsurface",
@@ -826,7 +852,9 @@ const BRIDGE: &[Point] = &[
     p(
         "header",
         "manifest schema version 3; manifest-v2 keeps the prior strict contract",
-        &["tests/integration/bridge_schema.rs::the_written_manifest_is_v3_and_a_v2_manifest_is_the_strict_prior_contract"],
+        &[
+            "tests/integration/bridge_schema.rs::the_written_manifest_is_v3_and_a_v2_manifest_is_the_strict_prior_contract",
+        ],
     ),
     p(
         "intro",
@@ -878,12 +906,16 @@ const BRIDGE: &[Point] = &[
     p(
         "command envelope",
         "the example's `workoutID: \"bridge\"` names a built-in workout",
-        &["src/bridge/catalog.rs::the_protocols_example_workout_is_built_in_and_ids_are_sorted_and_unique"],
+        &[
+            "src/bridge/catalog.rs::the_protocols_example_workout_is_built_in_and_ids_are_sorted_and_unique",
+        ],
     ),
     p(
         "command envelope",
         "updates are full replacements",
-        &["tests/integration/bridge.rs::every_checked_in_bridge_scenario_passes [scenarios/bridge/updates-are-full-replacements.json]"],
+        &[
+            "tests/integration/bridge.rs::every_checked_in_bridge_scenario_passes [scenarios/bridge/updates-are-full-replacements.json]",
+        ],
     ),
     p(
         "command envelope",
@@ -896,7 +928,9 @@ const BRIDGE: &[Point] = &[
     p(
         "command envelope",
         "omit expectedUpdatedAt only when last-writer-wins is acceptable (a scenario can say so)",
-        &["tests/integration/agent.rs::an_update_without_expected_updated_at_is_blind_unless_the_scenario_accepts_last_writer_wins"],
+        &[
+            "tests/integration/agent.rs::an_update_without_expected_updated_at_is_blind_unless_the_scenario_accepts_last_writer_wins",
+        ],
     ),
     p(
         "supported verbs",
@@ -933,12 +967,16 @@ const BRIDGE: &[Point] = &[
     p(
         "ordered batches",
         "lexical file order is execution order; a slot can refer to a routine by fromCommand",
-        &["tests/integration/bridge.rs::every_checked_in_bridge_scenario_passes [scenarios/bridge/routine-then-plan-from-command.json]"],
+        &[
+            "tests/integration/bridge.rs::every_checked_in_bridge_scenario_passes [scenarios/bridge/routine-then-plan-from-command.json]",
+        ],
     ),
     p(
         "ordered batches",
         "the earlier command must already have a successful outcome",
-        &["tests/integration/bridge.rs::every_checked_in_bridge_scenario_passes [scenarios/bridge/from-command-needs-earlier-success.json]"],
+        &[
+            "tests/integration/bridge.rs::every_checked_in_bridge_scenario_passes [scenarios/bridge/from-command-needs-earlier-success.json]",
+        ],
     ),
     p(
         "ordered batches",
@@ -987,7 +1025,9 @@ const BRIDGE: &[Point] = &[
     p(
         "idempotency",
         "`workoutID` UUIDs are lowercased too",
-        &["src/bridge/apply.rs::a_custom_workouts_uuid_in_upper_case_names_it_and_is_stored_lowercase"],
+        &[
+            "src/bridge/apply.rs::a_custom_workouts_uuid_in_upper_case_names_it_and_is_stored_lowercase",
+        ],
     ),
     p(
         "idempotency",
@@ -1000,17 +1040,23 @@ const BRIDGE: &[Point] = &[
     p(
         "idempotency",
         "bridge-disabled refuses while access is off",
-        &["tests/integration/bridge.rs::every_checked_in_bridge_scenario_passes [scenarios/bridge/bridge-disabled.json]"],
+        &[
+            "tests/integration/bridge.rs::every_checked_in_bridge_scenario_passes [scenarios/bridge/bridge-disabled.json]",
+        ],
     ),
     p(
         "safety contract",
         "read manifest.json immediately before proposing changes",
-        &["tests/integration/agent.rs::each_bridge_rule_fails_on_the_bad_bridge_agent_with_its_reason"],
+        &[
+            "tests/integration/agent.rs::each_bridge_rule_fails_on_the_bad_bridge_agent_with_its_reason",
+        ],
     ),
     p(
         "safety contract",
         "state the exact changes in chat",
-        &["tests/integration/agent.rs::each_bridge_rule_fails_on_the_bad_bridge_agent_with_its_reason"],
+        &[
+            "tests/integration/agent.rs::each_bridge_rule_fails_on_the_bad_bridge_agent_with_its_reason",
+        ],
     ),
     p(
         "safety contract",
@@ -1036,17 +1082,23 @@ const BRIDGE: &[Point] = &[
     p(
         "safety contract",
         "never request deletion: tell the human what to delete and stop",
-        &["tests/integration/agent.rs::each_bridge_rule_fails_on_the_bad_bridge_agent_with_its_reason"],
+        &[
+            "tests/integration/agent.rs::each_bridge_rule_fails_on_the_bad_bridge_agent_with_its_reason",
+        ],
     ),
     p(
         "safety contract",
         "poll both outcome folders and report actual success or failure; no outcome: ask the human",
-        &["tests/integration/agent.rs::each_bridge_rule_fails_on_the_bad_bridge_agent_with_its_reason"],
+        &[
+            "tests/integration/agent.rs::each_bridge_rule_fails_on_the_bad_bridge_agent_with_its_reason",
+        ],
     ),
     p(
         "scenarios",
         "a human deleting while the agent works is handled",
-        &["tests/integration/bridge.rs::every_checked_in_bridge_scenario_passes [scenarios/bridge/human-deletes-while-agent-works.json]"],
+        &[
+            "tests/integration/bridge.rs::every_checked_in_bridge_scenario_passes [scenarios/bridge/human-deletes-while-agent-works.json]",
+        ],
     ),
 ];
 

@@ -43,7 +43,11 @@ pub(crate) fn check(ctx: &Ctx, out: &mut Vec<Finding>) {
             continue;
         }
         let Some(t) = &step.target else { continue };
-        let places: Vec<&str> = [&t.app, &t.window].into_iter().flatten().map(String::as_str).collect();
+        let places: Vec<&str> = [&t.app, &t.window]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
         if places.is_empty() || places.iter().any(|p| names(p, assistant)) {
             continue;
         }

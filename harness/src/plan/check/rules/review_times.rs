@@ -33,7 +33,10 @@ pub(crate) fn check(ctx: &DevCtx, out: &mut Vec<Finding>) {
         if matches!(p.state, State::Draft | State::Pending | State::Rejected) {
             flag(
                 "approvedat",
-                format!("a `{}` plan was never approved, but has `approvedat`", p.state.word()),
+                format!(
+                    "a `{}` plan was never approved, but has `approvedat`",
+                    p.state.word()
+                ),
                 "leave `approvedat` out until the plan is approved",
             );
         } else if at < created {
@@ -107,10 +110,26 @@ mod tests {
         let expires = 1_767_312_000_000u64;
         type Change = Box<dyn Fn(&mut Value)>;
         let cases: [(&str, Change, &str); 6] = [
-            ("approvedat", Box::new(|v| v["state"] = json!("pending")), "never approved"),
-            ("approvedat", Box::new(move |v| v["approvedat"] = json!(made - 1)), "before"),
-            ("approvedat", Box::new(move |v| v["approvedat"] = json!(expires)), "expired"),
-            ("completedat", Box::new(move |v| v["completedat"] = json!(made + 1)), "`approved` plan"),
+            (
+                "approvedat",
+                Box::new(|v| v["state"] = json!("pending")),
+                "never approved",
+            ),
+            (
+                "approvedat",
+                Box::new(move |v| v["approvedat"] = json!(made - 1)),
+                "before",
+            ),
+            (
+                "approvedat",
+                Box::new(move |v| v["approvedat"] = json!(expires)),
+                "expired",
+            ),
+            (
+                "completedat",
+                Box::new(move |v| v["completedat"] = json!(made + 1)),
+                "`approved` plan",
+            ),
             (
                 "completedat",
                 Box::new(move |v| {
@@ -119,7 +138,11 @@ mod tests {
                 }),
                 "before",
             ),
-            ("approvedat", Box::new(|v| v["state"] = json!("rejected")), "never approved"),
+            (
+                "approvedat",
+                Box::new(|v| v["state"] = json!("rejected")),
+                "never approved",
+            ),
         ];
         for (path, change, words) in cases {
             let got = run(change);
@@ -128,11 +151,13 @@ mod tests {
             assert!(got[0].1.contains(words), "{got:?}");
         }
         // Completed after its approval, and an expired plan approved in time: consistent.
-        assert!(run(|v| {
-            v["state"] = json!("completed");
-            v["completedat"] = json!(made + 600_000);
-        })
-        .is_empty());
+        assert!(
+            run(|v| {
+                v["state"] = json!("completed");
+                v["completedat"] = json!(made + 600_000);
+            })
+            .is_empty()
+        );
         assert!(run(|v| v["state"] = json!("expired")).is_empty());
     }
 }
