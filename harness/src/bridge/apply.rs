@@ -234,7 +234,16 @@ fn routine(
         _ => None,
     };
     check_text(path(&["name"]), &p.name, MAX_NAME_CHARS, true)?;
-    check_steps(s, ctx, &p.steps)?;
+    // A custom workout's UUID names it in any letter case, and is stored as the app stores it.
+    let steps: Vec<RoutineStep> = p
+        .steps
+        .iter()
+        .map(|st| RoutineStep {
+            workout_id: object_id(&st.workout_id),
+            ..st.clone()
+        })
+        .collect();
+    check_steps(s, ctx, &steps)?;
     let id = match slot {
         Some(i) => s.routines[i].id.clone(),
         None => derive_uuid("routine", seed),
@@ -242,7 +251,7 @@ fn routine(
     let r = Routine {
         id: id.clone(),
         name: p.name.clone(),
-        steps: p.steps.clone(),
+        steps,
         updated_at: now.to_string(),
     };
     match slot {
@@ -561,6 +570,29 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.resulting_ids, plan.resulting_ids);
+    }
+
+    #[test]
+    fn a_custom_workouts_uuid_in_upper_case_names_it_and_is_stored_lowercase() {
+        let mut s = State::default();
+        let w = run(
+            &mut s,
+            Verb::CreateCustomWorkout,
+            serde_json::json!({"name": "Plank"}),
+        );
+        let Ok(w) = w else {
+            panic!("a custom workout is created: {w:?}")
+        };
+        let upper = w.resulting_ids[0].to_uppercase();
+        assert_ne!(upper, w.resulting_ids[0]);
+        run(
+            &mut s,
+            Verb::CreateRoutine,
+            serde_json::json!({"name": "Core", "steps": [{"workoutID": upper, "workSeconds": 30,
+                "sets": 3, "setRestSeconds": 10, "restAfterSeconds": 15}]}),
+        )
+        .unwrap();
+        assert_eq!(s.routines[0].steps[0].workout_id, w.resulting_ids[0]);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Whether a step does what was recorded, apart from where: the kind of action, and each part
 //! of it the recording kept — button, click count, held keys, drag, the chord pressed, the text
-//! typed. A right double-click written where the recording has a left click is a wrong step
-//! even on the right control (Mind2Web's Op F1 keeps what was done apart from where).
+//! typed and the key that sent it. A right double-click written where the recording has a left
+//! click is a wrong step even on the right control (Mind2Web's Op F1 keeps what was done apart
+//! from where).
 //!
 //! Only what the recording kept is judged: a part it lacks is not a mismatch.
 
@@ -15,7 +16,7 @@ use crate::recording::format::Transition;
 /// One part of an operation, compared.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OpCheck {
-    /// `action`, `button`, `count`, `modifiers`, `drag`, `keys` or `text`.
+    /// `action`, `button`, `count`, `modifiers`, `drag`, `keys`, `text` or `submit`.
     pub(crate) part: String,
     /// What the plan says (typed text as filled in; a secret is never shown).
     pub(crate) planned: String,
@@ -83,6 +84,14 @@ fn same_address(to: &str, shown: &str) -> bool {
         s.strip_prefix("www.").unwrap_or(s).to_ascii_lowercase()
     };
     same_page(to, shown) || same_page(&bare(to), &bare(shown))
+}
+
+/// Whether two chords are one, however spelled (`cmd+s`, `⌘S`).
+fn same_keys(a: &str, b: &str) -> bool {
+    match (parse_chord(a), parse_chord(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => a.to_lowercase() == b.to_lowercase(),
+    }
 }
 
 /// A part the plan sets and the recording does not keep.
@@ -190,11 +199,7 @@ pub(crate) fn check_operation(
         }
         Action::Press { keys } => match &op.keys {
             Some(k) => {
-                let same = match (parse_chord(keys), parse_chord(k)) {
-                    (Some(a), Some(b)) => a == b,
-                    _ => keys.to_lowercase() == k.to_lowercase(),
-                };
-                out.push(check("keys", keys.clone(), k.clone(), same));
+                out.push(check("keys", keys.clone(), k.clone(), same_keys(keys, k)));
             }
             // A key press has no plain default to judge it as, the way a click does.
             None => out.push(unjudged("keys", keys.clone())),
@@ -225,6 +230,17 @@ pub(crate) fn check_operation(
                     )),
                     (None, _) => out.push(unjudged("text", typed.into())),
                 }
+            }
+            // The key that sends what was typed is part of the step: a search typed and never
+            // sent did not do what the guide says.
+            if let Action::Type {
+                submit: Some(key), ..
+            } = action
+            {
+                out.push(match &op.keys {
+                    Some(k) => check("submit", key.clone(), k.clone(), same_keys(key, k)),
+                    None => unjudged("submit", key.clone()),
+                });
             }
         }
         _ => {}
@@ -432,6 +448,72 @@ mod tests {
         let bare = recorded("type", Operation::default());
         let c = check_operation(&action, &bare, Some("x"), false, Shown::default());
         assert!(c[1].unjudged && !c[1].passed, "{c:?}");
+    }
+
+    #[test]
+    fn the_submit_key_is_compared_with_the_key_recorded_after_the_text() {
+        let action = |submit: Option<&str>| Action::Type {
+            text: crate::plan::Text::Literal("cats".into()),
+            submit: submit.map(str::to_string),
+        };
+        let sent = recorded(
+            "type",
+            Operation {
+                text: Some("cats".into()),
+                keys: Some("Return".into()),
+                ..Operation::default()
+            },
+        );
+        let checks = check_operation(
+            &action(Some("return")),
+            &sent,
+            Some("cats"),
+            false,
+            Shown::default(),
+        );
+        let submit = checks.iter().find(|c| c.part == "submit").expect("judged");
+        assert!(submit.passed, "{submit:?}");
+        assert_eq!(
+            failed(&check_operation(
+                &action(Some("Tab")),
+                &sent,
+                Some("cats"),
+                false,
+                Shown::default()
+            )),
+            ["submit"]
+        );
+        // Sent, though the plan sends nothing: the text alone is judged, as before.
+        assert!(
+            failed(&check_operation(
+                &action(None),
+                &sent,
+                Some("cats"),
+                false,
+                Shown::default()
+            ))
+            .is_empty()
+        );
+        // A recording that kept no keys cannot say whether it was sent: unjudged, not passed.
+        let unsent = recorded(
+            "type",
+            Operation {
+                text: Some("cats".into()),
+                ..Operation::default()
+            },
+        );
+        let checks = check_operation(
+            &action(Some("Return")),
+            &unsent,
+            Some("cats"),
+            false,
+            Shown::default(),
+        );
+        let submit = checks
+            .iter()
+            .find(|c| c.part == "submit")
+            .expect("reported");
+        assert!(submit.unjudged && !submit.passed, "{submit:?}");
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //! addressed under its combo) by role, name and box; a keyboard step without a target acts on
 //! the field that had the focus. Every byte written is a function of the source files.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -421,6 +422,7 @@ fn import_bound(
     let mut snapshots = Vec::new();
     let mut frames = Vec::new();
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    let mut png_at = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let safe = |what: &str| {
             if id
@@ -454,6 +456,7 @@ fn import_bound(
         let nnn = format!("{i:03}");
         let png = format!("frames/{nnn}.png");
         let axf = format!("frames/{nnn}.ax.json");
+        png_at.push(files.len());
         files.push((out.join(&png), read_bytes(&png_path)?));
         files.push((out.join(&axf), to_canonical_value(&ax).into_bytes()));
         frames.push(FrameRef {
@@ -468,6 +471,22 @@ fn import_bound(
     output.frames = frames.len();
     let transitions = transitions(&steps, step_ids, &ids, &snapshots, plan, &mut output);
     output.transitions = transitions.len();
+    let fields = secret_fields(plan.map(|(p, _)| p), &transitions);
+    for (ax, &at) in snapshots.iter().zip(&png_at) {
+        let boxes = crate::paint::mask::secret_boxes(ax, &fields);
+        if boxes.is_empty() {
+            continue;
+        }
+        let (path, bytes) = &mut files[at];
+        let unreadable = |e: image::ImageError| {
+            InputError::new(&*path, Reason::InvalidImage, format!("cannot mask it: {e}"))
+        };
+        let mut img = image::load_from_memory(bytes)
+            .map_err(unreadable)?
+            .to_rgb8();
+        crate::paint::mask::cover(&mut img, &boxes);
+        *bytes = crate::png::encode_rgb(&img)?;
+    }
     let meta_title = read_text(&src.join("meta.json"), limits::IMPORT_SOURCE_BYTES)
         .ok()
         .and_then(|m| parse_value(&m).ok())
@@ -497,6 +516,37 @@ fn import_bound(
     }
     load_recording(out)?;
     Ok(output)
+}
+
+/// The elements that steps typing a sensitive input acted on, by the bound plan: their boxes are
+/// covered in every frame imported.
+fn secret_fields(plan: Option<&Plan>, transitions: &[Transition]) -> BTreeSet<String> {
+    let Some(plan) = plan else {
+        return BTreeSet::new();
+    };
+    let sensitive: BTreeSet<&str> = plan
+        .steps
+        .iter()
+        .filter(|s| {
+            let reads = match &s.action {
+                Action::Type { text, .. } | Action::Paste { text: Some(text) } => text.inputs(),
+                _ => Vec::new(),
+            };
+            reads
+                .iter()
+                .any(|id| plan.inputs.iter().any(|i| &i.id == id && i.sensitive))
+        })
+        .map(|s| s.id.as_str())
+        .collect();
+    transitions
+        .iter()
+        .filter(|t| {
+            t.step_id
+                .as_deref()
+                .is_some_and(|id| sensitive.contains(id))
+        })
+        .filter_map(|t| t.element.clone())
+        .collect()
 }
 
 /// The frames in the order the steps visit them; none is an error.

@@ -5,6 +5,7 @@
 
 pub(crate) mod canvas;
 pub(crate) mod font;
+pub(crate) mod mask;
 mod render;
 mod widgets;
 

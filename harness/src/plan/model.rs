@@ -53,6 +53,9 @@ pub(crate) struct Review {
     pub(crate) expires_at: u64,
     /// Epoch milliseconds the plan was made.
     pub(crate) created_at: u64,
+    /// Epoch milliseconds the person approved it, when the plan says.
+    #[serde(skip)]
+    pub(crate) approved_at: Option<u64>,
     /// The exact origin every step stays inside.
     pub(crate) origin: String,
 }
@@ -76,6 +79,10 @@ pub(crate) struct WebStep {
     pub(crate) read_expect: Option<String>,
     /// Option families the harness cannot replay offline: the step is not judged.
     pub(crate) not_simulated: Vec<String>,
+    /// The `targetref` of a step that also has a selector: the selector finds the element,
+    /// and a `targetref` naming another one is reported.
+    #[serde(skip)]
+    pub(crate) targetref: Option<Target>,
 }
 
 /// A declared input.

@@ -33,8 +33,8 @@ use super::RecordOptions;
 use super::find::{Found, nearest_names, path_of, work_title};
 use super::plan::Acted;
 use super::record::{
-    Live, Recorder, already_recorded, focused_of, step_entry, step_line, suite_of, through_capture,
-    write_capture,
+    Live, Recorder, already_recorded, cover_secrets, focused_of, step_entry, step_line, suite_of,
+    through_capture, write_capture,
 };
 use super::script::{SCRIPT_SCHEMA, Script, ScriptInput, ScriptStep, ScriptTarget};
 use super::session::check_stop;
@@ -195,6 +195,7 @@ pub fn follow(
     let played = run(&mut rec);
     session.stop();
     played?;
+    cover_secrets(&mut rec.frames, &acted, &ropts.script);
     let window_manager = session.window_manager.clone();
     let write = |dir: &Path| {
         write_capture(

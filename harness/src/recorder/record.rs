@@ -1,7 +1,7 @@
 //! Recording a script on a live desktop: acting each step, keeping what the screen and the
 //! tree show after it, and writing the capture, the plan and the scenario into the suite.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -177,6 +177,7 @@ pub fn record(
     })();
     // A failed recording keeps what it captured up to the failure when asked to: the frame a
     // target was missing from is what the person needs to see.
+    cover_secrets(&mut rec.frames, &acted, script);
     let window_manager = session.window_manager.clone();
     let capture_to = |dir: &Path| {
         write_capture(
@@ -468,6 +469,27 @@ pub(super) fn step_line(steps: &[Value], n: usize, of: usize, words: Option<&str
         "step {n}/{of}: {what} → {}",
         e["after"].as_str().unwrap_or_default()
     )
+}
+
+/// Covers, in every frame (and so in every crop and picture made from it), the fields a secret
+/// was typed into and whatever echoes one (its words were redacted from the tree).
+pub(super) fn cover_secrets(frames: &mut [Frame], acted: &[Acted], script: &Script) {
+    let fields: BTreeSet<String> = acted
+        .iter()
+        .filter(|a| match &a.step {
+            ScriptStep::Type {
+                input: Some(id), ..
+            } => script.inputs.iter().any(|i| &i.id == id && i.sensitive),
+            _ => false,
+        })
+        .filter_map(|a| a.found.as_ref().map(|f| f.id.clone()))
+        .collect();
+    for f in frames {
+        crate::paint::mask::cover(
+            &mut f.shot,
+            &crate::paint::mask::secret_boxes(&f.ax, &fields),
+        );
+    }
 }
 
 pub(super) fn write_capture(

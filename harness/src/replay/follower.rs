@@ -21,7 +21,9 @@ use crate::expect::{
     Check, ExpectCtx, OpCheck, Shown, check_diffshot, check_done, check_expect, check_next_control,
     check_operation, check_reads_text, check_simulated, check_unknown_role,
 };
-use crate::plan::{Action, Part, Plan, Step, Target, Text, fill_known, selected_all_before};
+use crate::plan::{
+    Action, Bounds, Part, Plan, Step, Target, Text, fill_known, selected_all_before,
+};
 use crate::png::decode_png;
 use crate::recording::Recording;
 use crate::resolve::crop::GrayScreen;
@@ -31,6 +33,9 @@ use crate::scenario::{Answer, FailReason, Outcome, ScenarioFile, StopAnswer};
 use crate::secret::REDACTED;
 use crate::text::normalize_label;
 
+/// A box cut from a recorded frame: (frame, left, top, right, bottom) in pixels.
+type Cut = (usize, u32, u32, u32, u32);
+
 /// A recording prepared for replays: frame indexes, grey screens and crops built once, on
 /// first use.
 pub struct Prepared<'r> {
@@ -39,6 +44,9 @@ pub struct Prepared<'r> {
     indexes: Vec<OnceLock<FrameIndex<'r>>>,
     grays: Vec<OnceLock<Option<GrayScreen>>>,
     crops: Mutex<BTreeMap<PathBuf, Option<Arc<RgbaImage>>>>,
+    /// Pictures cut from recorded frames (frame, left, top, right, bottom), as
+    /// `get_step_image` gives them.
+    cuts: Mutex<BTreeMap<Cut, Option<Arc<RgbaImage>>>>,
     /// Step diffs of this recording; `None` when diffs are off.
     diffs: Option<Arc<StepDiffs>>,
     /// Where reading steps get their text.
@@ -56,6 +64,7 @@ impl<'r> Prepared<'r> {
             indexes: (0..rec.frames.len()).map(|_| OnceLock::new()).collect(),
             grays: (0..rec.frames.len()).map(|_| OnceLock::new()).collect(),
             crops: Mutex::new(BTreeMap::new()),
+            cuts: Mutex::new(BTreeMap::new()),
             diffs: None,
             ocr: super::Ocr::Dom,
             reads: Default::default(),
@@ -124,6 +133,41 @@ impl<'r> Prepared<'r> {
             .or_insert_with(|| {
                 let path = safe_join(base, &rel.to_string_lossy(), base, FieldPath::root()).ok()?;
                 decode_png(&path).ok().map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// The picture of step `i`'s control an MCP-form plan gets from `get_step_image` with
+    /// `region: "target"`: the step's recorded screenshot cut at its `bounds`. None when the
+    /// step has no recorded screenshot or the box is empty.
+    pub(crate) fn step_image(&self, plan: &Plan, i: usize, b: &Bounds) -> Option<Arc<RgbaImage>> {
+        let f = self.step_frame(plan, i)?;
+        let (w, h) = self.screen();
+        let px = |share: f64, size: u32| {
+            let v = (share * f64::from(size))
+                .round()
+                .clamp(0.0, f64::from(size));
+            // Clamped to 0..=size just above, so it fits.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let v = v as u32;
+            v
+        };
+        let (x0, y0) = (px(b.x, w), px(b.y, h));
+        let (x1, y1) = (px(b.x + b.width, w), px(b.y + b.height, h));
+        if x1 <= x0 || y1 <= y0 {
+            return None;
+        }
+        let mut cuts = self.cuts.lock().unwrap_or_else(|p| p.into_inner());
+        cuts.entry((f, x0, y0, x1, y1))
+            .or_insert_with(|| {
+                let pixels = self.rec.frames[f].pixels().ok()?;
+                let (pw, ph) = pixels.dimensions();
+                let (x1, y1) = (x1.min(pw), y1.min(ph));
+                (x1 > x0 && y1 > y0).then(|| {
+                    Arc::new(
+                        image::imageops::crop_imm(&*pixels, x0, y0, x1 - x0, y1 - y0).to_image(),
+                    )
+                })
             })
             .clone()
     }
@@ -711,14 +755,25 @@ impl<'a, 'r> Follower<'a, 'r> {
         let screen = self.prep.screen();
         if let Some(target) = &step.target {
             self.window_shown(i, target.window.as_deref(), "target")?;
-            let ix = self.prep.frame_index(desk.frame_index());
-            let crop = target
-                .crop
-                .as_ref()
-                .and_then(|c| self.prep.picture(&self.plan.base_dir, c));
-            let gray = crop
-                .as_ref()
-                .and_then(|_| self.prep.gray(desk.frame_index()));
+            // A `wait` is for what the page shows later: its control is looked for on the frame
+            // the wait ended on, not on the one before it.
+            let frame = match (&step.web, recorded) {
+                (Some(w), Some(t)) if w.kind == "wait" => self
+                    .prep
+                    .rec
+                    .frame_index(&t.to)
+                    .unwrap_or(desk.frame_index()),
+                _ => desk.frame_index(),
+            };
+            let ix = self.prep.frame_index(frame);
+            // A skill export ships the picture; the MCP form has the flag only, and the picture
+            // is what `get_step_image` cuts from the step's screenshot.
+            let crop = match (&target.crop, &target.bounds) {
+                (Some(c), _) => self.prep.picture(&self.plan.base_dir, c),
+                (None, Some(b)) if target.crop_available => self.prep.step_image(self.plan, i, b),
+                _ => None,
+            };
+            let gray = crop.as_ref().and_then(|_| self.prep.gray(frame));
             let mut r = resolve(
                 target,
                 ix,
@@ -728,6 +783,28 @@ impl<'a, 'r> Follower<'a, 'r> {
                     anchors: &self.anchors,
                 },
             );
+            // A selector and a `targetref` are two reviewed names for one element: when the
+            // second names another one, the review approved something else than what runs.
+            if let (Some(found), Some(by_ref)) = (
+                r.element.clone(),
+                step.web.as_ref().and_then(|w| w.targetref.as_ref()),
+            ) {
+                let other = resolve(
+                    by_ref,
+                    ix,
+                    &ResolveContext {
+                        screen,
+                        crop: None,
+                        anchors: &self.anchors,
+                    },
+                );
+                if let Some(o) = other.element.filter(|o| !other.ambiguous && *o != found) {
+                    let why = format!(
+                        "the selector and the targetref name different elements: `{found}` and `{o}`"
+                    );
+                    r.note = Some(r.note.take().map_or(why.clone(), |n| format!("{n}; {why}")));
+                }
+            }
             // The plan has a picture the harness cannot read: say so rather than quietly
             // resolving as if there were none.
             if let (Some(c), None) = (&target.crop, &crop) {
@@ -1014,7 +1091,12 @@ impl<'a, 'r> Follower<'a, 'r> {
         } else {
             // Without a target, a keyboard action lands on the focused field; it matches the
             // recording when the recording acted on that same field.
-            let el = if step.target.is_some() {
+            // A wait touches nothing: it lets the page go on to the frame it ended on, which a
+            // recording keeps with the element waited for, or with none when it did not see it
+            // before the wait.
+            let el = if step.web.as_ref().is_some_and(|w| w.kind == "wait") {
+                element.filter(|_| recorded.is_some_and(|t| t.element.is_some()))
+            } else if step.target.is_some() {
                 element
             } else {
                 acts_on

@@ -402,6 +402,74 @@ fn two_controls_with_one_label_in_one_window_are_ambiguous() {
     assert_eq!(t.outcome().1, Some(FailReason::TargetAmbiguous));
 }
 
+/// Two fields named "Name" whose boxes look different (stripes across the first, a
+/// checkerboard on the second); the recording typed into the first. Step 1's target names
+/// "Name" with the first one's `bounds` and `crop_available` as given, and no picture file:
+/// the MCP form of a plan.
+fn mcp_two_fields(crop_available: bool) -> Trace {
+    let f = ax(
+        json!([
+            field("a1", "Name", 10, "", false),
+            field("a2", "Name", 50, "", false)
+        ]),
+        "Compose",
+    );
+    let mut shot = grey(230, 200, 100);
+    for x in 50..150 {
+        for y in 10..22 {
+            let v = if (x / 4) % 2 == 0 { 20 } else { 220 };
+            shot.put_pixel(x, y, image::Rgba([v, v, v, 255]));
+        }
+        for y in 50..62 {
+            let v = if (x / 3 + y / 3) % 2 == 0 { 60 } else { 180 };
+            shot.put_pixel(x, y, image::Rgba([v, v, v, 255]));
+        }
+    }
+    let mut rec = recording(vec![("a", f.clone()), ("b", f)], &[("a", "a1", "b", "s1")]);
+    for fr in &mut rec.frames {
+        *fr = Frame::with_pixels(fr.id.clone(), (*fr.ax).clone(), shot.clone());
+    }
+    let mut step = type_step(1, "s1", "Name", "x", &[]);
+    step["target"]["crop_available"] = json!(crop_available);
+    step["target"]["bounds"] = json!({"x": 0.25, "y": 0.1, "width": 0.5, "height": 0.12});
+    let p = plan(json!([step]), json!([]));
+    let rec = acted_as_planned(rec, &p);
+    replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    )
+}
+
+fn tie_break_of_step_1(t: &Trace) -> Option<crate::resolve::TieBreak> {
+    t.events.iter().find_map(|e| match e {
+        Event::Resolved {
+            step: 0,
+            resolution,
+            ..
+        } => resolution.tie_break,
+        _ => None,
+    })
+}
+
+#[test]
+fn an_mcp_plans_target_picture_is_cut_from_the_recorded_frame_at_bounds() {
+    // `get_step_image` with `region: "target"`: the first field's stripes, which only it shows.
+    let t = mcp_two_fields(true);
+    assert_eq!(t.outcome(), (Outcome::Completed, None, None));
+    assert_eq!(
+        tie_break_of_step_1(&t),
+        Some(crate::resolve::TieBreak::Crop)
+    );
+    // Without the flag there is no picture to ask for: the picture decides nothing.
+    let t = mcp_two_fields(false);
+    assert_ne!(
+        tie_break_of_step_1(&t),
+        Some(crate::resolve::TieBreak::Crop)
+    );
+}
+
 #[test]
 fn one_control_exposed_twice_in_the_tree_is_not_ambiguous() {
     // Same role, name and box (GTK's open combo menu is listed twice): one place to click.
@@ -822,6 +890,69 @@ fn done_may_name_a_capture_of_its_own() {
         Path::new("."),
     );
     assert_eq!(t.outcome().0, Outcome::NotDone);
+}
+
+/// Step 1's `screen` check when its `expect.screen_step_id` names `id`, over the frames of
+/// [`done_case`] (f0 → f1 → f2, greys 0, 100, 200).
+fn screen_check(id: &str) -> crate::expect::Check {
+    let mut rec = recording(
+        vec![
+            (
+                "f0",
+                ax(json!([field("to", "To:", 10, "", false)]), "Compose"),
+            ),
+            (
+                "f1",
+                ax(json!([field("to", "To:", 10, "", false)]), "Compose"),
+            ),
+            (
+                "f2",
+                ax(json!([field("to", "To:", 10, "", false)]), "Compose"),
+            ),
+        ],
+        &[("f0", "to", "f1", "s1"), ("f1", "to", "f2", "s2")],
+    );
+    for (f, v) in rec.frames.iter_mut().zip([0, 100, 200]) {
+        *f = Frame::with_pixels(f.id.clone(), (*f.ax).clone(), grey(v, 200, 100));
+    }
+    let mut first = type_step(1, "s1", "To:", "a", &[]);
+    first["expect"] = json!({"screen_step_id": id});
+    let v = json!({"schema": "foxstep-step-plan/1", "guide": {"id": "g", "title": "t"},
+        "steps": [first, type_step(2, "s2", "To:", "b", &[])]});
+    let src = Source::from_text("plan.json", v.to_string());
+    let p = lower_foxstep(&parse_foxstep(&src).unwrap(), Path::new(".")).unwrap();
+    let rec = acted_as_planned(rec, &p);
+    let t = replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    );
+    t.events
+        .iter()
+        .find_map(|e| match e {
+            Event::Checked { step: 0, check } if check.kind == "screen" => Some(check.clone()),
+            _ => None,
+        })
+        .expect("step 1 checks its screen")
+}
+
+#[test]
+fn screen_step_id_names_the_screenshot_of_that_step_before_it_acts() {
+    // After step 1 the screen is f1: step 2's own screenshot, taken before it acted.
+    let next = screen_check("s2");
+    assert!(next.passed, "{}", next.detail);
+    // Step 1's own screenshot is f0, the screen before it typed: not what came next.
+    let own = screen_check("s1");
+    assert!(!own.passed, "{}", own.detail);
+    assert!(own.detail.contains("s1"), "{}", own.detail);
+    // An id with no screenshot fails and says so.
+    let none = screen_check("nowhere");
+    assert!(
+        !none.passed && none.detail.contains("no recorded screenshot"),
+        "{}",
+        none.detail
+    );
 }
 
 #[test]

@@ -30,7 +30,22 @@ pub(super) fn review(plan: &Plan, scenario: &ScenarioFile) -> (Vec<Event>, Optio
     };
     let expired = clock >= r.expires_at;
     let at = format!("at {clock}, the plan expires at {}", r.expires_at);
+    // The run happens at its clock: a plan made or approved later than that was not yet
+    // approved when the run would act on it.
+    let later = [("created", Some(r.created_at)), ("approved", r.approved_at)]
+        .into_iter()
+        .find_map(|(what, t)| t.filter(|&t| t > clock).map(|t| (what, t)));
     match r.state {
+        State::Approved if later.is_some() => {
+            let (what, t) = later.unwrap_or_default();
+            (
+                vec![review_event(
+                    ReviewMessage::Execute,
+                    format!("refused: at {clock}, the plan was not yet {what} (it was at {t})"),
+                )],
+                Some(FailReason::PlanNotApproved),
+            )
+        }
         State::Approved if expired => (
             vec![review_event(
                 ReviewMessage::Execute,
@@ -225,6 +240,7 @@ mod tests {
 
     const MADE: u64 = 1767225600000;
     const EXPIRES: u64 = 1767312000000;
+    const APPROVED: u64 = 1767225900000;
 
     fn login(edit: impl FnOnce(&mut serde_json::Value)) -> Plan {
         let path = concat!(
@@ -273,12 +289,34 @@ mod tests {
 
     #[test]
     fn an_approved_plan_runs_until_it_expires_by_the_scenarios_clock() {
-        assert_eq!(judged("approved", MADE, None), (vec![Execute], None));
+        // From its approval (`approvedat`, after `createdat`) until it expires.
+        assert_eq!(judged("approved", APPROVED, None), (vec![Execute], None));
         assert_eq!(judged("approved", EXPIRES - 1, None), (vec![Execute], None));
         assert_eq!(
             judged("approved", EXPIRES, None),
             (vec![Execute], Some(FailReason::PlanExpired)),
             "expiresat is the first moment it may not run"
+        );
+    }
+
+    #[test]
+    fn an_approval_dated_after_the_runs_clock_has_not_happened_yet() {
+        let at = |clock: u64| review(&login(|_| {}), &scenario(Some(clock), None));
+        assert_eq!(at(APPROVED).1, None);
+        let (events, reason) = at(APPROVED - 1);
+        assert_eq!(reason, Some(FailReason::PlanNotApproved));
+        assert!(
+            matches!(&events[..], [Event::Review { detail, .. }] if detail.contains("not yet approved")),
+            "{events:?}"
+        );
+        // Made after the clock: not yet approved either.
+        let plan = login(|v| {
+            v.as_object_mut().unwrap().remove("approvedat");
+        });
+        let created = plan.review.as_ref().unwrap().created_at;
+        assert_eq!(
+            review(&plan, &scenario(Some(created - 1), None)).1,
+            Some(FailReason::PlanNotApproved)
         );
     }
 

@@ -64,8 +64,9 @@ fn operation_of(step: &StepSpec) -> Operation {
             keys: step.keys.clone(),
             ..Operation::default()
         },
-        ActionKind::Type if step.template.is_none() => Operation {
-            text: step.value.clone(),
+        ActionKind::Type => Operation {
+            text: step.value.clone().filter(|_| step.template.is_none()),
+            keys: step.submit.clone(),
             ..Operation::default()
         },
         _ => Operation::default(),

@@ -5,6 +5,7 @@
 //! Every byte is a function of the script: canonical JSON, PNGs encoded with fixed settings,
 //! no clock, no hash-map order. Nothing is written outside the folders named.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use image::RgbImage;
@@ -21,7 +22,9 @@ use crate::png::encode_rgb;
 use crate::recording::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
 };
+use crate::recording::{AxSnapshot, Element};
 use crate::scenario::{SCENARIO_SCHEMA, ScenarioFile};
+use crate::secret::redact;
 
 /// What [`synthesize`] wrote.
 #[derive(Debug, Default)]
@@ -87,7 +90,8 @@ pub fn synthesize(
     out: &Path,
     plan_out: Option<&Path>,
 ) -> Result<SynthOutput, Error> {
-    let built = build(script, script_path)?;
+    let mut built = build(script, script_path)?;
+    let (fields, secrets) = secret_fields(script);
     let k = script.scale;
     let screen = Screen {
         width: script.screen[0] * k,
@@ -100,9 +104,13 @@ pub fn synthesize(
     w.clear(&out.join("frames"))?;
     let mut shots = Vec::new();
     let mut frames = Vec::new();
-    for (i, ax) in built.frames.iter().enumerate() {
+    for (i, ax) in built.frames.iter_mut().enumerate() {
         let id = frame_id(i);
-        let img = render(ax, &screen);
+        // Drawn as the screen showed it, then the secret's words leave the tree and its boxes
+        // are covered, so neither the AX file nor the picture (nor a crop cut from it) holds it.
+        let mut img = render(ax, &screen);
+        redact_tree(ax, &secrets);
+        crate::paint::mask::cover(&mut img, &crate::paint::mask::secret_boxes(ax, &fields));
         let png = format!("frames/{id}.png");
         let axf = format!("frames/{id}.ax.json");
         w.write(&out.join(&png), &encode_rgb(&img)?)?;
@@ -171,6 +179,58 @@ pub fn synthesize(
     }
     write_scenarios(&mut w, script, script_path, (out, plan_dir, suite))?;
     Ok(w.out)
+}
+
+/// The controls that sensitive steps type into, and the values those steps set (what the
+/// screen shows of the secret): a step is sensitive when it reads a sensitive input.
+fn secret_fields(script: &Script) -> (BTreeSet<String>, Vec<String>) {
+    let sensitive: Vec<&str> = script
+        .inputs
+        .iter()
+        .filter(|i| i.sensitive)
+        .map(|i| i.id.as_str())
+        .collect();
+    let mut fields = BTreeSet::new();
+    let mut secrets = Vec::new();
+    for step in &script.steps {
+        let reads = step.reads.iter().any(|r| sensitive.contains(&r.as_str()))
+            || step
+                .template
+                .as_deref()
+                .is_some_and(|t| sensitive.iter().any(|id| t.contains(&format!("{{{id}}}"))));
+        if !reads {
+            continue;
+        }
+        fields.extend(step.control.iter().cloned());
+        secrets.extend(
+            step.changes
+                .iter()
+                .filter(|c| c.set.is_some())
+                .filter_map(|c| c.value.clone())
+                .filter(|v| !v.is_empty()),
+        );
+    }
+    (fields, secrets)
+}
+
+/// Hides each of `secrets` in every text of the tree.
+fn redact_tree(ax: &mut AxSnapshot, secrets: &[String]) {
+    if secrets.is_empty() {
+        return;
+    }
+    let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    fn walk(e: &mut Element, secrets: &[&str]) {
+        for s in [&mut e.title, &mut e.value, &mut e.description]
+            .into_iter()
+            .flatten()
+        {
+            *s = redact(s, secrets);
+        }
+        e.children.iter_mut().for_each(|c| walk(c, secrets));
+    }
+    for w in ax.apps.iter_mut().flat_map(|a| &mut a.windows) {
+        w.elements.iter_mut().for_each(|e| walk(e, &secrets));
+    }
 }
 
 /// The script's scenario files, beside the plan folders: each names its plan (the base plan's

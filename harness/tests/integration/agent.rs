@@ -573,6 +573,56 @@ fn each_bridge_rule_fails_on_the_bad_bridge_agent_with_its_reason() {
 }
 
 #[test]
+fn an_update_without_expected_updated_at_is_blind_unless_the_scenario_accepts_last_writer_wins() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let tmp = crate::util::TempDir::new("agent-bridge-lww");
+    let rules = |last_writer_wins: bool| -> Vec<String> {
+        let mut sc: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                repo().join("scenarios/agent-bridge/agent-bridge-racing-human-edit.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        sc["last_writer_wins"] = last_writer_wins.into();
+        let path = tmp.path().join(format!("lww-{last_writer_wins}.json"));
+        std::fs::write(&path, sc.to_string()).unwrap();
+        let cmd = "python3 harness/tests/fixtures/agents/bad-bridge-agent.py reckless";
+        let run = run_in(
+            repo(),
+            &[
+                "agent",
+                "--format",
+                "json",
+                "--cmd",
+                cmd,
+                path.to_str().unwrap(),
+            ],
+        );
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        runs(&report)[0]["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(rules(false).contains(&"blind-update".to_string()));
+    let accepted = rules(true);
+    assert!(
+        !accepted.contains(&"blind-update".to_string()),
+        "{accepted:?}"
+    );
+    // The rest of the contract is judged as before.
+    assert!(
+        accepted.contains(&"outcome-unpolled".to_string()),
+        "{accepted:?}"
+    );
+}
+
+#[test]
 fn an_agent_that_breaks_the_protocol_on_the_bridge_fails_its_scenario() {
     if !have_tool("python3", "apt-get install python3") {
         return;

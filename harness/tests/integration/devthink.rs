@@ -288,8 +288,8 @@ fn tesseract_reads_what_the_dom_says_and_the_report_names_it() {
     assert!(run.stderr.contains("tesseract-ocr"), "{}", run.stderr);
 }
 
-/// A `wait` step waits for what a page adds later; a target below the fold is refused with
-/// what to do, not clicked where no click lands.
+/// A `wait` step waits for what a page adds later, and replays on the frame it ended on; a
+/// target below the fold is refused with what to do, not clicked where no click lands.
 #[cfg(target_os = "linux")]
 #[test]
 fn the_recorder_waits_for_late_elements_and_refuses_unreachable_ones() {
@@ -343,12 +343,25 @@ fn the_recorder_waits_for_late_elements_and_refuses_unreachable_ones() {
             ],
         )
     };
-    record("wait.json", "late").expect_code(0);
-    let dom = read_json(&dir.join("late/frames/frame_002.dom.json"));
+    record("wait.json", "recordings/late").expect_code(0);
+    let dom = read_json(&dir.join("recordings/late/frames/frame_002.dom.json"));
     assert!(
         dom.to_string().contains("Here now"),
         "the frame after the wait shows it"
     );
+    // Replayed, the wait finds its control on the frame it ended on, where it shows.
+    std::fs::create_dir_all(dir.join("scenarios/late")).unwrap();
+    std::fs::copy(dir.join("wait.json"), dir.join("scenarios/late/plan.json")).unwrap();
+    std::fs::write(
+        dir.join("scenarios/late.json"),
+        serde_json::json!({"schema": "stepreplay-scenario/1", "id": "late",
+            "plan": "late/plan.json", "recording": "late", "clock": 1,
+            "expect": {"outcome": "completed"}})
+        .to_string(),
+    )
+    .unwrap();
+    let replayed = run_in(dir, &["run", "scenarios/late.json", "--report-dir", "out"]);
+    replayed.expect_code(0);
     let far = record("far.json", "far");
     far.expect_code(3);
     assert!(
@@ -394,6 +407,62 @@ fn edit_json(p: &Path, edit: impl FnOnce(&mut Value)) {
     let mut v = read_json(p);
     edit(&mut v);
     std::fs::write(p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+}
+
+/// A step whose selector and `targetref` name different fields runs what the selector names,
+/// and the report says the two disagree; when they agree, nothing is said.
+#[test]
+fn a_selector_and_a_targetref_naming_different_fields_are_reported() {
+    let note = |name: &str| -> Value {
+        let tmp = TempDir::new(&format!("devthink-targetref-{}", name.replace(' ', "-")));
+        let suite = tmp.path();
+        crate::util::copy_dir(
+            &repo().join("recordings/devthink-login"),
+            &suite.join("recordings/devthink-login"),
+        );
+        crate::util::copy_dir(
+            &repo().join("scenarios/devthink-login"),
+            &suite.join("scenarios/devthink-login"),
+        );
+        std::fs::copy(
+            repo().join("scenarios/devthink-login.json"),
+            suite.join("scenarios/devthink-login.json"),
+        )
+        .unwrap();
+        edit_json(&suite.join("scenarios/devthink-login/plan.json"), |p| {
+            let user = p["steps"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|s| s["id"] == "user")
+                .unwrap();
+            user["options"] = serde_json::json!({"targetref": {"role": "textbox", "name": name}})
+                .to_string()
+                .into();
+        });
+        let run = run_in(
+            suite,
+            &[
+                "run",
+                "scenarios/devthink-login.json",
+                "--reports",
+                "json",
+                "--report-dir",
+                "out",
+            ],
+        );
+        run.expect_code(0);
+        let chained = &read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"];
+        chained["steps"][1]["resolution"]["note"].clone()
+    };
+    let differ = note("Password");
+    assert!(
+        differ
+            .as_str()
+            .is_some_and(|n| n.contains("the selector and the targetref name different elements")),
+        "{differ}"
+    );
+    assert!(note("User name").is_null(), "they agree: nothing to say");
 }
 
 /// A click that leaves the origin is judged by where the recorded page went: the frame after

@@ -23,6 +23,7 @@ mod record;
 mod replay;
 mod schema;
 mod secrets_in_pixels;
+mod seed_points;
 mod shipping;
 mod standalone;
 mod synth;

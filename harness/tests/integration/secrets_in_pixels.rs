@@ -1,7 +1,8 @@
-//! A secret typed into a page never reaches a picture the harness writes: the recorder paints
-//! over the field that holds it (and any node that echoes it), so the recorded frames, the HTML
-//! report's copies and every `--captures` picture are clean. Tesseract is the reader: what it
-//! cannot read off the pictures, a person cannot either.
+//! A secret typed into a page or a desktop field never reaches a picture the harness writes: the
+//! browser recorder, the desktop recorder, `synth` and `import` paint over the field that holds
+//! it (and anything that echoes it), so the recorded frames, the plan's crops, the HTML report's
+//! copies and every `--captures` picture are clean. Tesseract is the reader: what it cannot read
+//! off the pictures, a person cannot either.
 
 use std::path::{Path, PathBuf};
 
@@ -193,4 +194,137 @@ fn a_typed_secret_is_in_no_picture_the_harness_writes() {
             png.display()
         );
     }
+}
+
+/// A desktop script: the person types a door code into a plain text field (which shows it) and a
+/// label echoes it, then clicks Open; the code is a `sensitive` input or an ordinary one.
+fn door_script(name: &str, sensitive: bool) -> Value {
+    serde_json::json!({
+        "schema": "stepreplay-synth/1", "name": name, "scale": 2, "screen": [700, 420],
+        "guide": {"id": "g-door", "title": "Open the door"},
+        "inputs": [{"id": "door-code", "name": "door code", "changes": "each-time",
+                    "basis": "author", "sensitive": sensitive, "shape": "text", "used_by": [2]}],
+        "apps": [{"name": "Doors", "frontmost": true, "windows": [{
+            "id": "main", "title": "Door", "frame": [40, 40, 600, 320], "controls": [
+                {"id": "code-label", "kind": "label", "label": "Code:", "frame": [24, 40, 80, 30]},
+                {"id": "code", "kind": "text-field", "labelled_by": "code-label",
+                 "frame": [110, 36, 440, 36]},
+                {"id": "echo", "kind": "label", "label": "Waiting", "frame": [24, 120, 520, 30]},
+                {"id": "open", "kind": "button", "label": "Open", "frame": [440, 240, 110, 32]}
+            ]}]}],
+        "steps": [
+            {"id": "focus-code", "text": "Click the code field", "action": "click",
+             "control": "code", "changes": [{"focus": "code"}]},
+            {"id": "type-code", "text": "Type the door code", "action": "type", "control": "code",
+             "template": "{door-code}", "reads": ["door-code"],
+             "changes": [{"set": "code", "value": SECRET},
+                         {"set": "echo", "value": format!("Entered {SECRET}")}]},
+            {"id": "open", "text": "Click Open", "action": "click", "control": "open",
+             "changes": [{"set": "echo", "value": "Opening"}]}
+        ],
+        "scenarios": [if sensitive {
+            serde_json::json!({"id": name, "description": "the door code as a secret",
+                "answers": {"sensitive": {"door-code": SECRET}},
+                "expect": {"outcome": "completed"}})
+        } else {
+            serde_json::json!({"id": name, "description": "the door code in the clear",
+                "inputs": {"door-code": SECRET}, "expect": {"outcome": "completed"}})
+        }]
+    })
+}
+
+/// Writes the door script into `suite` and synthesizes its recording, plan and scenario.
+fn synth_door(suite: &Path, name: &str, sensitive: bool) {
+    let script = suite.join(format!("{name}.synth.json"));
+    std::fs::write(
+        &script,
+        serde_json::to_string_pretty(&door_script(name, sensitive)).unwrap(),
+    )
+    .unwrap();
+    run_in(
+        suite,
+        &[
+            "synth",
+            script.to_str().unwrap(),
+            "--out",
+            &format!("recordings/{name}"),
+            "--plan-out",
+            &format!("scenarios/{name}"),
+        ],
+    )
+    .expect_code(0);
+}
+
+#[test]
+fn a_desktop_secret_is_in_no_picture_the_harness_writes() {
+    if !have_tool(
+        "tesseract",
+        "scripts/install-test-deps installs tesseract-ocr",
+    ) {
+        return;
+    }
+    let tmp = TempDir::new("desktop-secrets-in-pixels");
+    let suite = tmp.path();
+
+    // The control: as an ordinary input, the field and the echo show it and Tesseract reads it.
+    synth_door(suite, "plain", false);
+    let read: Vec<PathBuf> = pngs(&suite.join("recordings/plain"))
+        .into_iter()
+        .filter(|p| ocr(p).contains(READ))
+        .collect();
+    assert!(
+        read.len() >= 2,
+        "Tesseract should read {READ} off the frames of a plain recording: {read:?}"
+    );
+
+    // As a secret: no frame, crop, report copy or capture shows it, and the AX files hold no
+    // trace of it.
+    synth_door(suite, "secret", true);
+    run_in(
+        suite,
+        &[
+            "run",
+            "scenarios/secret.json",
+            "--report-dir",
+            "out",
+            "--captures",
+            "out/captures",
+        ],
+    )
+    .expect_code(0);
+    let mut written = pngs(&suite.join("recordings/secret"));
+    written.extend(pngs(&suite.join("scenarios/secret")));
+    written.extend(pngs(&suite.join("out")));
+    assert!(
+        written.len() >= 12,
+        "frames, crops, report copies and captures: {written:?}"
+    );
+    for png in written {
+        assert!(
+            !ocr(&png).contains(READ),
+            "{} shows the secret",
+            png.display()
+        );
+    }
+    for f in std::fs::read_dir(suite.join("recordings/secret/frames")).unwrap() {
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap_or_default();
+        assert!(!text.contains(SECRET), "an AX file holds the secret");
+    }
+    // The field is covered in the frame after the code was typed, as Playwright's mask does.
+    let frames = suite.join("recordings/secret/frames");
+    let ax: Value =
+        serde_json::from_str(&std::fs::read_to_string(frames.join("002.ax.json")).unwrap())
+            .unwrap();
+    let code = ax["apps"][0]["windows"][0]["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "code")
+        .expect("the field is in the tree");
+    let at = |k: &str| code["frame"][k].as_u64().unwrap() as u32;
+    let after = image::open(frames.join("002.png")).unwrap().to_rgb8();
+    assert_eq!(
+        after.get_pixel(at("x") + 3, at("y") + at("height") / 2).0,
+        [255, 0, 255]
+    );
 }

@@ -39,6 +39,7 @@ pub fn lower_devthink(dev: &DevPlan, base_dir: &Path) -> Plan {
             state: dev.state,
             expires_at: dev.expiresat.0,
             created_at: dev.createdat.0,
+            approved_at: dev.approvedat.map(|t| t.0),
             origin: dev.origin.clone(),
         }),
     }
@@ -131,6 +132,11 @@ fn lower_step(s: &DevStep, i: usize) -> Step {
             reads,
             read_expect: s.value.clone().filter(|_| reads),
             not_simulated,
+            targetref: s
+                .target
+                .as_ref()
+                .and(o.targetref.as_ref())
+                .and_then(targetref),
         }),
     }
 }

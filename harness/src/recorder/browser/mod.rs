@@ -89,10 +89,6 @@ struct Recorder<'p> {
     masked: BTreeSet<String>,
 }
 
-/// What covers a field that holds a secret in a recorded screenshot: Playwright's mask colour,
-/// so a reader sees that something was hidden, and what shape it had.
-const MASK: image::Rgba<u8> = image::Rgba([255, 0, 255, 255]);
-
 /// Records `opts.plan` in headless Chromium into `opts.out`.
 pub fn record_browser(opts: &BrowserOptions) -> Result<BrowserOutput, Error> {
     let program = super::session::need_program(
@@ -326,10 +322,7 @@ impl Recorder<'_> {
         let mut img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
             .map_err(unreadable)?
             .to_rgba8();
-        for r in boxes {
-            let area = imageproc::rect::Rect::at(r.x, r.y).of_size(r.width as u32, r.height as u32);
-            imageproc::drawing::draw_filled_rect_mut(&mut img, area, MASK);
-        }
+        crate::paint::mask::cover(&mut img, &boxes);
         crate::diff::files::encode_png(&img).map_err(unreadable)
     }
 

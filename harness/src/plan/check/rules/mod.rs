@@ -2,6 +2,7 @@
 //! what it checks, why it matters, an example.
 
 mod asked_after_use;
+mod assistant;
 pub(crate) mod canonical;
 mod confirm_reason;
 mod crop_flag;
@@ -17,6 +18,8 @@ mod literal_template;
 mod option_kind;
 mod outside_origin;
 mod pictures;
+mod review_times;
+mod role_words;
 mod selector;
 mod step_kind;
 mod step_numbers;
@@ -62,6 +65,8 @@ pub(crate) const RULES: &[Rule] = &[
     crop_flag::check,
     pictures::check,
     empty_field::check,
+    role_words::check,
+    assistant::check,
 ];
 
 /// What a protocolv2 rule sees: the text and the strict parse (options parsed too).
@@ -84,6 +89,7 @@ pub(crate) const DEVTHINK_RULES: &[DevRule] = &[
     outside_origin::check,
     selector::check,
     diff_risk::check,
+    review_times::check,
 ];
 
 /// The field path of step `i`.
