@@ -572,6 +572,17 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
             | Event::Violated { .. } => {}
         }
     }
+    // A step that did not find its control is placed at the field that names it.
+    let missed = matches!(
+        s.reason,
+        Some(FailReason::TargetNotFound | FailReason::TargetAmbiguous)
+    ) || (s.status == "failed"
+        && s.resolution
+            .as_ref()
+            .is_some_and(|r| r.correct == Some(false)));
+    if let (true, Some(p)) = (missed, info.target_position) {
+        (s.line, s.column) = (Some(p.line), Some(p.column));
+    }
     s
 }
 
