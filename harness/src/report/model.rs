@@ -572,7 +572,12 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
             | Event::Violated { .. } => {}
         }
     }
-    // A step that did not find its control is placed at the field that names it.
+    at_target_if_missed(&mut s, info);
+    s
+}
+
+/// A step that did not find its control is placed at the field that names it (its label).
+fn at_target_if_missed(s: &mut StepReport, info: &StepInfo) {
     let missed = matches!(
         s.reason,
         Some(FailReason::TargetNotFound | FailReason::TargetAmbiguous)
@@ -583,7 +588,6 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
     if let (true, Some(p)) = (missed, info.target_position) {
         (s.line, s.column) = (Some(p.line), Some(p.column));
     }
-    s
 }
 
 fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {
