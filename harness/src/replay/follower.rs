@@ -749,6 +749,9 @@ impl<'a, 'r> Follower<'a, 'r> {
             let element_frame = frame_of(r.element.as_deref());
             let expected_frame =
                 frame_of(expected.as_deref()).filter(|f| Some(f) != element_frame.as_ref());
+            let said_of = |id: Option<&str>| id.and_then(|e| ix.by_id(e)).map(|n| n.said());
+            let said = (correct == Some(false))
+                .then(|| (said_of(r.element.as_deref()), said_of(expected.as_deref())));
             let (found, ambiguous) = (r.element.clone(), r.ambiguous);
             self.events.push(Event::Resolved {
                 step: i,
@@ -758,6 +761,7 @@ impl<'a, 'r> Follower<'a, 'r> {
                 click_in_box,
                 element_frame,
                 expected_frame,
+                said,
             });
             match found {
                 None => Err((StepStatus::Failed, FailReason::TargetNotFound)),

@@ -132,8 +132,17 @@ pub fn step_detail(step: &StepReport) -> Option<String> {
             if r.ambiguous {
                 return Some(format!("{} controls tie for it", r.candidate_count));
             }
-            if let (Some(got), Some(want)) = (&r.element, &r.expected) {
-                return Some(format!("found `{got}`; the recording acted on `{want}`"));
+            // Controls by their role and name where the recording has them, not by id.
+            let got = r
+                .element_said
+                .clone()
+                .or_else(|| r.element.as_ref().map(|e| format!("`{e}`")));
+            let want = r
+                .expected_said
+                .clone()
+                .or_else(|| r.expected.as_ref().map(|e| format!("`{e}`")));
+            if let (Some(got), Some(want)) = (got, want) {
+                return Some(format!("found {got}; the recording acted on {want}"));
             }
         }
     }

@@ -794,7 +794,7 @@ fn resolution(h: &mut String, r: &ResolutionReport) {
             (Some(true), _) => " · <span class=\"ok\">right element</span>".to_string(),
             (Some(false), Some(e)) => format!(
                 " · <span class=\"bad\">wrong: the recording acted on {}</span>",
-                html_escape(e)
+                html_escape(r.expected_said.as_deref().unwrap_or(e))
             ),
             _ => String::new(),
         }

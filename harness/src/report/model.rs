@@ -409,6 +409,12 @@ pub struct ResolutionReport {
     /// What told the winner apart from controls with the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) tie_break: Option<TieBreak>,
+    /// When wrong: the winner as a person names it (`the button “Send”`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) element_said: Option<String>,
+    /// When wrong: the recorded element as a person names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) expected_said: Option<String>,
 }
 
 impl ResolutionReport {
@@ -434,6 +440,8 @@ impl ResolutionReport {
             expected_frame: None,
             note: None,
             tie_break: None,
+            element_said: None,
+            expected_said: None,
         }
     }
 }
@@ -503,8 +511,10 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
                 click_in_box,
                 element_frame,
                 expected_frame,
+                said,
                 ..
             } => {
+                let (element_said, expected_said) = said.clone().unwrap_or_default();
                 s.resolution = Some(ResolutionReport {
                     element: r.element.clone(),
                     strategy: r.strategy,
@@ -521,6 +531,8 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
                     expected_frame: *expected_frame,
                     note: r.note.clone(),
                     tie_break: r.tie_break,
+                    element_said,
+                    expected_said,
                 })
             }
             Event::Picked {

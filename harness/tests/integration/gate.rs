@@ -1687,3 +1687,28 @@ fn grep_filter_slow_and_show_report() {
     );
     cli(&["show-report", "nowhere"]).expect_code(2);
 }
+
+/// A step that found another control than the recorded one names both as a person would, by
+/// role and name, in the report and on the page — not by element id.
+#[test]
+fn a_wrong_control_is_named_by_its_role_and_name() {
+    let tmp = crate::util::TempDir::new("said");
+    let out = tmp.path().join("reports");
+    crate::util::stepreplay(repo())
+        .args([
+            "run",
+            "scenarios/mail-wrong-label.json",
+            "-q",
+            "--report-dir",
+        ])
+        .arg(&out)
+        .run()
+        .expect_code(0);
+    let report = std::fs::read_to_string(out.join("report.json")).unwrap();
+    assert!(
+        report.contains("\"expected_said\": \"the text field “To:”\""),
+        "{report}"
+    );
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("wrong: the recording acted on the text field “To:”"));
+}
