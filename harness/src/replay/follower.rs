@@ -1020,6 +1020,13 @@ impl<'a, 'r> Follower<'a, 'r> {
                 });
             }
             Acted::Diverged { recorded, acted } => {
+                // Named as a person would name it on the screen it was on.
+                let recorded = recorded.map(|r| {
+                    self.prep
+                        .frame_index(from_index)
+                        .by_id(&r)
+                        .map_or_else(|| format!("`{r}`"), |n| n.said())
+                });
                 self.events.push(Event::Diverged {
                     step: i,
                     recorded,

@@ -117,7 +117,8 @@ pub enum Event {
     Diverged {
         /// Step index.
         step: usize,
-        /// What the recording acted on.
+        /// What the recording acted on, as a person names it (`the button “Send”`, else its
+        /// element id in backticks).
         recorded: Option<String>,
         /// What we acted on.
         acted: Option<String>,

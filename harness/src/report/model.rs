@@ -551,7 +551,7 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
             Event::Captured { diff, .. } => s.diff = Some(diff.clone()),
             Event::Diverged { recorded, .. } => {
                 s.diverged = Some(match recorded {
-                    Some(r) => format!("the recording acted on `{r}` here"),
+                    Some(r) => format!("the recording acted on {r} here"),
                     None => "the recording pressed keys here".into(),
                 })
             }
