@@ -19,13 +19,28 @@ if [ -z "$browser" ]; then
 fi
 profile=$(mktemp -d)
 trap 'rm -rf "$profile"' EXIT
-# Headless Chromium's --screenshot draws a blank page once the page has scrolled (a URL with
-# a #fragment scrolls), so a script in a copy of the page beside it (its images are relative)
-# opens the fragment and scrolls back up: a section opens in place, a #zoom- view covers the page.
+# Headless Chromium's --screenshot paints a blank page once the page has scrolled (a URL with
+# a #fragment scrolls), so nothing scrolls: a script in a copy of the page beside it (its images
+# are relative) opens the section the fragment names and hides what is above it — the header
+# and the other scenarios, and for a step the other steps — so the section is at the top; a
+# #zoom- fragment opens the step's pictures full size. Images load at once, not lazily.
 if [ -n "$anchor" ]; then
   copy="$(dirname "$page")/.screenshot-$$.html"
   trap 'rm -rf "$profile" "$copy"' EXIT
-  sed "s|</body>|<script>location.hash='$anchor';setTimeout(function(){scrollTo(0,0);},0);</script></body>|" "$page" > "$copy"
+  id=${anchor#\#}
+  script="<script>(function(){
+var d=document,id=decodeURIComponent('${id//\'/}'),zoom=id.indexOf('zoom-')===0;
+var t=d.getElementById(zoom?id.slice(5):id);
+if(!t){d.body.insertAdjacentHTML('afterbegin','<p class=bad>no section '+id+' on this page</p>');return;}
+[].forEach.call(d.querySelectorAll('img'),function(i){i.loading='eager';});
+d.querySelector('header').hidden=true;
+[].forEach.call(d.querySelectorAll('details.scenario'),function(s){if(!s.contains(t))s.hidden=true;});
+if(t.classList.contains('card'))[].forEach.call(t.parentNode.children,function(c){if(c!==t)c.hidden=true;});
+for(var p=t;p;p=p.parentElement){if(p.tagName==='DETAILS')p.open=true;p.hidden=false;}
+if(zoom){var s=t.querySelector('.frames .shot');if(s)s.click();}
+})();</script>"
+  html=$(cat "$page")
+  printf '%s\n' "${html/<\/body>/$script</body>}" > "$copy"
   page=$copy
   anchor=
 fi

@@ -58,6 +58,7 @@ pub(crate) mod safe_path;
 pub mod scenario;
 pub mod score;
 pub mod secret;
+pub mod select;
 pub mod serve;
 pub mod shard;
 pub mod suite;

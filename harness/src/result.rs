@@ -184,6 +184,8 @@ pub(crate) struct StepInfo {
     pub(crate) text: String,
     /// Where the step is written in the plan file.
     pub(crate) position: Option<Position>,
+    /// Where its target is named (the label, else the target).
+    pub(crate) target_position: Option<Position>,
     /// For a step that sends a prompt to an AI app, which assistant.
     pub(crate) assistant: Option<String>,
     /// Whether the guide has a picture of the step's control (steps with a target).

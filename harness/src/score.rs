@@ -346,6 +346,7 @@ mod tests {
                     click_in_box: Some(true),
                     element_frame: None,
                     expected_frame: None,
+                    said: None,
                 },
             ],
         ));

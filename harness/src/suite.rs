@@ -160,6 +160,7 @@ fn step_infos(plan: &Plan, facts: &PlanFacts) -> Vec<StepInfo> {
             action: st.action.name(),
             text: st.text.clone(),
             position: facts.positions.get(i).copied().flatten(),
+            target_position: facts.target_positions.get(i).copied().flatten(),
             assistant: st.assistant.clone(),
             crop_available: st.target.as_ref().map(|t| t.crop_available),
         })
@@ -309,6 +310,9 @@ struct PlanFacts {
     errors: Vec<Finding>,
     warnings: Vec<Finding>,
     positions: Vec<Option<Position>>,
+    /// Where each step's target is named (its label, else the target): a step that fails to
+    /// find its control points there, at the field to fix.
+    target_positions: Vec<Option<Position>>,
 }
 
 impl PlanFacts {
@@ -318,6 +322,14 @@ impl PlanFacts {
 
     fn of_source(src: &Source, plan: &Plan) -> PlanFacts {
         let paths: Vec<FieldPath> = plan.steps.iter().map(|s| s.path.clone()).collect();
+        let targets: Vec<FieldPath> = plan
+            .steps
+            .iter()
+            .map(|s| match &s.target {
+                Some(t) if t.label.is_some() => s.path.key("target").key("label"),
+                _ => s.path.key("target"),
+            })
+            .collect();
         // Layout is not correctness: canonical bytes are `check`'s and `fmt`'s business,
         // and a replay of the same plan laid out otherwise reads the same steps.
         let (errors, warnings) = check_source(src)
@@ -328,6 +340,7 @@ impl PlanFacts {
             errors,
             warnings,
             positions: crate::json::locate_all(&src.text, &paths),
+            target_positions: crate::json::locate_all(&src.text, &targets),
         }
     }
 }
@@ -503,6 +516,22 @@ pub struct LoadedSuite {
     pub broken: Vec<(Scenario, InputError)>,
     /// Every scenario id of the suite before sharding, sorted: the suite's identity.
     pub all_ids: Vec<String>,
+}
+
+impl LoadedSuite {
+    /// The suite narrowed to the scenarios `select` keeps (`--grep`, `--filter`); the suite's
+    /// identity (`all_ids`) stays the whole suite's.
+    pub fn select(mut self, select: &crate::select::Select) -> LoadedSuite {
+        if select.is_all() {
+            return self;
+        }
+        self.scenarios
+            .retain(|s| select.keeps(&s.file.id, false, Some(&s.plan_path)));
+        self.bridge.retain(|(id, _)| select.keeps(id, true, None));
+        self.broken
+            .retain(|(s, _)| select.keeps(&s.file.id, false, Some(&s.plan_path)));
+        self
+    }
 }
 
 /// Loads every scenario file, refuses duplicate ids, then keeps `shard`'s part.

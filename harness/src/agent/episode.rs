@@ -782,7 +782,7 @@ impl<'r> Env<'_, 'r> {
             Acted::Diverged { .. } => {
                 self.trace.events.push(Event::Diverged {
                     step: self.cursor,
-                    recorded: recorded.and_then(|t| t.element.clone()),
+                    recorded: recorded.and_then(|t| t.element.as_ref().map(|e| format!("`{e}`"))),
                     acted: target.clone(),
                 });
                 return Err((

@@ -1,13 +1,20 @@
 //! `stepreplay baseline accept`: make a report the new baseline — explicitly, never as a side
 //! effect of `run` — and show, scenario by scenario, what changes against the old one. A
 //! report with scenarios not as expected is refused unless `--allow-failing` says so: a
-//! baseline that accepts a failure turns the gate green on it.
+//! baseline that accepts a failure turns the gate green on it. `baseline review` decides the
+//! changes one scenario at a time, as `cargo insta review` does snapshots: accepted, rejected
+//! or left pending in `<baseline>.new` beside it.
 
 use std::path::PathBuf;
 
-use stepreplay::Error;
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::path::Path;
+
 use stepreplay::output::write_file;
-use stepreplay::report::{Baseline, baseline_changes, load_report};
+use stepreplay::report::{
+    Baseline, Report, accept_some, baseline_changes, load_report, review_items,
+};
+use stepreplay::{Error, InputError, Reason};
 
 use super::Global;
 
@@ -15,7 +22,9 @@ use super::Global;
 #[command(after_help = "Examples:
   stepreplay baseline accept                       # reports/report.json → reports/baseline.json
   stepreplay baseline accept --allow-failing
-  stepreplay baseline accept --force               # replace an unreadable baseline")]
+  stepreplay baseline accept --force               # replace an unreadable baseline
+  stepreplay baseline review                       # each change: accept, reject or skip
+  stepreplay baseline review --accept mail-send --reject settings-wifi-join")]
 pub struct Args {
     #[command(subcommand)]
     command: Sub,
@@ -41,35 +50,50 @@ enum Sub {
         #[arg(long)]
         force: bool,
     },
+    /// Decide each scenario's change one at a time: accept it, reject it (the baseline keeps
+    /// the old result) or leave it pending (kept in `<baseline>.new` for the next review).
+    /// On a terminal it asks; otherwise `--accept`/`--reject` decide, or one answer a line on
+    /// standard input (`a`ccept, `r`eject, `s`kip), in the order the changes are shown.
+    Review {
+        /// The report whose results are reviewed.
+        #[arg(long, default_value = "reports/report.json")]
+        report: PathBuf,
+        /// The baseline to change.
+        #[arg(long, default_value = "reports/baseline.json")]
+        out: PathBuf,
+        /// Accept this scenario's change (repeatable; `(all scenarios)` for the totals).
+        #[arg(long, value_name = "ID")]
+        accept: Vec<String>,
+        /// Reject this scenario's change (repeatable).
+        #[arg(long, value_name = "ID")]
+        reject: Vec<String>,
+        /// Let a scenario not as expected be accepted.
+        #[arg(long)]
+        allow_failing: bool,
+    },
 }
 
 pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
-    let Sub::Accept {
-        report,
-        out,
-        allow_failing,
-        force,
-    } = args.command;
+    let (report, out, allow_failing, force) = match args.command {
+        Sub::Accept {
+            report,
+            out,
+            allow_failing,
+            force,
+        } => (report, out, allow_failing, force),
+        Sub::Review {
+            report,
+            out,
+            accept,
+            reject,
+            allow_failing,
+        } => {
+            let decided = Decided { accept, reject };
+            return review(&report, &out, &decided, allow_failing, g);
+        }
+    };
     let report_path = report;
-    let report = load_report(&report_path)?;
-    if let Some(why) = &report.incomplete {
-        return Err(stepreplay::InputError::new(
-            &report_path,
-            stepreplay::Reason::InvalidArgument,
-            format!("this report is incomplete ({why}); a baseline must hold the whole suite"),
-        )
-        .hint("run the suite to the end, then accept its report")
-        .into());
-    }
-    if report.shard.is_some() {
-        return Err(stepreplay::InputError::new(
-            "",
-            stepreplay::Reason::InvalidArgument,
-            "this is one shard's report; a baseline must hold the whole suite",
-        )
-        .hint("merge the shards first: stepreplay merge --out reports/report.json …")
-        .into());
-    }
+    let report = whole_report(&report_path)?;
     let failing: Vec<&str> = report
         .scenarios
         .iter()
@@ -102,15 +126,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
                 println!("replacing a baseline that cannot be read (--force): {e}");
                 None
             }
-            Err(e) => {
-                return Err(stepreplay::InputError::new(
-                    &out,
-                    e.reason,
-                    format!("the current baseline cannot be read, so it is left as it is: {e}"),
-                )
-                .hint("look at it, or replace it with `stepreplay baseline accept --force`")
-                .into());
-            }
+            Err(e) => return Err(unreadable(&out, &e)),
         }
     } else {
         None
@@ -140,6 +156,184 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     }
     // Atomic: the old baseline stays whole until the new one is on disk under its name.
     write_file(&out, text)?;
+    // Everything is accepted: nothing is left pending.
+    let _ = std::fs::remove_file(pending_path(&out));
     g.note(format!("wrote {}", out.display()));
     Ok(0)
+}
+
+/// The report at `path`, refused when it is incomplete or one shard's: a baseline holds the
+/// whole suite.
+fn whole_report(path: &Path) -> Result<Report, Error> {
+    let report = load_report(path)?;
+    if let Some(why) = &report.incomplete {
+        return Err(stepreplay::InputError::new(
+            path,
+            stepreplay::Reason::InvalidArgument,
+            format!("this report is incomplete ({why}); a baseline must hold the whole suite"),
+        )
+        .hint("run the suite to the end, then accept its report")
+        .into());
+    }
+    if report.shard.is_some() {
+        return Err(stepreplay::InputError::new(
+            "",
+            stepreplay::Reason::InvalidArgument,
+            "this is one shard's report; a baseline must hold the whole suite",
+        )
+        .hint("merge the shards first: stepreplay merge --out reports/report.json …")
+        .into());
+    }
+    Ok(report)
+}
+
+fn unreadable(out: &Path, e: &InputError) -> Error {
+    InputError::new(
+        out,
+        e.reason,
+        format!("the current baseline cannot be read, so it is left as it is: {e}"),
+    )
+    .hint("look at it, or replace it with `stepreplay baseline accept --force`")
+    .into()
+}
+
+/// Where a review keeps the changes it left pending: the new baseline beside the old one, as
+/// insta keeps `.snap.new` beside a snapshot.
+fn pending_path(out: &Path) -> PathBuf {
+    let mut name = out.as_os_str().to_owned();
+    name.push(".new");
+    PathBuf::from(name)
+}
+
+/// The ids `--accept` and `--reject` name.
+struct Decided {
+    accept: Vec<String>,
+    reject: Vec<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Accept,
+    Reject,
+    Pending,
+}
+
+/// `baseline review`: each change decided on its own; the baseline takes the accepted ones,
+/// `<baseline>.new` keeps the whole new baseline while any is pending.
+fn review(
+    report_path: &Path,
+    out: &Path,
+    decided: &Decided,
+    allow_failing: bool,
+    g: &Global,
+) -> Result<u8, Error> {
+    let new = Baseline::from_report(&whole_report(report_path)?);
+    let old = match Baseline::load(out) {
+        Ok(old) => old,
+        Err(e) if !out.exists() => {
+            return Err(
+                InputError::new(out, e.reason, "there is no baseline to review against")
+                    .hint("accept a first one with `stepreplay baseline accept`")
+                    .into(),
+            );
+        }
+        Err(e) => return Err(unreadable(out, &e)),
+    };
+    let items = review_items(&old, &new);
+    for id in decided.accept.iter().chain(&decided.reject) {
+        if !items.iter().any(|(i, _)| i == id) {
+            let ids: Vec<&str> = items.iter().map(|(i, _)| i.as_str()).collect();
+            return Err(super::usage(
+                InputError::new(
+                    "--accept",
+                    Reason::UnknownId,
+                    format!("`{id}` has no change to review"),
+                )
+                .hint(format!("the changes are to: {}", ids.join(", "))),
+            ));
+        }
+    }
+    if items.is_empty() {
+        println!("{} is unchanged: nothing to review", out.display());
+        let _ = std::fs::remove_file(pending_path(out));
+        return Ok(0);
+    }
+    let flags = !decided.accept.is_empty() || !decided.reject.is_empty();
+    let ask = !flags && std::io::stdin().is_terminal();
+    let mut answers = (!flags && !ask).then(|| std::io::stdin().lock().lines());
+    let n = items.len();
+    println!(
+        "{n} change{} to review in {}:",
+        if n == 1 { "" } else { "s" },
+        out.display()
+    );
+    let (mut accepted, mut rejected, mut pending) = (Vec::new(), 0, 0);
+    for (id, line) in &items {
+        println!("  {line}");
+        let mut answer = if decided.accept.contains(id) {
+            Answer::Accept
+        } else if decided.reject.contains(id) {
+            Answer::Reject
+        } else if ask {
+            print!("    accept, reject or skip? [a/r/s] ");
+            let _ = std::io::stdout().flush();
+            let mut l = String::new();
+            std::io::stdin()
+                .read_line(&mut l)
+                .map_err(|e| Error::Internal(e.to_string()))?;
+            parse_answer(&l)
+        } else {
+            match answers.as_mut().and_then(Iterator::next) {
+                Some(Ok(l)) => parse_answer(&l),
+                _ => Answer::Pending,
+            }
+        };
+        let failing = new.scenarios.get(id).is_some_and(|s| !s.met);
+        if answer == Answer::Accept && failing && !allow_failing {
+            println!("    left pending: it is not as expected (accept it with --allow-failing)");
+            answer = Answer::Pending;
+        }
+        match answer {
+            Answer::Accept => {
+                println!("    accepted");
+                accepted.push(id.clone());
+            }
+            Answer::Reject => {
+                println!("    rejected");
+                rejected += 1;
+            }
+            Answer::Pending => {
+                println!("    pending");
+                pending += 1;
+            }
+        }
+    }
+    if !accepted.is_empty() {
+        // Atomic: the old baseline stays whole until the new one is on disk under its name.
+        write_file(out, accept_some(&old, &new, &accepted).to_json())?;
+    }
+    let new_path = pending_path(out);
+    if pending > 0 {
+        write_file(&new_path, new.to_json())?;
+    } else {
+        let _ = std::fs::remove_file(&new_path);
+    }
+    let left = if pending > 0 {
+        format!(" (kept in {})", new_path.display())
+    } else {
+        String::new()
+    };
+    g.note(format!(
+        "{} accepted, {rejected} rejected, {pending} pending{left}",
+        accepted.len()
+    ));
+    Ok(0)
+}
+
+fn parse_answer(line: &str) -> Answer {
+    match line.trim().to_lowercase().as_str() {
+        "a" | "accept" | "y" | "yes" => Answer::Accept,
+        "r" | "reject" | "n" | "no" => Answer::Reject,
+        _ => Answer::Pending,
+    }
 }

@@ -4,13 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::Error;
 use stepreplay::json::Source;
 use stepreplay::plan::check::{
     CheckReport, Finding, check_source, render_human, render_json, render_sarif, render_summary,
 };
 use stepreplay::plan::{is_plan, no_plans_under, plan_files_under, read_plan_source};
 use stepreplay::scenario::{ScenarioFile, adhoc_scenario, check_scenario, load_scenario};
+use stepreplay::{Error, InputError};
 
 use super::Global;
 
@@ -72,18 +72,24 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         scenario: given.map(|s| s.file),
     };
     let mut reports = Vec::new();
+    // A plan whose replay could not start (its recording unreadable, a step that binds to no
+    // recorded action) gets that error as a finding; the other files are still checked.
+    let mut broken = false;
     for path in &args.paths {
-        if path.is_dir() {
+        let files = if path.is_dir() {
             let files = plan_files_under(path, |v| is_plan(v) || is_scenario_value(v));
             if files.is_empty() {
                 let e = no_plans_under(path, "plans or scenario files");
                 reports.push(CheckReport::unreadable(path, Finding::from_input_error(&e)));
             }
-            for file in files {
-                reports.push(check_one(&file, &replay)?);
-            }
+            files
         } else {
-            reports.push(check_one(path, &replay)?);
+            vec![path.clone()]
+        };
+        for file in files {
+            let (report, replay_broken) = check_one(&file, &replay)?;
+            broken |= replay_broken;
+            reports.push(report);
         }
     }
     match args.format {
@@ -98,11 +104,8 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         CheckFormat::Json => reports.iter().for_each(|r| print!("{}", render_json(r))),
         CheckFormat::Sarif => print!("{}", render_sarif(&reports)),
     }
-    Ok(reports
-        .iter()
-        .map(CheckReport::exit_code)
-        .max()
-        .unwrap_or(0))
+    let worst = reports.iter().map(CheckReport::exit_code).max();
+    Ok(worst.unwrap_or(0).max(if broken { 2 } else { 0 }))
 }
 
 /// What a plan is replayed on, and with which values and answers.
@@ -112,30 +115,49 @@ struct Replay {
     scenario: Option<ScenarioFile>,
 }
 
-/// One file's findings; replaying it on `recording` too when it is a clean plan.
-fn check_one(path: &Path, replay: &Replay) -> Result<CheckReport, Error> {
+/// One file's findings; replaying it on `recording` too when it is a clean plan. The flag
+/// says the replay's input was broken: its error is one of the findings.
+fn check_one(path: &Path, replay: &Replay) -> Result<(CheckReport, bool), Error> {
     let src = match read_plan_source(path) {
         Ok(src) => src,
-        Err(e) => return Ok(CheckReport::unreadable(path, Finding::from_input_error(&e))),
+        Err(e) => {
+            let report = CheckReport::unreadable(path, Finding::from_input_error(&e));
+            return Ok((report, false));
+        }
     };
     if is_scenario(&src) {
-        return Ok(check_scenario(&src));
+        return Ok((check_scenario(&src), false));
     }
     let report = check_source(&src);
-    match &replay.recording {
-        Some(dir) if report.exit_code() == 0 => {
-            let given = match &replay.scenario {
-                Some(s) => s.clone(),
-                None => adhoc_scenario(path, dir, replay.answers.as_deref())?.file,
-            };
-            let found = replayed(&src, dir, &given)?;
+    let Some(dir) = replay
+        .recording
+        .as_deref()
+        .filter(|_| report.exit_code() == 0)
+    else {
+        return Ok((report, false));
+    };
+    let found = match &replay.scenario {
+        Some(s) => Ok(s.clone()),
+        None => adhoc_scenario(path, dir, replay.answers.as_deref())
+            .map(|s| s.file)
+            .map_err(Error::from),
+    }
+    .and_then(|given| replayed(&src, dir, &given));
+    match found {
+        Ok(found) => {
             let placed = found.into_iter().map(|f| {
                 let p = src.position(&f.path);
                 f.at(p)
             });
-            Ok(report.with(placed.collect()))
+            Ok((report.with(placed.collect()), false))
         }
-        _ => Ok(report),
+        Err(Error::Input(e)) => {
+            // The error is often in another file (the recording, the answers): the finding
+            // names it, and places nothing in the plan.
+            let e = InputError::new(path, e.reason, format!("the replay cannot start: {e}"));
+            Ok((report.with(vec![Finding::from_input_error(&e)]), true))
+        }
+        Err(e) => Err(e),
     }
 }
 

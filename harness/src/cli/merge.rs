@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::report::{load_report, merge, write_outputs};
+use stepreplay::report::{load_report, merge_with_gaps, write_outputs};
 use stepreplay::text::plural;
 use stepreplay::{Error, InputError, Reason};
 
@@ -26,14 +26,40 @@ pub struct Args {
 
 pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let gate = args.output.gate()?;
-    let reports = args
-        .reports
-        .iter()
-        .map(|p| load_report(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let merged = merge(reports).map_err(|e| {
+    // A shard report that cannot be read is named on standard error and in the merged report,
+    // which is then incomplete; the shards that were read still give their verdicts.
+    let mut reports = Vec::new();
+    let mut read_from = Vec::new();
+    let mut unread = Vec::new();
+    for path in &args.reports {
+        match load_report(path) {
+            Ok(r) => {
+                reports.push(r);
+                read_from.push(path);
+            }
+            Err(e) if args.reports.len() > 1 => {
+                eprintln!("{} {e}", g.error_prefix());
+                unread.push(format!(
+                    "`{}` unreadable ({})",
+                    path.display(),
+                    e.reason.code()
+                ));
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if reports.is_empty() {
+        return Err(InputError::new(
+            &args.reports[0],
+            Reason::InvalidArgument,
+            "cannot merge: no shard report could be read",
+        )
+        .into());
+    }
+    let unread = (!unread.is_empty()).then(|| unread.join("; "));
+    let merged = merge_with_gaps(reports, unread.as_deref()).map_err(|e| {
         // Name the report at fault; for a missing or repeated part, the first one.
-        let at = &args.reports[e.index().unwrap_or(1) - 1];
+        let at = read_from[e.index().unwrap_or(1) - 1];
         Error::from(
             InputError::new(at, Reason::InvalidArgument, format!("cannot merge: {e}"))
                 .hint("merge the report.json of every shard k/n of one run, from one harness"),
@@ -72,5 +98,5 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         merged.summary.not_met,
         args.out.display()
     ));
-    Ok(code)
+    Ok(if unread.is_some() { code.max(2) } else { code })
 }

@@ -20,6 +20,7 @@ mod record_browser;
 mod run;
 mod serve;
 mod show;
+mod show_report;
 mod stop;
 mod synth;
 
@@ -171,6 +172,8 @@ enum Command {
     Import(import::Args),
     /// Print a recording's frames, transitions and AX trees as text.
     Show(show::Args),
+    /// Print where a run's HTML report is (and open it with --open).
+    ShowReport(show_report::Args),
     /// The gate's mutation score: one-fault copies of each passing plan, and which it catches.
     Mutate(mutate::Args),
     /// Join the reports of `run --shard k/n` into the whole run's report.
@@ -197,6 +200,7 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Serve(a) => serve::run(a, g),
         Command::Synth(a) => synth::run(a, g),
         Command::Show(a) => show::run(a, g),
+        Command::ShowReport(a) => show_report::run(a, g),
         Command::Import(a) => import::run(a, g),
         #[cfg(target_os = "linux")]
         Command::Record(a) => record::run(a, g),

@@ -15,6 +15,7 @@ use stepreplay::report::{
 };
 use stepreplay::result::ScenarioResult;
 use stepreplay::scenario::adhoc_scenario;
+use stepreplay::select::Select;
 use stepreplay::shard::Shard;
 use stepreplay::suite::{
     LoadedSuite, RunOptions, broken_results, discover, load_suite, run_bridge, run_until,
@@ -82,6 +83,18 @@ pub struct Args {
     /// (`mutation`: counts and survivors) in each report entry; see `stepreplay mutate`.
     #[arg(long, conflicts_with = "recording")]
     mutants: bool,
+    /// Run only scenarios whose id holds one of these words (case-insensitive; repeatable).
+    #[arg(long, value_name = "WORD", conflicts_with = "baseline")]
+    grep: Vec<String>,
+    /// Run only scenarios that match every expression: `id:GLOB`,
+    /// `dialect:foxstep|devthink|bridge`, `kind:plan|bridge` (repeatable). A narrowed run is
+    /// not gated on a baseline: the scenarios left out would read as missing.
+    #[arg(long, value_name = "EXPR", conflicts_with = "baseline")]
+    filter: Vec<String>,
+    /// Name the scenarios that took longer than this many seconds (wall-clock, so shown on the
+    /// terminal, never written to a report).
+    #[arg(long, value_name = "SECONDS", value_parser = super::non_negative)]
+    slow: Option<f64>,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -179,6 +192,9 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     if args.format == OutputFormat::Json {
         write_json_to(report, &mut std::io::stdout().lock())?;
     }
+    if let Some(limit) = args.slow {
+        print_slow(&timings, limit, &say);
+    }
     print_verdict(report.head, Some(&args.report_dir), &say);
     Ok(stopped.map_or(code, |(_, exit)| exit))
 }
@@ -238,7 +254,29 @@ fn suite_of(args: &Args, paths: &[PathBuf]) -> Result<LoadedSuite, Error> {
                 broken: Vec::new(),
             }
         }
-        None => load_suite(&discover(paths)?, args.shard)?,
+        None => {
+            let select = Select::parse(&args.grep, &args.filter).map_err(super::usage)?;
+            let suite = load_suite(&discover(paths)?, args.shard)?;
+            if !select.is_all()
+                && suite.scenarios.len() + suite.bridge.len() + suite.broken.len() > 0
+            {
+                let suite = suite.select(&select);
+                if suite.scenarios.is_empty() && suite.bridge.is_empty() && suite.broken.is_empty()
+                {
+                    return Err(super::usage(
+                        InputError::new(
+                            "--grep",
+                            Reason::NoScenarios,
+                            "no scenario matches --grep and --filter",
+                        )
+                        .hint("grep words are parts of ids; filters are id:GLOB, dialect:NAME, kind:plan|bridge"),
+                    ));
+                }
+                suite
+            } else {
+                suite
+            }
+        }
     };
     if suite.scenarios.is_empty()
         && suite.bridge.is_empty()
@@ -339,6 +377,27 @@ fn mutation_scores(
         .iter()
         .map(|s| (s.id.clone(), s.score()))
         .collect())
+}
+
+/// The scenarios slower than `limit` seconds, slowest first (ties by id).
+fn print_slow(timings: &Timings, limit: f64, say: &stepreplay::report::Say) {
+    let mut slow: Vec<(&String, f64)> = timings
+        .iter()
+        .map(|(id, d)| (id, d.as_secs_f64()))
+        .filter(|(_, s)| *s > limit)
+        .collect();
+    slow.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    if slow.is_empty() {
+        say.info(format!("no scenario took longer than {limit} s"));
+        return;
+    }
+    say.verdict(format!(
+        "{} slower than {limit} s:",
+        plural(slow.len(), "scenario", "scenarios")
+    ));
+    for (id, secs) in slow {
+        say.verdict(format!("  SLOW {id:<36} {secs:.2} s"));
+    }
 }
 
 /// `default` or a comma-separated list of perturbation names.

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::recording::ax::{AxSnapshot, Rect};
-use crate::resolve::{FrameIndex, Node, WindowInfo};
+use crate::resolve::{FrameIndex, Node, WindowInfo, nearest_names};
 use crate::roles::ax_role_of_words;
 use crate::text::{normalize_label, words};
 
@@ -76,52 +76,6 @@ pub(crate) fn work_title(ix: &FrameIndex, w: &WindowInfo) -> Option<String> {
         .iter()
         .find(|o| !o.title.is_empty() && o.norm_title == w.work_title)
         .map(|o| o.title.clone())
-}
-
-/// For a name nothing on screen has: the names on screen nearest it (controls of the asked
-/// role first, then by Jaro–Winkler similarity, each with its role), and the one it was most likely meant to be, so a newcomer
-/// sees what to write instead.
-pub(super) fn nearest_names(
-    ix: &FrameIndex,
-    want: &str,
-    screen: (u32, u32),
-    same_role: impl Fn(&Node) -> bool,
-) -> String {
-    let want = normalize_label(want);
-    // (has the asked role, similarity, name, role)
-    let mut named: Vec<(bool, f64, &str, &str)> = Vec::new();
-    for n in ix.nodes.iter().filter(|n| n.frame.shows_on(screen)) {
-        let Some(name) = n.name.filter(|s| !s.trim().is_empty()) else {
-            continue;
-        };
-        if named
-            .iter()
-            .any(|(_, _, m, r)| *m == name && *r == n.ax_role)
-        {
-            continue;
-        }
-        let score = strsim::jaro_winkler(&want, &normalize_label(name));
-        named.push((same_role(n), score, name, n.ax_role));
-    }
-    // Controls of the asked role first, then the nearest; equal scores in name order, so the
-    // list never depends on the tree.
-    named.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(b.2)));
-    if named.is_empty() {
-        return String::new();
-    }
-    let list: Vec<String> = named
-        .iter()
-        .take(5)
-        .map(|(_, _, name, role)| format!("{name:?} ({role})"))
-        .collect();
-    let names: Vec<&str> = named.iter().map(|n| n.2).collect();
-    let folded: Vec<String> = names.iter().map(|n| normalize_label(n)).collect();
-    let folded_refs: Vec<&str> = folded.iter().map(String::as_str).collect();
-    let meant = crate::text::closest(&want, &folded_refs)
-        .and_then(|f| folded.iter().position(|x| x == f))
-        .map(|k| format!("; did you mean {:?}?", names[k]))
-        .unwrap_or_default();
-    format!("; nearest names on screen: {}{meant}", list.join(", "))
 }
 
 /// Why a script's target was not found in its frame.

@@ -30,7 +30,7 @@ use crate::safe_path::safe_join;
 use crate::scenario::{Answer, AnswersFile, Scenario, adhoc_scenario, load_scenario};
 
 use super::RecordOptions;
-use super::find::{Found, nearest_names, path_of, work_title};
+use super::find::{Found, path_of, work_title};
 use super::plan::Acted;
 use super::record::{
     Live, Recorder, already_recorded, cover_secrets, focused_of, step_entry, step_line, suite_of,
@@ -38,6 +38,7 @@ use super::record::{
 };
 use super::script::{SCRIPT_SCHEMA, Script, ScriptInput, ScriptStep, ScriptTarget};
 use super::session::check_stop;
+use crate::resolve::nearest_names;
 
 /// What to follow, on what, and where the recording goes.
 #[derive(Clone, Debug)]

@@ -832,6 +832,9 @@ impl<'a, 'r> Follower<'a, 'r> {
             let element_frame = frame_of(r.element.as_deref());
             let expected_frame =
                 frame_of(expected.as_deref()).filter(|f| Some(f) != element_frame.as_ref());
+            let said_of = |id: Option<&str>| id.and_then(|e| ix.by_id(e)).map(|n| n.said());
+            let said = (correct == Some(false))
+                .then(|| (said_of(r.element.as_deref()), said_of(expected.as_deref())));
             let (found, ambiguous) = (r.element.clone(), r.ambiguous);
             self.events.push(Event::Resolved {
                 step: i,
@@ -841,6 +844,7 @@ impl<'a, 'r> Follower<'a, 'r> {
                 click_in_box,
                 element_frame,
                 expected_frame,
+                said,
             });
             match found {
                 None => Err((StepStatus::Failed, FailReason::TargetNotFound)),
@@ -1127,6 +1131,13 @@ impl<'a, 'r> Follower<'a, 'r> {
                 });
             }
             Acted::Diverged { recorded, acted } => {
+                // Named as a person would name it on the screen it was on.
+                let recorded = recorded.map(|r| {
+                    self.prep
+                        .frame_index(from_index)
+                        .by_id(&r)
+                        .map_or_else(|| format!("`{r}`"), |n| n.said())
+                });
                 self.events.push(Event::Diverged {
                     step: i,
                     recorded,

@@ -91,6 +91,9 @@ pub enum Event {
         element_frame: Option<Rect>,
         /// The recorded element's frame there, when known and different from the winner's.
         expected_frame: Option<Rect>,
+        /// When the winner is not the recorded element: each as a person names it (`the
+        /// button “Send”`), for the messages.
+        said: Option<(Option<String>, Option<String>)>,
     },
     /// The desktop moved (or did not).
     Acted {
@@ -114,7 +117,8 @@ pub enum Event {
     Diverged {
         /// Step index.
         step: usize,
-        /// What the recording acted on.
+        /// What the recording acted on, as a person names it (`the button “Send”`, else its
+        /// element id in backticks).
         recorded: Option<String>,
         /// What we acted on.
         acted: Option<String>,

@@ -196,7 +196,11 @@ pub struct RegressionReport {
     /// How many of the run's scenarios were compared with the baseline.
     #[serde(default)]
     pub compared: usize,
-    /// Every regression, scenario by scenario.
+    /// One line per scenario with regressions, failures first: its root cause and how many
+    /// follow-on changes came with it.
+    #[serde(default)]
+    pub groups: Vec<RegressionGroup>,
+    /// Every regression, scenario by scenario in the order of `groups`, each root cause first.
     pub regressions: Vec<Regression>,
 }
 
@@ -206,10 +210,10 @@ impl RegressionReport {
         to_canonical_value(self)
     }
 
-    /// The regressions grouped by scenario, in the order they were found (the run's totals,
-    /// `None`, last); inside a group the root cause first — the scenario no longer met, then
-    /// new ambiguity, then the scores that fell with them — so a review reads one line per
-    /// scenario with its consequences under it.
+    /// The regressions grouped by scenario, one group per scenario (the run's totals, `None`,
+    /// last); inside a group the root cause first — the scenario no longer met, then new
+    /// ambiguity, then the scores that fell with it — and the groups with a real failure before
+    /// those where only a score changed, so a review reads one line per scenario.
     pub fn by_scenario(&self) -> Vec<(Option<&str>, Vec<&Regression>)> {
         let mut groups: Vec<(Option<&str>, Vec<&Regression>)> = Vec::new();
         for g in &self.regressions {
@@ -219,17 +223,108 @@ impl RegressionReport {
                 None => groups.push((key, vec![g])),
             }
         }
-        let rank = |k: RegressionKind| match k {
-            RegressionKind::NowFailing | RegressionKind::Missing => 0,
-            RegressionKind::AmbiguityAppeared => 1,
-            RegressionKind::ScoreDropped => 2,
-        };
         for (_, v) in &mut groups {
             v.sort_by_key(|g| rank(g.kind));
         }
-        groups.sort_by_key(|(k, _)| k.is_none());
+        // Stable: within a rank, the order found (the report's id order).
+        groups.sort_by_key(|(k, v)| (k.is_none(), rank(v[0].kind)));
         groups
     }
+
+    /// [`by_scenario`](Self::by_scenario) as one line each: the root cause, then how many
+    /// follow-on changes came with it (their details are in `regressions` and the pages).
+    pub fn grouped(&self) -> Vec<RegressionGroup> {
+        self.by_scenario()
+            .into_iter()
+            .map(|(scenario, gs)| RegressionGroup {
+                scenario: scenario.map(str::to_string),
+                kind: gs[0].kind,
+                cause: gs[0].line(),
+                follow_on: gs.len() - 1,
+            })
+            .collect()
+    }
+}
+
+/// The order of a group's regressions and of the groups: a real failure is the root cause,
+/// a score that fell with it a follow-on change.
+fn rank(k: RegressionKind) -> u8 {
+    match k {
+        RegressionKind::NowFailing | RegressionKind::Missing => 0,
+        RegressionKind::AmbiguityAppeared => 1,
+        RegressionKind::ScoreDropped => 2,
+    }
+}
+
+/// One scenario's regressions as one line: its root cause and the number of follow-on
+/// changes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RegressionGroup {
+    /// The scenario; absent for the run's totals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    /// What the root cause is.
+    pub kind: RegressionKind,
+    /// The root cause, in words (its [`Regression::line`]).
+    pub cause: String,
+    /// How many more regressions the scenario has.
+    pub follow_on: usize,
+}
+
+impl RegressionGroup {
+    /// The scenario's name, or what stands for the run's totals.
+    pub fn name(&self) -> &str {
+        self.scenario.as_deref().unwrap_or("(all scenarios)")
+    }
+
+    /// `· 6 follow-on changes`, or nothing when the cause is alone.
+    pub fn more(&self) -> String {
+        match self.follow_on {
+            0 => String::new(),
+            1 => " · 1 follow-on change".into(),
+            n => format!(" · {n} follow-on changes"),
+        }
+    }
+}
+
+/// The name a review gives the run's totals, beside the scenario ids.
+pub const TOTALS: &str = "(all scenarios)";
+
+/// What accepting `new` over `old` changes, as `(id, line)` per scenario that changes and
+/// [`TOTALS`] for the run's scores: the items `baseline review` decides one by one.
+pub fn review_items(old: &Baseline, new: &Baseline) -> Vec<(String, String)> {
+    baseline_changes(old, new)
+        .into_iter()
+        .map(|line| {
+            let id = line
+                .get(2..)
+                .and_then(|rest| rest.split_once(": "))
+                .map_or_else(String::new, |(id, _)| id.to_string());
+            (id, line)
+        })
+        .collect()
+}
+
+/// `old` with the changes of `new` to the scenarios in `accepted` (and, when it is there,
+/// [`TOTALS`]) taken, and every other scenario as it was: a review's partial accept.
+pub fn accept_some(old: &Baseline, new: &Baseline, accepted: &[String]) -> Baseline {
+    let mut out = old.clone();
+    for id in accepted {
+        if id == TOTALS {
+            out.scores = new.scores.clone();
+            continue;
+        }
+        match new.scenarios.get(id) {
+            Some(s) => {
+                out.scenarios.insert(id.clone(), s.clone());
+            }
+            None => {
+                out.scenarios.remove(id);
+            }
+        }
+    }
+    out.modes = new.modes.clone();
+    out
 }
 
 /// What accepting `new` over `old` changes, one line per scenario that changes (`+` new, `-`
@@ -327,6 +422,7 @@ pub fn compare<'a>(
     let mut held = std::collections::BTreeSet::new();
     let mut new = Vec::new();
     let mut compared = 0;
+    let deciding = report.modes.first().copied();
     entries.each(&mut |s| {
         held.insert(s.id.clone());
         let Some(b) = baseline.scenarios.get(&s.id) else {
@@ -342,10 +438,18 @@ pub fn compare<'a>(
                 score: None,
                 baseline: None,
                 current: None,
-                detail: format!(
-                    "met its expectation in the baseline, now: {}",
-                    s.mismatch.as_deref().unwrap_or("not as expected")
-                ),
+                // The root cause first: where the deciding run first failed, and why.
+                detail: match deciding.and_then(|m| s.failure(m)) {
+                    Some(f) => match (&f.step, &s.mismatch) {
+                        (Some(step), Some(m)) => format!("{step} at {}; {m}", f.place()),
+                        (Some(step), None) => format!("{step} at {}", f.place()),
+                        (None, _) => format!("{} at {}", f.message, f.place()),
+                    },
+                    None => s
+                        .mismatch
+                        .clone()
+                        .unwrap_or_else(|| "not as expected".into()),
+                },
             });
         }
         for (mode, run) in &s.runs {
@@ -381,15 +485,25 @@ pub fn compare<'a>(
                 .into(),
         });
     }
-    Ok(RegressionReport {
+    let mut r = RegressionReport {
         schema: "stepreplay-regressions/1".into(),
         tolerance,
         baseline: None,
         not_compared,
         new,
         compared,
-        regressions: out,
-    })
+        groups: Vec::new(),
+        regressions: Vec::new(),
+    };
+    r.regressions = out;
+    r.regressions = r
+        .by_scenario()
+        .into_iter()
+        .flat_map(|(_, gs)| gs)
+        .cloned()
+        .collect();
+    r.groups = r.grouped();
+    Ok(r)
 }
 
 /// A score as the reports print it (`{:.3}`), read back: the same rounding as the tables.
@@ -520,5 +634,20 @@ mod tests {
             ]
         );
         assert!(baseline_changes(&new, &new).is_empty());
+        let ids: Vec<String> = review_items(&old, &new)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(ids, ["a", "b", "c"]);
+        // Accepting one change keeps every other scenario as it was.
+        let some = accept_some(&old, &new, &["b".to_string(), "c".to_string()]);
+        assert_eq!(some.scenarios["a"], old.scenarios["a"]);
+        assert!(!some.scenarios.contains_key("b"));
+        assert_eq!(some.scenarios["c"], new.scenarios["c"]);
+        assert_eq!(
+            review_items(&some, &new).len(),
+            1,
+            "only `a` is left to review"
+        );
     }
 }

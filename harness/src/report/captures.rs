@@ -222,6 +222,8 @@ mod tests {
             expected_frame: expected,
             note: None,
             tie_break: None,
+            element_said: None,
+            expected_said: None,
         }
     }
 

@@ -212,28 +212,22 @@ impl Progress {
     }
 }
 
-/// One line per scenario that fell below its baseline, the root cause first.
+/// One line per scenario that fell below its baseline: the root cause, then how many
+/// follow-on changes came with it (each is in `regressions.json` and the reports). Failures
+/// come before scenarios where only a score changed.
 pub(crate) fn print_regressions(r: &RegressionReport, say: &Say) {
     if r.regressions.is_empty() {
         say.info("no regressions against the baseline");
         return;
     }
-    let groups = r.by_scenario();
+    let groups = r.grouped();
     say.verdict(format!(
         "{} against the baseline, in {}:",
         plural(r.regressions.len(), "regression", "regressions"),
         plural(groups.len(), "place", "places")
     ));
-    for (scenario, gs) in groups {
-        let (first, rest) = gs.split_first().expect("a group has one");
-        say.verdict(format!(
-            "  {}: {}",
-            scenario.unwrap_or("(all scenarios)"),
-            first.line()
-        ));
-        for g in rest {
-            say.verdict(format!("      {}", g.line()));
-        }
+    for g in &groups {
+        say.verdict(format!("  {}: {}{}", g.name(), g.cause, g.more()));
     }
 }
 

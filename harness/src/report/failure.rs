@@ -19,6 +19,20 @@ pub struct Failure {
     pub(crate) column: Option<usize>,
     /// What went wrong, root cause first.
     pub(crate) message: String,
+    /// The step it went wrong at and why (`step 3 “Type the subject” target-not-found — …`),
+    /// when a step did: the root cause a regression line starts with.
+    pub(crate) step: Option<String>,
+}
+
+impl Failure {
+    /// `plan.json:79:18`: the file, and the line and column when known.
+    pub(crate) fn place(&self) -> String {
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => format!("{}:{l}:{c}", self.file),
+            (Some(l), None) => format!("{}:{l}", self.file),
+            _ => self.file.clone(),
+        }
+    }
 }
 
 impl fmt::Display for Failure {
@@ -58,6 +72,7 @@ impl ScenarioReport {
                 line: e.line,
                 column: e.column,
                 message: format!("{mismatch} at `{}`", e.path),
+                step: None,
             });
         }
         if let Some(step) = stopped_at {
@@ -65,14 +80,13 @@ impl ScenarioReport {
             let detail = step_detail(step)
                 .map(|d| format!(" — {d}"))
                 .unwrap_or_default();
+            let at_step = format!("{} {reason}{detail}", step.named());
             return Some(Failure {
                 file: self.plan.clone(),
                 line: step.line,
                 column: step.column,
-                message: format!(
-                    "{mismatch}: step {} `{}` {reason}{detail}",
-                    step.number, step.step_id
-                ),
+                message: format!("{mismatch}: {at_step}"),
+                step: Some(at_step),
             });
         }
         Some(Failure {
@@ -84,7 +98,26 @@ impl ScenarioReport {
             line: None,
             column: None,
             message: mismatch.to_string(),
+            step: None,
         })
+    }
+}
+
+impl StepReport {
+    /// `step 4 “Click Replace All”`: the step as a person finds it in the guide, by its
+    /// number and its words (cut short when long), never by its id alone. The number is the
+    /// plan's own, which every report uses.
+    pub(crate) fn named(&self) -> String {
+        const LONGEST: usize = 60;
+        let text: String = self.text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.is_empty() {
+            return format!("step {} (`{}`)", self.number, self.step_id);
+        }
+        let mut short: String = text.chars().take(LONGEST).collect();
+        if short.len() < text.len() {
+            short.push('…');
+        }
+        format!("step {} “{short}”", self.number)
     }
 }
 
@@ -99,8 +132,17 @@ pub fn step_detail(step: &StepReport) -> Option<String> {
             if r.ambiguous {
                 return Some(format!("{} controls tie for it", r.candidate_count));
             }
-            if let (Some(got), Some(want)) = (&r.element, &r.expected) {
-                return Some(format!("found `{got}`; the recording acted on `{want}`"));
+            // Controls by their role and name where the recording has them, not by id.
+            let got = r
+                .element_said
+                .clone()
+                .or_else(|| r.element.as_ref().map(|e| format!("`{e}`")));
+            let want = r
+                .expected_said
+                .clone()
+                .or_else(|| r.expected.as_ref().map(|e| format!("`{e}`")));
+            if let (Some(got), Some(want)) = (got, want) {
+                return Some(format!("found {got}; the recording acted on {want}"));
             }
         }
     }
@@ -170,6 +212,7 @@ mod tests {
             line: Some(3),
             column: Some(5),
             message: "100% wrong\nsecond line".into(),
+            step: None,
         };
         assert_eq!(
             github_annotation("x", &f),

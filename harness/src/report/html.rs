@@ -29,8 +29,7 @@ use crate::output::write_file;
 use crate::recording::ax::Rect;
 use crate::replay::Mode;
 use crate::score::COLUMNS;
-use crate::text::slug;
-use crate::text::word;
+use crate::text::{plural, slug, word};
 
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn html_escape(s: &str) -> String {
@@ -275,6 +274,12 @@ figcaption{font-size:12px;color:var(--mute)}
 .zimg{flex:1;overflow:auto;text-align:center}
 .zimg img{image-rendering:pixelated;cursor:zoom-out;max-width:100%;max-height:100%}
 .zimg.full img{max-width:none;max-height:none;cursor:zoom-in}
+details.regressions>summary{cursor:pointer}
+body{overflow-wrap:anywhere}
+table.totals{display:block;overflow-x:auto;max-width:100%}
+.bar,details.scenario>summary{flex-wrap:wrap}
+pre{overflow-x:auto}
+@media (max-width:600px){header,main,.bar{padding-left:10px;padding-right:10px}figure{min-width:0}}
 "#;
 
 /// The page's behaviour: the status filter, the search box, the zoom view of screenshots and
@@ -406,24 +411,36 @@ fn page(
                 r.tolerance
             );
         } else {
-            h.push_str("<div class=\"regressions\"><b class=\"bad\">Regressions against the baseline</b><ul>");
-            for (scenario, gs) in r.by_scenario() {
-                let _ = write!(
-                    h,
-                    "<li><b>{}</b>: {}",
-                    html_escape(scenario.unwrap_or("(all scenarios)")),
-                    html_escape(&gs[0].line())
-                );
+            // One line per scenario, linked to its card, its root cause first; the follow-on
+            // changes folded under it, so the banner never fills the first screen.
+            let groups = r.by_scenario();
+            let _ = write!(
+                h,
+                "<details class=\"regressions\"><summary><b class=\"bad\">{} against the \
+                 baseline</b> in {}</summary><ul>",
+                plural(r.regressions.len(), "regression", "regressions"),
+                plural(groups.len(), "place", "places")
+            );
+            for (scenario, gs) in groups {
+                let name = match scenario {
+                    Some(id) => format!("<a href=\"#s-{}\">{}</a>", slug(id), html_escape(id)),
+                    None => "(all scenarios)".into(),
+                };
+                let _ = write!(h, "<li><b>{name}</b>: {}", html_escape(&gs[0].line()));
                 if gs.len() > 1 {
-                    h.push_str("<ul>");
+                    let _ = write!(
+                        h,
+                        "<details><summary class=\"mute\">{}</summary><ul>",
+                        plural(gs.len() - 1, "follow-on change", "follow-on changes")
+                    );
                     for g in &gs[1..] {
                         let _ = write!(h, "<li>{}</li>", html_escape(&g.line()));
                     }
-                    h.push_str("</ul>");
+                    h.push_str("</ul></details>");
                 }
                 h.push_str("</li>");
             }
-            h.push_str("</ul></div>");
+            h.push_str("</ul></details>");
         }
     }
     h.push_str(
@@ -496,14 +513,15 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
     if let Some((mode, st)) = fail {
         let _ = write!(
             h,
-            "<p class=\"jump\">First failing step: <a href=\"#{}\">step {} · \
-             <span class=\"sid\">{}</span></a> ({}){}</p>",
+            "<p class=\"jump\">First failing step: <a href=\"#{}\">{}</a> ({}){}{}</p>",
             step_anchor(sc, mode, st),
-            st.number,
-            html_escape(&st.step_id),
+            html_escape(&st.named()),
             html_escape(&st.status),
             st.reason
                 .map(|r| format!(" — {}", word(&r)))
+                .unwrap_or_default(),
+            located(sc, st)
+                .map(|at| format!(" at <code>{}</code>", html_escape(&at)))
                 .unwrap_or_default()
         );
     }
@@ -679,8 +697,25 @@ fn step_anchor(sc: &ScenarioReport, mode: &Mode, st: &StepReport) -> String {
     format!("s-{}-{}-{}", slug(&sc.id), word(mode), st.number)
 }
 
+/// `plan.json:102:7`: the field to fix of a step that did not pass (its label when it
+/// did not find its control), as the terminal and `summary.md` print it.
+fn located(sc: &ScenarioReport, st: &StepReport) -> Option<String> {
+    let line = st.line?;
+    Some(match st.column {
+        Some(c) => format!("{}:{line}:{c}", sc.plan),
+        None => format!("{}:{line}", sc.plan),
+    })
+}
+
 fn outcome_words(r: &RunReport) -> String {
-    match (r.reason, &r.step_id) {
+    // The step by its number, as every report counts steps.
+    let at = r.step_id.as_ref().map(|id| {
+        r.steps
+            .iter()
+            .find(|s| &s.step_id == id)
+            .map_or_else(|| format!("`{id}`"), |s| format!("step {}", s.number))
+    });
+    match (r.reason, at) {
         (Some(rs), Some(at)) => format!("{} ({}) at {at}", word(&r.outcome), word(&rs)),
         (Some(rs), None) => format!("{} ({})", word(&r.outcome), word(&rs)),
         _ => word(&r.outcome),
@@ -698,7 +733,7 @@ fn step(
     let _ = write!(
         h,
         "<div class=\"card {}{}\" id=\"{}\"><h4>Step {} · <span class=\"sid\">{}</span> · {} · {}{}\
-         </h4><div class=\"text\">{}</div><dl class=\"meta\">",
+         </h4><div class=\"text\">{}</div>{}<dl class=\"meta\">",
         slug(&st.status),
         class,
         step_anchor(sc, mode, st),
@@ -709,7 +744,14 @@ fn step(
         st.reason
             .map(|r| format!(" ({})", word(&r)))
             .unwrap_or_default(),
-        html_escape(&st.text)
+        html_escape(&st.text),
+        located(sc, st)
+            .filter(|_| st.status == "failed" || st.status == "stopped")
+            .map(|at| format!(
+                "<p class=\"files mute\">at <code>{}</code></p>",
+                html_escape(&at)
+            ))
+            .unwrap_or_default()
     );
     if let Some(r) = &st.resolution {
         resolution(h, r);
@@ -782,7 +824,7 @@ fn resolution(h: &mut String, r: &ResolutionReport) {
             (Some(true), _) => " · <span class=\"ok\">right element</span>".to_string(),
             (Some(false), Some(e)) => format!(
                 " · <span class=\"bad\">wrong: the recording acted on {}</span>",
-                html_escape(e)
+                html_escape(r.expected_said.as_deref().unwrap_or(e))
             ),
             _ => String::new(),
         }

@@ -68,16 +68,28 @@ pub fn to_markdown<'a>(
         if r.regressions.is_empty() {
             let _ = writeln!(md, "None (tolerance {}).", r.tolerance);
         }
-        for (scenario, gs) in r.by_scenario() {
+        // One line per scenario, its root cause first; every change folded below.
+        let groups = r.grouped();
+        for g in &groups {
             let _ = writeln!(
                 md,
-                "- **{}**: {}",
-                md_escape(scenario.unwrap_or("(all scenarios)")),
-                md_escape(&gs[0].line())
+                "- **{}**: {}{}",
+                md_escape(g.name()),
+                md_escape(&g.cause),
+                g.more()
             );
-            for g in &gs[1..] {
-                let _ = writeln!(md, "  - {}", md_escape(&g.line()));
+        }
+        if r.regressions.len() > groups.len() {
+            let _ = writeln!(
+                md,
+                "\n<details><summary>Every change ({})</summary>\n",
+                r.regressions.len()
+            );
+            for g in &r.regressions {
+                let what = g.scenario.as_deref().unwrap_or("(all scenarios)");
+                let _ = writeln!(md, "- {}: {}", md_escape(what), md_escape(&g.line()));
             }
+            let _ = writeln!(md, "\n</details>");
         }
         if !r.not_compared.is_empty() {
             let _ = writeln!(
@@ -191,7 +203,7 @@ fn what_failed(sc: &ScenarioReport, run: Option<&super::model::RunReport>) -> St
         sc.mismatch.as_deref().unwrap_or("not as expected"),
     )];
     if let Some(r) = run {
-        for (i, st) in r.steps.iter().enumerate() {
+        for st in &r.steps {
             if st.status == "failed" || st.status == "stopped" {
                 let check = st
                     .checks
@@ -199,9 +211,20 @@ fn what_failed(sc: &ScenarioReport, run: Option<&super::model::RunReport>) -> St
                     .find(|c| !c.passed)
                     .map(|c| format!(", {}: {}", c.kind, md_escape(&c.detail)))
                     .unwrap_or_default();
+                // The file and line of the field to fix, as the terminal prints it.
+                let at = match (st.line, st.column) {
+                    (Some(l), Some(c)) => format!("{}:{l}:{c}", sc.plan),
+                    (Some(l), None) => format!("{}:{l}", sc.plan),
+                    _ => String::new(),
+                };
+                let at = if at.is_empty() {
+                    at
+                } else {
+                    format!(" at {}", md_escape(&at))
+                };
                 parts.push(format!(
-                    "steps\\[{i}\\] {} {}{check}",
-                    md_escape(&st.step_id),
+                    "{} {}{check}{at}",
+                    md_escape(&st.named()),
                     st.reason.map(|r| word(&r)).unwrap_or_default()
                 ));
             }

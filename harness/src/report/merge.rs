@@ -86,6 +86,13 @@ impl MergeError {
 
 /// Joins every shard `k/n` (k = 1..n) of one run into the whole run's report.
 pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
+    merge_with_gaps(reports, None)
+}
+
+/// Joins the shards there are when some could not be read (`unread` says which and why): the
+/// result is marked incomplete rather than refused, so the scenarios that were read still get
+/// their verdicts.
+pub fn merge_with_gaps(reports: Vec<Report>, unread: Option<&str>) -> Result<Report, MergeError> {
     let first = reports.first().ok_or(MergeError::Empty)?.clone();
     let mut seen_shards = BTreeSet::new();
     for (i, r) in reports.iter().enumerate() {
@@ -136,19 +143,20 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
         .filter(|k| !seen_shards.contains(k))
         .map(|k| k.to_string())
         .collect();
-    if !missing.is_empty() {
+    if !missing.is_empty() && unread.is_none() {
         return Err(MergeError::MissingShards {
             missing: missing.join(", "),
             count,
         });
     }
     // A shard that was stopped early makes the whole run's report incomplete too.
-    let incomplete: Vec<String> = reports
-        .iter()
-        .filter_map(|r| {
+    let incomplete: Vec<String> = unread
+        .map(str::to_string)
+        .into_iter()
+        .chain(reports.iter().filter_map(|r| {
             let why = r.incomplete.as_ref()?;
             Some(r.shard.map_or(why.clone(), |s| format!("shard {s}: {why}")))
-        })
+        }))
         .collect();
     let mut scenarios: Vec<_> = reports.into_iter().flat_map(|r| r.scenarios).collect();
     scenarios.sort_by(|a, b| a.id.cmp(&b.id));
@@ -158,7 +166,7 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
         });
     }
     let ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
-    if SuiteId::of(&ids) != first.suite {
+    if SuiteId::of(&ids) != first.suite && unread.is_none() {
         return Err(MergeError::Incomplete {
             expected: first.suite.scenarios,
             found: scenarios.len() as u64,

@@ -26,6 +26,6 @@ pub use html::{HtmlOutput, PageImage, PageImages, html_escape, html_wanted, to_h
 pub use json::{load_report, to_json, write_json, write_json_to};
 pub use junit::{Timings, to_junit, to_junit_timed};
 pub use markdown::{md_escape, to_markdown};
-pub use merge::{MergeError, merge};
+pub use merge::{MergeError, merge, merge_with_gaps};
 pub use model::*;
 pub use outputs::{Gate, Outputs, write_outputs};

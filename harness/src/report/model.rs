@@ -435,6 +435,12 @@ pub struct ResolutionReport {
     /// What told the winner apart from controls with the same name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) tie_break: Option<TieBreak>,
+    /// When wrong: the winner as a person names it (`the button “Send”`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) element_said: Option<String>,
+    /// When wrong: the recorded element as a person names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) expected_said: Option<String>,
 }
 
 impl ResolutionReport {
@@ -460,6 +466,8 @@ impl ResolutionReport {
             expected_frame: None,
             note: None,
             tie_break: None,
+            element_said: None,
+            expected_said: None,
         }
     }
 }
@@ -529,8 +537,10 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
                 click_in_box,
                 element_frame,
                 expected_frame,
+                said,
                 ..
             } => {
+                let (element_said, expected_said) = said.clone().unwrap_or_default();
                 s.resolution = Some(ResolutionReport {
                     element: r.element.clone(),
                     strategy: r.strategy,
@@ -547,6 +557,8 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
                     expected_frame: *expected_frame,
                     note: r.note.clone(),
                     tie_break: r.tie_break,
+                    element_said,
+                    expected_said,
                 })
             }
             Event::Picked {
@@ -565,7 +577,7 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
             Event::Captured { diff, .. } => s.diff = Some(diff.clone()),
             Event::Diverged { recorded, .. } => {
                 s.diverged = Some(match recorded {
-                    Some(r) => format!("the recording acted on `{r}` here"),
+                    Some(r) => format!("the recording acted on {r} here"),
                     None => "the recording pressed keys here".into(),
                 })
             }
@@ -598,7 +610,22 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
             | Event::Violated { .. } => {}
         }
     }
+    at_target_if_missed(&mut s, info);
     s
+}
+
+/// A step that did not find its control is placed at the field that names it (its label).
+fn at_target_if_missed(s: &mut StepReport, info: &StepInfo) {
+    let missed = matches!(
+        s.reason,
+        Some(FailReason::TargetNotFound | FailReason::TargetAmbiguous)
+    ) || (s.status == "failed"
+        && s.resolution
+            .as_ref()
+            .is_some_and(|r| r.correct == Some(false)));
+    if let (true, Some(p)) = (missed, info.target_position) {
+        (s.line, s.column) = (Some(p.line), Some(p.column));
+    }
 }
 
 fn fold_run(result: &PlanRun, trace: &Trace) -> RunReport {

@@ -36,6 +36,29 @@ pub struct Node<'a> {
     pub(crate) enabled: bool,
 }
 
+impl Node<'_> {
+    /// The control as a person names it: its role in words and its name (`the button
+    /// “Replace All”`), never its element id.
+    pub(crate) fn said(&self) -> String {
+        let mut role = String::new();
+        for c in self
+            .ax_role
+            .strip_prefix("AX")
+            .unwrap_or(self.ax_role)
+            .chars()
+        {
+            if c.is_uppercase() && !role.is_empty() {
+                role.push(' ');
+            }
+            role.extend(c.to_lowercase());
+        }
+        match self.name.filter(|n| !n.trim().is_empty()) {
+            Some(name) => format!("the {role} “{name}”"),
+            None => format!("a nameless {role}"),
+        }
+    }
+}
+
 /// A window, with its app.
 #[derive(Clone, Debug)]
 pub struct WindowInfo {
@@ -196,6 +219,32 @@ mod tests {
             title: title.map(Into::into),
             ..Element::new(id, role, frame)
         }
+    }
+
+    #[test]
+    fn a_control_is_said_by_its_role_and_name_not_its_id() {
+        let node = |ax_role, name| Node {
+            id: "e0-1-0-3-0-2",
+            window: 0,
+            ax_role,
+            name,
+            frame: Rect {
+                x: 0,
+                y: 0,
+                width: 1,
+                height: 1,
+            },
+            enabled: true,
+        };
+        assert_eq!(
+            node("AXButton", Some("Replace All")).said(),
+            "the button “Replace All”"
+        );
+        assert_eq!(
+            node("AXTextField", Some("To:")).said(),
+            "the text field “To:”"
+        );
+        assert_eq!(node("AXMenuItem", Some(" ")).said(), "a nameless menu item");
     }
 
     #[test]

@@ -9,12 +9,14 @@ mod index;
 mod labels;
 mod moved;
 mod name;
+mod nearest;
 mod owner;
 pub(crate) mod selector;
 mod target;
 mod tiebreak;
 
 pub use index::{FrameIndex, Node, WindowInfo};
+pub(crate) use nearest::{nearest, nearest_names};
 pub use target::{AMBIGUITY_MARGIN, Candidate, Resolution, ResolveContext, Strategy, resolve};
 pub(crate) use tiebreak::TieBreak;
 

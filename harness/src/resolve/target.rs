@@ -185,7 +185,20 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
                     Some(r) => {
                         format!("no control labelled “{label}” has the step's role (an {r} does)")
                     }
-                    None => format!("no control labelled “{label}”"),
+                    None => {
+                        // What it was likely meant to be, on the screen the step was on.
+                        let near = super::nearest(ix, label, ctx.screen, |n| role_matches(t, n));
+                        let hint = match near {
+                            (_, Some(meant)) => format!("; did you mean “{meant}”?"),
+                            (list, None) if !list.is_empty() => {
+                                let list: Vec<&str> =
+                                    list.iter().take(3).map(String::as_str).collect();
+                                format!("; nearest on screen: {}", list.join(", "))
+                            }
+                            _ => String::new(),
+                        };
+                        format!("no control labelled “{label}”{hint}")
+                    }
                 });
             } else if !other_roles.is_empty() && tie_break.is_none() {
                 // Same-named controls of another role were passed over: the role decided.

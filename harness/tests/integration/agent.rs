@@ -756,11 +756,17 @@ fn a_broken_scenario_fails_alone_and_the_agent_runs_the_rest() {
             "json",
             "--cmd",
             "python3 examples/reference-agent.py",
+            "--report-dir",
+            tmp.path().join("reports").to_str().unwrap(),
             broken.to_str().unwrap(),
             "scenarios/mail-send-reminder.json",
         ],
     );
     assert_eq!(run.code, 2, "a broken input exits 2: {}", run.stderr);
+    for f in ["report.json", "junit.xml", "summary.md", "index.html"] {
+        let p = tmp.path().join("reports").join(f);
+        assert!(p.is_file(), "{f} is written beside a broken scenario");
+    }
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     let by = |id: &str| {
         report["scenarios"]

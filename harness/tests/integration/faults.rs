@@ -927,3 +927,85 @@ fn a_broken_bridge_scenario_fails_alone() {
     assert!(!v["bridge-broken"].0);
     assert_eq!(v.values().filter(|(met, _)| *met).count(), 6, "{v:?}");
 }
+
+/// One shard report that cannot be read: `merge` names it, merges the shards it could read
+/// into a report marked incomplete, writes every report, and exits 2.
+#[test]
+fn merge_with_one_unreadable_shard_merges_the_rest_and_exits_2() {
+    let dir = mini("merge-unreadable");
+    let d = dir.path();
+    for k in 1..=2 {
+        let out = format!("shard-{k}");
+        let shard = format!("{k}/2");
+        let run = stepreplay(d)
+            .args(["run", "scenarios", "--shard", &shard, "--report-dir", &out])
+            .run();
+        run.check(run.code == 0, "the shard runs clean");
+    }
+    let whole = verdicts(&d.join("shard-1"));
+    write(d, "shard-2/report.json", "{\"schema\": ");
+    let run = stepreplay(d)
+        .args([
+            "merge",
+            "--out",
+            "merged/report.json",
+            "shard-1/report.json",
+            "shard-2/report.json",
+        ])
+        .run();
+    run.check(run.code == 2, "an unreadable shard exits 2");
+    run.check(
+        run.stderr.contains("shard-2/report.json"),
+        "the unreadable shard is named",
+    );
+    let merged = d.join("merged");
+    assert_every_report_written(&merged, &run);
+    assert_eq!(verdicts(&merged), whole, "the readable shard's verdicts");
+    let why = json(&merged.join("report.json"))["incomplete"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(why.contains("shard-2/report.json"), "{why}");
+    assert_eq!(json(&merged.join("manifest.json"))["complete"], false);
+}
+
+/// `check --recording` over several files: a plan whose replay cannot start (here: the
+/// recording is garbled) gets that error as its finding, and every other file is still checked.
+#[test]
+fn check_carries_on_past_a_plan_whose_replay_cannot_start() {
+    let dir = mini("check-broken-replay");
+    let d = dir.path();
+    copy_tree(&d.join("recordings/mini"), &d.join("recordings/garbled"));
+    write(d, "recordings/garbled/recording.json", "{\"schema\": ");
+    write(
+        d,
+        "typo.json",
+        r#"{"schema": "foxstep-step-plan/1", "steps": 3}"#,
+    );
+    let run = stepreplay(d)
+        .args([
+            "check",
+            "--format",
+            "json",
+            "--recording",
+            "recordings/garbled",
+            "scenarios/mini/plan.json",
+            "typo.json",
+        ])
+        .run();
+    run.check(run.code == 2, "broken input exits 2");
+    let files: Vec<Value> = serde_json::Deserializer::from_str(&run.stdout)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(files.len(), 2, "{}", run.stdout);
+    let text = |v: &Value| v.to_string();
+    run.check(
+        text(&files[0]).contains("recording.json"),
+        "the plan's finding names the garbled recording",
+    );
+    run.check(
+        text(&files[1]).contains("typo.json"),
+        "the other file is checked",
+    );
+}

@@ -447,13 +447,14 @@ fn baseline_accept_round_trips_and_run_gates_on_it() {
     let o = run(&["--baseline".as_ref(), baseline.as_os_str()]);
     assert_eq!(o.status.code(), Some(1));
     let out = text(&o);
-    let at = out
-        .find("  mini-expects-send: now-failing met its expectation in the baseline")
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("  mini-expects-send: now-failing "))
         .unwrap_or_else(|| panic!("{out}"));
-    let next = out[at..].lines().nth(1).unwrap_or_default();
     assert!(
-        next.starts_with("      score-dropped [chained] step_success dropped from 1 to"),
-        "{out}"
+        line.contains("now-failing step 2 “Type your PIN” stopped-by-person")
+            && line.ends_with(" · 1 follow-on change"),
+        "the root cause, then the count of follow-on changes: {out}"
     );
     assert_eq!(
         out.matches("mini-expects-send:").count(),
@@ -677,7 +678,10 @@ fn the_markdown_summary_puts_regressions_first() {
     let mut base = Baseline::from_report(&report);
     base.scenarios.get_mut("mini-expects-send").unwrap().met = true;
     let regs = compare(&base, &report, 0.0).unwrap();
-    insta::assert_snapshot!(to_markdown(&report, Some(&regs)).unwrap());
+    // The fixtures are named by absolute paths: the snapshot holds them from the repository.
+    let md = to_markdown(&report, Some(&regs)).unwrap();
+    let root = format!("{}/", repo().display());
+    insta::assert_snapshot!(md.replace(&root, ""));
 }
 
 #[test]
@@ -1289,4 +1293,422 @@ fn durations_reach_the_terminal_and_junit_only() {
     assert_eq!(timed, suites, "every scenario's suite has a time: {ja}");
     assert_eq!(strip(&ja), strip(&jb), "only the times differ");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// ` · 0.31 s` (the wall-clock time a console line shows) as ` · [time]`.
+fn without_took(text: &str) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        let mut line = l.to_string();
+        if let Some(at) = l.find(" · ") {
+            let rest = &l[at + " · ".len()..];
+            if let Some(end) = rest.find(" s")
+                && end > 0
+                && rest[..end].chars().all(|c| c.is_ascii_digit() || c == '.')
+            {
+                line = format!("{} · [time]{}", &l[..at], &rest[end + 2..]);
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// One label typo in a plan three scenarios share (a bundled one, copied to a suite of its
+/// own and accepted as the baseline): one regression line per affected scenario, the root
+/// cause first — the file and line of the step, its number and reason — then how many
+/// follow-on changes came with it, in the console and in `summary.md`.
+#[test]
+fn one_label_typo_gives_one_regression_line_per_affected_scenario() {
+    let tmp = crate::util::TempDir::new("label-typo");
+    let d = tmp.path();
+    let ids = [
+        "mail-each-time-unanswered",
+        "mail-send-declined",
+        "mail-send-reminder",
+    ];
+    for id in ids {
+        let name = format!("{id}.json");
+        std::fs::create_dir_all(d.join("scenarios")).unwrap();
+        std::fs::copy(
+            repo().join("scenarios").join(&name),
+            d.join("scenarios").join(&name),
+        )
+        .unwrap();
+    }
+    crate::util::copy_tree(
+        &repo().join("scenarios/mail-send-reminder"),
+        &d.join("scenarios/mail-send-reminder"),
+    );
+    crate::util::copy_tree(
+        &repo().join("recordings/mail-send-reminder"),
+        &d.join("recordings/mail-send-reminder"),
+    );
+    let cli = |args: &[&str]| crate::util::stepreplay(d).args(args).run();
+    cli(&["run", "scenarios", "--report-dir", "reports"]).expect_code(0);
+    cli(&["baseline", "accept"]).expect_code(0);
+
+    let plan = d.join("scenarios/mail-send-reminder/plan.json");
+    let text = std::fs::read_to_string(&plan).unwrap();
+    assert_eq!(text.matches("\"label\": \"Subject:\"").count(), 1);
+    std::fs::write(
+        &plan,
+        text.replace("\"label\": \"Subject:\"", "\"label\": \"Subjcet:\""),
+    )
+    .unwrap();
+    let run = cli(&[
+        "run",
+        "scenarios",
+        "--report-dir",
+        "reports",
+        "--baseline",
+        "reports/baseline.json",
+    ]);
+    run.expect_code(1);
+    let regressions: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("reports/regressions.json")).unwrap())
+            .unwrap();
+    let groups = regressions["groups"].as_array().unwrap();
+    let scenarios: Vec<&str> = groups
+        .iter()
+        .filter_map(|g| g["scenario"].as_str())
+        .collect();
+    // The two that now fail first; the one that stops before the typo only lost a score.
+    assert_eq!(
+        scenarios,
+        [ids[1], ids[2], ids[0]],
+        "one group per affected scenario, failures first"
+    );
+    assert!(
+        regressions["regressions"].as_array().unwrap().len() > groups.len(),
+        "the follow-on changes are kept"
+    );
+    let console = without_took(&run.stdout);
+    let lines: Vec<&str> = console
+        .lines()
+        .skip_while(|l| !l.contains("against the baseline, in"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert_eq!(lines.len(), groups.len(), "{console}");
+    insta::assert_snapshot!("label_typo_console", console);
+    let summary = std::fs::read_to_string(d.join("reports/summary.md")).unwrap();
+    insta::assert_snapshot!("label_typo_summary", summary);
+}
+
+/// What a page's links do, driven in headless Chromium: for each `#s-…` link, its scenario is
+/// closed, the page scrolled to the top, the link clicked; then the element it names must exist,
+/// be open and on screen, and a scenario link must show the scenario it is named for. It also
+/// reads whether the regressions banner is folded, the order of the scenarios and how far the
+/// page is wider than the window.
+const FOLLOW_LINKS: &str = r##"<script>
+window.addEventListener('load',function(){
+ var d=document,out={bad:[]},links=[];
+ try{
+  var banner=d.querySelector('details.regressions');
+  out.banner=!!banner;out.bannerOpen=!!(banner&&banner.open);
+  out.named=[].map.call(d.querySelectorAll('details.regressions a'),function(a){return a.textContent;});
+  out.order=[].map.call(d.querySelectorAll('details.scenario'),function(s){return s.getAttribute('data-status');});
+  links=[].slice.call(d.querySelectorAll('a[href^="#s-"]'));
+  out.links=links.length;
+  out.overflow=d.documentElement.scrollWidth-innerWidth;
+ }catch(e){out.error=String(e);}
+ var i=0;
+ function finish(){var pre=d.createElement('pre');pre.id='test-result';pre.textContent=JSON.stringify(out);d.body.appendChild(pre);}
+ function next(){
+  if(i>=links.length){finish();return;}
+  var a=links[i++],id=a.getAttribute('href').slice(1),t=d.getElementById(id);
+  if(!t){out.bad.push(id+': no such element');next();return;}
+  var sc=t.closest('details.scenario');if(sc)sc.open=false;
+  location.hash='';scrollTo(0,0);
+  setTimeout(function(){
+   a.click();
+   setTimeout(function(){
+    var r=t.getBoundingClientRect();
+    if(!(r.top>=-1&&r.top<innerHeight))out.bad.push(id+': not on screen (top '+r.top+')');
+    if(sc&&!sc.open)out.bad.push(id+': its scenario stays closed');
+    if(t.matches('details.scenario')&&a.closest('details.regressions')){
+     var shows=t.querySelector('.sid').textContent;
+     if(shows!==a.textContent)out.bad.push(id+' shows '+shows+', not '+a.textContent);
+    }
+    next();
+   },50);
+  },50);
+ }
+ setTimeout(next,0);
+});
+</script>"##;
+
+/// `page` with `script` added, opened in headless Chromium at `size`; what the script wrote.
+fn drive_in_chromium(page: &str, script: &str, size: &str, dir: &Path) -> serde_json::Value {
+    let driven = dir.join("driven.html");
+    std::fs::write(
+        &driven,
+        page.replace("</body>", &format!("{script}</body>")),
+    )
+    .unwrap();
+    let profile = dir.join("profile");
+    let o = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--hide-scrollbars",
+            "--virtual-time-budget=20000",
+        ])
+        .arg(format!("--window-size={size}"))
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", driven.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&o.stdout);
+    let json = dom
+        .split("<pre id=\"test-result\">")
+        .nth(1)
+        .and_then(|t| t.split("</pre>").next())
+        .unwrap_or_else(|| panic!("the page script did not finish: {}", text(&o)));
+    serde_json::from_str(&json.replace("&quot;", "\"").replace("&amp;", "&")).unwrap()
+}
+
+/// The regression page in a real browser, on a desktop and at a phone's width: the banner is
+/// folded, failures come first, every scenario name in it is a link, and every `#s-` link on
+/// the page opens and shows what it names; at 390 px nothing is wider than the screen, and
+/// `scripts/html-screenshot.sh` draws the page (not a blank one) and a section by its anchor.
+#[test]
+fn every_link_of_the_html_report_shows_what_it_names_in_headless_chromium() {
+    if !have_tool("chromium", "apt-get install chromium") {
+        return;
+    }
+    let report = report_of(&[passing(), failing()], None);
+    let mut base = Baseline::from_report(&report);
+    base.scenarios.get_mut("mini-expects-send").unwrap().met = true;
+    let declined = base.scenarios.get_mut("mini-declined").unwrap();
+    let mut scores = serde_json::to_value(&declined).unwrap();
+    scores["scores"]["chained"]["step_success"] = 1.0.into();
+    *declined = serde_json::from_value(scores).unwrap();
+    let regs = compare(&base, &report, 0.0).unwrap();
+    let page = to_html(&report, Some(&regs), &Default::default());
+    let tmp = crate::util::TempDir::new("html-links");
+    for (size, phone) in [("1400,1000", false), ("390,844", true)] {
+        let got = drive_in_chromium(&page, FOLLOW_LINKS, size, tmp.path());
+        assert!(got["error"].is_null(), "{got}");
+        assert_eq!(got["banner"], true, "{got}");
+        assert_eq!(got["bannerOpen"], false, "the banner is folded: {got}");
+        assert_eq!(
+            got["named"],
+            serde_json::json!(["mini-expects-send", "mini-declined"]),
+            "a failure before a score-only change, each a link: {got}"
+        );
+        let order: Vec<&str> = got["order"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap())
+            .collect();
+        let first_pass = order.iter().position(|s| *s == "pass").unwrap();
+        assert!(
+            order[first_pass..].iter().all(|s| *s == "pass") && first_pass > 0,
+            "failures first: {order:?}"
+        );
+        assert!(got["links"].as_u64().unwrap() >= 3, "{got}");
+        assert_eq!(got["bad"], serde_json::json!([]), "at {size}: {got}");
+        if phone {
+            assert!(
+                got["overflow"].as_i64().unwrap() <= 0,
+                "nothing is wider than a phone's screen: {got}"
+            );
+        }
+    }
+    // The screenshot script at a phone's width, whole and opened at a section: each is a
+    // drawn page, many times the bytes of a blank one.
+    std::fs::write(tmp.path().join("index.html"), &page).unwrap();
+    std::fs::write(
+        tmp.path().join("blank.html"),
+        "<!DOCTYPE html><html><body></body></html>",
+    )
+    .unwrap();
+    let shot = |page: &str, anchor: Option<&str>| -> u64 {
+        let png = tmp.path().join(format!("{page}-{}.png", anchor.is_some()));
+        let mut cmd = Command::new("bash");
+        cmd.arg(repo().join("scripts/html-screenshot.sh"))
+            .arg(tmp.path().join(page))
+            .arg(&png)
+            .arg("390x844");
+        cmd.args(anchor);
+        let o = cmd.output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        std::fs::metadata(&png).unwrap().len()
+    };
+    let blank = shot("blank.html", None);
+    let whole = shot("index.html", None);
+    let section = shot("index.html", Some("#s-mini-declined"));
+    assert!(
+        whole > 4 * blank,
+        "the page is drawn: {whole} vs blank {blank}"
+    );
+    assert!(
+        section > 4 * blank,
+        "the section is drawn: {section} vs blank {blank}"
+    );
+}
+
+/// `baseline review` decides each change on its own: `--accept` takes one scenario's change and
+/// leaves the other pending in `baseline.json.new`; answers on standard input decide the rest
+/// (a reject keeps the old result), and then nothing is pending.
+#[test]
+fn baseline_review_accepts_rejects_or_leaves_each_change_pending() {
+    let tmp = crate::util::TempDir::new("baseline-review");
+    let d = tmp.path();
+    crate::util::copy_tree(&passing(), &d.join("scenarios"));
+    crate::util::copy_tree(&fixtures().join("recordings"), &d.join("recordings"));
+    let cli = |args: &[&str]| crate::util::stepreplay(d).args(args).run();
+    cli(&["run", "scenarios", "-q"]).expect_code(0);
+    cli(&["baseline", "accept"]).expect_code(0);
+    let path = d.join("reports/baseline.json");
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for id in ["mini-completed", "mini-declined"] {
+        old["scenarios"][id]["scores"]["chained"]["step_success"] = 0.125.into();
+    }
+    std::fs::write(&path, old.to_string()).unwrap();
+    let score = |id: &str| {
+        let b: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        b["scenarios"][id]["scores"]["chained"]["step_success"].as_f64()
+    };
+    let pending = d.join("reports/baseline.json.new");
+
+    let r = cli(&["baseline", "review", "--accept", "mini-declined"]);
+    r.expect_code(0);
+    r.check(
+        r.stdout.contains("2 changes to review"),
+        "both changes are shown",
+    );
+    r.check(
+        r.stdout.contains("1 accepted, 0 rejected, 1 pending"),
+        "the tally",
+    );
+    assert_ne!(score("mini-declined"), Some(0.125), "accepted");
+    assert_eq!(score("mini-completed"), Some(0.125), "left as it was");
+    assert!(
+        pending.is_file(),
+        "the pending change is kept beside the baseline"
+    );
+
+    let typo = cli(&["baseline", "review", "--accept", "mini-complete"]);
+    typo.check(typo.code == 64, "an id with no change is a usage error");
+    typo.check(
+        typo.stderr.contains("mini-completed"),
+        "it lists the ids under review",
+    );
+
+    let r = crate::util::stepreplay(d)
+        .args(["baseline", "review"])
+        .run_with_stdin("r\n");
+    r.expect_code(0);
+    r.check(
+        r.stdout.contains("1 change to review"),
+        "only the pending one is left",
+    );
+    r.check(
+        r.stdout.contains("0 accepted, 1 rejected, 0 pending"),
+        "the tally",
+    );
+    assert_eq!(
+        score("mini-completed"),
+        Some(0.125),
+        "a reject keeps the old result"
+    );
+    assert!(!pending.exists(), "nothing is pending");
+}
+
+/// `--grep` and `--filter` narrow a run to the scenarios they name (a word of the id, a glob,
+/// the kind); a filter that is malformed or matches nothing is refused; `--slow 0` names every
+/// scenario (each takes some time), and `show-report` prints where the page is.
+#[test]
+fn grep_filter_slow_and_show_report() {
+    let tmp = crate::util::TempDir::new("grep-filter");
+    let d = tmp.path();
+    crate::util::copy_tree(&passing(), &d.join("scenarios"));
+    crate::util::copy_tree(&fixtures().join("recordings"), &d.join("recordings"));
+    let ids = || {
+        let r: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("reports/report.json")).unwrap())
+                .unwrap();
+        r["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let cli = |args: &[&str]| crate::util::stepreplay(d).args(args).run();
+
+    let r = cli(&["run", "scenarios", "--grep", "DECLINED", "--slow", "0"]);
+    r.expect_code(0);
+    assert_eq!(ids(), ["mini-declined", "mini-no-pin-declined"]);
+    r.check(
+        r.stdout.contains("2 scenarios slower than 0 s:")
+            && r.stdout.matches("  SLOW mini-").count() == 2,
+        "--slow 0 names every scenario run",
+    );
+
+    cli(&[
+        "run",
+        "scenarios",
+        "--filter",
+        "id:mini-no-*",
+        "--filter",
+        "kind:plan",
+    ])
+    .expect_code(0);
+    assert_eq!(ids(), ["mini-no-pin", "mini-no-pin-declined"]);
+    cli(&["run", "scenarios", "--filter", "kind:bridge"]).expect_code(64);
+    let r = cli(&["run", "scenarios", "--filter", "tag:smoke"]);
+    r.check(
+        r.code == 64 && r.stderr.contains("cannot filter on `tag`"),
+        "refused",
+    );
+    let r = cli(&["run", "scenarios", "--grep", "x", "--baseline", "b.json"]);
+    r.check(r.code == 64, "a narrowed run is not gated on a baseline");
+
+    let r = cli(&["show-report"]);
+    r.expect_code(0);
+    let shown = std::path::PathBuf::from(r.stdout.trim());
+    assert!(shown.is_absolute(), "{shown:?}");
+    assert_eq!(
+        std::fs::canonicalize(&shown).unwrap(),
+        std::fs::canonicalize(d.join("reports/index.html")).unwrap()
+    );
+    cli(&["show-report", "nowhere"]).expect_code(2);
+}
+
+/// A step that found another control than the recorded one names both as a person would, by
+/// role and name, in the report and on the page — not by element id.
+#[test]
+fn a_wrong_control_is_named_by_its_role_and_name() {
+    let tmp = crate::util::TempDir::new("said");
+    let out = tmp.path().join("reports");
+    crate::util::stepreplay(repo())
+        .args([
+            "run",
+            "scenarios/mail-wrong-label.json",
+            "-q",
+            "--report-dir",
+        ])
+        .arg(&out)
+        .run()
+        .expect_code(0);
+    let report = std::fs::read_to_string(out.join("report.json")).unwrap();
+    assert!(
+        report.contains("\"expected_said\": \"the text field “To:”\""),
+        "{report}"
+    );
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(page.contains("wrong: the recording acted on the text field “To:”"));
 }

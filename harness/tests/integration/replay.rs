@@ -333,11 +333,11 @@ fn mail_plan() -> String {
 #[test]
 fn a_typod_label_is_reported_with_step_reason_and_plan_line_everywhere() {
     let text = mail_plan().replace("\"label\": \"To:\"", "\"label\": \"Too:\"");
-    let step_line = text
+    // The location points at the field to fix, the label, not at the step's `{`.
+    let label_line = 1 + text
         .lines()
-        .position(|l| l.contains("\"step_id\": \"type-to\""))
+        .position(|l| l.contains("\"label\": \"Too:\""))
         .unwrap();
-    // The step object opens a few lines above its step_id (keys are sorted).
     let dir = own_suite(&text, serde_json::json!({"outcome": "completed"}));
     let run = stepreplay(dir.path())
         .args(["run", "-q"])
@@ -356,9 +356,12 @@ fn a_typod_label_is_reported_with_step_reason_and_plan_line_everywhere() {
         .unwrap()
         .parse()
         .unwrap();
-    assert!(n <= step_line + 1 && n + 20 > step_line, "{line}");
-    assert!(line.contains("step 2 `type-to` target-not-found"), "{line}");
+    assert_eq!(n, label_line, "{line}");
+    // The step by its number and words, and the name on that screen it was likely meant to be.
+    assert!(line.contains("step 2 “"), "{line}");
+    assert!(!line.contains("type-to"), "no bare step id: {line}");
     assert!(line.contains("no control labelled “Too:”"), "{line}");
+    assert!(line.contains("did you mean “To:”?"), "{line}");
     assert!(
         run.stdout.contains("1 scenario not as expected:"),
         "{}",
@@ -366,7 +369,7 @@ fn a_typod_label_is_reported_with_step_reason_and_plan_line_everywhere() {
     );
     assert!(
         run.stdout.contains(&format!(
-            "::error file=scenarios/own/plan.json,line={n},col=5,title=stepreplay own::"
+            "::error file=scenarios/own/plan.json,line={n},col="
         )),
         "{}",
         run.stdout

@@ -1,0 +1,49 @@
+//! `stepreplay show-report [DIR] [--open]`: print where a run's HTML page is, as Playwright's
+//! `show-report` does, and open it in the desktop's browser only when asked.
+
+use std::path::PathBuf;
+
+use stepreplay::{Error, InputError, Reason};
+
+use super::Global;
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:
+  stepreplay show-report                  # the page of reports/
+  stepreplay show-report reports/shard-1 --open")]
+pub struct Args {
+    /// The report folder (`run --report-dir`), or the HTML page itself.
+    #[arg(default_value = "reports")]
+    dir: PathBuf,
+    /// Also open it with `xdg-open`.
+    #[arg(long)]
+    open: bool,
+}
+
+pub fn run(args: Args, _g: &Global) -> Result<u8, Error> {
+    let page = if args.dir.is_dir() {
+        args.dir.join("index.html")
+    } else {
+        args.dir.clone()
+    };
+    if !page.is_file() {
+        return Err(
+            InputError::new(&page, Reason::MissingFile, "no HTML report there")
+                .hint("write one with `stepreplay run` (its --reports include html by default)")
+                .into(),
+        );
+    }
+    // Absolute, so it can be pasted into a browser from anywhere.
+    let page = std::path::absolute(&page).unwrap_or(page);
+    println!("{}", page.display());
+    if args.open {
+        let status = std::process::Command::new("xdg-open")
+            .arg(&page)
+            .status()
+            .map_err(|e| Error::Desktop(format!("cannot start xdg-open: {e}")))?;
+        if !status.success() {
+            return Err(Error::Desktop(format!("xdg-open ended with {status}")));
+        }
+    }
+    Ok(0)
+}
