@@ -1,9 +1,13 @@
 //! `stepreplay merge --out FILE REPORT…`: join the shard reports of one run into the whole
 //! run's report (byte-identical to an unsharded run's), and write its other formats beside it.
+//! The parts are read an entry at a time, so a suite of any size merges in bounded memory.
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::report::{load_report, merge, write_outputs};
+use stepreplay::report::{
+    MergeError, ReportRef, Spill, Totals, check_parts, load_report_head, merged_head,
+    read_report_entries, write_outputs,
+};
 use stepreplay::text::plural;
 use stepreplay::{Error, InputError, Reason};
 
@@ -26,25 +30,29 @@ pub struct Args {
 
 pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let gate = args.output.gate()?;
-    let reports = args
+    // The parts' run-wide parts first: a part of another run is refused before any entry
+    // is read. Then the entries, a part at a time, into a spill: what is held is an index.
+    let heads = args
         .reports
         .iter()
-        .map(|p| load_report(p))
+        .map(|p| load_report_head(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let merged = merge(reports).map_err(|e| {
-        // Name the report at fault; for a missing or repeated part, the first one.
-        let at = &args.reports[e.index().unwrap_or(1) - 1];
-        Error::from(
-            InputError::new(at, Reason::InvalidArgument, format!("cannot merge: {e}"))
-                .hint("merge the report.json of every shard k/n of one run, from one harness"),
-        )
-    })?;
+    check_parts(&heads).map_err(|e| refused(&args.reports, &e))?;
     let dir = args
         .out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
         .to_path_buf();
+    let mut spill = Spill::create(&dir)?;
+    let mut totals = Totals::new(&heads[0].modes);
+    for p in &args.reports {
+        read_report_entries(p, &mut |s| {
+            totals.add(&s);
+            spill.push(&s)
+        })?;
+    }
+    let merged = merged_head(&heads, &spill, totals).map_err(|e| refused(&args.reports, &e))?;
     let json = args
         .out
         .file_name()
@@ -56,7 +64,10 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let mut outputs = args.output.outputs(&json);
     outputs.json = Some(json);
     let code = write_outputs(
-        (&merged).into(),
+        ReportRef {
+            head: &merged,
+            entries: &spill,
+        },
         &Default::default(),
         &stepreplay::evidence::FromRecordings,
         &dir,
@@ -73,4 +84,14 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         args.out.display()
     ));
     Ok(code)
+}
+
+/// Why the parts cannot be merged, naming the report at fault (for a missing or repeated
+/// part, the first one).
+fn refused(reports: &[PathBuf], e: &MergeError) -> Error {
+    let at = &reports[e.index().unwrap_or(1) - 1];
+    Error::from(
+        InputError::new(at, Reason::InvalidArgument, format!("cannot merge: {e}"))
+            .hint("merge the report.json of every shard k/n of one run, from one harness"),
+    )
 }
