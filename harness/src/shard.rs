@@ -223,7 +223,11 @@ mod tests {
             d,
             Durations::from([("mail & send".into(), 1_250_000), ("b".into(), 2_250_000)])
         );
-        std::fs::write(&p, r#"<testsuites><testsuite name="a" time="soon"/></testsuites>"#).unwrap();
+        std::fs::write(
+            &p,
+            r#"<testsuites><testsuite name="a" time="soon"/></testsuites>"#,
+        )
+        .unwrap();
         let e = read_durations(&p).unwrap_err();
         assert!(e.message.contains("`soon` is not a time"), "{e}");
         std::fs::write(&p, r#"<testsuites><testsuite name="a"/></testsuites>"#).unwrap();

@@ -561,10 +561,7 @@ pub fn load_suite_by(
         (None, Some(sh)) => sh.contains(id),
         (None, None) => true,
     };
-    let scenarios = scenarios
-        .into_iter()
-        .filter(|s| keep(&s.file.id))
-        .collect();
+    let scenarios = scenarios.into_iter().filter(|s| keep(&s.file.id)).collect();
     let bridge = bridge.into_iter().filter(|(id, _)| keep(id)).collect();
     let broken = broken
         .into_iter()

@@ -489,7 +489,9 @@ fn elsewhere(k: usize, pages: usize, where_is: &[(String, usize)]) -> String {
             .map(|(a, p)| (a.clone(), page_name(*p).into()))
             .collect();
         // `</` never appears in JSON text of anchors made by `slug`, but escape it anyway.
-        serde_json::Value::Object(m).to_string().replace("</", "<\\/")
+        serde_json::Value::Object(m)
+            .to_string()
+            .replace("</", "<\\/")
     } else {
         "null".to_string()
     };

@@ -9,9 +9,9 @@ use stepreplay::evidence::{Evidence, FromRecordings};
 use stepreplay::replay::Mode;
 use stepreplay::report::{
     Baseline, Entries, MergeError, RegressionKind, Report, ReportRef, Spill, Totals,
-    captures_wanted, compare, html_escape, html_wanted, merge, to_html, to_json, to_junit,
-    to_junit_timed, to_markdown, write_captures, write_html, write_json, write_json_to,
-    page_name, write_html_paged,
+    captures_wanted, compare, html_escape, html_wanted, merge, page_name, to_html, to_json,
+    to_junit, to_junit_timed, to_markdown, write_captures, write_html, write_html_paged,
+    write_json, write_json_to,
 };
 use stepreplay::score::Score;
 use stepreplay::shard::Shard;
@@ -971,7 +971,10 @@ fn a_large_report_is_written_as_pages_failures_first_each_scenario_once() {
     assert_eq!(first, 3, "three scenarios a page");
     for (k, page) in pages.iter().enumerate() {
         assert!(page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"));
-        assert!(page.contains(&format!("Page {} of {}", k + 1, pages.len())), "page {k}");
+        assert!(
+            page.contains(&format!("Page {} of {}", k + 1, pages.len())),
+            "page {k}"
+        );
         for (j, other) in want.iter().enumerate() {
             let link = format!("<a href=\"{other}\">");
             assert_eq!(page.contains(&link), j != k, "page {k} links to {other}");
@@ -979,11 +982,7 @@ fn a_large_report_is_written_as_pages_failures_first_each_scenario_once() {
     }
     // The first page sends a link to a scenario on another page there; the others send
     // such a link to the first page.
-    let later = report
-        .scenarios
-        .iter()
-        .find(|s| on(&s.id) == [1])
-        .unwrap();
+    let later = report.scenarios.iter().find(|s| on(&s.id) == [1]).unwrap();
     let slug = &later.id;
     assert!(
         pages[0].contains(&format!("\"s-{slug}\":\"index-2.html\"")),
