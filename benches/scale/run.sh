@@ -3,14 +3,17 @@
 # `stepreplay run` (both modes, every report) at --jobs 1 and 2, and in 4 shards run one after
 # another. Prints wall time, time per step and peak RSS (GNU time) per run.
 #   benches/scale/run.sh [N…]        default: 10 100 1000      SCRATCH=dir to reuse suites
+#   BIN=path to time a binary already built; SHARDS=0 to leave out the 4-shard runs
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 scratch="${SCRATCH:-$(mktemp -d -t stepreplay-scale.XXXXXX)}"
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10 100 1000)
-(cd "$root" && cargo build --release -q -p stepreplay --bin stepreplay)
-bin="$root/target/release/stepreplay"
+if [ -z "${BIN:-}" ]; then
+  (cd "$root" && cargo build --release -q -p stepreplay --bin stepreplay)
+fi
+bin="${BIN:-${CARGO_TARGET_DIR:-$root/target}/release/stepreplay}"
 echo "== $(date -u '+%F %T UTC') · $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1) · load:$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-6s %-10s %6s %9s %10s %11s\n' scenarios run steps "wall s" "ms/step" "peak MB"
 for n in "${sizes[@]}"; do
@@ -32,6 +35,8 @@ print(sum(s['runs']['chained']['tally']['steps'] for s in r['scenarios']))")
   }
   one "jobs 1" --jobs 1
   one "jobs 2" --jobs 2
-  for k in 1 2 3 4; do one "shard $k/4" --jobs 2 --shard "$k/4"; done
+  if [ "${SHARDS:-4}" != 0 ]; then
+    for k in 1 2 3 4; do one "shard $k/4" --jobs 2 --shard "$k/4"; done
+  fi
 done
 echo "== done $(date -u '+%T UTC') · load:$(cut -d' ' -f1-3 /proc/loadavg)"

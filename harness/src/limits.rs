@@ -48,8 +48,11 @@ pub const LEDGER_REFUSED: usize = 10_000;
 pub const ECHO_CHARS: usize = 200;
 /// A baseline file.
 pub const BASELINE_BYTES: u64 = 64 << 20;
-/// A `report.json` read back by `merge` or `baseline accept`.
-pub const REPORT_BYTES: u64 = 512 << 20;
+/// One scenario's entry (or another top-level value) of a `report.json` read back by `merge`
+/// or `baseline accept`: the file is read an entry at a time, so its size is not capped.
+pub const REPORT_ENTRY_BYTES: u64 = 16 << 20;
+/// The `junit.xml` `run --durations` reads times from (streamed, never held).
+pub const DURATIONS_BYTES: u64 = 1 << 30;
 /// Nodes `record` reads from one live AT-SPI tree; past it the tree is marked incomplete.
 pub const RECORD_NODES: usize = 20_000;
 /// The longest line an agent under test may send.
@@ -127,13 +130,17 @@ pub fn limits() -> Vec<Limit> {
         ("bridge `manifest.json`", MANIFEST_BYTES),
         ("`bridge init --state` file", STATE_BYTES),
         ("baseline file", BASELINE_BYTES),
-        ("`report.json` read back", REPORT_BYTES),
+        ("`run --durations` file", DURATIONS_BYTES),
     ];
     let over = [
         ("elements in one AX snapshot", AX_ELEMENTS.to_string()),
         ("screenshot width or height", format!("{PNG_SIDE} px")),
         ("memory to decode one screenshot", mib(DECODE_BYTES)),
         ("JSON nesting, any file", format!("{JSON_DEPTH} levels")),
+        (
+            "one scenario entry of a `report.json` read back (the file itself is read an entry at a time)",
+            mib(REPORT_ENTRY_BYTES),
+        ),
         (
             "scenarios in one `serve` run job",
             JOB_SCENARIOS.to_string(),

@@ -196,6 +196,15 @@ pub(crate) fn create_new(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
     }
 }
 
+/// Removes `path`; one already gone is fine.
+pub(crate) fn remove_file(path: &Path) -> Result<(), Error> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(write_error(path)(e)),
+    }
+}
+
 /// Removes the temporary files that writers which are no longer running left in `dir` (one of
 /// our own output folders: never an inbox, whose files are an agent's). A live process's
 /// temporary files are its work in progress and stay.

@@ -20,7 +20,7 @@ use crate::replay::{Mode, Prepared, Trace, replay};
 use crate::result::{AgentFacts, Cause, Mismatch, PlanRun, Ran, ScenarioResult, StepInfo};
 use crate::scenario::{FailReason, SCENARIO_SCHEMA, Scenario, load_scenario, sniff_schema};
 use crate::score::Tally;
-use crate::shard::Shard;
+use crate::shard::{Durations, Shard};
 use crate::text::{plural, word};
 
 /// What to run and how.
@@ -536,6 +536,16 @@ impl LoadedSuite {
 
 /// Loads every scenario file, refuses duplicate ids, then keeps `shard`'s part.
 pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite, InputError> {
+    load_suite_by(files, shard, None)
+}
+
+/// [`load_suite`], the shards balanced by an earlier run's `durations` when given
+/// ([`Shard::by_duration`]) instead of split by a hash of each id.
+pub fn load_suite_by(
+    files: &[PathBuf],
+    shard: Option<Shard>,
+    durations: Option<&Durations>,
+) -> Result<LoadedSuite, InputError> {
     let (bridge_files, plan_files): (Vec<&PathBuf>, Vec<&PathBuf>) = files
         .iter()
         .partition(|f| sniff_schema(f).as_deref() == Some(BRIDGE_SCHEMA));
@@ -571,18 +581,20 @@ pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite
             .at(FieldPath::root().key("id")));
         }
     }
-    let all_ids = ids.keys().map(|s| s.to_string()).collect();
-    let scenarios = scenarios
-        .into_iter()
-        .filter(|s| shard.is_none_or(|sh| sh.contains(&s.file.id)))
-        .collect();
-    let bridge = bridge
-        .into_iter()
-        .filter(|(id, _)| shard.is_none_or(|sh| sh.contains(id)))
-        .collect();
+    let all_ids: Vec<String> = ids.keys().map(|s| s.to_string()).collect();
+    let balanced = shard
+        .zip(durations)
+        .map(|(sh, d)| sh.by_duration(&all_ids, d));
+    let keep = |id: &str| match (&balanced, shard) {
+        (Some(mine), _) => mine.contains(id),
+        (None, Some(sh)) => sh.contains(id),
+        (None, None) => true,
+    };
+    let scenarios = scenarios.into_iter().filter(|s| keep(&s.file.id)).collect();
+    let bridge = bridge.into_iter().filter(|(id, _)| keep(id)).collect();
     let broken = broken
         .into_iter()
-        .filter(|(s, _)| shard.is_none_or(|sh| sh.contains(&s.file.id)))
+        .filter(|(s, _)| keep(&s.file.id))
         .collect();
     Ok(LoadedSuite {
         scenarios,

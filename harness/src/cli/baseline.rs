@@ -12,7 +12,8 @@ use std::path::Path;
 
 use stepreplay::output::write_file;
 use stepreplay::report::{
-    Baseline, Report, accept_some, baseline_changes, load_report, review_items,
+    Baseline, Report, accept_some, baseline_changes, load_report, load_report_head,
+    read_report_entries, review_items,
 };
 use stepreplay::{Error, InputError, Reason};
 
@@ -93,13 +94,19 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         }
     };
     let report_path = report;
-    let report = whole_report(&report_path)?;
-    let failing: Vec<&str> = report
-        .scenarios
-        .iter()
-        .filter(|s| !s.met)
-        .map(|s| s.id.as_str())
-        .collect();
+    // The run-wide part first (its checks need no entry), then the entries one at a time:
+    // a baseline keeps a few scores of each, so a report of any size is accepted.
+    let report = load_report_head(&report_path)?;
+    refuse_partial(&report, &report_path)?;
+    let mut new = Baseline::accepting(&report);
+    let mut failing: Vec<String> = Vec::new();
+    read_report_entries(&report_path, &mut |s| {
+        if !s.met {
+            failing.push(s.id.clone());
+        }
+        new.accept(&s);
+        Ok::<(), stepreplay::InputError>(())
+    })?;
     if !failing.is_empty() && !allow_failing {
         return Err(stepreplay::InputError::new(
             "",
@@ -115,7 +122,6 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .hint("fix the plan or the scenario's expect, or accept with --allow-failing")
         .into());
     }
-    let new = Baseline::from_report(&report);
     let text = new.to_json();
     // Read (and check) the old one: a review against garbage would say nothing, and a
     // baseline that cannot be read is replaced only when asked to.
@@ -145,7 +151,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
                 println!("  {line}");
             }
         }
-        None => println!("new baseline: {} scenarios", report.scenarios.len()),
+        None => println!("new baseline: {} scenarios", new.scenarios.len()),
     }
     if !failing.is_empty() {
         println!(
@@ -166,6 +172,12 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
 /// whole suite.
 fn whole_report(path: &Path) -> Result<Report, Error> {
     let report = load_report(path)?;
+    refuse_partial(&report, path)?;
+    Ok(report)
+}
+
+/// A baseline holds the whole suite: an incomplete report or one shard's is refused.
+fn refuse_partial(report: &Report, path: &Path) -> Result<(), Error> {
     if let Some(why) = &report.incomplete {
         return Err(stepreplay::InputError::new(
             path,
@@ -184,7 +196,7 @@ fn whole_report(path: &Path) -> Result<Report, Error> {
         .hint("merge the shards first: stepreplay merge --out reports/report.json …")
         .into());
     }
-    Ok(report)
+    Ok(())
 }
 
 fn unreadable(out: &Path, e: &InputError) -> Error {

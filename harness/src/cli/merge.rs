@@ -1,9 +1,13 @@
 //! `stepreplay merge --out FILE REPORT…`: join the shard reports of one run into the whole
 //! run's report (byte-identical to an unsharded run's), and write its other formats beside it.
+//! The parts are read an entry at a time, so a suite of any size merges in bounded memory.
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::report::{load_report, merge_with_gaps, write_outputs};
+use stepreplay::report::{
+    MergeError, ReportRef, Spill, Totals, check_parts, load_report_head, merged_head,
+    read_report_entries, write_outputs,
+};
 use stepreplay::text::plural;
 use stepreplay::{Error, InputError, Reason};
 
@@ -26,16 +30,18 @@ pub struct Args {
 
 pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let gate = args.output.gate()?;
-    // A shard report that cannot be read is named on standard error and in the merged report,
-    // which is then incomplete; the shards that were read still give their verdicts.
-    let mut reports = Vec::new();
+    // The parts' run-wide parts first: a part of another run is refused before any entry
+    // is read. Then the entries, a part at a time, into a spill: what is held is an index.
+    // A part that cannot be read is named on standard error and in the merged report, which
+    // is then incomplete; the parts that were read still give their verdicts (exit 2).
+    let mut heads = Vec::new();
     let mut read_from = Vec::new();
     let mut unread = Vec::new();
     for path in &args.reports {
-        match load_report(path) {
-            Ok(r) => {
-                reports.push(r);
-                read_from.push(path);
+        match load_report_head(path) {
+            Ok(h) => {
+                heads.push(h);
+                read_from.push(path.clone());
             }
             Err(e) if args.reports.len() > 1 => {
                 eprintln!("{} {e}", g.error_prefix());
@@ -48,7 +54,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             Err(e) => return Err(e.into()),
         }
     }
-    if reports.is_empty() {
+    if heads.is_empty() {
         return Err(InputError::new(
             &args.reports[0],
             Reason::InvalidArgument,
@@ -57,20 +63,23 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .into());
     }
     let unread = (!unread.is_empty()).then(|| unread.join("; "));
-    let merged = merge_with_gaps(reports, unread.as_deref()).map_err(|e| {
-        // Name the report at fault; for a missing or repeated part, the first one.
-        let at = read_from[e.index().unwrap_or(1) - 1];
-        Error::from(
-            InputError::new(at, Reason::InvalidArgument, format!("cannot merge: {e}"))
-                .hint("merge the report.json of every shard k/n of one run, from one harness"),
-        )
-    })?;
+    check_parts(&heads, unread.is_some()).map_err(|e| refused(&read_from, &e))?;
     let dir = args
         .out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
         .to_path_buf();
+    let mut spill = Spill::create(&dir)?;
+    let mut totals = Totals::new(&heads[0].modes);
+    for p in &read_from {
+        read_report_entries(p, &mut |s| {
+            totals.add(&s);
+            spill.push(&s)
+        })?;
+    }
+    let merged = merged_head(&heads, &spill, totals, unread.as_deref())
+        .map_err(|e| refused(&read_from, &e))?;
     let json = args
         .out
         .file_name()
@@ -82,7 +91,10 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let mut outputs = args.output.outputs(&json);
     outputs.json = Some(json);
     let code = write_outputs(
-        (&merged).into(),
+        ReportRef {
+            head: &merged,
+            entries: &spill,
+        },
         &Default::default(),
         &stepreplay::evidence::FromRecordings,
         &dir,
@@ -99,4 +111,14 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         args.out.display()
     ));
     Ok(if unread.is_some() { code.max(2) } else { code })
+}
+
+/// Why the parts cannot be merged, naming the report at fault (for a missing or repeated
+/// part, the first one).
+fn refused(reports: &[PathBuf], e: &MergeError) -> Error {
+    let at = &reports[e.index().unwrap_or(1) - 1];
+    Error::from(
+        InputError::new(at, Reason::InvalidArgument, format!("cannot merge: {e}"))
+            .hint("merge the report.json of every shard k/n of one run, from one harness"),
+    )
 }

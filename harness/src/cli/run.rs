@@ -16,9 +16,9 @@ use stepreplay::report::{
 use stepreplay::result::ScenarioResult;
 use stepreplay::scenario::adhoc_scenario;
 use stepreplay::select::Select;
-use stepreplay::shard::Shard;
+use stepreplay::shard::{Shard, read_durations};
 use stepreplay::suite::{
-    LoadedSuite, RunOptions, broken_results, discover, load_suite, run_bridge, run_until,
+    LoadedSuite, RunOptions, broken_results, discover, load_suite_by, run_bridge, run_until,
 };
 use stepreplay::text::plural;
 use stepreplay::{Error, InputError, Reason};
@@ -36,6 +36,7 @@ const SLOW_ENV: &str = "STEPREPLAY_TEST_SCENARIO_MS";
   stepreplay run scenarios/mail-*.json --jobs 2
   stepreplay run plan.json --recording recordings/mail-send-reminder --answers answers.json
   stepreplay run --shard 1/4 --reports json --report-dir reports/shard-1
+  stepreplay run --shard 1/4 --durations last/junit.xml --report-dir reports/shard-1
   stepreplay run --baseline reports/baseline.json --summary \"$GITHUB_STEP_SUMMARY\"")]
 pub struct Args {
     /// Scenario files or folders (default: `scenarios`); with `--recording`, one plan file
@@ -70,6 +71,11 @@ pub struct Args {
     /// reports with `stepreplay merge`.
     #[arg(long, value_name = "K/N", value_parser = |s: &str| s.parse::<Shard>().map_err(|e| e.message))]
     shard: Option<Shard>,
+    /// With `--shard`: balance the shards by each scenario's time in an earlier run's
+    /// `junit.xml` (longest first, each to the least loaded shard) instead of by a hash of its
+    /// id. Every shard of the run must be given the same file.
+    #[arg(long, value_name = "JUNIT", requires = "shard")]
+    durations: Option<PathBuf>,
     /// Write each acting step's before, after and diff PNGs here, and an overlay of its target
     /// on the before frame (`DIR/<scenario>/<mode>/<NN>-<step>-{before,after,diff,overlay}.png`);
     /// the HTML page then shows the diff images.
@@ -256,7 +262,8 @@ fn suite_of(args: &Args, paths: &[PathBuf]) -> Result<LoadedSuite, Error> {
         }
         None => {
             let select = Select::parse(&args.grep, &args.filter).map_err(super::usage)?;
-            let suite = load_suite(&discover(paths)?, args.shard)?;
+            let durations = args.durations.as_deref().map(read_durations).transpose()?;
+            let suite = load_suite_by(&discover(paths)?, args.shard, durations.as_ref())?;
             if !select.is_all()
                 && suite.scenarios.len() + suite.bridge.len() + suite.broken.len() > 0
             {

@@ -6,6 +6,7 @@ mod collect;
 mod duplicates;
 mod locate;
 mod read;
+mod stream;
 
 pub use canonical::{Visit, round, to_canonical, to_canonical_value, write_canonical_spliced};
 pub(crate) use collect::{expected, type_errors};
@@ -15,3 +16,4 @@ pub use read::{
     refuse_duplicate_keys,
 };
 pub(crate) use read::{open_regular, read_bounded};
+pub use stream::{read_array_of, read_object_without, typed_from_value};

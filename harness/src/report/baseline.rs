@@ -12,7 +12,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::entries::ReportRef;
-use super::model::Report;
+use super::model::{Report, ScenarioReport};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{parse_typed, parse_value, read_text, to_canonical_value};
 use crate::limits;
@@ -55,29 +55,34 @@ pub struct BaselineScenario {
 impl Baseline {
     /// The baseline that accepts `report` as it is.
     pub fn from_report(report: &Report) -> Baseline {
-        let first = report.modes.first().copied();
-        let scenarios = report
-            .scenarios
-            .iter()
-            .map(|s| {
-                let deciding = first.and_then(|m| s.runs.get(&m));
-                (
-                    s.id.clone(),
-                    BaselineScenario {
-                        met: s.met,
-                        outcome: deciding.map_or(Outcome::Failed, |r| r.outcome),
-                        reason: deciding.and_then(|r| r.reason),
-                        scores: s.runs.iter().map(|(m, r)| (*m, r.scores)).collect(),
-                    },
-                )
-            })
-            .collect();
+        let mut b = Baseline::accepting(report);
+        report.scenarios.iter().for_each(|s| b.accept(s));
+        b
+    }
+
+    /// The baseline of the run-wide part `head` (its modes and scores), with no scenario
+    /// yet: entries are added one at a time ([`Baseline::accept`]), as a report is read.
+    pub fn accepting(head: &Report) -> Baseline {
         Baseline {
             schema: BASELINE_SCHEMA.into(),
-            modes: report.modes.clone(),
-            scenarios,
-            scores: report.summary.scores.clone(),
+            modes: head.modes.clone(),
+            scenarios: BTreeMap::new(),
+            scores: head.summary.scores.clone(),
         }
+    }
+
+    /// Accepts one scenario's entry as it is.
+    pub fn accept(&mut self, s: &ScenarioReport) {
+        let deciding = self.modes.first().and_then(|m| s.runs.get(m));
+        self.scenarios.insert(
+            s.id.clone(),
+            BaselineScenario {
+                met: s.met,
+                outcome: deciding.map_or(Outcome::Failed, |r| r.outcome),
+                reason: deciding.and_then(|r| r.reason),
+                scores: s.runs.iter().map(|(m, r)| (*m, r.scores)).collect(),
+            },
+        );
     }
 
     /// The canonical text written to `baseline.json`.

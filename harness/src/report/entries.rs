@@ -18,6 +18,9 @@ pub trait Entries {
     /// How many.
     fn count(&self) -> usize;
 
+    /// Their ids, in id order.
+    fn ids(&self) -> Vec<&str>;
+
     /// Calls `f` with each entry whose `met` is `met` (every entry when `None`).
     fn each_where(
         &self,
@@ -50,6 +53,10 @@ pub trait Entries {
 impl Entries for Vec<ScenarioReport> {
     fn count(&self) -> usize {
         self.len()
+    }
+
+    fn ids(&self) -> Vec<&str> {
+        self.iter().map(|s| s.id.as_str()).collect()
     }
 
     fn each_where(
@@ -188,6 +195,10 @@ impl Spill {
 impl Entries for Spill {
     fn count(&self) -> usize {
         self.places.len()
+    }
+
+    fn ids(&self) -> Vec<&str> {
+        self.in_order().into_iter().map(|p| p.id.as_str()).collect()
     }
 
     fn each_where(

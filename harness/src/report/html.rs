@@ -72,6 +72,20 @@ pub struct PageImages {
 pub struct HtmlOutput {
     /// Frames that could not be found or read (the page shows a placeholder for each).
     pub missing: Vec<String>,
+    /// The pages written, in order: `index.html`, then `index-2.html`… ([`page_name`]).
+    pub pages: Vec<String>,
+}
+
+/// Scenarios on one page: a suite of thousands opens as pages a browser shows at once.
+pub const SCENARIOS_PER_PAGE: usize = 100;
+
+/// The file name of page `k` (from 1): `index.html`, then `index-2.html`, `index-3.html`…
+pub fn page_name(k: usize) -> String {
+    if k <= 1 {
+        "index.html".to_string()
+    } else {
+        format!("index-{k}.html")
+    }
 }
 
 /// The pictures the page draws: every frame a step shows, and the diff of every step that
@@ -135,6 +149,17 @@ pub fn write_html<'a>(
     regressions: Option<&RegressionReport>,
     pictures: &dyn Pictures,
     dir: &Path,
+) -> Result<HtmlOutput, Error> {
+    write_html_paged(report, regressions, pictures, dir, SCENARIOS_PER_PAGE)
+}
+
+/// [`write_html`] with `per_page` scenarios a page.
+pub fn write_html_paged<'a>(
+    report: impl Into<ReportRef<'a>>,
+    regressions: Option<&RegressionReport>,
+    pictures: &dyn Pictures,
+    dir: &Path,
+    per_page: usize,
 ) -> Result<HtmlOutput, Error> {
     let report = report.into();
     let img_dir = dir.join("img");
@@ -201,17 +226,36 @@ pub fn write_html<'a>(
             .filter(|p| !images.diffs.contains_key(*p))
             .cloned(),
     );
-    // Written as it is built, a scenario at a time: the page of a large suite is tens of MB.
-    let path = dir.join("index.html");
-    let err = crate::output::write_error(&path);
-    let mut out = crate::output::AtomicFile::create(&path)?;
-    page(report, regressions, &images, &mut |h: &mut String| {
-        let r = std::io::Write::write_all(&mut out, h.as_bytes());
-        h.clear();
-        r.map_err(&err)
-    })?;
-    out.commit()?;
-    Ok(HtmlOutput { missing })
+    // Written as it is built, a scenario at a time, each page to its own file.
+    let mut pages: Vec<String> = Vec::new();
+    let mut open: Option<(crate::output::AtomicFile, std::path::PathBuf)> = None;
+    page(
+        report,
+        regressions,
+        &images,
+        per_page,
+        &mut |k: usize, h: &mut String| {
+            if pages.len() < k {
+                if let Some((f, _)) = open.take() {
+                    f.commit()?;
+                }
+                let name = page_name(k);
+                let path = dir.join(&name);
+                open = Some((crate::output::AtomicFile::create(&path)?, path));
+                pages.push(name);
+            }
+            let Some((out, path)) = open.as_mut() else {
+                return Ok(());
+            };
+            let r = std::io::Write::write_all(out, h.as_bytes());
+            h.clear();
+            r.map_err(crate::output::write_error(path))
+        },
+    )?;
+    if let Some((f, _)) = open.take() {
+        f.commit()?;
+    }
+    Ok(HtmlOutput { missing, pages })
 }
 
 pub(super) const STYLE: &str = r#"
@@ -336,7 +380,8 @@ window.addEventListener('hashchange',openHash);openHash();
 })();
 "#;
 
-/// The page's HTML text, with frames from `images` (those absent show a placeholder).
+/// The page's HTML text, with frames from `images` (those absent show a placeholder); for a
+/// report of more than one page, every page's text one after another.
 pub fn to_html(
     report: &Report,
     regressions: Option<&RegressionReport>,
@@ -344,26 +389,131 @@ pub fn to_html(
 ) -> String {
     let mut page_text = String::new();
     // A held report's entries are read without I/O, and this sink never fails.
-    let _ = page(report.into(), regressions, images, &mut |h: &mut String| {
-        page_text.push_str(h);
-        h.clear();
-        Ok(())
-    });
+    let _ = page(
+        report.into(),
+        regressions,
+        images,
+        SCENARIOS_PER_PAGE,
+        &mut |_, h: &mut String| {
+            page_text.push_str(h);
+            h.clear();
+            Ok(())
+        },
+    );
     page_text
 }
 
-/// Builds the page into a buffer that `flush` takes (and empties) after the head and after
-/// each scenario, so that it need not be held whole.
+/// Builds the pages, `per_page` scenarios each, into a buffer that `flush` takes (and
+/// empties) with the page's number (from 1) after each head and each scenario, so that no
+/// page need be held whole. Failures come first, so the first page is the one to read; a
+/// `#s-…` link to a scenario on another page is sent there (the first page knows where each
+/// is; the others send it to the first).
 fn page(
-    ReportRef {
-        head: report,
-        entries,
-    }: ReportRef,
+    report: ReportRef,
     regressions: Option<&RegressionReport>,
     images: &PageImages,
-    flush: &mut dyn FnMut(&mut String) -> Result<(), Error>,
+    per_page: usize,
+    flush: &mut dyn FnMut(usize, &mut String) -> Result<(), Error>,
 ) -> Result<(), Error> {
+    let per_page = per_page.max(1);
+    let pages = report.entries.count().div_ceil(per_page).max(1);
     let mut h = String::new();
+    let mut at = 0usize;
+    let mut where_is: Vec<(String, usize)> = Vec::new();
+    if pages > 1 {
+        report.entries.failed_first(&mut |sc| {
+            where_is.push((format!("s-{}", slug(&sc.id)), at / per_page + 1));
+            at += 1;
+            Ok(())
+        })?;
+        at = 0;
+    }
+    page_head(&mut h, report.head, regressions);
+    pager(&mut h, 1, pages);
+    flush(1, &mut h)?;
+    // Failures first; each group in the report's (id) order.
+    report.entries.failed_first(&mut |sc| {
+        let k = at / per_page + 1;
+        if at > 0 && at.is_multiple_of(per_page) {
+            page_foot(&mut h, k - 1, pages, &where_is);
+            flush(k - 1, &mut h)?;
+            page_head(&mut h, report.head, None);
+            pager(&mut h, k, pages);
+            flush(k, &mut h)?;
+        }
+        at += 1;
+        scenario(&mut h, report.head, sc, images);
+        flush(k, &mut h)
+    })?;
+    let last = at.div_ceil(per_page).max(1);
+    page_foot(&mut h, last, pages, &where_is);
+    flush(last, &mut h)
+}
+
+/// Links to the other pages (none for a report of one page).
+fn pager(h: &mut String, k: usize, pages: usize) {
+    if pages <= 1 {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<nav class=\"pager\" style=\"margin:8px 0\">Page {k} of {pages} ·"
+    );
+    for j in 1..=pages {
+        if j == k {
+            let _ = write!(h, " <b>{j}</b>");
+        } else {
+            let _ = write!(h, " <a href=\"{}\">{j}</a>", page_name(j));
+        }
+    }
+    h.push_str("</nav>\n");
+}
+
+/// The end of page `k` of `pages`: the pager again, and where a `#s-…` link of another page
+/// goes.
+fn page_foot(h: &mut String, k: usize, pages: usize, where_is: &[(String, usize)]) {
+    pager(h, k, pages);
+    let _ = writeln!(
+        h,
+        "</main><div id=\"zoom\" hidden><div class=\"zbar\"><span class=\"ztabs\"></span>\
+         <span class=\"zcap\"></span><button class=\"zclose\" aria-label=\"Close\">✕</button>\
+         </div><div class=\"zimg\"><img alt=\"\"></div></div><script>{SCRIPT}</script>{}</body></html>",
+        elsewhere(k, pages, where_is)
+    );
+}
+
+/// The script that sends a `#s-…` link to the page holding it; empty for one page.
+fn elsewhere(k: usize, pages: usize, where_is: &[(String, usize)]) -> String {
+    if pages <= 1 {
+        return String::new();
+    }
+    let map = if k == 1 {
+        let m: serde_json::Map<String, serde_json::Value> = where_is
+            .iter()
+            .filter(|(_, p)| *p != 1)
+            .map(|(a, p)| (a.clone(), page_name(*p).into()))
+            .collect();
+        // `</` never appears in JSON text of anchors made by `slug`, but escape it anyway.
+        serde_json::Value::Object(m)
+            .to_string()
+            .replace("</", "<\\/")
+    } else {
+        "null".to_string()
+    };
+    format!(
+        "<script>(function(){{var m={map};function go(){{var id=decodeURIComponent(location.hash.slice(1));\
+         if(!id||document.getElementById(id.indexOf('zoom-')===0?id.slice(5):id))return;\
+         var s=id.indexOf('zoom-')===0?id.slice(5):id;\
+         if(!m){{location.replace('{first}'+location.hash);return;}}\
+         for(var k in m){{if(s===k||s.indexOf(k+'-')===0){{location.replace(m[k]+location.hash);return;}}}}}}\
+         window.addEventListener('hashchange',go);go();}})();</script>",
+        first = page_name(1)
+    )
+}
+
+/// The top of a page: the title, the totals, the filter bar and, when given, the
+/// regressions.
+fn page_head(h: &mut String, report: &Report, regressions: Option<&RegressionReport>) {
     let s = &report.summary;
     let _ = write!(
         h,
@@ -448,19 +598,6 @@ fn page(
          <span><b style=\"color:var(--want)\">▭</b> element the recording acted on, when different</span>\
          <span><b class=\"bad\">●</b> click point</span></p>\n",
     );
-    flush(&mut h)?;
-    // Failures first; each group in the report's (id) order.
-    entries.failed_first(&mut |sc| {
-        scenario(&mut h, report, sc, images);
-        flush(&mut h)
-    })?;
-    let _ = writeln!(
-        h,
-        "</main><div id=\"zoom\" hidden><div class=\"zbar\"><span class=\"ztabs\"></span>\
-         <span class=\"zcap\"></span><button class=\"zclose\" aria-label=\"Close\">✕</button>\
-         </div><div class=\"zimg\"><img alt=\"\"></div></div><script>{SCRIPT}</script></body></html>"
-    );
-    flush(&mut h)
 }
 
 fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageImages) {

@@ -1,14 +1,16 @@
 //! `report.json`: the report in canonical bytes (sorted keys, fixed float rounding, no clock),
 //! so two runs — at any `--jobs` — write the same file; and reading one back (for `merge`
-//! and `baseline accept`).
+//! and `baseline accept`) an entry at a time, so a report of any size is read in the memory
+//! of one entry.
 
 use std::path::Path;
 
 use super::entries::ReportRef;
-use super::model::{REPORT_SCHEMA, Report};
+use super::model::{REPORT_SCHEMA, Report, ScenarioReport};
 use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{
-    Visit, parse_typed, parse_value, read_text, to_canonical_value, write_canonical_spliced,
+    Visit, read_array_of, read_object_without, to_canonical_value, typed_from_value,
+    write_canonical_spliced,
 };
 use crate::limits;
 
@@ -59,22 +61,42 @@ pub fn to_json(report: &Report) -> String {
     to_canonical_value(report)
 }
 
-/// Reads a `report.json` (bounded; the schema checked before anything else).
-pub fn load_report(path: &Path) -> Result<Report, InputError> {
-    let src = read_text(path, limits::REPORT_BYTES)?;
-    let v = parse_value(&src)?;
-    let schema = v.get("schema").and_then(|s| s.as_str());
+/// The run-wide part of a `report.json`, its `scenarios` skipped (an empty list): the schema
+/// checked before anything else is typed. Bounded per value, not by the file's size.
+pub fn load_report_head(path: &Path) -> Result<Report, InputError> {
+    let head = read_object_without(path, "scenarios", limits::REPORT_ENTRY_BYTES)?;
+    let schema = head.get("schema").and_then(|s| s.as_str());
     if schema != Some(REPORT_SCHEMA) {
-        return Err(src
-            .error(
-                FieldPath::root().key("schema"),
-                Reason::UnsupportedSchema,
-                format!(
-                    "not a {REPORT_SCHEMA} report (schema: {})",
-                    schema.unwrap_or("none")
-                ),
-            )
-            .hint("reports are written by `stepreplay run` into its --report-dir"));
+        return Err(InputError::new(
+            path,
+            Reason::UnsupportedSchema,
+            format!(
+                "not a {REPORT_SCHEMA} report (schema: {})",
+                schema.unwrap_or("none")
+            ),
+        )
+        .at(FieldPath::root().key("schema"))
+        .hint("reports are written by `stepreplay run` into its --report-dir"));
     }
-    parse_typed(&src)
+    typed_from_value(path, serde_json::Value::Object(head))
+}
+
+/// Hands each entry of the `report.json` at `path` to `f`, one at a time in file order, each
+/// at most [`limits::REPORT_ENTRY_BYTES`]: a report of any length is read in the memory of
+/// one entry. Read its head first ([`load_report_head`]), which checks the schema.
+pub fn read_report_entries<E: From<InputError>>(
+    path: &Path,
+    f: &mut dyn FnMut(ScenarioReport) -> Result<(), E>,
+) -> Result<(), E> {
+    read_array_of(path, "scenarios", limits::REPORT_ENTRY_BYTES, f)
+}
+
+/// Reads a whole `report.json` into memory (the schema checked before anything else).
+pub fn load_report(path: &Path) -> Result<Report, InputError> {
+    let mut report = load_report_head(path)?;
+    read_report_entries(path, &mut |s| {
+        report.scenarios.push(s);
+        Ok::<(), InputError>(())
+    })?;
+    Ok(report)
 }

@@ -3,11 +3,13 @@
 //! Shards of one run differ only in which scenarios they hold, so the join is: check they are
 //! parts of one run, concatenate the scenarios, sort by id, and fold the summary again from
 //! the per-scenario tallies (which add exactly). The result is byte-identical to the report of
-//! the run that was never sharded.
+//! the run that was never sharded. The parts' run-wide parts are checked first
+//! ([`check_parts`]); their entries may then be streamed into a spill ([`merged_head`]).
 
 use std::collections::BTreeSet;
 
-use super::model::{REPORT_SCHEMA, Report, SuiteId, Summary};
+use super::entries::Entries;
+use super::model::{REPORT_SCHEMA, Report, SuiteId, Totals};
 use crate::shard::Shard;
 
 /// Why shard reports cannot be joined.
@@ -86,16 +88,27 @@ impl MergeError {
 
 /// Joins every shard `k/n` (k = 1..n) of one run into the whole run's report.
 pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
-    merge_with_gaps(reports, None)
+    check_parts(&reports, false)?;
+    let mut heads = Vec::new();
+    let mut scenarios = Vec::new();
+    for mut r in reports {
+        scenarios.append(&mut r.scenarios);
+        heads.push(r);
+    }
+    scenarios.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut totals = Totals::new(&heads[0].modes);
+    scenarios.iter().for_each(|s| totals.add(s));
+    let head = merged_head(&heads, &scenarios, totals, None)?;
+    Ok(Report { scenarios, ..head })
 }
 
-/// Joins the shards there are when some could not be read (`unread` says which and why): the
-/// result is marked incomplete rather than refused, so the scenarios that were read still get
-/// their verdicts.
-pub fn merge_with_gaps(reports: Vec<Report>, unread: Option<&str>) -> Result<Report, MergeError> {
-    let first = reports.first().ok_or(MergeError::Empty)?.clone();
+/// Checks that `heads` (shard reports' run-wide parts, in the order given) are every part
+/// `k/n` of one run, before any entry is read; with `gaps` (some parts could not be read),
+/// parts may be missing.
+pub fn check_parts(heads: &[Report], gaps: bool) -> Result<(), MergeError> {
+    let first = heads.first().ok_or(MergeError::Empty)?;
     let mut seen_shards = BTreeSet::new();
-    for (i, r) in reports.iter().enumerate() {
+    for (i, r) in heads.iter().enumerate() {
         let index = i + 1;
         if r.schema != REPORT_SCHEMA {
             return Err(MergeError::Schema {
@@ -115,8 +128,8 @@ pub fn merge_with_gaps(reports: Vec<Report>, unread: Option<&str>) -> Result<Rep
         let suite =
             |r: &Report| format!("{} scenarios, ids {}", r.suite.scenarios, r.suite.ids_fnv1a);
         if let Some(e) = mismatch("harness version", first.harness.clone(), r.harness.clone())
-            .or_else(|| mismatch("set of modes", modes(&first), modes(r)))
-            .or_else(|| mismatch("suite", suite(&first), suite(r)))
+            .or_else(|| mismatch("set of modes", modes(first), modes(r)))
+            .or_else(|| mismatch("suite", suite(first), suite(r)))
         {
             return Err(e);
         }
@@ -143,41 +156,53 @@ pub fn merge_with_gaps(reports: Vec<Report>, unread: Option<&str>) -> Result<Rep
         .filter(|k| !seen_shards.contains(k))
         .map(|k| k.to_string())
         .collect();
-    if !missing.is_empty() && unread.is_none() {
+    if !missing.is_empty() && !gaps {
         return Err(MergeError::MissingShards {
             missing: missing.join(", "),
             count,
         });
     }
+    Ok(())
+}
+
+/// The whole run's run-wide part, from its parts' (checked by [`check_parts`]), every
+/// part's entries joined (`entries`, visited in id order) and their `totals`. The entries
+/// may be held or spilled: `merge` of a large suite never holds them all. `unread` says which
+/// parts could not be read: the report is then marked incomplete rather than refused, so the
+/// scenarios that were read still get their verdicts.
+pub fn merged_head(
+    heads: &[Report],
+    entries: &dyn Entries,
+    totals: Totals,
+    unread: Option<&str>,
+) -> Result<Report, MergeError> {
+    let first = heads.first().ok_or(MergeError::Empty)?;
     // A shard that was stopped early makes the whole run's report incomplete too.
     let incomplete: Vec<String> = unread
         .map(str::to_string)
         .into_iter()
-        .chain(reports.iter().filter_map(|r| {
+        .chain(heads.iter().filter_map(|r| {
             let why = r.incomplete.as_ref()?;
             Some(r.shard.map_or(why.clone(), |s| format!("shard {s}: {why}")))
         }))
         .collect();
-    let mut scenarios: Vec<_> = reports.into_iter().flat_map(|r| r.scenarios).collect();
-    scenarios.sort_by(|a, b| a.id.cmp(&b.id));
-    if let Some(w) = scenarios.windows(2).find(|w| w[0].id == w[1].id) {
+    let ids = entries.ids();
+    if let Some(w) = ids.windows(2).find(|w| w[0] == w[1]) {
         return Err(MergeError::DuplicateScenario {
-            id: w[0].id.clone(),
+            id: w[0].to_string(),
         });
     }
-    let ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
     if SuiteId::of(&ids) != first.suite && unread.is_none() {
         return Err(MergeError::Incomplete {
             expected: first.suite.scenarios,
-            found: scenarios.len() as u64,
+            found: ids.len() as u64,
         });
     }
     Ok(Report {
-        summary: Summary::fold(&scenarios, &first.modes),
-        scenarios,
+        summary: totals.summary(),
         shard: None,
         incomplete: (!incomplete.is_empty()).then(|| incomplete.join("; ")),
-        ..first
+        ..first.without_entries()
     })
 }
 

@@ -22,10 +22,15 @@ pub use captures::{CapturesOutput, captures_wanted, write_captures};
 pub use console::{Progress, Say, line, print_steps, print_summary, print_verdict};
 pub use entries::{Entries, ReportRef, Spill};
 pub use failure::{Failure, github_annotation, step_detail};
-pub use html::{HtmlOutput, PageImage, PageImages, html_escape, html_wanted, to_html, write_html};
-pub use json::{load_report, to_json, write_json, write_json_to};
+pub use html::{
+    HtmlOutput, PageImage, PageImages, SCENARIOS_PER_PAGE, html_escape, html_wanted, page_name,
+    to_html, write_html, write_html_paged,
+};
+pub use json::{
+    load_report, load_report_head, read_report_entries, to_json, write_json, write_json_to,
+};
 pub use junit::{Timings, to_junit, to_junit_timed};
 pub use markdown::{md_escape, to_markdown};
-pub use merge::{MergeError, merge, merge_with_gaps};
+pub use merge::{MergeError, check_parts, merge, merged_head};
 pub use model::*;
 pub use outputs::{Gate, Outputs, write_outputs};

@@ -97,10 +97,14 @@ pub fn write_outputs(
         }
         None => None,
     };
+    let html_dir = out.html_dir.as_deref().unwrap_or(dir);
+    // An earlier run's pages past this run's last would be read as this run's.
+    let pages = html_pages(dir);
     let names: Vec<&str> = SET_FILES
         .iter()
         .copied()
         .chain(out.json.as_deref())
+        .chain(pages.iter().map(String::as_str))
         .collect();
     let mut set = FileSet::begin(dir, &names)?;
     if let Some(name) = &out.json {
@@ -118,10 +122,16 @@ pub fn write_outputs(
         set.write("summary.md", &md)?;
     }
     if out.html || out.html_dir.is_some() {
-        let html_dir = out.html_dir.as_deref().unwrap_or(dir);
+        if html_dir != dir {
+            for name in html_pages(html_dir) {
+                crate::output::remove_file(&html_dir.join(name))?;
+            }
+        }
         let o = write_html(report, regressions.as_ref(), pictures, html_dir)?;
         if html_dir == dir {
-            set.added("index.html")?;
+            for name in &o.pages {
+                set.added(name)?;
+            }
         }
         if !say.quiet() {
             for m in &o.missing {
@@ -173,6 +183,24 @@ pub fn write_outputs(
         Some(g) if nothing => Err(nothing_compared(g)),
         _ => Ok(code),
     }
+}
+
+/// The HTML report's pages after the first (`index-2.html`…) in `dir`: how many an earlier
+/// run wrote is not known ahead.
+fn html_pages(dir: &Path) -> Vec<String> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut v: Vec<String> = rd
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| {
+            n.strip_prefix("index-")
+                .and_then(|r| r.strip_suffix(".html"))
+                .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .collect();
+    v.sort();
+    v
 }
 
 fn nothing_compared(g: &Gate) -> Error {

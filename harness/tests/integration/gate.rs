@@ -9,8 +9,9 @@ use stepreplay::evidence::{Evidence, FromRecordings};
 use stepreplay::replay::Mode;
 use stepreplay::report::{
     Baseline, Entries, MergeError, RegressionKind, Report, ReportRef, Spill, Totals,
-    captures_wanted, compare, html_escape, html_wanted, merge, to_html, to_json, to_junit,
-    to_junit_timed, to_markdown, write_captures, write_html, write_json, write_json_to,
+    captures_wanted, compare, html_escape, html_wanted, merge, page_name, to_html, to_json,
+    to_junit, to_junit_timed, to_markdown, write_captures, write_html, write_html_paged,
+    write_json, write_json_to,
 };
 use stepreplay::score::Score;
 use stepreplay::shard::Shard;
@@ -180,8 +181,51 @@ fn merge_refuses_parts_that_do_not_make_one_run() {
     assert_eq!(merge(vec![whole]), Err(MergeError::NotShard { index: 1 }));
 }
 
+/// Runs `suite` in `n` shards (balanced by `durations` when given) into `dir/part<k>`, then
+/// merges them into `dir/<name>/report.json`; returns the merged folder.
+fn shard_and_merge(
+    suite: &Path,
+    dir: &Path,
+    name: &str,
+    n: u32,
+    durations: Option<&Path>,
+) -> PathBuf {
+    let mut parts = Vec::new();
+    for k in 1..=n {
+        let d = dir.join(format!("{name}-part{k}"));
+        let shard = format!("{k}/{n}");
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "run".as_ref(),
+            suite.as_os_str(),
+            "--shard".as_ref(),
+            shard.as_ref(),
+            "--reports".as_ref(),
+            "json".as_ref(),
+            "--report-dir".as_ref(),
+            d.as_os_str(),
+        ];
+        if let Some(p) = durations {
+            args.extend(["--durations".as_ref(), p.as_os_str()]);
+        }
+        let o = stepreplay(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+        assert!(
+            !d.join("junit.xml").exists(),
+            "--reports json writes only JSON"
+        );
+        parts.push(d.join("report.json"));
+    }
+    let merged = dir.join(name).join("report.json");
+    let mut args: Vec<&std::ffi::OsStr> =
+        vec!["merge".as_ref(), "--out".as_ref(), merged.as_os_str()];
+    args.extend(parts.iter().rev().map(|p| p.as_os_str()));
+    let o = stepreplay(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    dir.join(name)
+}
+
 #[test]
-fn the_cli_shards_and_merges_to_the_unsharded_report() {
+fn four_shards_merged_are_byte_identical_to_one_run_by_hash_and_by_duration() {
     let dir = temp("cli-shard");
     let suite = passing();
     let whole = dir.join("whole");
@@ -193,46 +237,35 @@ fn the_cli_shards_and_merges_to_the_unsharded_report() {
         whole.as_os_str(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    let mut parts = Vec::new();
-    for k in 1..=3 {
-        let d = dir.join(format!("part{k}"));
-        let o = stepreplay(&[
-            "run".as_ref(),
-            suite.as_os_str(),
-            "--shard".as_ref(),
-            format!("{k}/3").as_ref(),
-            "--reports".as_ref(),
-            "json".as_ref(),
-            "--report-dir".as_ref(),
-            d.as_os_str(),
-        ]);
-        assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-        assert!(
-            !d.join("junit.xml").exists(),
-            "--reports json writes only JSON"
-        );
-        parts.push(d.join("report.json"));
+    let read = |d: &Path, f: &str| std::fs::read(d.join(f)).unwrap();
+    let by_hash = shard_and_merge(&suite, &dir, "hash", 4, None);
+    // The whole run's junit.xml holds each scenario's time: the shards are balanced by it.
+    let by_time = shard_and_merge(&suite, &dir, "time", 4, Some(&whole.join("junit.xml")));
+    for merged in [&by_hash, &by_time] {
+        for f in ["report.json", "summary.md", "index.html"] {
+            assert!(
+                read(merged, f) == read(&whole, f),
+                "{f} of {} differs from the unsharded run's",
+                merged.display()
+            );
+        }
+        assert!(merged.join("junit.xml").is_file());
     }
-    let merged = dir.join("merged/report.json");
-    let mut args: Vec<&std::ffi::OsStr> =
-        vec!["merge".as_ref(), "--out".as_ref(), merged.as_os_str()];
-    args.extend(parts.iter().map(|p| p.as_os_str()));
-    let o = stepreplay(&args);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert_eq!(
-        std::fs::read(&merged).unwrap(),
-        std::fs::read(whole.join("report.json")).unwrap()
-    );
-    assert!(dir.join("merged/junit.xml").is_file());
+    // Balanced by time, every part holds a scenario (by hash, a part of a small suite may not).
+    for k in 1..=4 {
+        let part = dir.join(format!("time-part{k}/report.json"));
+        let r = stepreplay::report::load_report(&part).unwrap();
+        assert!(!r.scenarios.is_empty(), "part {k} of 4 by time is empty");
+    }
     // One part missing: refused, with a reason and a hint.
     let o = stepreplay(&[
         "merge".as_ref(),
         "--out".as_ref(),
         dir.join("bad/report.json").as_os_str(),
-        parts[0].as_os_str(),
+        dir.join("hash-part1/report.json").as_os_str(),
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("shards missing: 2, 3"), "{}", text(&o));
+    assert!(text(&o).contains("shards missing: 2, 3, 4"), "{}", text(&o));
     let o = stepreplay(&[
         "run".as_ref(),
         suite.as_os_str(),
@@ -240,6 +273,19 @@ fn the_cli_shards_and_merges_to_the_unsharded_report() {
         "4/3".as_ref(),
     ]);
     assert_eq!(o.status.code(), Some(64), "a usage error: {}", text(&o));
+    // Times from a merged report's junit.xml (which has none) are refused, naming the file.
+    let o = stepreplay(&[
+        "run".as_ref(),
+        suite.as_os_str(),
+        "--shard".as_ref(),
+        "1/2".as_ref(),
+        "--durations".as_ref(),
+        by_hash.join("junit.xml").as_os_str(),
+        "--report-dir".as_ref(),
+        dir.join("untimed").as_os_str(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("no scenario times"), "{}", text(&o));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -892,6 +938,93 @@ fn a_spill_that_cannot_be_made_names_the_folder() {
 }
 
 // ---------------------------------------------------------------- HTML
+
+#[test]
+fn a_large_report_is_written_as_pages_failures_first_each_scenario_once() {
+    let report = report_of(&[passing(), failing()], None);
+    let n = report.scenarios.len();
+    assert!(n >= 7, "{n}");
+    let dir = temp("html-pages");
+    // Pages left by an earlier, longer report are not this report's.
+    std::fs::write(dir.join("index-9.html"), "old").unwrap();
+    let o = write_html_paged(&report, None, &Evidence::default(), &dir, 3).unwrap();
+    let want: Vec<String> = (1..=n.div_ceil(3)).map(page_name).collect();
+    assert_eq!(o.pages, want);
+    assert_eq!(want[..2], ["index.html", "index-2.html"]);
+    let pages: Vec<String> = want
+        .iter()
+        .map(|p| std::fs::read_to_string(dir.join(p)).unwrap())
+        .collect();
+    // Each scenario on exactly one page; failures (`failing/`) on the first.
+    let on = |id: &str| -> Vec<usize> {
+        // The suite's ids are their own anchors (`s-<id>`: letters, digits and dashes).
+        let anchor = format!("id=\"s-{id}\"");
+        (0..pages.len())
+            .filter(|&k| pages[k].contains(&anchor))
+            .collect()
+    };
+    let mut first = 0;
+    for s in &report.scenarios {
+        let where_ = on(&s.id);
+        assert_eq!(where_.len(), 1, "{} is on pages {where_:?}", s.id);
+        if !s.met {
+            assert_eq!(where_, [0], "{} is not as expected: first page", s.id);
+        }
+        first += usize::from(where_ == [0]);
+    }
+    assert_eq!(first, 3, "three scenarios a page");
+    for (k, page) in pages.iter().enumerate() {
+        assert!(page.starts_with("<!DOCTYPE html>") && page.trim_end().ends_with("</html>"));
+        assert!(
+            page.contains(&format!("Page {} of {}", k + 1, pages.len())),
+            "page {k}"
+        );
+        for (j, other) in want.iter().enumerate() {
+            let link = format!("<a href=\"{other}\">");
+            assert_eq!(page.contains(&link), j != k, "page {k} links to {other}");
+        }
+    }
+    // The first page sends a link to a scenario on another page there; the others send
+    // such a link to the first page.
+    let later = report.scenarios.iter().find(|s| on(&s.id) == [1]).unwrap();
+    let slug = &later.id;
+    assert!(
+        pages[0].contains(&format!("\"s-{slug}\":\"index-2.html\"")),
+        "the first page knows where {slug} is"
+    );
+    assert!(pages[1].contains("var m=null") && pages[1].contains("location.replace('index.html'"));
+    // One page: no pager and no redirect, the page as it always was.
+    let one = temp("html-one");
+    let o = write_html_paged(&report, None, &Evidence::default(), &one, n).unwrap();
+    assert_eq!(o.pages, ["index.html"]);
+    let page = std::fs::read_to_string(one.join("index.html")).unwrap();
+    assert!(!page.contains("class=\"pager\"") && !page.contains("location.replace"));
+    assert_eq!(page, to_html(&report, None, &Default::default()));
+    // Through the one writer, pages of an earlier run past this run's are retired.
+    let outputs = stepreplay::report::Outputs {
+        json: None,
+        junit: false,
+        markdown: false,
+        html: true,
+        html_dir: None,
+        summary: None,
+        tolerance: 0.0,
+    };
+    stepreplay::report::write_outputs(
+        (&report).into(),
+        &Default::default(),
+        &Evidence::default(),
+        &dir,
+        &outputs,
+        None,
+        &stepreplay::report::Say::new(false, true, false),
+    )
+    .unwrap();
+    assert!(dir.join("index.html").is_file());
+    assert!(!dir.join("index-2.html").exists() && !dir.join("index-9.html").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&one).unwrap();
+}
 
 #[test]
 fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
