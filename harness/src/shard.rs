@@ -66,8 +66,8 @@ pub type Durations = BTreeMap<String, u64>;
 
 impl Shard {
     /// The ids of the suite `all` that fall to this shard when the shards are balanced by
-    /// `durations`: longest first, each to the shard with the least time so far (the lowest
-    /// index on a tie), ties in time broken by id, so every job computes the same split from
+    /// `durations`: longest first, each to the shard with the least time so far (then the
+    /// fewest scenarios, then the lowest index), ties in time broken by id, so every job computes the same split from
     /// the same file. A scenario the earlier run did not have counts as the mean of those it
     /// had (one second when it had none).
     pub fn by_duration<'a, S: AsRef<str>>(
@@ -91,15 +91,18 @@ impl Shard {
             })
             .collect();
         order.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-        let mut load = vec![0u64; self.count as usize];
+        // (time, scenarios) per shard: on equal time (scenarios that took no measurable time),
+        // the shard with fewer scenarios, so none is left empty while another holds two.
+        let mut load = vec![(0u64, 0usize); self.count as usize];
         let mut mine = BTreeSet::new();
         for (t, id) in order {
             let (k, _) = load
                 .iter()
                 .enumerate()
                 .min_by_key(|&(k, l)| (*l, k))
-                .unwrap_or((0, &0));
-            load[k] += t;
+                .unwrap_or((0, &(0, 0)));
+            load[k].0 += t;
+            load[k].1 += 1;
             if k as u32 + 1 == self.index {
                 mine.insert(id);
             }
@@ -184,6 +187,15 @@ mod tests {
         (1..=n)
             .map(|k| Shard { index: k, count: n }.by_duration(ids, durations))
             .collect()
+    }
+
+    #[test]
+    fn scenarios_that_took_no_time_are_spread_over_every_shard() {
+        let ids: Vec<String> = ["a", "b", "c", "d"].map(String::from).to_vec();
+        let d: Durations = ids.iter().map(|k| (k.clone(), 0)).collect();
+        for part in split(&ids, &d, 4) {
+            assert_eq!(part.len(), 1, "{part:?}");
+        }
     }
 
     #[test]

@@ -821,6 +821,7 @@ fn the_reference_agent_on_the_whole_suite() {
             "devthink-vision-not-simulated",
             "gtk3-mousepad-replace",
             "gtk4-text-editor-about",
+            "libreoffice-writer-bold",
             "mail-send-check-box",
             "mail-wrong-label",
             "qt5-featherpad-replace",
