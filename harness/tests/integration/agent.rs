@@ -690,19 +690,6 @@ fn an_agent_that_says_done_at_once_meets_no_scenario_that_needs_an_action() {
     );
 }
 
-/// Times are the one part of `junit.xml` that changes between runs.
-fn without_times(xml: &str) -> String {
-    let mut out = String::new();
-    let mut rest = xml;
-    while let Some(i) = rest.find(" time=\"") {
-        out.push_str(&rest[..i]);
-        let after = &rest[i + " time=\"".len()..];
-        rest = after.split_once('"').map_or("", |(_, r)| r);
-    }
-    out.push_str(rest);
-    out
-}
-
 /// The agent's `report.json` and `junit.xml` for one scenario, as `run` writes them: a
 /// defiant agent sends the mail the person declined, a wrong ending (`expectation`) and a
 /// broken rule (`compliance`) apart.
@@ -729,7 +716,7 @@ fn the_agent_report_of_one_scenario() {
     let json = std::fs::read_to_string(dir.join("report.json")).unwrap();
     insta::assert_snapshot!("agent_report_json", json);
     let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
-    insta::assert_snapshot!("agent_junit", without_times(&junit));
+    insta::assert_snapshot!("agent_junit", crate::util::junit_without_times(&junit));
 }
 
 /// A scenario that cannot be used (its plan is missing) fails alone, as a broken input: the

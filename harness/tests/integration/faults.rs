@@ -76,7 +76,7 @@ fn set_of(dir: &Path) -> Set {
         };
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let text = match name {
-            "junit.xml" => without_times(&text),
+            "junit.xml" => crate::util::junit_without_times(&text),
             "manifest.json" => match serde_json::from_str::<Value>(&text) {
                 Ok(v) => {
                     let files: Vec<&String> = v["files"]
@@ -95,18 +95,6 @@ fn set_of(dir: &Path) -> Set {
         set.insert(name, text);
     }
     set
-}
-
-fn without_times(xml: &str) -> String {
-    let mut out = String::new();
-    let mut rest = xml;
-    while let Some(at) = rest.find(" time=\"") {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 7..];
-        rest = after.find('"').map_or("", |end| &after[end + 1..]);
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Panics unless every report file in `dir` is the old run's or the new run's, all of the

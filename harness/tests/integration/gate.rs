@@ -1428,26 +1428,6 @@ fn durations_reach_the_terminal_and_junit_only() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// ` · 0.31 s` (the wall-clock time a console line shows) as ` · [time]`.
-fn without_took(text: &str) -> String {
-    let mut out = String::new();
-    for l in text.lines() {
-        let mut line = l.to_string();
-        if let Some(at) = l.find(" · ") {
-            let rest = &l[at + " · ".len()..];
-            if let Some(end) = rest.find(" s")
-                && end > 0
-                && rest[..end].chars().all(|c| c.is_ascii_digit() || c == '.')
-            {
-                line = format!("{} · [time]{}", &l[..at], &rest[end + 2..]);
-            }
-        }
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
-}
-
 /// One label typo in a plan three scenarios share (a bundled one, copied to a suite of its
 /// own and accepted as the baseline): one regression line per affected scenario, the root
 /// cause first — the file and line of the step, its number and reason — then how many
@@ -1517,7 +1497,7 @@ fn one_label_typo_gives_one_regression_line_per_affected_scenario() {
         regressions["regressions"].as_array().unwrap().len() > groups.len(),
         "the follow-on changes are kept"
     );
-    let console = without_took(&run.stdout);
+    let console = crate::util::without_times(&run.stdout);
     let lines: Vec<&str> = console
         .lines()
         .skip_while(|l| !l.contains("against the baseline, in"))

@@ -129,29 +129,12 @@ fn run_example(cwd: &Path, command: &str) -> (String, i32) {
     )
 }
 
-/// ` · 0.31 s` as ` · [time]`: a wall-clock time is never the same twice.
-fn without_times(text: &str) -> String {
-    let mut out = String::new();
-    for l in text.lines() {
-        let mut line = l.to_string();
-        if let Some(at) = l.find(" · ") {
-            let rest = &l[at + " · ".len()..];
-            if let Some(end) = rest.find(" s")
-                && end > 0
-                && rest[..end].chars().all(|c| c.is_ascii_digit() || c == '.')
-            {
-                line = format!("{} · [time]{}", &l[..at], &rest[end + 2..]);
-            }
-        }
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out
-}
-
 /// Whether `actual` is what `shown` shows: line by line, a `…` line standing for any lines.
 fn shows(shown: &str, actual: &str) -> bool {
-    let (shown, actual) = (without_times(shown), without_times(actual));
+    let (shown, actual) = (
+        crate::util::without_times(shown),
+        crate::util::without_times(actual),
+    );
     let want: Vec<&str> = shown.lines().collect();
     let got: Vec<&str> = actual.lines().collect();
     // fits[i][j]: want[i..] matches got[j..].

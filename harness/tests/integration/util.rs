@@ -240,3 +240,36 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// ` · 0.31 s` as ` · [time]`: a wall-clock time is never the same twice.
+pub fn without_times(text: &str) -> String {
+    let mut out = String::new();
+    for l in text.lines() {
+        let mut line = l.to_string();
+        if let Some(at) = l.find(" · ") {
+            let rest = &l[at + " · ".len()..];
+            if let Some(end) = rest.find(" s")
+                && end > 0
+                && rest[..end].chars().all(|c| c.is_ascii_digit() || c == '.')
+            {
+                line = format!("{} · [time]{}", &l[..at], &rest[end + 2..]);
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// Times are the one part of `junit.xml` that changes between runs.
+pub fn junit_without_times(xml: &str) -> String {
+    let mut out = String::new();
+    let mut rest = xml;
+    while let Some(i) = rest.find(" time=\"") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + " time=\"".len()..];
+        rest = after.split_once('"').map_or("", |(_, r)| r);
+    }
+    out.push_str(rest);
+    out
+}
