@@ -103,24 +103,7 @@ pub fn follow(
     let (plan, plan_src, name) = open(opts)?;
     let given = given_values(opts)?;
     let (texts, halted_at) = typed_texts(&plan, &given);
-    let script = Script {
-        schema: SCRIPT_SCHEMA.into(),
-        title: plan.title.clone(),
-        app: opts.app.clone(),
-        screen: None,
-        inputs: texts.values().cloned().collect(),
-        steps: Vec::new(),
-        done: None,
-    };
-    let ropts = RecordOptions {
-        script,
-        script_path: opts.plan.clone(),
-        out: opts.out.clone(),
-        own_display: opts.own_display,
-        force: opts.force,
-        settle_timeout: opts.settle_timeout,
-        keep_capture: opts.keep_capture.clone(),
-    };
+    let ropts = recorder_options(opts, &plan, &texts);
     let live = Live::start(&ropts, stop)?;
     let display = live.display();
     let Live {
@@ -246,6 +229,32 @@ fn open(opts: &FollowOptions) -> Result<(Plan, Source, String), Error> {
         return Err(already_recorded(&opts.out, &name));
     }
     Ok((plan, plan_src, name))
+}
+
+/// What the recorder needs: a script with no steps (the plan's steps are acted here) whose
+/// inputs are the texts typed, so the recorder scrubs the secret ones.
+fn recorder_options(
+    opts: &FollowOptions,
+    plan: &Plan,
+    texts: &BTreeMap<usize, ScriptInput>,
+) -> RecordOptions {
+    RecordOptions {
+        script: Script {
+            schema: SCRIPT_SCHEMA.into(),
+            title: plan.title.clone(),
+            app: opts.app.clone(),
+            screen: None,
+            inputs: texts.values().cloned().collect(),
+            steps: Vec::new(),
+            done: None,
+        },
+        script_path: opts.plan.clone(),
+        out: opts.out.clone(),
+        own_display: opts.own_display,
+        force: opts.force,
+        settle_timeout: opts.settle_timeout,
+        keep_capture: opts.keep_capture.clone(),
+    }
 }
 
 /// The values and answers the person gives: a scenario's, an answers file's, or none.
