@@ -1470,9 +1470,12 @@ fn one_label_typo_gives_one_regression_line_per_affected_scenario() {
         text.replace("\"label\": \"Subject:\"", "\"label\": \"Subjcet:\""),
     )
     .unwrap();
+    // One job: the live lines come in the order scenarios finish.
     let run = cli(&[
         "run",
         "scenarios",
+        "--jobs",
+        "1",
         "--report-dir",
         "reports",
         "--baseline",
