@@ -66,13 +66,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::check;
-    use crate::plan::check::rules::testing::{run, seed};
+    use crate::plan::check::rules::testing::{self, seed};
 
     fn findings(plan: &Value) -> Vec<String> {
-        run(check, plan)
-            .iter()
-            .map(|f| format!("{} {} {}", f.severity.as_str(), f.reason, f.path))
-            .collect()
+        testing::findings(check, plan)
     }
 
     /// The seed plan with an `ask` step about the client's email at `at` (0-based), numbered

@@ -100,14 +100,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::check;
-    use crate::plan::check::rules::testing::{run, seed};
+    use crate::plan::check::rules::testing::{self, seed};
 
-    /// `severity reason path` of each finding.
     fn findings(plan: &Value) -> Vec<String> {
-        run(check, plan)
-            .iter()
-            .map(|f| format!("{} {} {}", f.severity.as_str(), f.reason, f.path))
-            .collect()
+        testing::findings(check, plan)
     }
 
     /// The seed plan with step 2 typing `value` as written instead of its template.

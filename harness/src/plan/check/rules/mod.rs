@@ -130,4 +130,12 @@ pub(crate) mod testing {
         );
         out
     }
+
+    /// `severity reason path` of each finding `rule` makes on `plan`.
+    pub(crate) fn findings(rule: Rule, plan: &Value) -> Vec<String> {
+        run(rule, plan)
+            .iter()
+            .map(|f| format!("{} {} {}", f.severity.as_str(), f.reason, f.path))
+            .collect()
+    }
 }
