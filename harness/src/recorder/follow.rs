@@ -93,7 +93,7 @@ pub struct FollowOutput {
 }
 
 /// Follows the plan at `opts.plan` live. `confirm` is asked for each step that asks first and
-/// that the given answers do not approve; it says whether the person approves.
+/// that the given answers do not decide; it says whether the person approves.
 pub fn follow(
     opts: &FollowOptions,
     confirm: &mut dyn FnMut(&Confirm<'_>) -> bool,
@@ -104,13 +104,12 @@ pub fn follow(
     let given = given_values(opts)?;
     let (texts, halted_at) = typed_texts(&plan, &given);
     let ropts = recorder_options(opts, &plan, &texts);
-    let live = Live::start(&ropts, stop)?;
-    let display = live.display();
     let Live {
         mut session,
         mut rec,
         screen,
-    } = live;
+        display,
+    } = Live::start(&ropts, stop)?;
     let mut acted: Vec<Acted> = Vec::new();
     let mut steps_json: Vec<Value> = Vec::new();
     let mut halted = None;
@@ -127,12 +126,15 @@ pub fn follow(
                 return Ok(());
             }
             if let Some(reason) = &step.confirm {
-                let approved = given.answers.confirm.get(&step.id) == Some(&Answer::Approve)
-                    || confirm(&Confirm {
+                // A decline in the answers is the person's word: it is not put to them again.
+                let approved = match given.answers.confirm.get(&step.id) {
+                    Some(a) => *a == Answer::Approve,
+                    None => confirm(&Confirm {
                         number: step.number,
                         text: &step.text,
                         reason,
-                    });
+                    }),
+                };
                 if !approved {
                     halted = Some(format!(
                         "step {} “{}” asks first ({reason}) and was not approved: it was not done",

@@ -137,13 +137,12 @@ pub fn record(
         refuse_overwrite(&root, &name, &opts.out)?;
     }
     let script = &opts.script;
-    let live = Live::start(opts, stop)?;
-    let display = live.display();
     let Live {
         mut session,
         mut rec,
         screen,
-    } = live;
+        display,
+    } = Live::start(opts, stop)?;
     let mut acted: Vec<Acted> = Vec::new();
     let mut steps_json: Vec<Value> = Vec::new();
     let played = (|| -> Result<(), Error> {
@@ -224,6 +223,8 @@ pub(super) struct Live {
     pub(super) session: Session,
     pub(super) rec: Recorder,
     pub(super) screen: (u32, u32),
+    /// The display, and whether it was started here.
+    pub(super) display: String,
 }
 
 impl Live {
@@ -264,21 +265,21 @@ impl Live {
         let screen = (rec.x.width, rec.x.height);
         session.start_app(&script.app)?;
         rec.wait_for_window(&mut session, stop)?;
+        let display = format!(
+            "{}{}",
+            session.display,
+            if session.own {
+                " (Xvfb started here)"
+            } else {
+                ""
+            }
+        );
         Ok(Live {
             session,
             rec,
             screen,
+            display,
         })
-    }
-
-    /// The display, and whether it was started here.
-    pub(super) fn display(&self) -> String {
-        let s = &self.session;
-        format!(
-            "{}{}",
-            s.display,
-            if s.own { " (Xvfb started here)" } else { "" }
-        )
     }
 }
 
