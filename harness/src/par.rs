@@ -107,27 +107,63 @@ pub(crate) fn map<T: Sync, R: Send>(
         .collect()
 }
 
-/// How long [`recv_soon`] keeps checking before it sleeps.
+/// The longest [`recv_soon`] keeps checking before it sleeps.
 const SPIN: Duration = Duration::from_micros(200);
 
+thread_local! {
+    /// This thread's spin budget: halved when a spin ran out and the thread slept anyway,
+    /// doubled (up to [`SPIN`]) when an item came during a spin.
+    static BUDGET: std::cell::Cell<Duration> = const { std::cell::Cell::new(SPIN) };
+}
+
 /// [`Receiver::recv`] for a pipeline's hand-offs, which come fast (41 bands in a 1440×900
-/// diff of about 10 ms): it checks for the next item for up to [`SPIN`] before it sleeps.
-/// A thread that sleeps must be woken by the sender through the kernel, which on a virtual
-/// machine whose other CPU has gone idle is slow and uneven. In a 1440×900 diff this took the
-/// futex calls from 41 to 9 and shortened the slow tail of its timings.
+/// diff of about 10 ms): it checks for the next item for a while before it sleeps. A thread
+/// that sleeps must be woken by the sender through the kernel, which on a virtual machine
+/// whose other CPU has gone idle is slow and uneven: on a quiet machine, spinning took a
+/// 1440×900 diff's futex calls from 41 to 9. On a busy machine the sender is often not
+/// running at all, and a spin only burns the share of CPU the scheduler would give this
+/// thread later (a third of that diff's CPU time, under a CPU hog). So the budget adapts: it
+/// shrinks while spins run out and grows back while they pay.
 pub(crate) fn recv_soon<T>(rx: &Receiver<T>) -> Result<T, RecvError> {
+    let budget = BUDGET.get();
     let start = Instant::now();
+    let mut first = true;
     loop {
         for _ in 0..64 {
             match rx.try_recv() {
-                Ok(item) => return Ok(item),
+                Ok(item) => {
+                    let came = if first { Came::AtOnce } else { Came::InSpin };
+                    BUDGET.set(next_budget(budget, came));
+                    return Ok(item);
+                }
                 Err(TryRecvError::Disconnected) => return Err(RecvError),
                 Err(TryRecvError::Empty) => std::hint::spin_loop(),
             }
+            first = false;
         }
-        if start.elapsed() > SPIN {
+        if start.elapsed() > budget {
+            BUDGET.set(next_budget(budget, Came::Slept));
             return rx.recv();
         }
+    }
+}
+
+/// When a [`recv_soon`] item came.
+#[derive(Clone, Copy)]
+enum Came {
+    /// It was there at the first check: no evidence for or against spinning.
+    AtOnce,
+    /// During the spin: spinning paid.
+    InSpin,
+    /// The spin ran out and the thread slept: spinning was waste.
+    Slept,
+}
+
+fn next_budget(budget: Duration, came: Came) -> Duration {
+    match came {
+        Came::AtOnce => budget,
+        Came::InSpin => (budget * 2).clamp(Duration::from_micros(1), SPIN),
+        Came::Slept => budget / 2,
     }
 }
 
@@ -163,6 +199,20 @@ mod tests {
             (got, recv_soon(&rx))
         });
         assert_eq!(got, ([Ok(1), Ok(2)], Err(RecvError)));
+    }
+
+    #[test]
+    fn the_spin_budget_shrinks_while_spins_run_out_and_grows_back_while_they_pay() {
+        let mut b = SPIN;
+        for _ in 0..20 {
+            b = next_budget(b, Came::Slept);
+        }
+        assert!(b < Duration::from_micros(1), "{b:?}");
+        assert_eq!(next_budget(b, Came::AtOnce), b);
+        for _ in 0..20 {
+            b = next_budget(b, Came::InSpin);
+        }
+        assert_eq!(b, SPIN);
     }
 
     #[test]
