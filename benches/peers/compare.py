@@ -3,7 +3,9 @@
 
 Usage: compare.py SCRATCH IMAGES_DIR STEPREPLAY DIFF_PEER ODIFF [ROUNDS]
 
-For each size it prints our median, the peer's median and the ratio (ours / peer) for:
+For each size it prints our median, the peer's median and the ratio: the median over the
+interleaved pairs of ours / peer (each pair taken back to back, so a slow phase of the machine
+slows both sides of a pair alike), for:
   e2e vs odiff --antialiasing   process per comparison: `stepreplay diff A B --format json`
                                 vs `odiff --antialiasing A B` (no diff image either side)
   e2e+png vs odiff              the same, both writing a diff PNG
@@ -92,7 +94,7 @@ def main():
                 turns = [(ours, ours_cmd, (0, 1)), (peer, peer_cmd, (0, 22))]
                 for times, cmd, ok in turns if i % 2 == 0 else turns[::-1]:
                     times.append(time_process(cmd, ok))
-            rows.append((size, name, statistics.median(ours), statistics.median(peer), ""))
+            rows.append((size, name, ours, peer, ""))
 
         # In process, alternating batches; iterations per batch kept small for end to end at
         # the big sizes. A compare is short, so its batches are longer: more samples for the
@@ -103,20 +105,22 @@ def main():
             counts = set()
             for _ in range(max(2, rounds // 3)):
                 r = run_json([diff_peer, "time", mode, a, b, str(per_batch)])
-                ours += r["ms"][1:] if mode == "compare" else r["ms"]
+                ours.append(statistics.median(r["ms"][1:] if mode == "compare" else r["ms"]))
                 counts.add(("ours", r["mismatched"]))
                 r = run_json(["node", os.path.join(os.path.dirname(__file__), "pixelmatch-time.mjs"),
                               mode, a, b, str(per_batch)], cwd=scratch)
                 # The first compare call in a fresh node process runs unoptimised (JIT warm-up).
-                peer += r["ms"][1:] if mode == "compare" else r["ms"]
+                peer.append(statistics.median(r["ms"][1:] if mode == "compare" else r["ms"]))
                 counts.add(("pixelmatch", r["mismatched"]))
             values = {v for _, v in counts}
             note = f"count {values.pop()} both" if len(values) == 1 else f"COUNTS DIFFER {sorted(counts)}"
-            rows.append((size, name, statistics.median(ours), statistics.median(peer), note))
+            rows.append((size, name, ours, peer, note))
 
     print(f"{'size':<10} {'measure':<34} {'ours ms':>9} {'peer ms':>9} {'ratio':>6}  note")
-    for size, name, o, p, note in rows:
-        print(f"{size:<10} {name:<34} {o:9.1f} {p:9.1f} {o / p:6.3f}  {note}")
+    for size, name, ours, peer, note in rows:
+        o, p = statistics.median(ours), statistics.median(peer)
+        ratio = statistics.median(a / b for a, b in zip(ours, peer))
+        print(f"{size:<10} {name:<34} {o:9.1f} {p:9.1f} {ratio:6.3f}  {note}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 # ROUNDS rounds of REPS repetitions each. Prints a markdown table (see benches/README-crop.md).
 #
 # Peers go into a scratch venv (CROP_PEERS_VENV, default /tmp/stepreplay-crop-peers) with
-# opencv-python-headless and numpy from PyPI; nothing is installed elsewhere.
+# opencv-python-headless and numpy from PyPI; nothing is installed elsewhere. HOG=N busy loops
+# run beside the timings (default one per core; HOG=0 for none), as in run.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -23,6 +24,8 @@ bin=$root/target/release/examples/crop_peer
 out=$(mktemp -d /tmp/stepreplay-crop.XXXXXX)
 "$bin" fixtures "$out"
 
+. "$here/hog.sh"
+hog_start
 for round in $(seq "$rounds"); do
     echo "round $round/$rounds" >&2
     "$bin" time "$out" "$reps" >>"$out/ours.txt"
