@@ -324,8 +324,8 @@ struct Outcome {
 /// Runs every example of the document `doc` (see the module's doc).
 fn run_document(root: &Path, doc: &Path) -> Outcome {
     let text = std::fs::read_to_string(doc).unwrap();
-    let found = blocks(doc, &text);
     let name = doc.strip_prefix(root).unwrap_or(doc).display().to_string();
+    let found = blocks(Path::new(&name), &text);
     let mut out = Outcome::default();
     for line in &found.bare {
         out.drift.push(format!(
@@ -467,7 +467,10 @@ fn an_ellipsis_inside_a_line_stands_for_any_text_there() {
     assert!(shows("recorded … steps on … into …\n", got));
     assert!(shows("…suite\n", got));
     assert!(!shows("recorded 6 steps on … into suite\n", got));
-    assert!(!shows("recorded 5 steps on … into", got), "the rest is shown");
+    assert!(
+        !shows("recorded 5 steps on … into", got),
+        "the rest is shown"
+    );
     assert!(line_shows("a…a", "aa") && !line_shows("a…a", "a"));
 }
 
@@ -499,14 +502,23 @@ fn sh_commands_and_bare_fences_are_found_for_the_check() {
     assert_eq!(
         b.unrun,
         vec![
-            (3, "cargo run --release -- record --xvfb --out x".to_string()),
+            (
+                3,
+                "cargo run --release -- record --xvfb --out x".to_string()
+            ),
             (5, "bash scripts/test".to_string())
         ]
     );
     assert_eq!(b.bare, vec![8]);
     assert!(b.files.is_empty(), "a json block not named as a file");
-    let named = blocks(Path::new("x.md"), "`a/b.json`:\n\n```json\n{\"x\": 1}\n```\n");
-    assert_eq!(named.files, vec![(3, "a/b.json".into(), "{\"x\": 1}\n".into())]);
+    let named = blocks(
+        Path::new("x.md"),
+        "`a/b.json`:\n\n```json\n{\"x\": 1}\n```\n",
+    );
+    assert_eq!(
+        named.files,
+        vec![(3, "a/b.json".into(), "{\"x\": 1}\n".into())]
+    );
     assert_eq!(b.examples.len(), 1);
     assert_eq!(b.examples[0].runs(), "stepreplay run -q");
     assert_eq!(b.examples[0].subcommand().as_deref(), Some("run"));
