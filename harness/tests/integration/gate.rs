@@ -683,11 +683,9 @@ fn junit_is_valid_and_names_what_failed() {
     assert_eq!(cases, steps, "a case per step plus the expectation");
     // mini-expects-send: the expectation and the step where it stopped.
     assert_eq!(failures, 2, "{xml}");
-    assert!(
-        xml.contains(
-            "<failure message=\"steps[1]: stopped-by-person\" type=\"stopped-by-person\">"
-        )
-    );
+    assert!(xml.contains(
+        "<failure message=\"step 2 “Type your PIN”: stopped-by-person\" type=\"stopped-by-person\">"
+    ));
     assert!(xml.contains("type=\"expectation-not-met\""));
     assert!(
         !xml.contains("timestamp=") && !xml.contains("time="),
