@@ -1,6 +1,6 @@
 //! Every command example in `README.md` and `docs/*.md` is real. A ```console block's
-//! `$ …` lines are run and their output (and exit code, where an `echo $?` follows) must
-//! match the document; a ```sh (or `bash`, `shell`) block's commands cannot run in a test
+//! `$ …` lines are run and their output and exit code must match the document (the code an
+//! `echo $?` after it shows, else 0); a ```sh (or `bash`, `shell`) block's commands cannot run in a test
 //! and each is listed in [`NOT_RUN`] with the reason, so a command block that is neither run
 //! nor listed fails, and so does a block without a language.
 //!
@@ -304,12 +304,18 @@ fn check_example(ex: &Example, cwd: &Path) -> Result<(), String> {
             ex.command, ex.output
         ));
     }
-    match ex.code {
-        Some(want) if want != code => Err(format!(
-            "{place}: exit {want} is shown, the command exited {code}\n{said}"
-        )),
-        _ => Ok(()),
+    // Without an `echo $?` after it, a shown command is one that succeeds.
+    let want = ex.code.unwrap_or(0);
+    if want != code {
+        let shown = match ex.code {
+            Some(c) => format!("exit {c} is shown"),
+            None => "no `echo $?` follows, so it must exit 0".into(),
+        };
+        return Err(format!(
+            "{place}: {shown}; the command exited {code}\n{said}"
+        ));
     }
+    Ok(())
 }
 
 /// What one document's examples did: the subcommands run (or skipped for a missing tool),
