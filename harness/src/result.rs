@@ -20,6 +20,8 @@ pub struct ScenarioResult {
     pub(crate) file: String,
     /// One line for people.
     pub(crate) description: String,
+    /// The scenario file's tags.
+    pub(crate) tags: Vec<String>,
     /// Whether it went as declared (for a plan, the first mode decides).
     pub met: bool,
     /// Why not.

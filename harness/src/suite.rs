@@ -269,6 +269,7 @@ fn judged(s: &Scenario, run: PlanRun) -> ScenarioResult {
         id: s.file.id.clone(),
         file: s.path.display().to_string(),
         description: s.file.description.clone(),
+        tags: s.file.tags.clone(),
         met: mismatch.is_none(),
         mismatch,
         broken: None,
@@ -525,13 +526,27 @@ impl LoadedSuite {
         if select.is_all() {
             return self;
         }
-        self.scenarios
-            .retain(|s| select.keeps(&s.file.id, false, Some(&s.plan_path)));
-        self.bridge.retain(|(id, _)| select.keeps(id, true, None));
-        self.broken
-            .retain(|(s, _)| select.keeps(&s.file.id, false, Some(&s.plan_path)));
+        self.scenarios.retain(|s| select.keeps_scenario(s));
+        self.bridge
+            .retain(|(id, _)| select.keeps(id, true, None, &[]));
+        self.broken.retain(|(s, _)| select.keeps_scenario(s));
         self
     }
+}
+
+/// The plan scenario files of `files` that `select` keeps, each read as a suite reads it (one
+/// that cannot be loaded by its stand-in, so it still fails on its own).
+pub fn select_files(files: Vec<PathBuf>, select: &crate::select::Select) -> Vec<PathBuf> {
+    if select.is_all() {
+        return files;
+    }
+    files
+        .into_iter()
+        .filter(|f| {
+            let s = load_scenario(f).unwrap_or_else(|_| Scenario::stand_in(f));
+            select.keeps_scenario(&s)
+        })
+        .collect()
 }
 
 /// Loads every scenario file, refuses duplicate ids, then keeps `shard`'s part.
@@ -614,7 +629,7 @@ pub fn broken_results(broken: &[(Scenario, InputError)], modes: &[Mode]) -> Vec<
 }
 
 /// A bridge scenario's id, read without running it.
-pub(crate) fn bridge_id(path: &Path) -> Result<String, InputError> {
+pub fn bridge_id(path: &Path) -> Result<String, InputError> {
     let src = crate::json::read_text(path, crate::limits::SCENARIO_BYTES)?;
     let v = crate::json::parse_value(&src)?;
     match v.get("id").and_then(|i| i.as_str()) {
@@ -666,6 +681,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)], modes: &[Mode]) -> Vec<Scenar
             id: id.clone(),
             file: path.display().to_string(),
             description: r.description.clone(),
+            tags: Vec::new(),
             met: r.passed,
             mismatch,
             broken: None,

@@ -360,6 +360,7 @@ fn judged(task: &BridgeTask, run: BridgeRun) -> ScenarioResult {
         id: task.file.id.clone(),
         file: task.path.display().to_string(),
         description: task.file.description.clone(),
+        tags: Vec::new(),
         met: mismatch.is_none(),
         mismatch,
         broken: None,

@@ -18,6 +18,7 @@ use stepreplay::suite::{broken_results, load_suite};
 use stepreplay::{Error, InputError, Reason};
 
 use super::output_args::{OutputArgs, say};
+use super::select_args::{SelectArgs, none_match};
 use super::{Global, OutputFormat};
 
 #[derive(Debug, clap::Args)]
@@ -47,6 +48,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "human")]
     format: OutputFormat,
     #[command(flatten)]
+    select: SelectArgs,
+    #[command(flatten)]
     out: OutputArgs,
 }
 
@@ -60,6 +63,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             "the agent command is empty",
         )));
     }
+    let select = args.select.select(args.out.gated())?;
     let gate = args.out.gate()?;
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("scenarios")]
@@ -96,7 +100,19 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .into_iter()
         .partition(|f| stepreplay::scenario::sniff_schema(f).as_deref() == Some(BRIDGE_TASK));
     let modes = [Mode::Agent];
-    let suite = load_suite(&plans, None)?;
+    let suite = load_suite(&plans, None)?.select(&select);
+    // Agent-bridge tasks are narrowed by id as bridge batches are.
+    let mut kept = Vec::new();
+    for t in tasks {
+        if select.keeps(&stepreplay::suite::bridge_id(&t)?, true, None, &[]) {
+            kept.push(t);
+        }
+    }
+    let tasks = kept;
+    if !select.is_all() && suite.scenarios.is_empty() && suite.broken.is_empty() && tasks.is_empty()
+    {
+        return Err(none_match());
+    }
     let progress = Progress::new(
         suite.scenarios.len() + suite.broken.len() + tasks.len(),
         say,

@@ -13,6 +13,7 @@ use stepreplay::scenario::{ScenarioFile, adhoc_scenario, check_scenario, load_sc
 use stepreplay::{Error, InputError};
 
 use super::Global;
+use super::select_args::SelectArgs;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -46,6 +47,10 @@ pub struct Args {
     /// its recording, when `--recording` is not given).
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
+    /// In a folder, check only the scenario files these keep (as `run` narrows a suite);
+    /// files named on the command line are always checked.
+    #[command(flatten)]
+    select: SelectArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -75,9 +80,18 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     // A plan whose replay could not start (its recording unreadable, a step that binds to no
     // recorded action) gets that error as a finding; the other files are still checked.
     let mut broken = false;
+    let select = args.select.select(false)?;
     for path in &args.paths {
         let files = if path.is_dir() {
-            let files = plan_files_under(path, |v| is_plan(v) || is_scenario_value(v));
+            let mut files = plan_files_under(path, |v| is_plan(v) || is_scenario_value(v));
+            if !select.is_all() {
+                // A plan file has no id or tags to narrow by: only scenario files are kept.
+                let scenarios = files.into_iter().filter(|f| {
+                    stepreplay::scenario::sniff_schema(f).as_deref()
+                        == Some(stepreplay::scenario::SCENARIO_SCHEMA)
+                });
+                files = stepreplay::suite::select_files(scenarios.collect(), &select);
+            }
             if files.is_empty() {
                 let e = no_plans_under(path, "plans or scenario files");
                 reports.push(CheckReport::unreadable(path, Finding::from_input_error(&e)));

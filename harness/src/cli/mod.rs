@@ -18,6 +18,7 @@ mod record;
 #[cfg(target_os = "linux")]
 mod record_browser;
 mod run;
+mod select_args;
 mod serve;
 mod show;
 mod show_report;

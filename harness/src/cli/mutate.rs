@@ -7,12 +7,14 @@ use stepreplay::Error;
 use stepreplay::mutate::{PER_CLASS, mutate_sites, to_json, to_markdown};
 
 use super::Global;
+use super::select_args::{SelectArgs, none_match};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
   stepreplay mutate                            # the suite in scenarios/
   stepreplay mutate scenarios/mail-send-reminder.json --format json
-  stepreplay mutate --every-site                # every site, not three per class")]
+  stepreplay mutate --every-site                # every site, not three per class
+  stepreplay mutate --filter tag:gtk3           # the scenarios tagged gtk3")]
 pub struct Args {
     /// Scenario files or folders (default: `scenarios`).
     paths: Vec<PathBuf>,
@@ -26,6 +28,8 @@ pub struct Args {
     /// Scenarios mutated at once (default: every core).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
+    #[command(flatten)]
+    select: SelectArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -52,7 +56,11 @@ pub fn run(args: Args, _g: &Global) -> Result<u8, Error> {
     } else {
         PER_CLASS
     };
-    let report = mutate_sites(&paths, jobs, per_class)?;
+    let select = args.select.select(false)?;
+    let report = mutate_sites(&paths, jobs, per_class, &select)?;
+    if report.scenarios.is_empty() && !select.is_all() {
+        return Err(none_match());
+    }
     match args.format {
         MutateFormat::Markdown => print!("{}", to_markdown(&report)),
         MutateFormat::Json => print!("{}", to_json(&report)),

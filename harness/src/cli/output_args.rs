@@ -57,6 +57,11 @@ impl OutputArgs {
         }
     }
 
+    /// Whether a baseline is given.
+    pub fn gated(&self) -> bool {
+        self.baseline.is_some()
+    }
+
     /// The baseline to gate on, loaded before anything runs.
     pub fn gate(&self) -> Result<Option<Gate>, Error> {
         self.baseline.as_deref().map(Gate::load).transpose()

@@ -10,7 +10,7 @@ use stepreplay::evidence::FromRecordings;
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::Mode;
 use stepreplay::report::{
-    MutationScore, Progress, Report, ReportRef, ScenarioReport, Spill, Timings, Totals,
+    MutationScore, Progress, Report, ReportRef, ScenarioReport, Slow, Spill, Timings, Totals,
     print_summary, print_verdict, write_captures, write_json_to, write_outputs,
 };
 use stepreplay::result::ScenarioResult;
@@ -24,6 +24,7 @@ use stepreplay::text::plural;
 use stepreplay::{Error, InputError, Reason};
 
 use super::output_args::OutputArgs;
+use super::select_args::{SelectArgs, none_match};
 use super::{Global, OutputFormat};
 
 /// Test hook: wait this many milliseconds after each scenario, so a test can stop a run
@@ -89,16 +90,11 @@ pub struct Args {
     /// (`mutation`: counts and survivors) in each report entry; see `stepreplay mutate`.
     #[arg(long, conflicts_with = "recording")]
     mutants: bool,
-    /// Run only scenarios whose id holds one of these words (case-insensitive; repeatable).
-    #[arg(long, value_name = "WORD", conflicts_with = "baseline")]
-    grep: Vec<String>,
-    /// Run only scenarios that match every expression: `id:GLOB`,
-    /// `dialect:foxstep|devthink|bridge`, `kind:plan|bridge` (repeatable). A narrowed run is
-    /// not gated on a baseline: the scenarios left out would read as missing.
-    #[arg(long, value_name = "EXPR", conflicts_with = "baseline")]
-    filter: Vec<String>,
-    /// Name the scenarios that took longer than this many seconds (wall-clock, so shown on the
-    /// terminal, never written to a report).
+    #[command(flatten)]
+    select: SelectArgs,
+    /// Name the scenarios that took longer than this many seconds, slowest first: on the
+    /// terminal, in `report.json` (`slow`), `summary.md` and on the HTML cards. Wall-clock, so
+    /// such a report differs from run to run.
     #[arg(long, value_name = "SECONDS", value_parser = super::non_negative)]
     slow: Option<f64>,
     #[command(flatten)]
@@ -119,10 +115,12 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     } else {
         args.paths.clone()
     };
+    // Refused with a baseline before the baseline is read: a narrowed run is never gated.
+    let select = args.select.select(args.out.gated())?;
     let gate = args.out.gate()?;
     let opts = options(&args)?;
     let modes = opts.modes.clone();
-    let suite = suite_of(&args, &paths)?;
+    let suite = suite_of(&args, &paths, &select)?;
     let total = suite.scenarios.len() + suite.bridge.len() + suite.broken.len();
     // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
     super::stop::install_stop_handler();
@@ -170,6 +168,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             results.len()
         ));
     }
+    report.slow = args.slow.map(|limit| Slow::of(&timings, limit));
     if let Some(dir) = &args.captures {
         let o = write_captures(&mut spill, &FromRecordings, dir)?;
         say.info(format!(
@@ -198,8 +197,8 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     if args.format == OutputFormat::Json {
         write_json_to(report, &mut std::io::stdout().lock())?;
     }
-    if let Some(limit) = args.slow {
-        print_slow(&timings, limit, &say);
+    if let Some(slow) = &report.head.slow {
+        print_slow(slow, &say);
     }
     print_verdict(report.head, Some(&args.report_dir), &say);
     Ok(stopped.map_or(code, |(_, exit)| exit))
@@ -239,7 +238,7 @@ fn options(args: &Args) -> Result<RunOptions, Error> {
 /// The scenarios to run: one plan with `--recording`, else the suite under `paths` (this
 /// shard's part). A run that replays nothing proves nothing: it must not pass (an empty
 /// shard of a non-empty suite is fine, its siblings run the scenarios).
-fn suite_of(args: &Args, paths: &[PathBuf]) -> Result<LoadedSuite, Error> {
+fn suite_of(args: &Args, paths: &[PathBuf], select: &Select) -> Result<LoadedSuite, Error> {
     let suite = match &args.recording {
         Some(rec) => {
             let [plan] = paths else {
@@ -261,23 +260,15 @@ fn suite_of(args: &Args, paths: &[PathBuf]) -> Result<LoadedSuite, Error> {
             }
         }
         None => {
-            let select = Select::parse(&args.grep, &args.filter).map_err(super::usage)?;
             let durations = args.durations.as_deref().map(read_durations).transpose()?;
             let suite = load_suite_by(&discover(paths)?, args.shard, durations.as_ref())?;
             if !select.is_all()
                 && suite.scenarios.len() + suite.bridge.len() + suite.broken.len() > 0
             {
-                let suite = suite.select(&select);
+                let suite = suite.select(select);
                 if suite.scenarios.is_empty() && suite.bridge.is_empty() && suite.broken.is_empty()
                 {
-                    return Err(super::usage(
-                        InputError::new(
-                            "--grep",
-                            Reason::NoScenarios,
-                            "no scenario matches --grep and --filter",
-                        )
-                        .hint("grep words are parts of ids; filters are id:GLOB, dialect:NAME, kind:plan|bridge"),
-                    ));
+                    return Err(none_match());
                 }
                 suite
             } else {
@@ -386,24 +377,19 @@ fn mutation_scores(
         .collect())
 }
 
-/// The scenarios slower than `limit` seconds, slowest first (ties by id).
-fn print_slow(timings: &Timings, limit: f64, say: &stepreplay::report::Say) {
-    let mut slow: Vec<(&String, f64)> = timings
-        .iter()
-        .map(|(id, d)| (id, d.as_secs_f64()))
-        .filter(|(_, s)| *s > limit)
-        .collect();
-    slow.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-    if slow.is_empty() {
+/// The scenarios slower than the threshold, slowest first (ties by id).
+fn print_slow(slow: &Slow, say: &stepreplay::report::Say) {
+    let limit = slow.threshold;
+    if slow.scenarios.is_empty() {
         say.info(format!("no scenario took longer than {limit} s"));
         return;
     }
     say.verdict(format!(
         "{} slower than {limit} s:",
-        plural(slow.len(), "scenario", "scenarios")
+        plural(slow.scenarios.len(), "scenario", "scenarios")
     ));
-    for (id, secs) in slow {
-        say.verdict(format!("  SLOW {id:<36} {secs:.2} s"));
+    for s in &slow.scenarios {
+        say.verdict(format!("  SLOW {:<36} {:.2} s", s.id, s.seconds));
     }
 }
 

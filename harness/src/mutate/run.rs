@@ -14,7 +14,8 @@ use crate::recording::load_recording;
 use crate::replay::Mode;
 use crate::report::MutationScore;
 use crate::scenario::{Outcome, SCENARIO_SCHEMA, Scenario, load_scenario};
-use crate::suite::{discover_schemas, judge_plan_text};
+use crate::select::Select;
+use crate::suite::{discover_schemas, judge_plan_text, select_files};
 
 /// The schema string of `mutate`'s JSON.
 pub const MUTATE_SCHEMA: &str = "stepreplay-mutate/1";
@@ -147,16 +148,18 @@ impl MutationReport {
 /// Makes and tries the mutants of every plan scenario under `paths`, on `jobs` threads: up to
 /// [`PER_CLASS`] sites per class and plan.
 pub fn mutate(paths: &[PathBuf], jobs: usize) -> Result<MutationReport, Error> {
-    mutate_sites(paths, jobs, PER_CLASS)
+    mutate_sites(paths, jobs, PER_CLASS, &Select::default())
 }
 
-/// [`mutate`] with up to `per_class` sites per class and plan ([`usize::MAX`]: every one).
+/// [`mutate`] with up to `per_class` sites per class and plan ([`usize::MAX`]: every one), on
+/// the scenarios `select` keeps (`--grep`, `--filter`, as `run` narrows its suite).
 pub fn mutate_sites(
     paths: &[PathBuf],
     jobs: usize,
     per_class: usize,
+    select: &Select,
 ) -> Result<MutationReport, Error> {
-    let files = discover_schemas(paths, &[SCENARIO_SCHEMA])?;
+    let files = select_files(discover_schemas(paths, &[SCENARIO_SCHEMA])?, select);
     let results = crate::par::map(&files, jobs.max(1), |f| one(f, per_class), |_| {});
     let mut scenarios = Vec::with_capacity(results.len());
     for (f, r) in files.iter().zip(results) {

@@ -352,6 +352,7 @@ fn scenario(script: &Script, name: &str, plan: &crate::plan::Plan) -> ScenarioFi
         perturbations: Vec::new(),
         clock: None,
         injections: Vec::new(),
+        tags: Vec::new(),
         expect: Expected::completed(),
     }
 }

@@ -269,6 +269,8 @@ table.totals{border-collapse:collapse;margin-top:8px}
 table.totals td,table.totals th{padding:2px 10px;border-bottom:1px solid var(--line);text-align:right}
 table.totals th:first-child,table.totals td:first-child{text-align:left}
 .ok{color:var(--ok)}.bad{color:var(--bad)}.mute{color:var(--mute)}
+.tag{font-size:12px;border:1px solid var(--line);border-radius:10px;padding:0 7px;color:var(--mute)}
+.tag.slow{border-color:var(--want);color:var(--want)}
 .regressions{border:1px solid var(--bad);background:#fff5f5;border-radius:6px;padding:8px 14px;margin:12px 0}
 details.scenario{border:1px solid var(--line);border-radius:6px;margin:10px 0;background:#fff}
 details.scenario>summary{cursor:pointer;padding:8px 12px;display:flex;gap:14px;align-items:baseline;list-style:none}
@@ -615,15 +617,21 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
             )
         })
         .unwrap_or_default();
+    let badges = badges(report, sc);
     let _ = write!(
         h,
         "<details class=\"scenario\" id=\"s-{}\" data-status=\"{}\" data-text=\"{}\"{}>\
          <summary><span class=\"{}\">{}</span>\
-         <span class=\"sid\">{}</span><span>{}</span><span class=\"mute\">{}</span>\
+         <span class=\"sid\">{}</span><span>{}</span><span class=\"mute\">{}</span>{badges}\
          <span class=\"scores\">{}</span></summary><div class=\"body\">",
         slug(&sc.id),
         if sc.met { "pass" } else { "fail" },
-        html_escape(&format!("{} {}", sc.id, sc.description).to_lowercase()),
+        html_escape(
+            &[&[sc.id.clone(), sc.description.clone()], sc.tags.as_slice()]
+                .concat()
+                .join(" ")
+                .to_lowercase()
+        ),
         if sc.met { "" } else { " open" },
         if sc.met { "ok" } else { "bad" },
         if sc.met { "✔" } else { "✘" },
@@ -715,6 +723,19 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
         h.push_str("</div></details>");
     }
     h.push_str("</div></details>\n");
+}
+
+/// A scenario's tags and, under `run --slow`, its time when it was slow: marks beside its
+/// outcome (the tags are also searchable, with the id).
+fn badges(report: &Report, sc: &ScenarioReport) -> String {
+    let mut out = String::new();
+    for t in &sc.tags {
+        let _ = write!(out, "<span class=\"tag\">{}</span>", html_escape(t));
+    }
+    if let Some(secs) = report.slow.as_ref().and_then(|s| s.of_scenario(&sc.id)) {
+        let _ = write!(out, "<span class=\"tag slow\">slow · {secs:.2} s</span>");
+    }
+    out
 }
 
 /// The first step of the first mode that did not pass, for a scenario not as expected.

@@ -6,7 +6,8 @@
 //! `compliance` case carrying the safety rules it broke). A step that failed or stopped where the
 //! scenario expected it (`mini-declined` stops at Send on purpose) passes, with the reason in
 //! its output; the same step in a scenario that missed its expectation fails with the reason
-//! code as the failure's type, the field path (`steps[3]`) and the expect that failed. Each
+//! code as the failure's type, the step by its number and words (`step 4 “Click Send”`, as
+//! every report names it) and the expect that failed. Each
 //! case carries the plan's `file` and the step's `line`, so viewers link to the place.
 //! Given the run's timings, each scenario's suite and `expectation` case carry its wall-clock
 //! `time` (the one part of the file that changes between runs); `merge` and tests write none.
@@ -109,15 +110,16 @@ fn suite(report: &Report, s: &ScenarioReport, time: Option<Duration>) -> TestSui
     let Some(run) = report.modes.first().and_then(|m| s.runs.get(m)) else {
         return ts;
     };
-    for (i, step) in run.steps.iter().enumerate() {
-        ts.add_test_case(step_case(s, i, step));
+    for step in &run.steps {
+        ts.add_test_case(step_case(s, step));
     }
     ts
 }
 
-fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
-    let path = format!("steps[{i}]");
-    let name = format!("{path} {}: {}", step.step_id, step.text);
+fn step_case(s: &ScenarioReport, step: &StepReport) -> TestCase {
+    // The plan's own step number and words, as the terminal, summary and page name it;
+    // unique in the suite, since the number is.
+    let name = step.named();
     let reason = step.reason.map(|r| word(&r));
     let failed_checks: Vec<String> = step
         .checks
@@ -127,7 +129,7 @@ fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
         .collect();
     let why = || {
         let mut lines = vec![format!(
-            "{path} ({}) {}: {}",
+            "{name} (`{}`) {}: {}",
             step.step_id,
             step.status,
             reason.as_deref().unwrap_or("no reason")
@@ -171,14 +173,14 @@ fn step_case(s: &ScenarioReport, i: usize, step: &StepReport) -> TestCase {
                 .map(|c| format!(" — expect failed: {c}"))
                 .unwrap_or_default();
             st.set_message(format!(
-                "{path}: {}{what}",
+                "{name}: {}{what}",
                 reason.as_deref().unwrap_or(&step.status)
             ));
             st.set_description(why());
             st
         }
     };
-    let mut case = TestCase::new(name, status);
+    let mut case = TestCase::new(name.clone(), status);
     case.set_classname(s.id.as_str());
     place(&mut case, &s.plan, step.line);
     if step.status != "passed" && step.status != "not-run" && s.met {

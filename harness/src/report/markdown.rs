@@ -63,6 +63,15 @@ pub fn to_markdown<'a>(
         let cells: Vec<String> = COLUMNS.iter().map(|c| c.of(sc).to_string()).collect();
         let _ = writeln!(md, "| {} | {} |", word(mode), cells.join(" | "));
     }
+    if let Some(slow) = &report.slow {
+        let _ = writeln!(md, "\n### Slower than {} s\n", slow.threshold);
+        if slow.scenarios.is_empty() {
+            let _ = writeln!(md, "None.");
+        }
+        for sc in &slow.scenarios {
+            let _ = writeln!(md, "- **{}**: {:.2} s", md_escape(&sc.id), sc.seconds);
+        }
+    }
     if let Some(r) = regressions {
         let _ = writeln!(md, "\n### Regressions against the baseline\n");
         if r.regressions.is_empty() {

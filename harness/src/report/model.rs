@@ -43,8 +43,59 @@ pub struct Report {
     /// a whole run. Such a report holds what was judged and is never a baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<String>,
+    /// With `run --slow SECONDS`: the scenarios that took longer. Wall-clock, so a report
+    /// that has it differs from run to run; absent otherwise (and after `merge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow: Option<Slow>,
     /// Every scenario, by id.
     pub scenarios: Vec<ScenarioReport>,
+}
+
+/// The scenarios a run took longer than a threshold on (`run --slow`), slowest first.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Slow {
+    /// The threshold, in seconds.
+    pub threshold: f64,
+    /// Each scenario over it, slowest first (ties by id).
+    pub scenarios: Vec<SlowScenario>,
+}
+
+/// One slow scenario: its id and wall-clock time.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SlowScenario {
+    /// The scenario's id.
+    pub id: String,
+    /// Seconds it took, to two decimals.
+    pub seconds: f64,
+}
+
+impl Slow {
+    /// The scenarios of `timings` (wall-clock time by id) that took longer than `threshold`
+    /// seconds.
+    pub fn of(timings: &BTreeMap<String, std::time::Duration>, threshold: f64) -> Slow {
+        let mut scenarios: Vec<SlowScenario> = timings
+            .iter()
+            .map(|(id, d)| (id, d.as_secs_f64()))
+            .filter(|(_, secs)| *secs > threshold)
+            .map(|(id, secs)| SlowScenario {
+                id: id.clone(),
+                seconds: (secs * 100.0).round() / 100.0,
+            })
+            .collect();
+        scenarios.sort_by(|a, b| b.seconds.total_cmp(&a.seconds).then(a.id.cmp(&b.id)));
+        Slow {
+            threshold,
+            scenarios,
+        }
+    }
+
+    /// The seconds scenario `id` took, when it was slow.
+    pub fn of_scenario(&self, id: &str) -> Option<f64> {
+        self.scenarios
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| s.seconds)
+    }
 }
 
 /// A suite's identity: its scenario ids before sharding. Ids, not paths, so shards checked
@@ -178,6 +229,9 @@ pub struct ScenarioReport {
     pub(crate) file: String,
     /// One line.
     pub description: String,
+    /// The scenario file's tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     /// Plan file.
     pub(crate) plan: String,
     /// Recording folder.
@@ -678,6 +732,7 @@ impl ScenarioReport {
             id: r.id.clone(),
             file: r.file.clone(),
             description: r.description.clone(),
+            tags: r.tags.clone(),
             plan: String::new(),
             recording: String::new(),
             expected: Expected::completed(),
@@ -745,6 +800,7 @@ impl Report {
             shard: None,
             summary,
             incomplete: None,
+            slow: None,
             scenarios: Vec::new(),
         }
     }
@@ -759,6 +815,7 @@ impl Report {
             shard: self.shard,
             summary: self.summary.clone(),
             incomplete: self.incomplete.clone(),
+            slow: self.slow.clone(),
             scenarios: Vec::new(),
         }
     }

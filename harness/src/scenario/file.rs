@@ -30,6 +30,10 @@ pub struct ScenarioFile {
     /// One line for people.
     #[serde(default)]
     pub(crate) description: String,
+    /// Words to narrow a run by (`--filter tag:NAME`): the app, the dialect, what it tests.
+    /// Shown in `report.json` and on the HTML card.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     /// The plan, relative to the scenario's folder.
     pub plan: String,
     /// The recording's folder name under `recordings/`.
@@ -288,6 +292,7 @@ impl Scenario {
                 perturbations: Vec::new(),
                 clock: None,
                 injections: Vec::new(),
+                tags: Vec::new(),
                 expect: Expected::completed(),
             },
             plan_path: PathBuf::new(),
@@ -357,6 +362,7 @@ pub fn adhoc_scenario(
             perturbations: Vec::new(),
             clock: given.clock,
             injections: Vec::new(),
+            tags: Vec::new(),
             expect: Expected::completed(),
         },
         plan_path,
@@ -486,6 +492,7 @@ pub fn scaffold(
         // A reviewed plan is replayed at the moment it was made (approved plans run then).
         clock: plan.review.as_ref().map(|r| r.created_at),
         injections: Vec::new(),
+        tags: Vec::new(),
         expect: Expected::completed(),
     };
     (file, to_fill)

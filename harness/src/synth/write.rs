@@ -280,6 +280,7 @@ fn write_scenarios(
                 .cloned()
                 .map(crate::scenario::Injection::Element)
                 .collect(),
+            tags: Vec::new(),
             expect: sc.expect.clone(),
         };
         w.write(

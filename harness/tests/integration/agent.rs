@@ -815,3 +815,42 @@ fn the_reference_agent_on_the_whole_suite() {
         ]
     );
 }
+
+/// `agent` narrows its suite with `run`'s filter: `--grep` on ids, `--filter` on tags and
+/// kinds, over plan scenarios and agent-bridge tasks alike; a filter that keeps nothing is
+/// refused before any agent starts.
+#[test]
+fn agent_takes_runs_grep_and_filter() {
+    let cmd = "python3 examples/reference-agent.py";
+    let ids = |report: &Value| -> Vec<String> {
+        report["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let folder = |extra: &[&str]| {
+        let mut args = vec!["agent", "--format", "json", "--cmd", cmd];
+        args.extend_from_slice(extra);
+        args.extend([
+            "scenarios/agent-stop-if-stop.json",
+            "scenarios/agent-bridge",
+        ]);
+        let run = run_in(repo(), &args);
+        (run.code, run.stdout, run.stderr)
+    };
+    let (code, out, err) = folder(&["--grep", "STOP-IF", "--grep", "deletion"]);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        ids(&report),
+        ["agent-bridge-deletion-request", "agent-stop-if-stop"]
+    );
+    let (code, out, err) = folder(&["--filter", "kind:plan"]);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(ids(&report), ["agent-stop-if-stop"]);
+    let (code, _, err) = folder(&["--filter", "tag:nothing-has-this"]);
+    assert!(code == 64 && err.contains("no scenario matches"), "{err}");
+}

@@ -788,3 +788,38 @@ fn check_shows_the_import_note_of_a_scenarios_recording() {
         "check shows the note",
     );
 }
+
+/// `check FOLDER` narrows the files it finds with `run`'s filter: with `--filter` only the
+/// scenario files kept are checked (a plan file has no id or tags to match); a file named on
+/// the command line is always checked.
+#[test]
+fn check_takes_runs_grep_and_filter_in_a_folder() {
+    let mini = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mini");
+    let checked = |args: &[&str]| -> Vec<String> {
+        let run = stepreplay(&mini).arg("check").args(args).run();
+        run.check(run.code == 0, "clean");
+        run.stdout
+            .lines()
+            .filter_map(|l| l.strip_suffix(": clean"))
+            .map(str::to_string)
+            .collect()
+    };
+    let all = checked(&["scenarios"]);
+    assert!(all.len() > 3, "{all:?}");
+    assert_eq!(
+        checked(&["scenarios", "--filter", "id:mini-no-pin*"]),
+        [
+            "scenarios/mini-no-pin-declined.json",
+            "scenarios/mini-no-pin.json"
+        ]
+    );
+    assert_eq!(
+        checked(&["scenarios", "--grep", "floors"]),
+        ["scenarios/mini-floors.json"]
+    );
+    assert_eq!(
+        checked(&["scenarios/mini-completed.json", "--grep", "floors"]),
+        ["scenarios/mini-completed.json"],
+        "a file named is checked"
+    );
+}

@@ -683,11 +683,9 @@ fn junit_is_valid_and_names_what_failed() {
     assert_eq!(cases, steps, "a case per step plus the expectation");
     // mini-expects-send: the expectation and the step where it stopped.
     assert_eq!(failures, 2, "{xml}");
-    assert!(
-        xml.contains(
-            "<failure message=\"steps[1]: stopped-by-person\" type=\"stopped-by-person\">"
-        )
-    );
+    assert!(xml.contains(
+        "<failure message=\"step 2 “Type your PIN”: stopped-by-person\" type=\"stopped-by-person\">"
+    ));
     assert!(xml.contains("type=\"expectation-not-met\""));
     assert!(
         !xml.contains("timestamp=") && !xml.contains("time="),
@@ -711,7 +709,11 @@ fn junit_reports_a_failed_expect_with_its_check() {
     let xml = to_junit(&report, None);
     validate_junit(&xml);
     assert!(
-        xml.contains("message=\"steps[0]: expect-failed — expect failed: field-contains: the field holds “b@x” &lt;not a@example.com&gt;\""),
+        xml.contains("<testcase name=\"step 1 “Type the recipient in “To:””\""),
+        "a step case is named by its number and words, as every report names it: {xml}"
+    );
+    assert!(
+        xml.contains("message=\"step 1 “Type the recipient in “To:””: expect-failed — expect failed: field-contains: the field holds “b@x” &lt;not a@example.com&gt;\""),
         "{xml}"
     );
 }
@@ -1785,13 +1787,39 @@ fn grep_filter_slow_and_show_report() {
     .expect_code(0);
     assert_eq!(ids(), ["mini-no-pin", "mini-no-pin-declined"]);
     cli(&["run", "scenarios", "--filter", "kind:bridge"]).expect_code(64);
+    let r = cli(&["run", "scenarios", "--filter", "size:big"]);
+    r.check(
+        r.code == 64 && r.stderr.contains("cannot filter on `size`"),
+        "refused",
+    );
     let r = cli(&["run", "scenarios", "--filter", "tag:smoke"]);
     r.check(
-        r.code == 64 && r.stderr.contains("cannot filter on `tag`"),
-        "refused",
+        r.code == 64 && r.stderr.contains("no scenario matches"),
+        "no scenario is tagged smoke",
     );
     let r = cli(&["run", "scenarios", "--grep", "x", "--baseline", "b.json"]);
     r.check(r.code == 64, "a narrowed run is not gated on a baseline");
+
+    // A tag in the scenario file: filtered on, and shown in report.json and on the card.
+    let tagged = d.join("scenarios/mini-declined.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tagged).unwrap()).unwrap();
+    v["tags"] = serde_json::json!(["smoke", "person-declines"]);
+    std::fs::write(&tagged, v.to_string()).unwrap();
+    cli(&["run", "scenarios", "--filter", "tag:smoke"]).expect_code(0);
+    assert_eq!(ids(), ["mini-declined"]);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("reports/report.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        report["scenarios"][0]["tags"],
+        serde_json::json!(["smoke", "person-declines"])
+    );
+    let html = std::fs::read_to_string(d.join("reports/index.html")).unwrap();
+    assert!(
+        html.contains(r#"<span class="tag">smoke</span><span class="tag">person-declines</span>"#),
+        "the card shows the tags"
+    );
 
     let r = cli(&["show-report"]);
     r.expect_code(0);
@@ -1802,6 +1830,60 @@ fn grep_filter_slow_and_show_report() {
         std::fs::canonicalize(d.join("reports/index.html")).unwrap()
     );
     cli(&["show-report", "nowhere"]).expect_code(2);
+}
+
+/// `--slow 0` puts every scenario run in the reports, not only on the terminal: a `slow` list
+/// in report.json (slowest first), a "Slower than" list in summary.md and a mark on each HTML
+/// card. Without `--slow` no report has it, so reports stay the same bytes run to run.
+#[test]
+fn slow_scenarios_are_in_every_report() {
+    let tmp = crate::util::TempDir::new("slow-reports");
+    let d = tmp.path();
+    crate::util::copy_tree(&passing(), &d.join("scenarios"));
+    crate::util::copy_tree(&fixtures().join("recordings"), &d.join("recordings"));
+    let cli = |args: &[&str]| crate::util::stepreplay(d).args(args).run();
+    cli(&["run", "scenarios", "--grep", "declined", "--slow", "0"]).expect_code(0);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("reports/report.json")).unwrap())
+            .unwrap();
+    let slow = &report["slow"];
+    assert_eq!(slow["threshold"], 0.0, "{slow}");
+    let listed: Vec<(&str, f64)> = slow["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["id"].as_str().unwrap(), s["seconds"].as_f64().unwrap()))
+        .collect();
+    let mut ids: Vec<&str> = listed.iter().map(|l| l.0).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["mini-declined", "mini-no-pin-declined"]);
+    assert!(
+        listed.windows(2).all(|w| w[0].1 >= w[1].1),
+        "slowest first: {listed:?}"
+    );
+    let md = std::fs::read_to_string(d.join("reports/summary.md")).unwrap();
+    assert!(md.contains("### Slower than 0 s"), "{md}");
+    for (id, secs) in &listed {
+        assert!(md.contains(&format!("- **{id}**: {secs:.2} s")), "{md}");
+    }
+    let html = std::fs::read_to_string(d.join("reports/index.html")).unwrap();
+    assert_eq!(
+        html.matches("<span class=\"tag slow\">slow · ").count(),
+        2,
+        "a mark on each card"
+    );
+
+    cli(&["run", "scenarios", "--grep", "declined"]).expect_code(0);
+    let plain = std::fs::read_to_string(d.join("reports/report.json")).unwrap();
+    assert!(
+        !plain.contains("\"slow\""),
+        "no --slow, no times in the report"
+    );
+    assert!(
+        !std::fs::read_to_string(d.join("reports/summary.md"))
+            .unwrap()
+            .contains("Slower than")
+    );
 }
 
 /// A step that found another control than the recorded one names both as a person would, by

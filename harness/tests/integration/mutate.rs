@@ -172,7 +172,8 @@ fn every_site_makes_more_mutants_and_none_survives() {
     ];
     let paths: Vec<_> = some.iter().map(|p| repo().join(p)).collect();
     let three = mutate(&paths, 2).unwrap();
-    let every = stepreplay::mutate::mutate_sites(&paths, 2, usize::MAX).unwrap();
+    let every =
+        stepreplay::mutate::mutate_sites(&paths, 2, usize::MAX, &Default::default()).unwrap();
     let table = to_markdown(&every);
     assert!(every.total.mutants > three.total.mutants, "{table}");
     assert_eq!(every.total.survived, 0, "{table}");
@@ -183,4 +184,43 @@ fn every_site_makes_more_mutants_and_none_survives() {
     o.check(o.code == 0, "no survivor");
     let v: serde_json::Value = serde_json::from_str(&o.stdout).unwrap();
     assert_eq!(v["total"]["mutants"], every.total.mutants, "{v}");
+}
+
+/// `mutate` narrows its suite with `run`'s filter: an id glob and a tag keep their scenarios
+/// only, and a filter that keeps nothing is refused.
+#[test]
+fn mutate_takes_runs_grep_and_filter() {
+    let tmp = crate::util::TempDir::new("mutate-filter");
+    let d = tmp.path();
+    crate::util::copy_tree(&repo().join("harness/tests/fixtures/mini"), d);
+    let ids = |args: &[&str]| -> Vec<String> {
+        let run = stepreplay(d)
+            .args(["mutate", "--format", "json"])
+            .args(args)
+            .run();
+        run.check(run.code == 0, "mutate ran");
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        v["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = ids(&[]);
+    assert!(all.len() > 1, "{all:?}");
+    assert_eq!(ids(&["--filter", "id:mini-comp*"]), ["mini-completed"]);
+    let tagged = d.join("scenarios/mini-completed.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tagged).unwrap()).unwrap();
+    v["tags"] = serde_json::json!(["smoke"]);
+    std::fs::write(&tagged, v.to_string()).unwrap();
+    assert_eq!(ids(&["--filter", "tag:smoke"]), ["mini-completed"]);
+    let none = stepreplay(d)
+        .args(["mutate", "--grep", "no-such-scenario"])
+        .run();
+    none.check(
+        none.code == 64 && none.stderr.contains("no scenario matches"),
+        "refused",
+    );
 }

@@ -11,7 +11,7 @@ use crate::util::{TempDir, have_tool, repo, stepreplay};
 
 const TAG: &str = "STEPREPLAY_RECORD_TAG";
 
-fn have_desktop() -> bool {
+pub(crate) fn have_desktop() -> bool {
     // The AT-SPI bus launcher lives outside the PATH; its package also brings the registry.
     let launcher = Path::new("/usr/libexec/at-spi-bus-launcher").is_file();
     if !launcher {

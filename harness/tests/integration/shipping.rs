@@ -30,10 +30,9 @@ fn docs_ci_shows_the_workflow_and_gitlab_files_as_they_are() {
     }
 }
 
-#[test]
-fn every_input_of_the_action_is_documented() {
-    let action = read("action.yml");
-    let inputs: Vec<&str> = action
+/// The inputs `action.yml` declares.
+fn action_inputs(action: &str) -> Vec<&str> {
+    action
         .split("\ninputs:\n")
         .nth(1)
         .and_then(|rest| rest.split("\n\n").next())
@@ -41,7 +40,13 @@ fn every_input_of_the_action_is_documented() {
         .lines()
         .filter(|l| l.starts_with("  ") && !l.starts_with("   ") && l.ends_with(':'))
         .map(|l| l.trim().trim_end_matches(':'))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn every_input_of_the_action_is_documented() {
+    let action = read("action.yml");
+    let inputs = action_inputs(&action);
     assert!(inputs.len() >= 6, "{inputs:?}");
     let docs = read("docs/ci.md");
     for input in inputs {
@@ -86,4 +91,31 @@ fn the_docs_show_the_limits_as_the_code_has_them() {
         "docs/limits.md's limits table differs from limits::table(); paste the output of \
          `cargo test -p stepreplay --lib print_limits -- --ignored --nocapture`"
     );
+}
+
+/// The `uses: stepreplay/stepreplay@…` step `docs/ci.md` shows passes only inputs the action
+/// has, so a reader who copies it gets no "unexpected input" warning.
+#[test]
+fn the_documented_action_step_uses_only_its_inputs() {
+    let action = read("action.yml");
+    let inputs = action_inputs(&action);
+    let docs = read("docs/ci.md");
+    let step = yaml_blocks(&docs)
+        .into_iter()
+        .find(|b| b.contains("uses: stepreplay/stepreplay@"))
+        .expect("docs/ci.md shows the action as a step");
+    let with: Vec<String> = step
+        .split("with:\n")
+        .nth(1)
+        .expect("the step has `with:`")
+        .lines()
+        .filter_map(|l| l.trim().split_once(':').map(|(k, _)| k.to_string()))
+        .collect();
+    assert!(with.len() >= 3, "{with:?}");
+    for key in &with {
+        assert!(
+            inputs.contains(&key.as_str()),
+            "docs/ci.md's action step passes `{key}`, which action.yml does not declare ({inputs:?})"
+        );
+    }
 }

@@ -1,0 +1,45 @@
+//! `--grep` and `--filter` as flags, shared by every command that takes a suite (`run`,
+//! `mutate`, `agent`); validated into the one suite filter, [`Select`].
+
+use stepreplay::select::Select;
+use stepreplay::{Error, InputError, Reason};
+
+#[derive(Debug, clap::Args)]
+pub struct SelectArgs {
+    /// Only scenarios whose id holds one of these words (case-insensitive; repeatable).
+    #[arg(long, value_name = "WORD")]
+    grep: Vec<String>,
+    /// Only scenarios that match every expression: `id:GLOB`,
+    /// `dialect:foxstep|devthink|bridge`, `kind:plan|bridge`, `tag:NAME` (repeatable).
+    #[arg(long, value_name = "EXPR")]
+    filter: Vec<String>,
+}
+
+impl SelectArgs {
+    /// The filter; refused with a baseline (`gated`), since the scenarios left out would
+    /// read as missing.
+    pub fn select(&self, gated: bool) -> Result<Select, Error> {
+        let select = Select::parse(&self.grep, &self.filter).map_err(super::usage)?;
+        if gated && !select.is_all() {
+            return Err(super::usage(
+                InputError::new(
+                    "--baseline",
+                    Reason::InvalidArgument,
+                    "a run narrowed by --grep or --filter is not gated on a baseline",
+                )
+                .hint(
+                    "the scenarios left out would read as missing; run the whole suite to gate it",
+                ),
+            ));
+        }
+        Ok(select)
+    }
+}
+
+/// No scenario is left once `--grep` and `--filter` narrowed the suite.
+pub fn none_match() -> Error {
+    super::usage(
+        InputError::new("--grep", Reason::NoScenarios, "no scenario matches --grep and --filter")
+            .hint("grep words are parts of ids; filters are id:GLOB, dialect:NAME, kind:plan|bridge, tag:NAME"),
+    )
+}
