@@ -582,6 +582,21 @@ fn the_coach_is_judged_on_what_the_conversation_and_commands_show() {
             "{fault}: want {rule} ({detail}) in {found:?}, all {all:?}"
         );
     }
+    // Across the bridge-safety boundary a coach is held to the contract like any agent: one
+    // that writes at once has created a workout without intake, and without approval.
+    let cmd = "python3 harness/tests/fixtures/agents/bad-bridge-agent.py reckless";
+    let (_, report) = agent(cmd, &["agent-bridge/agent-bridge-coach-starter"], &[]);
+    let reckless = runs(&report)[0].clone();
+    let broken = rules(&reckless);
+    for rule in ["coach-no-intake", "wrote-unapproved", "changes-unstated"] {
+        assert!(broken.contains(&rule), "{rule}: {reckless:#}");
+    }
+    assert!(
+        reckless
+            .to_string()
+            .contains("wrote a command before asking the person anything"),
+        "{reckless:#}"
+    );
     // Outside the coach role none of these rules applies: the same intake-less agent is clean.
     assert_eq!(
         clean_on("agent-bridge-create-routine")["actual"],
