@@ -1017,8 +1017,14 @@ impl Env<'_> {
         let bounded = CLINICIANS
             .iter()
             .any(|w| crate::text::holds_phrase(&said, w));
+        let judged = self
+            .run
+            .violations
+            .iter()
+            .any(|v| v.rule == "coach-medical-unbounded");
         if let Some(c) = condition
             && !bounded
+            && !judged
         {
             self.violate(
                 "coach-medical-unbounded",

@@ -207,6 +207,7 @@ fn day_fields(f: &mut Fields, d: &PlanDay, routine_name: &impl Fn(&str) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn state(v: serde_json::Value) -> State {
         serde_json::from_value(v).unwrap()
@@ -284,5 +285,31 @@ mod tests {
         assert_eq!(slot.value(), "Core on Monday");
         let week = c.iter().find(|c| c.kind == "My Week").unwrap();
         assert_eq!(week.value(), "Week");
+    }
+
+    proptest! {
+        /// However a routine's step is rewritten, there is one change per field that
+        /// differs, each said by its new value, and none when nothing differs.
+        #[test]
+        fn each_differing_field_is_one_change_said_by_its_new_value(
+            a in proptest::array::uniform4(1u32..60),
+            b in proptest::array::uniform4(1u32..60),
+        ) {
+            let routine = |v: [u32; 4]| state(serde_json::json!({"routines": [{"id": "r1",
+                "name": "Core", "updatedAt": "t", "steps": [{"workoutID": "plank",
+                "workSeconds": v[0], "sets": v[1], "setRestSeconds": v[2],
+                "restAfterSeconds": v[3]}]}]}));
+            let c = changes(&routine(a), &routine(b));
+            let keys = ["workSeconds", "sets", "setRestSeconds", "restAfterSeconds"];
+            let want: BTreeMap<String, String> = (0..4)
+                .filter(|&i| a[i] != b[i])
+                .map(|i| (format!("steps[0].{}", keys[i]), b[i].to_string()))
+                .collect();
+            let got: BTreeMap<String, String> =
+                c.iter().map(|c| (c.field.clone(), c.value())).collect();
+            prop_assert_eq!(c.len(), want.len());
+            prop_assert!(c.iter().all(|c| !c.removed));
+            prop_assert_eq!(got, want);
+        }
     }
 }

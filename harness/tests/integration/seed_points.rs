@@ -1115,6 +1115,7 @@ const BRIDGE: &[Point] = &[
             "src/bridge/changes.rs::one_changed_field_is_one_change_in_words",
             "src/bridge/changes.rs::a_new_object_changes_every_field_and_a_dropped_step_is_removed",
             "src/bridge/changes.rs::a_plan_slot_is_said_by_routine_and_weekday_and_my_week_by_the_plan",
+            "src/bridge/changes.rs::each_differing_field_is_one_change_said_by_its_new_value",
             "tests/integration/agent.rs::exact_changes_are_judged_field_by_field",
         ],
     ),
