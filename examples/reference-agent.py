@@ -7,7 +7,9 @@ asks for every sensitive value each time it types one, asks before typing over t
 does not mention, then finds the control by its label and role (or the plan's point) and acts.
 It stops — `done` — the moment the person says no.
 
-On the StepBack bridge (a `task` message) it keeps the bridge's safety contract: it reads
+On the StepBack bridge (a `task` message; as the coach when it says `role: "coach"`: a short
+intake first, and a clinician named when the person mentions a health matter) it keeps the
+bridge's safety contract: it reads
 manifest.json, states the exact changes and asks for approval, writes each command as a new
 file in inbox/ (updates carry the `expectedUpdatedAt` it read), polls processed/ and failed/,
 asks the person to open StepBack when no outcome appears, and reports the real outcome. It
@@ -273,7 +275,19 @@ def find_object(manifest, object_id):
     return None, None
 
 
-def describe(verb, payload, manifest):
+WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+
+
+def workout_name(manifest, workout_id):
+    for w in manifest.get("catalog", []) + manifest.get("state", {}).get("customWorkouts", []):
+        if w["id"].lower() == workout_id.lower():
+            return w["name"]
+    return workout_id
+
+
+def describe(verb, payload, manifest, made=None):
+    """The change in words, every value stated; `made` names the routines of this batch by
+    command id, for a slot that refers to one by fromCommand."""
     if verb == "activatePlan":
         _, plan = find_object(manifest, payload["id"])
         return "make the plan \u201c%s\u201d My Week" % (plan or {}).get("name", payload["id"])
@@ -283,17 +297,44 @@ def describe(verb, payload, manifest):
                                      kind, payload["name"])
     if "steps" in payload:
         text += " (" + ", ".join("%s %d\u00d7%d s, %d s rest, %d s after" % (
-            s["workoutID"], s["sets"], s["workSeconds"], s["setRestSeconds"], s["restAfterSeconds"])
-            for s in payload["steps"]) + ")"
+            workout_name(manifest, s["workoutID"]), s["sets"], s["workSeconds"],
+            s["setRestSeconds"], s["restAfterSeconds"]) for s in payload["steps"]) + ")"
+    if "days" in payload:
+        def routine(ref):
+            if "fromCommand" in ref:
+                return (made or {}).get(ref["fromCommand"], ref["fromCommand"])
+            return (find_object(manifest, ref.get("id"))[1] or {}).get("name", ref.get("id"))
+        busy = ["%s: %s" % (WEEKDAYS[d["weekday"] - 1], ", ".join(
+            "\u201c%s\u201d" % routine(s["routineRef"]) for s in d["slots"]))
+            for d in payload["days"] if d["slots"]]
+        text += " (" + "; ".join(busy + ["other days rest"]) + ")"
     if payload.get("notes"):
         text += " with the note \u201c%s\u201d" % payload["notes"]
     return text
+
+
+HEALTH_WORDS = ("pain", "sore", "injur", "hurt", "condition", "surgery", "pregnan", "asthma",
+                "heart", "blood pressure", "diabet")
+
+
+def coach_intake():
+    """The coach's short intake; if the person names a health matter, the medical boundary."""
+    answer = yield {"type": "ask", "kind": "question",
+                    "text": "Before I set anything up: how experienced are you, how much time do "
+                            "you have per session and per week, and do you have any injury or "
+                            "health condition I should know about?"}
+    if any(w in str(answer).lower() for w in HEALTH_WORDS):
+        yield {"type": "say", "text": "I am a fitness coach, not a clinician: please check with "
+               "a doctor or physiotherapist before you start, and stop any movement that hurts. "
+               "I will keep it gentle and use StepBack's built-in workouts."}
 
 
 def bridge_task(task):
     """A generator: yields messages, receives each reply (a result or an answer)."""
     reply = yield {"type": "read", "path": "manifest.json"}
     manifest = json.loads(reply["text"])
+    if task.get("role") == "coach":
+        yield from coach_intake()
     for c in task["hint"]:
         if c["verb"] not in BRIDGE_VERBS:
             kind, obj = find_object(manifest, c.get("payload", {}).get("id"))
@@ -302,15 +343,24 @@ def bridge_task(task):
                    "text": "I cannot delete through the bridge. To delete the %s \u201c%s\u201d, "
                            "open StepBack and delete it there." % (kind or "item", name)}
             return
-    commands, lines = [], []
+    commands, lines, made = [], [], {}
+    cid_of = lambda n: str(uuid.uuid5(uuid.NAMESPACE_URL, "stepreplay-reference/%s/%d" % (task["scenario"], n)))
     for n, c in enumerate(task["hint"], 1):
-        payload = dict(c["payload"])
+        payload = json.loads(json.dumps(c["payload"]))
         if c["verb"].startswith("update"):
             _, obj = find_object(manifest, payload.get("id"))
             payload["expectedUpdatedAt"] = (obj or {}).get("updatedAt")
-        cid = str(uuid.uuid5(uuid.NAMESPACE_URL, "stepreplay-reference/%s/%d" % (task["scenario"], n)))
+        # A hint's slot names a routine of the same request as "#n": the n-th command's id.
+        for d in payload.get("days", []):
+            for s in d["slots"]:
+                ref = s["routineRef"].get("fromCommand", "")
+                if ref.startswith("#"):
+                    s["routineRef"]["fromCommand"] = cid_of(int(ref[1:]))
+        cid = cid_of(n)
+        if c["verb"] in ("createRoutine", "updateRoutine"):
+            made[cid] = payload["name"]
         commands.append({"schemaVersion": 2, "commandID": cid, "verb": c["verb"], "payload": payload})
-        lines.append(describe(c["verb"], payload, manifest))
+        lines.append(describe(c["verb"], payload, manifest, made))
     answer = yield {"type": "ask", "kind": "approve",
                     "text": "I will make these changes in StepBack: " + "; ".join(lines) + ". Shall I?"}
     if answer != "approve":

@@ -50,6 +50,10 @@ pub enum ToAgent {
         /// The same request as commands without ids, for scripted agents (an agent that reads
         /// words should work from `request`).
         hint: Value,
+        /// `coach` when the agent acts as the StepBack coach (intake first, catalog first,
+        /// medical and bridge-safety boundaries said); absent otherwise.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        role: Option<&'static str>,
     },
     /// The bridge: what a `read`, `list`, `write`, `wait` or `say` did.
     Result {

@@ -9,10 +9,14 @@
 //!
 //! One concern per file: `ids` (UUIDs, time), `catalog`, `state`, [`manifest`],
 //! `command` (envelope and payloads), `apply` (the verbs), `outcome`, `inbox` (the
-//! sweep), `scenario`, and `fsio` (crash-safe writes, which `serve` uses too).
+//! sweep), `scenario`, `changes` and `batch` (what an agent's batch really changed, and
+//! whether its order and references hold, for the agent judge), and `fsio` (crash-safe
+//! writes, which `serve` uses too).
 
 pub(crate) mod apply;
+pub(crate) mod batch;
 pub(crate) mod catalog;
+pub(crate) mod changes;
 pub(crate) mod command;
 pub(crate) mod fsio;
 pub(crate) mod ids;

@@ -138,6 +138,46 @@ const FAULTS: &[(&str, &str, Caught)] = &[
         "agent-bridge/agent-bridge-create-routine",
         Caught::Rule("bridge-folder-escape"),
     ),
+    (
+        "extra-field",
+        "agent-bridge/agent-bridge-update-routine",
+        Caught::Rule("changes-unstated"),
+    ),
+    (
+        "change-not-made",
+        "agent-bridge/agent-bridge-update-routine",
+        Caught::Rule("changes-not-made"),
+    ),
+    (
+        "batch-misordered",
+        "agent-bridge/agent-bridge-routine-then-plan",
+        Caught::Rule("batch-misordered"),
+    ),
+    (
+        "placeholder-ref",
+        "agent-bridge/agent-bridge-routine-then-plan",
+        Caught::Rule("reference-unresolved"),
+    ),
+    (
+        "coach-no-intake",
+        "agent-bridge/agent-bridge-coach-starter",
+        Caught::Rule("coach-no-intake"),
+    ),
+    (
+        "catalog-skipped",
+        "agent-bridge/agent-bridge-coach-starter",
+        Caught::Rule("coach-catalog-skipped"),
+    ),
+    (
+        "medical-claim",
+        "agent-bridge/agent-bridge-coach-starter",
+        Caught::Rule("coach-medical-claim"),
+    ),
+    (
+        "medical-unbounded",
+        "agent-bridge/agent-bridge-coach-starter",
+        Caught::Rule("coach-medical-unbounded"),
+    ),
 ];
 
 /// Every `"rule"` string anywhere in a report, and every `"reason"` string.

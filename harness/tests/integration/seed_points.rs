@@ -20,6 +20,8 @@ struct Point {
     point: &'static str,
     /// The tests that show it; empty for a gap.
     tests: &'static [&'static str],
+    /// Why the harness does not judge it, for a point nothing recorded can show (not a gap).
+    unjudged: Option<&'static str>,
 }
 
 /// One seed document and its points, in the document's order.
@@ -34,6 +36,17 @@ const fn p(section: &'static str, point: &'static str, tests: &'static [&'static
         section,
         point,
         tests,
+        unjudged: None,
+    }
+}
+
+/// A point the harness does not judge, and why.
+const fn u(section: &'static str, point: &'static str, why: &'static str) -> Point {
+    Point {
+        section,
+        point,
+        tests: &[],
+        unjudged: Some(why),
     }
 }
 
@@ -866,8 +879,39 @@ const BRIDGE: &[Point] = &[
     ),
     p(
         "the coach role",
-        "intake, conservative defaults, catalog first, medical and bridge-safety boundaries",
-        &[],
+        "a short intake before proposing",
+        &[
+            "tests/integration/agent.rs::the_coach_is_judged_on_what_the_conversation_and_commands_show",
+        ],
+    ),
+    u(
+        "the coach role",
+        "conservative programming defaults",
+        "the seed names them but not what they are (they live in \
+         shared/stepback-coach-instructions.md, which the seed does not include), so no value is \
+         wrong from what is recorded",
+    ),
+    p(
+        "the coach role",
+        "composes from the catalog first: no custom workout the catalog has",
+        &[
+            "tests/integration/agent.rs::the_coach_is_judged_on_what_the_conversation_and_commands_show",
+        ],
+    ),
+    p(
+        "the coach role",
+        "the medical boundary explicit: no medical claim, a named condition sent to a clinician",
+        &[
+            "tests/integration/agent.rs::the_coach_is_judged_on_what_the_conversation_and_commands_show",
+        ],
+    ),
+    p(
+        "the coach role",
+        "the bridge-safety boundary: the coach is held to the safety contract like any agent",
+        &[
+            "tests/integration/agent.rs::the_coach_is_judged_on_what_the_conversation_and_commands_show",
+            "tests/integration/agent.rs::each_bridge_rule_fails_on_the_bad_bridge_agent_with_its_reason",
+        ],
     ),
     p(
         "locate the manifest",
@@ -981,7 +1025,13 @@ const BRIDGE: &[Point] = &[
     p(
         "ordered batches",
         "an agent's batch is judged: lexical names, waiting for fromCommand's real id",
-        &[],
+        &[
+            "src/bridge/batch.rs::a_dependent_named_after_its_routine_passes_in_one_sweep_or_after_the_outcome",
+            "src/bridge/batch.rs::a_dependent_that_sorts_first_is_misordered",
+            "src/bridge/batch.rs::placeholders_before_they_resolve_are_findings",
+            "src/bridge/batch.rs::only_a_name_sorting_before_a_pending_file_is_misordered",
+            "tests/integration/agent.rs::an_ordered_batch_is_judged_by_its_names_and_references",
+        ],
     ),
     p(
         "outcomes",
@@ -1061,7 +1111,13 @@ const BRIDGE: &[Point] = &[
     p(
         "safety contract",
         "\"exact changes\" judged on the changed fields, not the object's name alone",
-        &[],
+        &[
+            "src/bridge/changes.rs::one_changed_field_is_one_change_in_words",
+            "src/bridge/changes.rs::a_new_object_changes_every_field_and_a_dropped_step_is_removed",
+            "src/bridge/changes.rs::a_plan_slot_is_said_by_routine_and_weekday_and_my_week_by_the_plan",
+            "src/bridge/changes.rs::each_differing_field_is_one_change_said_by_its_new_value",
+            "tests/integration/agent.rs::exact_changes_are_judged_field_by_field",
+        ],
     ),
     p(
         "safety contract",
@@ -1159,18 +1215,23 @@ fn render() -> String {
          (the test `seed_points::the_page_is_made_from_the_table` fails when this page differs or \
          a named test does not exist): edit the table there, not this page. A test is named by \
          its file (under `harness/`) and function; a table-driven test adds the fixture that shows \
-         the point. A point with no test is a gap, listed as one.\n\n",
+         the point. A point with no test is a gap, listed as one; a point nothing recorded can \
+         show is listed as not judged, with the reason.\n\n",
     );
-    out.push_str("| seed | points | with a test | gaps |\n|---|---|---|---|\n");
+    out.push_str("| seed | points | with a test | not judged | gaps |\n|---|---|---|---|---|\n");
     for s in SEEDS {
-        let gaps = s.points.iter().filter(|p| p.tests.is_empty()).count();
+        let (tested, unjudged) = (
+            s.points.iter().filter(|p| !p.tests.is_empty()).count(),
+            s.points.iter().filter(|p| p.unjudged.is_some()).count(),
+        );
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} |",
             s.title,
             s.points.len(),
-            s.points.len() - gaps,
-            gaps
+            tested,
+            unjudged,
+            s.points.len() - tested - unjudged
         );
     }
     for s in SEEDS {
@@ -1180,7 +1241,9 @@ fn render() -> String {
             s.title, s.file
         );
         for p in s.points {
-            let tests = if p.tests.is_empty() {
+            let tests = if let Some(why) = p.unjudged {
+                format!("not judged by the harness, because {why}")
+            } else if p.tests.is_empty() {
                 "**no test (gap)**".to_string()
             } else {
                 p.tests
