@@ -14,9 +14,10 @@ use serde::{Deserialize, Serialize};
 
 use super::crop::{CropOptions, CropQuery, GrayScreen, locate, score_near};
 use super::index::FrameIndex;
-use super::target::{ResolveContext, app_matches, plan_point};
+use super::target::{ResolveContext, app_matches, iou, plan_point};
 use crate::json::round;
 use crate::plan::Target;
+use crate::recording::Rect;
 
 /// How far from the control's centre its picture may sit (a crop cut with a little margin).
 const REACH: u32 = 6;
@@ -86,20 +87,23 @@ pub(super) fn judge(
         },
         &opts,
     );
-    let (cx, cy, there) = match found {
-        Some(m) => (
-            m.x as f64 + crop.width() as f64 / 2.0,
-            m.y as f64 + crop.height() as f64 / 2.0,
-            m.score,
-        ),
-        None => {
-            return PictureCheck::Unconfirmed {
-                score: Some(round(here)),
-            };
-        }
+    let Some(m) = found else {
+        return PictureCheck::Unconfirmed {
+            score: Some(round(here)),
+        };
     };
-    // The innermost control of the step's app under the picture, other than the named one and
-    // the controls that hold it (a picture cut wide still shows the named control).
+    let seen = Rect {
+        x: m.x as i32,
+        y: m.y as i32,
+        width: crop.width() as i32,
+        height: crop.height() as i32,
+    };
+    let (cx, cy) = seen.center();
+    // The control of the step's app the picture shows: of those under its centre, the one
+    // whose box fits the place it was found best, other than the named one and the controls
+    // that hold it (a picture cut wide still shows the named control). One of the same name
+    // is not another control by the name: telling same-named controls apart is the
+    // tie-break's, which weighs the picture against the plan's position.
     let other = ix
         .at_point(cx, cy)
         .into_iter()
@@ -110,13 +114,18 @@ pub(super) fn judge(
                 && n.frame != frame
                 && app_matches(t, ix.window_of(n))
         })
-        .min_by_key(|&i| (ix.nodes[i as usize].frame.area(), i));
+        .max_by(|&a, &b| {
+            let fit = |i: u32| iou(&ix.nodes[i as usize].frame, &seen);
+            fit(a).total_cmp(&fit(b)).then(b.cmp(&a))
+        });
     match other {
-        Some(i) if !frame.contains(cx, cy) => PictureCheck::Vetoes {
-            score: round(here),
-            elsewhere: ix.nodes[i as usize].id.to_string(),
-            elsewhere_score: round(there),
-        },
+        Some(i) if !frame.contains(cx, cy) && ix.norm(i) != ix.norm(winner) => {
+            PictureCheck::Vetoes {
+                score: round(here),
+                elsewhere: ix.nodes[i as usize].id.to_string(),
+                elsewhere_score: round(m.score),
+            }
+        }
         _ => PictureCheck::Unconfirmed {
             score: Some(round(here)),
         },
@@ -252,6 +261,32 @@ mod tests {
             "{r:?}"
         );
         assert_eq!(r.note, None);
+    }
+
+    #[test]
+    fn a_picture_of_a_control_with_the_same_name_is_left_to_the_tie_break() {
+        // The picture is of the third button, now also named "Send" but disabled, so the first
+        // leads by name: the picture shows no other control by the name, and says nothing.
+        let mut snap = window();
+        let open = &mut snap.apps[0].windows[0].elements[2];
+        open.title = Some("Send".into());
+        open.enabled = false;
+        let screen = paint(&window());
+        let crop = cut(210);
+        let gray = GrayScreen::new(&screen);
+        let ix = FrameIndex::new(&snap);
+        let ctx = ResolveContext {
+            screen: SCREEN,
+            crop: Some((&gray, &crop)),
+            anchors: &[],
+        };
+        let r = resolve(&send(), &ix, &ctx);
+        assert_eq!(r.element.as_deref(), Some("send"), "{r:?}");
+        assert!(!r.ambiguous, "{r:?}");
+        assert!(
+            matches!(r.picture, Some(PictureCheck::Unconfirmed { .. })),
+            "{r:?}"
+        );
     }
 
     #[test]

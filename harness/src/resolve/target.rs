@@ -465,7 +465,8 @@ fn geometry_candidates(
     Ok((t.point.map(|_| (px, py)), moved))
 }
 
-fn iou(a: &Rect, b: &Rect) -> f64 {
+/// Intersection over union of two boxes.
+pub(super) fn iou(a: &Rect, b: &Rect) -> f64 {
     let x0 = a.x.max(b.x);
     let y0 = a.y.max(b.y);
     let x1 = (a.x + a.width).min(b.x + b.width);
