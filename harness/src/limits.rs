@@ -6,6 +6,27 @@ use crate::errors::Reason;
 
 /// A plan file or `get_guide` response.
 pub const PLAN_BYTES: u64 = 4 << 20;
+/// The caps `check` holds a plan to, which its user may set (`--max-depth`,
+/// `--max-plan-bytes`): the devthink review surface leaves every bound it honours a user's
+/// choice. The defaults are [`JSON_DEPTH`] and [`PLAN_BYTES`]; the depth cannot go past
+/// [`JSON_DEPTH`], the parser's own limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanCaps {
+    /// Nesting levels of the plan, and of each devthink step's options, counted apart.
+    pub depth: usize,
+    /// Bytes of the plan file.
+    pub bytes: u64,
+}
+
+impl Default for PlanCaps {
+    fn default() -> Self {
+        PlanCaps {
+            depth: JSON_DEPTH,
+            bytes: PLAN_BYTES,
+        }
+    }
+}
+
 /// A scenario file, or the answers file of `run PLAN --recording`.
 pub const SCENARIO_BYTES: u64 = 1 << 20;
 /// A bridge scenario file.

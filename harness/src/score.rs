@@ -333,6 +333,7 @@ mod tests {
             click: Some((1.0, 1.0)),
             note: None,
             tie_break: None,
+            picture: None,
         };
         let t = Tally::of(&trace(
             vec![Truth::Recorded; 4],

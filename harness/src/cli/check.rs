@@ -5,10 +5,14 @@
 use std::path::{Path, PathBuf};
 
 use stepreplay::json::Source;
+use stepreplay::limits::{JSON_DEPTH, PLAN_BYTES, PlanCaps};
 use stepreplay::plan::check::{
-    CheckReport, Finding, check_source, render_human, render_json, render_sarif, render_summary,
+    CheckReport, Finding, across_plans, check_source_capped, render_human, render_json,
+    render_sarif, render_summary,
 };
-use stepreplay::plan::{is_plan, no_plans_under, plan_files_under, read_plan_source};
+use stepreplay::plan::{
+    is_plan, no_plans_under, plan_files_under, read_plan_source, read_plan_source_capped,
+};
 use stepreplay::scenario::{ScenarioFile, adhoc_scenario, check_scenario, load_scenario};
 use stepreplay::{Error, InputError};
 
@@ -51,6 +55,15 @@ pub struct Args {
     /// files named on the command line are always checked.
     #[command(flatten)]
     select: SelectArgs,
+    /// Deepest nesting a plan may have, and each devthink step's options apart: a cap the
+    /// reviewer chooses. At most 127, the JSON parser's own limit.
+    #[arg(long, value_name = "LEVELS", default_value_t = JSON_DEPTH as u64,
+          value_parser = clap::value_parser!(u64).range(1..=JSON_DEPTH as u64))]
+    max_depth: u64,
+    /// Largest plan file, in bytes: a cap the reviewer chooses.
+    #[arg(long, value_name = "BYTES", default_value_t = PLAN_BYTES,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_plan_bytes: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -75,12 +88,18 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             .or_else(|| given.as_ref().map(|s| s.recording_dir.clone())),
         answers: args.answers.clone(),
         scenario: given.map(|s| s.file),
+        caps: PlanCaps {
+            depth: args.max_depth as usize,
+            bytes: args.max_plan_bytes,
+        },
     };
     let mut reports = Vec::new();
     // A plan whose replay could not start (its recording unreadable, a step that binds to no
     // recorded action) gets that error as a finding; the other files are still checked.
     let mut broken = false;
     let select = args.select.select(false)?;
+    // Each file read from disk, by its report: some rules read all plans at once.
+    let mut read = Vec::new();
     for path in &args.paths {
         let files = if path.is_dir() {
             let mut files = plan_files_under(path, |v| is_plan(v) || is_scenario_value(v));
@@ -103,8 +122,20 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         for file in files {
             let (report, replay_broken) = check_one(&file, &replay)?;
             broken |= replay_broken;
+            if file != Path::new("-") {
+                read.push((reports.len(), file));
+            }
             reports.push(report);
         }
+    }
+    let sources: Vec<(usize, PathBuf, Source)> = read
+        .into_iter()
+        .filter_map(|(k, f)| read_plan_source(&f).ok().map(|s| (k, f, s)))
+        .collect();
+    let given: Vec<(&Path, &Source)> = sources.iter().map(|(_, f, s)| (f.as_path(), s)).collect();
+    for (j, finding) in across_plans(&given) {
+        let k = sources[j].0;
+        reports[k] = reports[k].clone().with(vec![finding]);
     }
     match args.format {
         CheckFormat::Human => {
@@ -127,12 +158,14 @@ struct Replay {
     recording: Option<PathBuf>,
     answers: Option<PathBuf>,
     scenario: Option<ScenarioFile>,
+    /// The caps the plan is held to.
+    caps: PlanCaps,
 }
 
 /// One file's findings; replaying it on `recording` too when it is a clean plan. The flag
 /// says the replay's input was broken: its error is one of the findings.
 fn check_one(path: &Path, replay: &Replay) -> Result<(CheckReport, bool), Error> {
-    let src = match read_plan_source(path) {
+    let src = match read_plan_source_capped(path, replay.caps.bytes) {
         Ok(src) => src,
         Err(e) => {
             let report = CheckReport::unreadable(path, Finding::from_input_error(&e));
@@ -142,7 +175,7 @@ fn check_one(path: &Path, replay: &Replay) -> Result<(CheckReport, bool), Error>
     if is_scenario(&src) {
         return Ok((check_scenario(&src), false));
     }
-    let report = check_source(&src);
+    let report = check_source_capped(&src, &replay.caps);
     let Some(dir) = replay
         .recording
         .as_deref()

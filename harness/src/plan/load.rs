@@ -17,6 +17,11 @@ pub const SKILL_PLAN: &str = "plan.json";
 /// Reads a plan file's text within the size limit. A folder is a skill export: its plan is
 /// the `plan.json` in it, and the pictures it names are beside it.
 pub fn read_plan_source(path: &Path) -> Result<Source, InputError> {
+    read_plan_source_capped(path, limits::PLAN_BYTES)
+}
+
+/// [`read_plan_source`] with a size cap of the user's (`check --max-plan-bytes`).
+pub fn read_plan_source_capped(path: &Path, max_bytes: u64) -> Result<Source, InputError> {
     if path.is_dir() {
         let file = path.join(SKILL_PLAN);
         if !file.is_file() {
@@ -27,9 +32,9 @@ pub fn read_plan_source(path: &Path) -> Result<Source, InputError> {
             )
             .hint("a skill export holds plan.json beside SKILL.md; or name the plan file"));
         }
-        return read_text(&file, limits::PLAN_BYTES);
+        return read_text(&file, max_bytes);
     }
-    read_text(path, limits::PLAN_BYTES)
+    read_text(path, max_bytes)
 }
 
 /// A plan as it was handed over: a plan file, or the `plan` of an MCP `get_guide` response.

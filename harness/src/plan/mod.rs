@@ -15,7 +15,7 @@ pub(crate) use fill::{fill_known, selected_all_before};
 pub use load::{Handed, SKILL_PLAN, parse_foxstep, parse_handed};
 pub use load::{
     is_plan, is_plan_file, load_plan, no_plans_under, plan_files_under, plan_from_source,
-    read_plan_source,
+    read_plan_source, read_plan_source_capped,
 };
 pub use lower::lower_foxstep;
 pub use model::*;

@@ -77,12 +77,36 @@ pub(crate) struct WebStep {
     pub(crate) reads: bool,
     /// The text the read should give, when the plan says.
     pub(crate) read_expect: Option<String>,
+    /// Where on the page the read looks, when `ocrregion` says; else the target's box.
+    pub(crate) region: Option<ReadRegion>,
     /// Option families the harness cannot replay offline: the step is not judged.
     pub(crate) not_simulated: Vec<String>,
     /// The `targetref` of a step that also has a selector: the selector finds the element,
     /// and a `targetref` naming another one is reported.
     #[serde(skip)]
     pub(crate) targetref: Option<Target>,
+}
+
+/// The region a reading step reads (devthink `ocrregion`): a box on the page, named by a
+/// selector or given in the screenshot's pixels. The text read is the text drawn inside it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum ReadRegion {
+    /// `{"selector": "…"}`: the box of the one element the selector matches.
+    Selector(String),
+    /// `{"x", "y", "width", "height"}`: a box in page pixels from the screenshot's top left.
+    Box {
+        /// Left edge.
+        x: f64,
+        /// Top edge.
+        y: f64,
+        /// Width, more than 0.
+        width: f64,
+        /// Height, more than 0.
+        height: f64,
+    },
+    /// A region of another shape: the harness cannot tell where it is, and says why.
+    Unknown(String),
 }
 
 /// A declared input.

@@ -86,21 +86,34 @@ impl<'r> Prepared<'r> {
         self
     }
 
-    /// What a reading step reads of `element` on frame `i`, and from where.
-    fn read(&self, i: usize, element: &str) -> Option<(Result<String, String>, super::ReadSource)> {
+    /// What a reading step reads on frame `i`, and from where: the text in `region` when the
+    /// step gives one, else that of `element`.
+    fn read(
+        &self,
+        i: usize,
+        element: Option<&str>,
+        region: Option<&crate::plan::ReadRegion>,
+    ) -> Option<(Result<String, String>, super::ReadSource)> {
+        let dom = self.rec.frames[i].dom.as_deref();
+        let rect = region.map(|r| super::web::region_box(dom, r));
         match self.ocr {
             super::Ocr::Dom => {
-                let dom = self.rec.frames[i].dom.as_deref()?;
-                Some((
-                    super::web::read_text(dom, element).ok_or_else(|| "not in the DOM".to_string()),
-                    super::ReadSource::DomText,
-                ))
+                let dom = dom?;
+                let text = match rect {
+                    Some(rect) => rect.map(|r| super::web::text_in(dom, r)),
+                    None => super::web::read_text(dom, element?)
+                        .ok_or_else(|| "not in the DOM".to_string()),
+                };
+                Some((text, super::ReadSource::DomText))
             }
             super::Ocr::Tesseract => {
-                let rect = self.frame_index(i).by_id(element)?.frame;
+                let rect = match rect {
+                    Some(rect) => rect,
+                    None => Ok(self.frame_index(i).by_id(element?)?.frame),
+                };
                 let pixels = || self.rec.frames[i].pixels().map_err(|e| e.message);
                 Some((
-                    self.reads.read(i, rect, pixels),
+                    rect.and_then(|r| self.reads.read(i, r, pixels)),
                     super::ReadSource::Tesseract,
                 ))
             }
@@ -1233,7 +1246,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             }
         }
         if web.reads {
-            let read = acts_on.and_then(|el| self.prep.read(after, el));
+            let read = self.prep.read(after, acts_on, web.region.as_ref());
             if let Some((Ok(text), source)) = &read {
                 self.events.push(Event::Read {
                     step: i,

@@ -719,7 +719,7 @@ fn input_case(changes: &str, inputs: serde_json::Value) -> Trace {
         vec![("a", f("")), ("b", f(shown))],
         &[("a", "subj", "b", "s1")],
     );
-    let decl = json!([{"id": "subject", "name": "subject", "changes": changes, "basis": "author",
+    let decl = json!([{"id": "subject", "name": "mail subject", "changes": changes, "basis": "author",
         "sensitive": false, "shape": "text", "example": "Invoice 42", "used_by": [1]}]);
     let p = plan(
         json!([type_step(1, "s1", "Subject", "{subject}", &["subject"])]),
@@ -753,6 +753,26 @@ fn an_each_time_input_without_a_value_is_asked_for_never_taken_from_the_recordin
     let t = input_case("same", json!({}));
     assert_eq!(t.outcome().0, Outcome::Completed);
     assert!(asks(&t, AskKind::Input).is_empty());
+}
+
+/// The person is asked for a value by the input's `name`, as a person would say it, never by
+/// the id templates use.
+#[test]
+fn an_input_is_asked_for_by_its_name() {
+    let t = input_case("each-time", json!({}));
+    let questions: Vec<&str> = t
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Asked {
+                kind: AskKind::Input,
+                detail,
+                ..
+            } => Some(detail.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(questions, ["what is the mail subject?"]);
 }
 
 /// A plain left click recorded on Send; the plan's click as given.

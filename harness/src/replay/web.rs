@@ -9,8 +9,9 @@
 use super::trace::{Event, ReviewMessage};
 use crate::plan::devthink::State;
 use crate::plan::devthink::origin::Origin;
-use crate::plan::{Action, Plan, Step};
-use crate::recording::dom::DomSnapshot;
+use crate::plan::{Action, Plan, ReadRegion, Step};
+use crate::recording::Rect;
+use crate::recording::dom::{DomSnapshot, TEXT};
 use crate::scenario::{FailReason, ReviewAnswer, ScenarioFile};
 
 fn review_event(message: ReviewMessage, detail: String) -> Event {
@@ -230,6 +231,53 @@ pub(super) fn capture_name(plan: &Plan, step: &Step, phase: &str) -> String {
 /// The text a read of `element` gives on a frame's DOM.
 pub(super) fn read_text(dom: &DomSnapshot, element: &str) -> Option<String> {
     dom.position(element).map(|i| dom.text_of(i))
+}
+
+/// The box an `ocrregion` places on a frame's page, or why it places none.
+pub(super) fn region_box(dom: Option<&DomSnapshot>, region: &ReadRegion) -> Result<Rect, String> {
+    match region {
+        ReadRegion::Box {
+            x,
+            y,
+            width,
+            height,
+        } => Ok(Rect {
+            x: x.floor() as i32,
+            y: y.floor() as i32,
+            width: width.ceil() as i32,
+            height: height.ceil() as i32,
+        }),
+        ReadRegion::Selector(sel) => {
+            let dom = dom.ok_or("the frame has no DOM to find the region's selector in")?;
+            let parsed = crate::resolve::selector::parse(sel)
+                .map_err(|e| format!("the region's selector `{sel}` does not parse: {e}"))?;
+            match crate::resolve::selector::matches(dom, &parsed).as_slice() {
+                [one] => dom.nodes[*one]
+                    .rect
+                    .ok_or_else(|| format!("the region's element `{sel}` is not rendered")),
+                [] => Err(format!("no element matches the region's selector `{sel}`")),
+                many => Err(format!(
+                    "the region's selector `{sel}` matches {} elements",
+                    many.len()
+                )),
+            }
+        }
+        ReadRegion::Unknown(why) => Err(format!("the ocrregion places no region: {why}")),
+    }
+}
+
+/// The text drawn inside `rect` on a frame's page: each text node whose box's centre is in it,
+/// in document order, with runs of white space made one space.
+pub(super) fn text_in(dom: &DomSnapshot, rect: Rect) -> String {
+    let mut words = Vec::new();
+    for n in dom.nodes.iter().filter(|n| n.tag == TEXT) {
+        if let Some(r) = n.rect
+            && rect.contains(r.center().0, r.center().1)
+        {
+            words.extend(n.text.as_deref().unwrap_or("").split_whitespace());
+        }
+    }
+    words.join(" ")
 }
 
 #[cfg(test)]

@@ -11,12 +11,14 @@ mod moved;
 mod name;
 mod nearest;
 mod owner;
+mod picture;
 pub(crate) mod selector;
 mod target;
 mod tiebreak;
 
 pub use index::{FrameIndex, Node, WindowInfo};
 pub(crate) use nearest::{nearest, nearest_names};
+pub use picture::PictureCheck;
 pub use target::{AMBIGUITY_MARGIN, Candidate, Resolution, ResolveContext, Strategy, resolve};
 pub(crate) use tiebreak::TieBreak;
 
@@ -24,11 +26,34 @@ pub(crate) use tiebreak::TieBreak;
 /// plan's other targets `anchors`.
 #[cfg(test)]
 pub(crate) mod testing {
+    use image::{Rgba, RgbaImage};
+
     use super::{FrameIndex, Resolution, ResolveContext, resolve};
     use crate::plan::Target;
     use crate::recording::AxSnapshot;
 
     pub(crate) const SCREEN: (u32, u32) = (400, 300);
+
+    /// The screen of a frame: each element drawn with its own pattern, the same wherever the
+    /// element is, on a plain background.
+    pub(crate) fn paint(snap: &AxSnapshot) -> RgbaImage {
+        let mut img = RgbaImage::from_pixel(SCREEN.0, SCREEN.1, Rgba([240, 240, 240, 255]));
+        let ix = FrameIndex::new(snap);
+        for (k, n) in ix.nodes.iter().enumerate() {
+            let f = n.frame;
+            for y in 0..f.height {
+                for x in 0..f.width {
+                    let v = ((x * (3 + k as i32) + y * (7 + 5 * k as i32)) % 97) as u8 * 2;
+                    img.put_pixel(
+                        (f.x + x) as u32,
+                        (f.y + y) as u32,
+                        Rgba([v, 255 - v, v / 2, 255]),
+                    );
+                }
+            }
+        }
+        img
+    }
 
     pub(crate) fn run(t: &Target, now: &AxSnapshot, anchors: &[&Target]) -> Resolution {
         let ix = FrameIndex::new(now);

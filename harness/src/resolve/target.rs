@@ -12,6 +12,7 @@ use image::RgbaImage;
 use super::crop::{CropOptions, CropQuery, GrayScreen, locate};
 use super::index::{FrameIndex, Node, WindowInfo};
 use super::moved::{Moved, displacement};
+use super::picture::{PictureCheck, judge};
 use super::tiebreak::{TieBreak, break_ties};
 use crate::json::round;
 use crate::plan::Target;
@@ -73,6 +74,9 @@ pub struct Resolution {
     pub(crate) note: Option<String>,
     /// What told the winner apart from controls with the same name, when something did.
     pub(crate) tie_break: Option<TieBreak>,
+    /// What the step's picture says of a control found by name, when the step has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) picture: Option<PictureCheck>,
 }
 
 /// Scores closer than this are a tie.
@@ -228,6 +232,19 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
     }
     let mut r = rank(cands, ix, clicked, note);
     r.tie_break = tie_break.filter(|_| r.element.is_some());
+    // A match made by name is looked at with the step's picture: it confirms it or vetoes it.
+    if matches!(r.strategy, Strategy::AxExact | Strategy::AxNormalized)
+        && !r.ambiguous
+        && let (Some((screen, crop)), Some(winner)) =
+            (ctx.crop, r.element.as_deref().and_then(|e| ix.index_of(e)))
+    {
+        let check = judge(t, ix, ctx, screen, crop, winner);
+        if let Some(why) = check.veto_note(ix) {
+            r.ambiguous = true;
+            r.note = Some(r.note.take().map_or(why.clone(), |n| format!("{n}; {why}")));
+        }
+        r.picture = Some(check);
+    }
     r
 }
 
@@ -448,7 +465,8 @@ fn geometry_candidates(
     Ok((t.point.map(|_| (px, py)), moved))
 }
 
-fn iou(a: &Rect, b: &Rect) -> f64 {
+/// Intersection over union of two boxes.
+pub(super) fn iou(a: &Rect, b: &Rect) -> f64 {
     let x0 = a.x.max(b.x);
     let y0 = a.y.max(b.y);
     let x1 = (a.x + a.width).min(b.x + b.width);
@@ -513,6 +531,7 @@ pub(super) fn rank(
             click: None,
             note,
             tie_break: None,
+            picture: None,
         },
         Some((i, s, strategy)) => {
             let n = &ix.nodes[i as usize];
@@ -533,6 +552,7 @@ pub(super) fn rank(
                 click: Some((round(click.0), round(click.1))),
                 note,
                 tie_break: None,
+                picture: None,
             }
         }
     }
@@ -540,14 +560,13 @@ pub(super) fn rank(
 
 #[cfg(test)]
 mod tests {
-    use image::{Rgba, RgbaImage};
     use serde_json::{Value, json};
 
     use super::*;
     use crate::plan::{Bounds, Point};
     use crate::recording::AxSnapshot;
 
-    use crate::resolve::testing::{SCREEN, run};
+    use crate::resolve::testing::{SCREEN, paint, run};
 
     fn el(id: &str, role: &str, title: Option<&str>, x: i32, y: i32, w: i32) -> Value {
         json!({"id": id, "ax_role": role, "title": title,
@@ -679,27 +698,6 @@ mod tests {
         // The one that moved alone would put the point 40 px off, beside the icon.
         let r = run(&icon(), &now, &[&close]);
         assert_ne!(r.element.as_deref(), Some("icon"), "{r:?}");
-    }
-
-    /// The screen of a frame: each element drawn with its own pattern, the same wherever the
-    /// element is, on a plain background.
-    fn paint(snap: &AxSnapshot) -> RgbaImage {
-        let mut img = RgbaImage::from_pixel(SCREEN.0, SCREEN.1, Rgba([240, 240, 240, 255]));
-        let ix = FrameIndex::new(snap);
-        for (k, n) in ix.nodes.iter().enumerate() {
-            let f = n.frame;
-            for y in 0..f.height {
-                for x in 0..f.width {
-                    let v = ((x * (3 + k as i32) + y * (7 + 5 * k as i32)) % 97) as u8 * 2;
-                    img.put_pixel(
-                        (f.x + x) as u32,
-                        (f.y + y) as u32,
-                        Rgba([v, 255 - v, v / 2, 255]),
-                    );
-                }
-            }
-        }
-        img
     }
 
     #[test]

@@ -823,3 +823,105 @@ fn check_takes_runs_grep_and_filter_in_a_folder() {
         "a file named is checked"
     );
 }
+
+/// A devthink `idempotencykey` that another plan of the suite already uses is a retry of that
+/// plan's step when both run against one system: `check` over the suite's folder says so at
+/// the later plan's key (a warning: the author may mean it), and a plan checked alone does not.
+#[test]
+fn a_key_shared_by_two_plans_of_a_suite_is_found_by_check_over_the_folder() {
+    let tmp = crate::util::TempDir::new("check-shared-key");
+    let dir = tmp.path();
+    let login: Value = serde_json::from_str(
+        &std::fs::read_to_string(plans_dir().join("devthink-login.json")).unwrap(),
+    )
+    .unwrap();
+    // The plans' own keys taken out; `a` and `b` sign in with one key, `c` with its own.
+    for (name, key) in [
+        ("a.json", "signin-1"),
+        ("b.json", "signin-1"),
+        ("c.json", "own"),
+    ] {
+        let mut plan = login.clone();
+        plan["id"] = name.trim_end_matches(".json").into();
+        for s in plan["steps"].as_array_mut().unwrap() {
+            s.as_object_mut().unwrap().remove("idempotencykey");
+        }
+        plan["steps"][3]["idempotencykey"] = key.into();
+        let text = stepreplay(dir)
+            .args(["fmt", "-"])
+            .run_with_stdin(&serde_json::to_string(&plan).unwrap());
+        std::fs::write(dir.join(name), &text.stdout).unwrap();
+    }
+    let run = stepreplay(dir).args(["check", "."]).run();
+    run.expect_code(0);
+    let shared: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("idempotency-key-shared"))
+        .collect();
+    assert_eq!(shared.len(), 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("the key `signin-1` is also step `s4`'s in `")
+            && run.stdout.contains("a.json`: run in one suite"),
+        "{}",
+        run.stdout
+    );
+    let alone = stepreplay(dir).args(["check", "b.json"]).run();
+    alone.expect_code(0);
+    assert!(
+        !alone.stdout.contains("idempotency-key-shared"),
+        "{}",
+        alone.stdout
+    );
+}
+
+/// The devthink review's caps are the user's: `check --max-depth` and `--max-plan-bytes` refuse
+/// a plan the defaults (127 levels, 4 MiB) accept, saying which setting did, and a depth past
+/// the parser's own limit is refused as a usage error (64).
+#[test]
+fn lower_caps_refuse_what_the_defaults_accept_and_name_the_setting() {
+    let tmp = crate::util::TempDir::new("check-caps");
+    let dir = tmp.path();
+    let mut plan: Value = serde_json::from_str(
+        &std::fs::read_to_string(plans_dir().join("devthink-login.json")).unwrap(),
+    )
+    .unwrap();
+    // A targetref nesting twelve levels inside the options.
+    plan["steps"][1]["options"] = serde_json::json!({"targetref": {"name": "User name",
+        "path": [[[[[[[[[[1]]]]]]]]]]}})
+    .to_string()
+    .into();
+    let text = stepreplay(dir)
+        .args(["fmt", "-"])
+        .run_with_stdin(&serde_json::to_string(&plan).unwrap())
+        .stdout;
+    std::fs::write(dir.join("deep.json"), &text).unwrap();
+    stepreplay(dir).args(["check", "deep.json"]).expect_code(0);
+    let capped = stepreplay(dir)
+        .args(["check", "--max-depth", "8", "deep.json"])
+        .run();
+    capped.expect_code(2);
+    assert!(
+        capped.stdout.contains("error[limit-exceeded]")
+            && capped
+                .stdout
+                .contains("the options nest deeper than 8 levels, the cap `--max-depth` sets")
+            && capped.stdout.contains("at `steps[1].options`"),
+        "{}",
+        capped.stdout
+    );
+    stepreplay(dir)
+        .args(["check", "--max-depth", "12", "deep.json"])
+        .expect_code(0);
+    let small = stepreplay(dir)
+        .args(["check", "--max-plan-bytes", "1000", "deep.json"])
+        .run();
+    small.expect_code(2);
+    assert!(small.stdout.contains("file-too-large"), "{}", small.stdout);
+    let past = stepreplay(dir)
+        .args(["check", "--max-depth", "128", "deep.json"])
+        .run();
+    past.expect_code(64);
+    assert!(past.stderr.contains("--max-depth"), "{}", past.stderr);
+}

@@ -515,3 +515,161 @@ fn a_link_out_with_no_address_after_it_is_not_judged() {
     assert_eq!(signin["status"], "failed", "{signin}");
     assert_eq!(signin["reason"], "origin-unjudged", "{signin}");
 }
+
+/// A `regionocr` step reads the text inside its `ocrregion`, not its target's whole box: the
+/// search scenario's last step expects the first result only, which the region around it
+/// reads and the whole list does not. A region the harness cannot place is said, not guessed.
+#[test]
+fn an_ocrregion_is_the_region_read_and_it_decides_the_verdict() {
+    let run = |name: &str, options: Value| -> (i32, Value) {
+        let tmp = TempDir::new(&format!("devthink-ocrregion-{name}"));
+        let suite = tmp.path();
+        crate::util::copy_dir(
+            &repo().join("recordings/devthink-search"),
+            &suite.join("recordings/devthink-search"),
+        );
+        crate::util::copy_dir(
+            &repo().join("scenarios/devthink-search-extract"),
+            &suite.join("scenarios/devthink-search-extract"),
+        );
+        std::fs::copy(
+            repo().join("scenarios/devthink-search-extract.json"),
+            suite.join("scenarios/devthink-search-extract.json"),
+        )
+        .unwrap();
+        edit_json(
+            &suite.join("scenarios/devthink-search-extract/plan.json"),
+            |p| {
+                let shot = &mut p["steps"][4];
+                assert_eq!(shot["kind"], "regionocr");
+                shot["value"] = "Blue mug $12".into();
+                shot["options"] = options.to_string().into();
+            },
+        );
+        let run = run_in(
+            suite,
+            &[
+                "run",
+                "scenarios/devthink-search-extract.json",
+                "--reports",
+                "json",
+                "--report-dir",
+                "out",
+            ],
+        );
+        let report = read_json(&suite.join("out/report.json"));
+        let step = report["scenarios"][0]["runs"]["chained"]["steps"][4].clone();
+        (run.code, step)
+    };
+    let checks = |step: &Value| step["checks"].to_string();
+    // The list as a whole holds both results.
+    let (code, step) = run(
+        "list",
+        serde_json::json!({"ocrregion": {"selector": "#results"}}),
+    );
+    assert_eq!(code, 1, "{step}");
+    assert_eq!(
+        step["web"]["read"][0], "Blue mug $12 Mug rack $18",
+        "{step}"
+    );
+    assert!(checks(&step).contains("reads-text"), "{step}");
+    // The first line of the list, as a box in page pixels and as a selector.
+    for (name, region) in [
+        (
+            "box",
+            serde_json::json!({"x": 24, "y": 180, "width": 752, "height": 19}),
+        ),
+        (
+            "selector",
+            serde_json::json!({"selector": "#results li:first-child"}),
+        ),
+    ] {
+        let (code, step) = run(name, serde_json::json!({ "ocrregion": region }));
+        assert_eq!(code, 0, "{name}: {step}");
+        assert_eq!(step["web"]["read"][0], "Blue mug $12", "{name}: {step}");
+    }
+    // A shape with no place on the page reads nothing and fails the read, saying why.
+    let (code, step) = run(
+        "unknown",
+        serde_json::json!({"ocrregion": {"left": 24, "top": 180}}),
+    );
+    assert_eq!(code, 1, "{step}");
+    assert!(checks(&step).contains("places no region"), "{step}");
+}
+
+/// The recorder keeps every element the plan's selectors name, even one the browser's
+/// accessibility tree leaves out: an `extract` of a `<span>` inside an `<li>` reads the span,
+/// not the list item around it.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_recorder_keeps_a_span_the_plan_targets_and_replay_reads_it() {
+    if !have_tool("chromium", "scripts/install-test-deps installs chromium") {
+        return;
+    }
+    let tmp = TempDir::new("devthink-span");
+    let suite = tmp.path();
+    let pages = suite.join("pages");
+    std::fs::create_dir_all(&pages).unwrap();
+    std::fs::write(
+        pages.join("total.html"),
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Cart</title>\
+         </head><body><ul><li>Total: <span id=\"sum\">$12</span> with tax</li>\
+         <li>Items: 3</li></ul></body></html>",
+    )
+    .unwrap();
+    let plan = serde_json::json!({
+        "$schema": "devthink/protocolv2/plan.schema.json",
+        "id": "plan-total", "objective": "Read the cart's total",
+        "origin": "http://127.0.0.1:8000", "state": "approved",
+        "createdat": 1767225600000u64, "approvedat": 1767225900000u64,
+        "expiresat": 1767312000000u64,
+        "steps": [
+            {"id": "open", "kind": "navigate", "risk": "interaction",
+             "summary": "Open the cart", "value": "/total.html"},
+            {"id": "sum", "kind": "extract", "risk": "read", "summary": "Read the total",
+             "target": "#sum", "value": "$12"}
+        ]
+    });
+    std::fs::create_dir_all(suite.join("scenarios/total")).unwrap();
+    let plan_path = suite.join("scenarios/total/plan.json");
+    std::fs::write(&plan_path, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
+    let rec = suite.join("recordings/total");
+    run_in(
+        suite,
+        &[
+            "record-browser",
+            "--plan",
+            plan_path.to_str().unwrap(),
+            "--pages",
+            pages.to_str().unwrap(),
+            "--out",
+            rec.to_str().unwrap(),
+        ],
+    )
+    .expect_code(0);
+    let recording = read_json(&rec.join("recording.json"));
+    let span = "/html/body/ul/li/span";
+    assert_eq!(recording["transitions"][1]["element"], span);
+    let ax = std::fs::read_to_string(rec.join("frames/frame_001.ax.json")).unwrap();
+    assert!(ax.contains(span), "the span is in the frame's AX file");
+    let scenario = serde_json::json!({
+        "schema": "stepreplay-scenario/1", "id": "total", "plan": "total/plan.json",
+        "recording": "total", "clock": 1767226000000u64,
+        "expect": {"outcome": "completed"}
+    });
+    std::fs::write(
+        suite.join("scenarios/total.json"),
+        serde_json::to_string_pretty(&scenario).unwrap(),
+    )
+    .unwrap();
+    run_in(
+        suite,
+        &["run", "scenarios/total.json", "--report-dir", "out"],
+    )
+    .expect_code(0);
+    let report = read_json(&suite.join("out/report.json"));
+    let step = &report["scenarios"][0]["runs"]["chained"]["steps"][1];
+    assert_eq!(step["resolution"]["element"], span, "{step}");
+    assert_eq!(step["resolution"]["correct"], true, "{step}");
+    assert_eq!(step["web"]["read"][0], "$12", "{step}");
+}

@@ -20,7 +20,7 @@ struct Point {
     point: &'static str,
     /// The tests that show it; empty for a gap.
     tests: &'static [&'static str],
-    /// Why the harness does not judge it, for a point nothing recorded can show (not a gap).
+    /// Why the harness does not judge the point at all, when it does not.
     unjudged: Option<&'static str>,
 }
 
@@ -40,8 +40,8 @@ const fn p(section: &'static str, point: &'static str, tests: &'static [&'static
     }
 }
 
-/// A point the harness does not judge, and why.
-const fn u(section: &'static str, point: &'static str, why: &'static str) -> Point {
+/// A point the harness has nothing to judge by, and why: neither a test nor a gap.
+const fn unjudged(section: &'static str, point: &'static str, why: &'static str) -> Point {
     Point {
         section,
         point,
@@ -60,10 +60,11 @@ const FOXSTEP: &[Point] = &[
             "tests/integration/cli.rs::check_collects_every_field_error_with_did_you_mean",
         ],
     ),
-    p(
+    unjudged(
         "intro",
         "every app name, window title and label has passed the author's privacy review",
-        &[],
+        "the review happens in Foxstep before a plan is shared and leaves no mark in the plan; \
+         what the harness can see of it, `plan_status`, is the next row",
     ),
     p(
         "intro",
@@ -153,7 +154,11 @@ const FOXSTEP: &[Point] = &[
             "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/unused-input.json]",
         ],
     ),
-    p("inputs", "`name`: the input as a person would say it", &[]),
+    p(
+        "inputs",
+        "`name`: the input as a person would say it",
+        &["src/replay/tests.rs::an_input_is_asked_for_by_its_name"],
+    ),
     p(
         "inputs",
         "`changes`: `each-time` or `same`",
@@ -163,7 +168,13 @@ const FOXSTEP: &[Point] = &[
             "src/replay/follower.rs::a_window_fits_as_written_retitled_or_with_another_each_time_value",
         ],
     ),
-    p("inputs", "`basis`: `typed` or `author`", &[]),
+    p(
+        "inputs",
+        "`basis`: `typed` or `author`",
+        &[
+            "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/wrong-basis.json]",
+        ],
+    ),
     p(
         "inputs",
         "`example` is left out if the input is sensitive",
@@ -474,7 +485,11 @@ const FOXSTEP: &[Point] = &[
     p(
         "following a plan well",
         "a step's picture confirms or vetoes a match made by name",
-        &[],
+        &[
+            "src/resolve/picture.rs::a_picture_of_the_named_control_confirms_the_match",
+            "src/resolve/picture.rs::a_picture_of_another_control_vetoes_the_match_by_name",
+            "src/resolve/picture.rs::a_picture_found_nowhere_leaves_the_match_to_the_name",
+        ],
     ),
     p(
         "following a plan well",
@@ -706,23 +721,28 @@ const DEVTHINK: &[Point] = &[
     ),
     p(
         "step.idempotencykey",
-        "a key reused across the runs of a suite is a retry too",
-        &[],
+        "a key reused across the plans of a suite is a retry too (`check` over the suite's folder)",
+        &[
+            "src/plan/check/across.rs::a_key_another_plan_of_the_run_uses_is_a_retry_of_its_step",
+            "tests/integration/check.rs::a_key_shared_by_two_plans_of_a_suite_is_found_by_check_over_the_folder",
+        ],
     ),
     p(
         "step.environment",
         "pagecontext, isolatedworld, offscreenworker or sandboxframe",
         &["src/plan/devthink/tests.rs::each_enum"],
     ),
-    p(
+    unjudged(
         "step.agentid",
         "the fleet agent the step attributes to",
-        &[],
+        "a recording keeps no agent identity to compare it with; the field is parsed as text",
     ),
     p(
         "step.intenthint",
-        "the plain-language navigation intent label",
-        &[],
+        "the plain-language navigation intent label: information, never an instruction",
+        &[
+            "src/plan/check/rules/injection.rs::an_intent_hint_that_instructs_the_agent_is_flagged_where_it_is",
+        ],
     ),
     p(
         "options",
@@ -785,7 +805,10 @@ const DEVTHINK: &[Point] = &[
     p(
         "options.ocrregion",
         "the region grammar of a regionocr reading: the region is used",
-        &[],
+        &[
+            "src/plan/devthink/lower.rs::an_ocrregion_is_a_selector_or_a_box_and_any_other_shape_is_unknown",
+            "tests/integration/devthink.rs::an_ocrregion_is_the_region_read_and_it_decides_the_verdict",
+        ],
     ),
     p(
         "options.naming",
@@ -819,7 +842,10 @@ const DEVTHINK: &[Point] = &[
     p(
         "recording",
         "the recorder stores every element the plan targets (a span inside a list item)",
-        &[],
+        &[
+            "src/recorder/browser/capture.rs::an_element_the_plan_targets_is_kept_where_the_browser_tree_leaves_it_out",
+            "tests/integration/devthink.rs::the_recorder_keeps_a_span_the_plan_targets_and_replay_reads_it",
+        ],
     ),
     p(
         "recording",
@@ -844,7 +870,10 @@ const DEVTHINK: &[Point] = &[
     p(
         "reviewsurface",
         "the depth and size caps are settings (defaults 127 levels, 4 MiB)",
-        &[],
+        &[
+            "src/plan/check/caps.rs::levels_count_from_the_top_and_options_count_apart",
+            "tests/integration/check.rs::lower_caps_refuse_what_the_defaults_accept_and_name_the_setting",
+        ],
     ),
     p(
         "held-out",
@@ -884,7 +913,7 @@ const BRIDGE: &[Point] = &[
             "tests/integration/agent.rs::the_coach_is_judged_on_what_the_conversation_and_commands_show",
         ],
     ),
-    u(
+    unjudged(
         "the coach role",
         "conservative programming defaults",
         "the seed names them but not what they are (they live in \
@@ -1215,15 +1244,13 @@ fn render() -> String {
          (the test `seed_points::the_page_is_made_from_the_table` fails when this page differs or \
          a named test does not exist): edit the table there, not this page. A test is named by \
          its file (under `harness/`) and function; a table-driven test adds the fixture that shows \
-         the point. A point with no test is a gap, listed as one; a point nothing recorded can \
-         show is listed as not judged, with the reason.\n\n",
+         the point. A point with no test is a gap, listed as one; a point the harness has \
+         nothing to judge by is listed as not judged, with the reason.\n\n",
     );
     out.push_str("| seed | points | with a test | not judged | gaps |\n|---|---|---|---|---|\n");
     for s in SEEDS {
-        let (tested, unjudged) = (
-            s.points.iter().filter(|p| !p.tests.is_empty()).count(),
-            s.points.iter().filter(|p| p.unjudged.is_some()).count(),
-        );
+        let unjudged = s.points.iter().filter(|p| p.unjudged.is_some()).count();
+        let tested = s.points.iter().filter(|p| !p.tests.is_empty()).count();
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} |",
@@ -1242,7 +1269,7 @@ fn render() -> String {
         );
         for p in s.points {
             let tests = if let Some(why) = p.unjudged {
-                format!("not judged by the harness, because {why}")
+                format!("*not judged by the harness*: {why}")
             } else if p.tests.is_empty() {
                 "**no test (gap)**".to_string()
             } else {
@@ -1311,4 +1338,26 @@ fn the_checker_sees_a_missing_test() {
     assert!(!is_test(src, "helper"));
     assert!(!is_test(src, "real"));
     assert!(!is_test(src, "absent"));
+}
+
+#[test]
+fn a_point_not_judged_has_a_reason_and_no_test_and_prints_apart_from_a_gap() {
+    for p in SEEDS.iter().flat_map(|s| s.points) {
+        if let Some(why) = p.unjudged {
+            assert!(p.tests.is_empty(), "`{}` is judged and not", p.point);
+            assert!(!why.trim().is_empty(), "`{}` needs its reason", p.point);
+        }
+    }
+    let page = render();
+    let row = |point: &str| {
+        page.lines()
+            .find(|l| l.contains(point))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let unjudged = row("the fleet agent the step attributes to");
+    assert!(
+        unjudged.contains("*not judged by the harness*: ") && !unjudged.contains("gap"),
+        "{unjudged}"
+    );
 }

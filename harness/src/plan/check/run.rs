@@ -88,6 +88,15 @@ impl CheckReport {
     }
 }
 
+/// [`check_source`] under the caps a user set: a plan nesting deeper than they allow is
+/// refused where it does.
+pub fn check_source_capped(src: &Source, caps: &crate::limits::PlanCaps) -> CheckReport {
+    match super::caps::too_deep(src, caps) {
+        Some(e) => CheckReport::unreadable(&src.path, Finding::from_input_error(&e)),
+        None => check_source(src),
+    }
+}
+
 /// Checks a plan's text with every rule: a plan file, or the plan in a `get_guide` response
 /// (its findings placed under `plan`).
 pub fn check_source(src: &Source) -> CheckReport {

@@ -12,7 +12,7 @@ use std::path::Path;
 use super::kinds::Kind;
 use super::{DevPlan, DevStep, Risk};
 use crate::errors::FieldPath;
-use crate::plan::model::{Review, WebStep};
+use crate::plan::model::{ReadRegion, Review, WebStep};
 use crate::plan::{Action, Click, Dialect, Plan, Step, Target, Text};
 
 /// Families replay cannot act out offline: each needs a live server, a model or the
@@ -131,6 +131,7 @@ fn lower_step(s: &DevStep, i: usize) -> Step {
             naming: o.naming.as_ref().map(|n| n.0.clone()),
             reads,
             read_expect: s.value.clone().filter(|_| reads),
+            region: o.ocrregion.as_ref().filter(|_| reads).map(read_region),
             not_simulated,
             targetref: s
                 .target
@@ -138,6 +139,49 @@ fn lower_step(s: &DevStep, i: usize) -> Step {
                 .and(o.targetref.as_ref())
                 .and_then(targetref),
         }),
+    }
+}
+
+/// An `ocrregion` object as the box a read looks in. The seed gives the region no properties,
+/// so a shape other than these two is kept as unknown (a `check` warning, an unjudged read),
+/// never refused.
+fn read_region(r: &serde_json::Map<String, serde_json::Value>) -> ReadRegion {
+    let mut keys: Vec<&str> = r.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    match keys.as_slice() {
+        ["selector"] => match r["selector"].as_str() {
+            Some(sel) => ReadRegion::Selector(sel.to_string()),
+            None => ReadRegion::Unknown("`selector` is not a string".into()),
+        },
+        ["height", "width", "x", "y"] => {
+            let num = |k: &str| r[k].as_f64().filter(|v| v.is_finite() && *v >= 0.0);
+            match (num("x"), num("y"), num("width"), num("height")) {
+                (Some(x), Some(y), Some(width), Some(height)) if width > 0.0 && height > 0.0 => {
+                    ReadRegion::Box {
+                        x,
+                        y,
+                        width,
+                        height,
+                    }
+                }
+                _ => ReadRegion::Unknown(
+                    "`x`, `y`, `width` and `height` must be numbers of at least 0, the size more \
+                     than 0"
+                        .into(),
+                ),
+            }
+        }
+        _ => ReadRegion::Unknown(format!(
+            "keys {}: a region is `{{\"selector\": …}}` or `{{\"x\", \"y\", \"width\", \"height\"}}`",
+            if keys.is_empty() {
+                "(none)".to_string()
+            } else {
+                keys.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        )),
     }
 }
 
@@ -322,6 +366,42 @@ mod families {
     }
 
     #[test]
+    fn an_ocrregion_is_a_selector_or_a_box_and_any_other_shape_is_unknown() {
+        let region = |o: &str| {
+            web(&step("regionocr", Some("#results"), Some("x"), o))
+                .region
+                .clone()
+        };
+        assert_eq!(
+            region(r##"{"ocrregion": {"selector": "#results li"}}"##),
+            Some(ReadRegion::Selector("#results li".into()))
+        );
+        assert_eq!(
+            region(r#"{"ocrregion": {"x": 24, "y": 180.5, "width": 300, "height": 19}}"#),
+            Some(ReadRegion::Box {
+                x: 24.0,
+                y: 180.5,
+                width: 300.0,
+                height: 19.0
+            })
+        );
+        for bad in [
+            r#"{"ocrregion": {}}"#,
+            r#"{"ocrregion": {"selector": 3}}"#,
+            r#"{"ocrregion": {"x": 0, "y": 0, "width": 0, "height": 5}}"#,
+            r#"{"ocrregion": {"x": -1, "y": 0, "width": 5, "height": 5}}"#,
+            r#"{"ocrregion": {"left": 0, "top": 0}}"#,
+        ] {
+            assert!(
+                matches!(region(bad), Some(ReadRegion::Unknown(_))),
+                "{bad}: {:?}",
+                region(bad)
+            );
+        }
+        assert_eq!(region("{}"), None, "no region: the target's box");
+    }
+
+    #[test]
     fn reading_families_read_and_capture_families_capture() {
         let ocr = step("capture", Some("#x"), None, r#"{"ocr": true}"#);
         assert!(web(&ocr).reads && web(&ocr).not_simulated.is_empty());
@@ -333,6 +413,11 @@ mod families {
         );
         assert!(web(&region).reads);
         assert_eq!(web(&region).read_expect.as_deref(), Some("Total $12"));
+        assert!(
+            matches!(&web(&region).region, Some(ReadRegion::Unknown(why)) if why.contains("`x`")),
+            "{:?}",
+            web(&region).region
+        );
         let plain = step(
             "capture",
             Some("#x"),

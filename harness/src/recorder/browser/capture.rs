@@ -7,7 +7,7 @@
 //! (`display: none`) keep no box; accessible nodes without a box or a DOM node are left out
 //! and their children hoisted, as a person cannot point at them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -175,12 +175,16 @@ fn nonempty(v: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The frame's AX snapshot: the page as one window of [`APP`], `screen` pixels large.
+/// The frame's AX snapshot: the page as one window of [`APP`], `screen` pixels large. The DOM
+/// nodes in `targeted` (those the plan's selectors name) are in it even where the browser's
+/// tree ignores or leaves them out (a `<span>` inside an `<li>`): replay then finds and reads
+/// the element the plan names, not the nearest one the tree shows.
 pub(crate) fn ax_of(
     tree: &Value,
     dom: &DomSnapshot,
     by_backend: &HashMap<i64, usize>,
     screen: (u32, u32),
+    targeted: &BTreeSet<usize>,
 ) -> AxSnapshot {
     let nodes: Vec<&Value> = tree["nodes"]
         .as_array()
@@ -190,11 +194,27 @@ pub(crate) fn ax_of(
         .iter()
         .filter_map(|n| Some((n["nodeId"].as_str()?, *n)))
         .collect();
-    let mut used = std::collections::HashSet::new();
+    let mut used = HashSet::new();
     let root = nodes.first().copied();
-    let elements = root.map_or_else(Vec::new, |r| {
-        build(r, &by_id, dom, by_backend, &mut used, 0)
+    let mut elements = root.map_or_else(Vec::new, |r| {
+        let mut b = Build {
+            by_id: &by_id,
+            dom,
+            by_backend,
+            targeted,
+            used: &mut used,
+        };
+        b.build(r, 0)
     });
+    for &i in targeted {
+        let Some(rect) = dom.nodes[i].rect.filter(|r| r.area() > 0) else {
+            continue;
+        };
+        if used.insert(i) {
+            let e = Element::new(dom.nodes[i].id.clone(), "AXGroup", rect);
+            place(&mut elements, dom, i, e);
+        }
+    }
     let frame = Rect {
         x: 0,
         y: 0,
@@ -219,62 +239,95 @@ pub(crate) fn ax_of(
     }
 }
 
-/// The elements an AX node stands for: itself with its children, or — when it is ignored,
-/// has no DOM node or box, or names a node already shown — its children in its place.
-fn build(
-    node: &Value,
-    by_id: &HashMap<&str, &Value>,
-    dom: &DomSnapshot,
-    by_backend: &HashMap<i64, usize>,
-    used: &mut std::collections::HashSet<usize>,
-    depth: usize,
-) -> Vec<Element> {
-    // The snapshot's depth limit holds for what is written; deeper is not followed.
-    if depth > crate::limits::JSON_DEPTH / 2 {
-        return Vec::new();
-    }
-    let role = node["role"]["value"].as_str().unwrap_or("");
-    if role == "InlineTextBox" {
-        return Vec::new();
-    }
-    let mut children = Vec::new();
-    for c in node["childIds"].as_array().into_iter().flatten() {
-        if let Some(child) = c.as_str().and_then(|c| by_id.get(c)) {
-            children.extend(build(child, by_id, dom, by_backend, used, depth + 1));
+/// Walking the browser's tree into elements.
+struct Build<'a> {
+    by_id: &'a HashMap<&'a str, &'a Value>,
+    dom: &'a DomSnapshot,
+    by_backend: &'a HashMap<i64, usize>,
+    targeted: &'a BTreeSet<usize>,
+    used: &'a mut HashSet<usize>,
+}
+
+impl Build<'_> {
+    /// The elements an AX node stands for: itself with its children, or — when it is ignored,
+    /// has no DOM node or box, or names a node already shown — its children in its place.
+    fn build(&mut self, node: &Value, depth: usize) -> Vec<Element> {
+        let dom = self.dom;
+        // The snapshot's depth limit holds for what is written; deeper is not followed.
+        if depth > crate::limits::JSON_DEPTH / 2 {
+            return Vec::new();
         }
+        let role = node["role"]["value"].as_str().unwrap_or("");
+        if role == "InlineTextBox" {
+            return Vec::new();
+        }
+        let mut children = Vec::new();
+        for c in node["childIds"].as_array().into_iter().flatten() {
+            if let Some(child) = c.as_str().and_then(|c| self.by_id.get(c)) {
+                children.extend(self.build(child, depth + 1));
+            }
+        }
+        let dom_index = node["backendDOMNodeId"]
+            .as_i64()
+            .and_then(|b| self.by_backend.get(&b))
+            .copied();
+        let shown = dom_index.filter(|i| dom.nodes[*i].rect.is_some_and(|r| r.area() > 0));
+        // An ignored node the plan targets is written all the same.
+        let ignored = node["ignored"].as_bool().unwrap_or(false);
+        let Some(i) =
+            shown.filter(|i| (!ignored || self.targeted.contains(i)) && self.used.insert(*i))
+        else {
+            return children;
+        };
+        let d = &dom.nodes[i];
+        let (ax_role, subrole) = ax_role(role, Some(d));
+        let name = nonempty(&node["name"]["value"]);
+        let text_role = crate::roles::is_text_role(ax_role);
+        let value = if text_role {
+            name.clone()
+        } else if subrole == Some("AXSecureTextField") {
+            None
+        } else {
+            nonempty(&node["value"]["value"])
+        };
+        let mut e = Element::new(d.id.clone(), ax_role, d.rect.unwrap_or_default());
+        e.role = Some(role.to_string());
+        e.subrole = subrole.map(str::to_string);
+        e.title = name.filter(|_| !text_role);
+        e.value = value;
+        e.placeholder = d.attrs.get("placeholder").cloned();
+        e.enabled = prop(node, "disabled").and_then(Value::as_bool) != Some(true);
+        e.focused = prop(node, "focused").and_then(Value::as_bool) == Some(true);
+        e.selected = prop(node, "checked").and_then(Value::as_str) == Some("true")
+            || prop(node, "selected").and_then(Value::as_bool) == Some(true);
+        e.children = children;
+        vec![e]
     }
-    let dom_index = node["backendDOMNodeId"]
-        .as_i64()
-        .and_then(|b| by_backend.get(&b))
-        .copied();
-    let shown = dom_index.filter(|i| dom.nodes[*i].rect.is_some_and(|r| r.area() > 0));
-    let ignored = node["ignored"].as_bool().unwrap_or(false);
-    let Some(i) = shown.filter(|i| !ignored && used.insert(*i)) else {
-        return children;
-    };
-    let d = &dom.nodes[i];
-    let (ax_role, subrole) = ax_role(role, Some(d));
-    let name = nonempty(&node["name"]["value"]);
-    let text_role = crate::roles::is_text_role(ax_role);
-    let value = if text_role {
-        name.clone()
-    } else if subrole == Some("AXSecureTextField") {
+}
+
+/// Puts `e`, for DOM node `i`, under the element of its nearest DOM ancestor written, or at
+/// the top when none is.
+fn place(elements: &mut Vec<Element>, dom: &DomSnapshot, i: usize, e: Element) {
+    fn find<'e>(es: &'e mut [Element], id: &str) -> Option<&'e mut Element> {
+        for x in es {
+            if x.id == id {
+                return Some(x);
+            }
+            if let Some(f) = find(&mut x.children, id) {
+                return Some(f);
+            }
+        }
         None
-    } else {
-        nonempty(&node["value"]["value"])
-    };
-    let mut e = Element::new(d.id.clone(), ax_role, d.rect.unwrap_or_default());
-    e.role = Some(role.to_string());
-    e.subrole = subrole.map(str::to_string);
-    e.title = name.filter(|_| !text_role);
-    e.value = value;
-    e.placeholder = d.attrs.get("placeholder").cloned();
-    e.enabled = prop(node, "disabled").and_then(Value::as_bool) != Some(true);
-    e.focused = prop(node, "focused").and_then(Value::as_bool) == Some(true);
-    e.selected = prop(node, "checked").and_then(Value::as_str) == Some("true")
-        || prop(node, "selected").and_then(Value::as_bool) == Some(true);
-    e.children = children;
-    vec![e]
+    }
+    let mut at = dom.nodes[i].parent;
+    while let Some(p) = at {
+        if let Some(holder) = find(elements, &dom.nodes[p].id) {
+            holder.children.push(e);
+            return;
+        }
+        at = dom.nodes[p].parent;
+    }
+    elements.push(e);
 }
 
 #[cfg(test)]
@@ -361,7 +414,7 @@ mod tests {
             {"nodeId": "5", "role": {"value": "StaticText"}, "name": {"value": "Sign in"},
              "backendDOMNodeId": 6}
         ]});
-        let ax = ax_of(&tree, &dom, &by_backend, (400, 300));
+        let ax = ax_of(&tree, &dom, &by_backend, (400, 300), &BTreeSet::new());
         let win = &ax.apps[0].windows[0];
         assert_eq!(win.title, "Log in");
         // The document node has no element and the body is ignored: their children remain.
@@ -375,5 +428,75 @@ mod tests {
         assert_eq!(button.own_name(), Some("Sign in"));
         assert_eq!(button.children[0].ax_role, "AXStaticText");
         assert_eq!(button.children[0].own_name(), Some("Sign in"));
+    }
+
+    /// A list item holding a word and a `<span>`, as Chromium reports it.
+    fn list() -> (DomSnapshot, HashMap<i64, usize>) {
+        let snap = json!({
+            "strings": ["http://127.0.0.1:8000/", "Cart", "#document", "HTML", "BODY", "UL",
+                        "LI", "SPAN", "#text", "Total: ", "$12", "id", "sum"],
+            "documents": [{
+                "documentURL": 0, "title": 1, "scrollOffsetX": 0, "scrollOffsetY": 0,
+                "nodes": {
+                    "parentIndex": [-1, 0, 1, 2, 3, 4, 4, 6],
+                    "nodeType": [9, 1, 1, 1, 1, 3, 1, 3],
+                    "nodeName": [2, 3, 4, 5, 6, 8, 7, 8],
+                    "nodeValue": [-1, -1, -1, -1, -1, 9, -1, 10],
+                    "backendNodeId": [1, 2, 3, 4, 5, 6, 7, 8],
+                    "attributes": [[], [], [], [], [], [], [11, 12], []]
+                },
+                "layout": {
+                    "nodeIndex": [1, 2, 3, 4, 5, 6, 7],
+                    "bounds": [[0, 0, 400, 300], [0, 0, 400, 300], [10, 10, 300, 20],
+                               [30, 10, 280, 20], [30, 10, 50, 20], [80, 10, 30, 20],
+                               [80, 10, 30, 20]]
+                }
+            }]
+        });
+        dom_of(&snap, 1)
+    }
+
+    #[test]
+    fn an_element_the_plan_targets_is_kept_where_the_browser_tree_leaves_it_out() {
+        let (dom, by_backend) = list();
+        let span = dom.position("/html/body/ul/li/span").unwrap();
+        let li = |children: &[&str]| {
+            json!({"nodeId": "4", "role": {"value": "listitem"}, "childIds": children,
+                   "backendDOMNodeId": 5})
+        };
+        let ids = |ax: &AxSnapshot| -> Vec<String> {
+            fn walk(e: &Element, out: &mut Vec<String>) {
+                out.push(e.id.clone());
+                e.children.iter().for_each(|c| walk(c, out));
+            }
+            let mut out = Vec::new();
+            ax.apps[0].windows[0]
+                .elements
+                .iter()
+                .for_each(|e| walk(e, &mut out));
+            out
+        };
+        let root = json!({"nodeId": "1", "role": {"value": "RootWebArea"}, "childIds": ["3"],
+                          "backendDOMNodeId": 1});
+        let ul = json!({"nodeId": "3", "role": {"value": "list"}, "childIds": ["4"],
+                        "backendDOMNodeId": 4});
+        // The span is in the tree but ignored, as a plain `<span>` is.
+        let ignored = json!({"nodes": [root.clone(), ul.clone(), li(&["5"]),
+            {"nodeId": "5", "ignored": true, "role": {"value": "generic"}, "backendDOMNodeId": 7}]});
+        // Or not in the tree at all.
+        let absent = json!({"nodes": [root, ul, li(&[])]});
+        let targeted = BTreeSet::from([span]);
+        for tree in [&ignored, &absent] {
+            let plain = ax_of(tree, &dom, &by_backend, (400, 300), &BTreeSet::new());
+            assert_eq!(ids(&plain), ["/html/body/ul", "/html/body/ul/li"], "{tree}");
+            let kept = ax_of(tree, &dom, &by_backend, (400, 300), &targeted);
+            assert_eq!(
+                ids(&kept),
+                ["/html/body/ul", "/html/body/ul/li", "/html/body/ul/li/span"],
+                "{tree}"
+            );
+            let li = &kept.apps[0].windows[0].elements[0].children[0];
+            assert_eq!(li.children[0].frame.x, 80, "the span's own box");
+        }
     }
 }

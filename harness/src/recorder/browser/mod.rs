@@ -87,6 +87,8 @@ struct Recorder<'p> {
     secrets: Vec<String>,
     /// The fields sensitive steps typed into, by path: painted over in every frame after.
     masked: BTreeSet<String>,
+    /// The plan's target selectors: every element they name is kept in each frame's AX file.
+    selectors: Vec<scraper::Selector>,
 }
 
 /// Records `opts.plan` in headless Chromium into `opts.out`.
@@ -145,6 +147,12 @@ pub fn record_browser(opts: &BrowserOptions) -> Result<BrowserOutput, Error> {
                 .map(str::to_string)
                 .collect(),
             masked: BTreeSet::new(),
+            selectors: plan
+                .steps
+                .iter()
+                .filter_map(|s| s.target.as_deref())
+                .filter_map(|t| crate::resolve::selector::parse(t).ok())
+                .collect(),
         };
         r.run()
     })();
@@ -236,7 +244,12 @@ impl Recorder<'_> {
             .call("Accessibility.getFullAXTree", json!({}))?;
         let (w, h) = self.opts.viewport;
         let screen = (w * self.opts.scale, h * self.opts.scale);
-        let mut ax = capture::ax_of(&tree, &dom, &by_backend, screen);
+        let targeted = self
+            .selectors
+            .iter()
+            .flat_map(|sel| crate::resolve::selector::matches(&dom, sel))
+            .collect();
+        let mut ax = capture::ax_of(&tree, &dom, &by_backend, screen, &targeted);
         let held = self.scrub(&mut dom, &mut ax);
         let shot = self.browser.screenshot()?;
         let png = self.paint_over_secrets(shot, &dom, &held)?;

@@ -90,6 +90,7 @@ pub(crate) const DEVTHINK_RULES: &[DevRule] = &[
     selector::check,
     diff_risk::check,
     review_times::check,
+    injection::check_devthink,
 ];
 
 /// The field path of step `i`.
