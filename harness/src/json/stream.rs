@@ -475,7 +475,10 @@ mod tests {
         assert_eq!((head["a"].as_u64(), head_hash), (Some(1), hash));
         // Each member is capped and named by its path; an array where members are read is
         // refused, as an object is where elements are.
-        let big = format!(r#"{{"items": {{"x": {{"id": "{}", "n": 1}}}}}}"#, "x".repeat(100));
+        let big = format!(
+            r#"{{"items": {{"x": {{"id": "{}", "n": 1}}}}}}"#,
+            "x".repeat(100)
+        );
         let e = read_members_of(&file("bigm.json", &big), "items", 64, &mut |_, _: Entry| {
             Ok::<(), InputError>(())
         })
@@ -489,10 +492,12 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.path.to_string(), "items.x.n", "{e}");
         let arr = file("arrm.json", r#"{"items": [{"id": "x", "n": 1}]}"#);
-        assert!(read_members_of(&arr, "items", 1 << 10, &mut |_, _: Entry| {
-            Ok::<(), InputError>(())
-        })
-        .is_err());
+        assert!(
+            read_members_of(&arr, "items", 1 << 10, &mut |_, _: Entry| {
+                Ok::<(), InputError>(())
+            })
+            .is_err()
+        );
         assert!(entries(&p, 1 << 10).is_err());
     }
 

@@ -129,7 +129,9 @@ impl Baseline {
                     "this scenario is in the baseline twice",
                 )
                 .at(at)
-                .hint("keep one entry per scenario id; `stepreplay baseline accept` writes each once")),
+                .hint(
+                    "keep one entry per scenario id; `stepreplay baseline accept` writes each once",
+                )),
             }
         })?;
         if again != hash {
@@ -652,7 +654,10 @@ mod tests {
         assert_eq!(e.reason, Reason::LimitExceeded, "{e}");
         assert!(e.path.to_string().starts_with("scenarios.a"), "{e}");
         std::fs::write(&p, text.replace(BASELINE_SCHEMA, "other/1")).unwrap();
-        assert_eq!(Baseline::load(&p).unwrap_err().reason, Reason::UnsupportedSchema);
+        assert_eq!(
+            Baseline::load(&p).unwrap_err().reason,
+            Reason::UnsupportedSchema
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

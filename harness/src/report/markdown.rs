@@ -3,7 +3,6 @@
 //! and what failed. Guide text is untrusted: it is escaped so it cannot break the table or
 //! inject HTML into the rendered summary.
 
-
 use super::baseline::RegressionReport;
 use super::entries::ReportRef;
 use super::model::ScenarioReport;

@@ -714,7 +714,12 @@ fn junit_streamed_a_suite_at_a_time_is_quick_junits_whole_document() {
         .scenarios
         .iter()
         .enumerate()
-        .map(|(i, s)| (s.id.clone(), std::time::Duration::from_millis(1500 + i as u64)))
+        .map(|(i, s)| {
+            (
+                s.id.clone(),
+                std::time::Duration::from_millis(1500 + i as u64),
+            )
+        })
         .collect();
     let mut empty = report.clone();
     empty.scenarios.clear();
