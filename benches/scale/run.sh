@@ -3,7 +3,8 @@
 # `stepreplay run` (both modes, every report) at --jobs 1 and 2, and in 4 shards run one after
 # another. Prints wall time, time per step and peak RSS (GNU time) per run.
 #   benches/scale/run.sh [N…]        default: 10 100 1000      SCRATCH=dir to reuse suites
-#   BIN=path to time a binary already built; SHARDS=0 to leave out the 4-shard runs
+#   BIN=path to time a binary already built; SHARDS=0 to leave out the 4-shard runs;
+#   JOBS="2" for the --jobs values to run (default "1 2")
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -33,8 +34,7 @@ print(sum(s['runs']['chained']['tally']['steps'] for s in r['scenarios']))")
       "$(python3 -c "print($wall * 1000 / $steps)")" "$(python3 -c "print($kb / 1024)")"
     rm -rf "$out"
   }
-  one "jobs 1" --jobs 1
-  one "jobs 2" --jobs 2
+  for j in ${JOBS:-1 2}; do one "jobs $j" --jobs "$j"; done
   if [ "${SHARDS:-4}" != 0 ]; then
     for k in 1 2 3 4; do one "shard $k/4" --jobs 2 --shard "$k/4"; done
   fi

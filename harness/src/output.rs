@@ -266,6 +266,55 @@ pub fn append(path: &Path, bytes: &[u8]) -> Result<(), Error> {
         .map_err(err)
 }
 
+/// Appends what `write` writes to `path`, creating it if needed, streamed through a buffer
+/// (see [`append`]).
+pub fn append_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
+) -> Result<(), Error> {
+    create_parent(path)?;
+    let err = write_error(path);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(&err)?;
+    let mut out = BufWriter::new(file);
+    write(&mut out)?;
+    out.flush().map_err(err)
+}
+
+/// Text renderers (`fmt::Write`) written straight into a file's writer. `fmt::Error` carries
+/// nothing, so the first I/O error is kept for [`FmtIo::finish`].
+pub struct FmtIo<'w> {
+    out: &'w mut dyn Write,
+    error: Option<std::io::Error>,
+}
+
+impl<'w> FmtIo<'w> {
+    /// Text written to `out`.
+    pub fn new(out: &'w mut dyn Write) -> FmtIo<'w> {
+        FmtIo { out, error: None }
+    }
+
+    /// The first write error, as an [`Error::Write`] naming `path`.
+    pub fn finish(self, path: &Path) -> Result<(), Error> {
+        self.error.map_or(Ok(()), |e| Err(write_error(path)(e)))
+    }
+}
+
+impl std::fmt::Write for FmtIo<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.error.is_some() {
+            return Err(std::fmt::Error);
+        }
+        self.out.write_all(s.as_bytes()).map_err(|e| {
+            self.error = Some(e);
+            std::fmt::Error
+        })
+    }
+}
+
 /// Creates (or truncates) `path` for a writer that streams into it and whose partial output
 /// is still worth having (a child's log), making its folder first. A file a reader judges by
 /// is written with [`AtomicFile`] instead.

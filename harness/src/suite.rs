@@ -297,7 +297,7 @@ fn unreadable_frames(rec: &Recording, traces: &[Trace]) -> Vec<String> {
         }
     }
     seen.into_iter()
-        .filter_map(|id| match rec.frame(id)?.pixels() {
+        .filter_map(|id| match rec.frame(id)?.readable() {
             Ok(_) => None,
             Err(e) => Some(format!("frame `{id}` cannot be read: {}", e.message)),
         })

@@ -16,4 +16,6 @@ pub use read::{
     refuse_duplicate_keys,
 };
 pub(crate) use read::{open_regular, read_bounded};
-pub use stream::{read_array_of, read_object_without, typed_from_value};
+pub use stream::{
+    read_array_of, read_members_of, read_object_hashed, read_object_without, typed_from_value,
+};

@@ -27,10 +27,12 @@ impl Budget {
 }
 
 /// A reader that fails once the value being read passes its cap: the cap holds while the
-/// value is read, not after it is in memory.
+/// value is read, not after it is in memory. It hashes the bytes it passes on (FNV-1a), so
+/// a reader can name the very bytes it read.
 struct Capped<R> {
     inner: R,
     budget: Budget,
+    hash: u64,
 }
 
 /// The error [`Capped`] stops with (its kind, `FileTooLarge`, is how it is found again).
@@ -48,6 +50,7 @@ impl std::error::Error for OverCap {}
 impl<R: Read> Read for Capped<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
+        self.hash = crate::fnv::fnv1a64_from(self.hash, &buf[..n]);
         let (used, cap) = self.budget.0.get();
         let used = used + n as u64;
         self.budget.0.set((used, cap));
@@ -68,10 +71,19 @@ pub fn read_object_without(
     key: &str,
     cap: u64,
 ) -> Result<Map<String, Value>, InputError> {
+    read_object_hashed(path, key, cap).map(|(head, _)| head)
+}
+
+/// [`read_object_without`] and the FNV-1a hash of the bytes read (the whole file).
+pub fn read_object_hashed(
+    path: &Path,
+    key: &str,
+    cap: u64,
+) -> Result<(Map<String, Value>, u64), InputError> {
     let mut out = Map::new();
-    let mut none = |_: IgnoredAny| Ok::<(), InputError>(());
-    pass(path, key, cap, Some(&mut out), &mut none)?;
-    Ok(out)
+    let mut none = |_: Option<String>, _: IgnoredAny| Ok::<(), InputError>(());
+    let hash = pass(path, key, cap, false, Some(&mut out), &mut none)?;
+    Ok((out, hash))
 }
 
 /// Hands each element of the `key` array of the object at `path` to `f`, in file order, as
@@ -82,39 +94,60 @@ pub fn read_array_of<T: DeserializeOwned, E: From<InputError>>(
     cap: u64,
     f: &mut dyn FnMut(T) -> Result<(), E>,
 ) -> Result<(), E> {
-    pass(path, key, cap, None, f)
+    pass(path, key, cap, false, None, &mut |_, v| f(v)).map(|_| ())
 }
 
-/// One pass: the rest of the object into `head` when given, else the array's elements to `f`.
+/// Hands each member of the `key` object of the object at `path` to `f` (its name and its
+/// value as a `T`), in file order, each value at most `cap` bytes; returns the FNV-1a hash
+/// of the bytes read (the whole file). A name given twice is `f`'s to refuse.
+pub fn read_members_of<T: DeserializeOwned, E: From<InputError>>(
+    path: &Path,
+    key: &str,
+    cap: u64,
+    f: &mut dyn FnMut(String, T) -> Result<(), E>,
+) -> Result<u64, E> {
+    pass(path, key, cap, true, None, &mut |k, v| {
+        f(k.unwrap_or_default(), v)
+    })
+}
+
+/// One pass: the rest of the object into `head` when given, else the big value's elements
+/// (an array's, with no name) or members (an object's, with their names) to `f`. Returns the
+/// hash of the bytes read.
 fn pass<T: DeserializeOwned, E: From<InputError>>(
     path: &Path,
     key: &str,
     cap: u64,
+    members: bool,
     head: Option<&mut Map<String, Value>>,
-    f: &mut dyn FnMut(T) -> Result<(), E>,
-) -> Result<(), E> {
+    f: &mut dyn FnMut(Option<String>, T) -> Result<(), E>,
+) -> Result<u64, E> {
     let (file, _) = open_regular(path)?;
     let budget = Budget::default();
-    let reader = Capped {
+    let mut reader = Capped {
         inner: BufReader::with_capacity(1 << 16, file),
         budget: budget.clone(),
+        hash: crate::fnv::fnv1a64(&[]),
     };
-    let mut de = serde_json::Deserializer::from_reader(reader);
+    let mut de = serde_json::Deserializer::from_reader(&mut reader);
     let mut st = State {
         key,
         cap,
         budget,
         at: FieldPath::root(),
+        members: head.is_none() && members,
         head,
         f,
         caller: None,
     };
     let r = (&mut st).deserialize(&mut de).and_then(|()| de.end());
     match (r, st.caller.take()) {
-        (Ok(()), _) => Ok(()),
-        (Err(_), Some(e)) => Err(e),
-        (Err(e), None) => Err(json_error(path, &e, &st.at).into()),
+        (Ok(()), _) => {}
+        (Err(_), Some(e)) => return Err(e),
+        (Err(e), None) => return Err(json_error(path, &e, &st.at).into()),
     }
+    drop(de);
+    Ok(reader.hash)
 }
 
 /// serde_json's error as an input error at its line and column and the field path read.
@@ -174,9 +207,11 @@ struct State<'p, T, E> {
     /// The field being read, for an error.
     at: FieldPath,
     head: Option<&'p mut Map<String, Value>>,
-    f: &'p mut dyn FnMut(T) -> Result<(), E>,
+    f: &'p mut dyn FnMut(Option<String>, T) -> Result<(), E>,
     /// The error `f` stopped with.
     caller: Option<E>,
+    /// The big value is an object (its members are read), not an array.
+    members: bool,
 }
 
 impl<'de, T: DeserializeOwned, E> DeserializeSeed<'de> for &mut State<'_, T, E> {
@@ -234,7 +269,11 @@ impl<'de, T: DeserializeOwned, E> DeserializeSeed<'de> for Elements<'_, '_, T, E
     type Value = ();
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
+        if self.0.members {
+            d.deserialize_map(self)
+        } else {
+            d.deserialize_seq(self)
+        }
     }
 }
 
@@ -242,7 +281,31 @@ impl<'de, T: DeserializeOwned, E> de::Visitor<'de> for Elements<'_, '_, T, E> {
     type Value = ();
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an array")
+        f.write_str(if self.0.members {
+            "an object"
+        } else {
+            "an array"
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let st = self.0;
+        let base = st.at.clone();
+        loop {
+            st.budget.start(Some(st.cap));
+            st.at = base.clone();
+            let Some(k) = map.next_key::<String>()? else {
+                break;
+            };
+            st.at = base.key(&k);
+            let v = map.next_value_seed(Tracked(&mut st.at, std::marker::PhantomData))?;
+            if let Err(e) = (st.f)(Some(k), v) {
+                st.caller = Some(e);
+                return Err(de::Error::custom("stopped by the reader"));
+            }
+        }
+        st.at = base;
+        Ok(())
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
@@ -255,7 +318,7 @@ impl<'de, T: DeserializeOwned, E> de::Visitor<'de> for Elements<'_, '_, T, E> {
             else {
                 break;
             };
-            if let Err(e) = (st.f)(v) {
+            if let Err(e) = (st.f)(None, v) {
                 st.caller = Some(e);
                 return Err(de::Error::custom("stopped by the reader"));
             }
@@ -394,6 +457,48 @@ mod tests {
                 .reason,
             Reason::InvalidField
         );
+    }
+
+    #[test]
+    fn an_objects_members_come_with_their_names_and_the_hash_is_the_files() {
+        let text = r#"{"a": 1, "items": {"x": {"id": "x", "n": 1}, "y": {"id": "y", "n": 2}}}"#;
+        let p = file("members.json", text);
+        let mut got = Vec::new();
+        let hash = read_members_of(&p, "items", 1 << 10, &mut |k, e: Entry| {
+            got.push((k, e.n));
+            Ok::<(), InputError>(())
+        })
+        .unwrap();
+        assert_eq!(got, [("x".to_string(), 1), ("y".to_string(), 2)]);
+        assert_eq!(hash, crate::fnv::fnv1a64(text.as_bytes()));
+        let (head, head_hash) = read_object_hashed(&p, "items", 1 << 10).unwrap();
+        assert_eq!((head["a"].as_u64(), head_hash), (Some(1), hash));
+        // Each member is capped and named by its path; an array where members are read is
+        // refused, as an object is where elements are.
+        let big = format!(
+            r#"{{"items": {{"x": {{"id": "{}", "n": 1}}}}}}"#,
+            "x".repeat(100)
+        );
+        let e = read_members_of(&file("bigm.json", &big), "items", 64, &mut |_, _: Entry| {
+            Ok::<(), InputError>(())
+        })
+        .unwrap_err();
+        assert_eq!(e.reason, Reason::LimitExceeded, "{e}");
+        assert!(e.path.to_string().starts_with("items.x"), "{e}");
+        let bad = file("typem.json", r#"{"items": {"x": {"id": "x", "n": "one"}}}"#);
+        let e = read_members_of(&bad, "items", 1 << 10, &mut |_, _: Entry| {
+            Ok::<(), InputError>(())
+        })
+        .unwrap_err();
+        assert_eq!(e.path.to_string(), "items.x.n", "{e}");
+        let arr = file("arrm.json", r#"{"items": [{"id": "x", "n": 1}]}"#);
+        assert!(
+            read_members_of(&arr, "items", 1 << 10, &mut |_, _: Entry| {
+                Ok::<(), InputError>(())
+            })
+            .is_err()
+        );
+        assert!(entries(&p, 1 << 10).is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use image::RgbaImage;
@@ -39,6 +40,8 @@ pub struct Frame {
     /// A browser frame's DOM.
     pub dom: Option<Arc<super::dom::DomSnapshot>>,
     pixels: OnceLock<Result<Arc<RgbaImage>, InputError>>,
+    /// Decoded once without an error (the frame cache may have dropped the pixels since).
+    decoded: AtomicBool,
 }
 
 impl Frame {
@@ -50,6 +53,7 @@ impl Frame {
             screenshot_path,
             dom: None,
             pixels: OnceLock::new(),
+            decoded: AtomicBool::new(false),
         }
     }
 
@@ -70,9 +74,20 @@ impl Frame {
         super::frame_cache::get_or_decode(&self.screenshot_path, || {
             decode_png(&self.screenshot_path)
         })
+        .inspect(|_| self.decoded.store(true, Ordering::Relaxed))
         .inspect_err(|e| {
             let _ = self.pixels.set(Err(e.clone()));
         })
+    }
+
+    /// Whether the screenshot decodes. A frame that decoded once is not decoded again to
+    /// say so: decoding is deterministic, and a replay has usually just decoded the frames
+    /// it stood on (past the frame cache's budget, asking again would decode each anew).
+    pub fn readable(&self) -> Result<(), InputError> {
+        if self.decoded.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        self.pixels().map(|_| ())
     }
 }
 
@@ -257,6 +272,30 @@ pub(crate) fn parse_ax(src: &Source) -> Result<AxSnapshot, InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_that_decoded_once_is_readable_without_decoding_again() {
+        let dir = std::env::temp_dir().join(format!("stepreplay-readable-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ax = || AxSnapshot {
+            schema: AX_SCHEMA.into(),
+            apps: vec![],
+        };
+        let (seen, unseen) = (dir.join("seen.png"), dir.join("unseen.png"));
+        for p in [&seen, &unseen] {
+            image::RgbaImage::new(2, 2).save(p).unwrap();
+        }
+        let a = Frame::new("a".into(), ax(), seen.clone());
+        let b = Frame::new("b".into(), ax(), unseen.clone());
+        assert!(a.pixels().is_ok());
+        // Both files go bad: the frame decoded before is still judged readable (a decode
+        // would now fail), the other is decoded and refused.
+        std::fs::write(&seen, b"not a png").unwrap();
+        std::fs::write(&unseen, b"not a png").unwrap();
+        assert!(a.readable().is_ok());
+        assert!(b.readable().is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_snapshot_may_hold_its_limit_of_elements_and_not_one_more() {

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::entries::ReportRef;
 use super::model::{Report, ScenarioReport};
 use crate::errors::{Error, FieldPath, InputError, Reason};
-use crate::json::{parse_typed, parse_value, read_text, to_canonical_value};
+use crate::json::{read_members_of, read_object_hashed, to_canonical_value, typed_from_value};
 use crate::limits;
 use crate::replay::Mode;
 use crate::scenario::{FailReason, Outcome};
@@ -95,28 +95,54 @@ impl Baseline {
         Baseline::load_hashed(path).map(|(b, _)| b)
     }
 
-    /// Reads a baseline file once and hashes the bytes read (`fnv1a64:<16 hex digits>`), so a
-    /// report can name the very baseline it was judged against.
+    /// Reads a baseline file a scenario at a time (each entry at most
+    /// [`limits::BASELINE_ENTRY_BYTES`], the file itself unbounded) and hashes the bytes read
+    /// (`fnv1a64:<16 hex digits>`), so a report can name the very baseline it was judged
+    /// against. The file is read twice (its head, then its scenarios); a file that changed
+    /// in between is refused rather than judged half old, half new.
     pub fn load_hashed(path: &Path) -> Result<(Baseline, String), InputError> {
-        let src = read_text(path, limits::BASELINE_BYTES)?;
-        let hash = format!("fnv1a64:{:016x}", crate::fnv::fnv1a64(src.text.as_bytes()));
-        Ok((Baseline::parse(&src)?, hash))
-    }
-
-    fn parse(src: &crate::json::Source) -> Result<Baseline, InputError> {
-        let v = parse_value(src)?;
-        if v.get("schema").and_then(|s| s.as_str()) != Some(BASELINE_SCHEMA) {
-            return Err(src
-                .error(
-                    FieldPath::root().key("schema"),
-                    Reason::UnsupportedSchema,
-                    "not a stepreplay baseline",
-                )
-                .hint(format!(
-                    "baselines have \"schema\": \"{BASELINE_SCHEMA}\"; write one with `stepreplay baseline accept`"
-                )));
+        let cap = limits::BASELINE_ENTRY_BYTES;
+        let (mut head, hash) = read_object_hashed(path, "scenarios", cap)?;
+        if head.get("schema").and_then(|s| s.as_str()) != Some(BASELINE_SCHEMA) {
+            return Err(InputError::new(
+                path,
+                Reason::UnsupportedSchema,
+                "not a stepreplay baseline",
+            )
+            .at(FieldPath::root().key("schema"))
+            .hint(format!(
+                "baselines have \"schema\": \"{BASELINE_SCHEMA}\"; write one with `stepreplay baseline accept`"
+            )));
         }
-        parse_typed(src)
+        // The head read skips the scenarios (an empty list in their place); they come next.
+        if let Some(v) = head.get_mut("scenarios") {
+            *v = serde_json::Value::Object(serde_json::Map::new());
+        }
+        let mut b: Baseline = typed_from_value(path, serde_json::Value::Object(head))?;
+        let again = read_members_of(path, "scenarios", cap, &mut |id, s: BaselineScenario| {
+            let at = FieldPath::root().key("scenarios").key(&id);
+            match b.scenarios.insert(id, s) {
+                None => Ok(()),
+                Some(_) => Err(InputError::new(
+                    path,
+                    Reason::InvalidField,
+                    "this scenario is in the baseline twice",
+                )
+                .at(at)
+                .hint(
+                    "keep one entry per scenario id; `stepreplay baseline accept` writes each once",
+                )),
+            }
+        })?;
+        if again != hash {
+            return Err(InputError::new(
+                path,
+                Reason::InvalidArgument,
+                "the baseline changed while it was read",
+            )
+            .hint("run again once nothing is writing it"));
+        }
+        Ok((b, format!("fnv1a64:{hash:016x}")))
     }
 }
 
@@ -600,6 +626,39 @@ mod tests {
                 .collect(),
             scores: BTreeMap::new(),
         }
+    }
+
+    #[test]
+    fn a_baseline_is_read_a_scenario_at_a_time_with_the_hash_of_its_bytes() {
+        let dir = std::env::temp_dir().join(format!("stepreplay-baseline-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let b = baseline(&[
+            ("a", scenario(true, Outcome::Completed, 1.0)),
+            ("b", scenario(false, Outcome::Failed, 0.5)),
+        ]);
+        let p = dir.join("baseline.json");
+        std::fs::write(&p, b.to_json()).unwrap();
+        let (read, hash) = Baseline::load_hashed(&p).unwrap();
+        assert_eq!(read, b);
+        let want = crate::fnv::fnv1a64(b.to_json().as_bytes());
+        assert_eq!(hash, format!("fnv1a64:{want:016x}"));
+        // One scenario twice, one entry past its cap, the wrong schema: each refused, named.
+        let text = b.to_json();
+        let twice = text.replacen("\"b\":", "\"a\":", 1);
+        std::fs::write(&p, &twice).unwrap();
+        let e = Baseline::load(&p).unwrap_err();
+        assert_eq!(e.path.to_string(), "scenarios.a", "{e}");
+        let pad = " ".repeat(limits::BASELINE_ENTRY_BYTES as usize);
+        std::fs::write(&p, text.replacen("\"met\":", &format!("\"met\":{pad}"), 1)).unwrap();
+        let e = Baseline::load(&p).unwrap_err();
+        assert_eq!(e.reason, Reason::LimitExceeded, "{e}");
+        assert!(e.path.to_string().starts_with("scenarios.a"), "{e}");
+        std::fs::write(&p, text.replace(BASELINE_SCHEMA, "other/1")).unwrap();
+        assert_eq!(
+            Baseline::load(&p).unwrap_err().reason,
+            Reason::UnsupportedSchema
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

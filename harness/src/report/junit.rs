@@ -13,6 +13,8 @@
 //! `time` (the one part of the file that changes between runs); `merge` and tests write none.
 
 use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
@@ -36,33 +38,113 @@ pub fn to_junit(report: &Report, regressions: Option<&RegressionReport>) -> Stri
 pub type Timings = BTreeMap<String, Duration>;
 
 /// [`to_junit`], with each scenario's time from `timings` (those absent have none), for a
-/// report wherever its entries are. The document is built whole (a few KB a scenario).
+/// report wherever its entries are: [`write_junit`] into a string.
 pub fn to_junit_timed<'a>(
     report: impl Into<ReportRef<'a>>,
     regressions: Option<&RegressionReport>,
     timings: &Timings,
 ) -> Result<String, Error> {
-    let ReportRef { head, entries } = report.into();
-    let mut out = quick_junit::Report::new("stepreplay");
+    let mut out = Vec::new();
+    write_junit(report, regressions, timings, &mut out, Path::new("-"))?;
+    String::from_utf8(out).map_err(|e| Error::Internal(format!("JUnit XML not UTF-8: {e}")))
+}
+
+/// Writes the JUnit XML of a report to `out` a test suite at a time, in the bytes
+/// quick-junit gives the whole document: the root element carries the totals, so a first
+/// pass over the entries counts them and a second writes each suite as quick-junit
+/// serializes it (its escaping and layout), never the whole document in memory. A failed
+/// write names `name`.
+pub fn write_junit<'a>(
+    report: impl Into<ReportRef<'a>>,
+    regressions: Option<&RegressionReport>,
+    timings: &Timings,
+    out: &mut dyn Write,
+    name: &Path,
+) -> Result<(), Error> {
+    let report = report.into();
+    let io = crate::output::write_error(name);
+    let mut root = quick_junit::Report::new("stepreplay");
     if !timings.is_empty() {
-        out.set_time(timings.values().sum::<Duration>());
+        root.set_time(timings.values().sum::<Duration>());
     }
+    let mut suites = 0usize;
+    each_suite(report, regressions, timings, &mut |ts| {
+        suites += 1;
+        root.tests += ts.tests;
+        root.failures += ts.failures;
+        root.errors += ts.errors;
+        root.skipped += ts.skipped;
+        if let Some(d) = ts.disabled {
+            *root.disabled.get_or_insert(0) += d;
+        }
+        Ok(())
+    })?;
+    let whole = xml(&root)?;
+    if suites == 0 {
+        return out.write_all(whole.as_bytes()).map_err(io);
+    }
+    let (open, _) = split_root(&whole)?;
+    out.write_all(open.as_bytes()).map_err(&io)?;
+    let mut close = String::new();
+    each_suite(report, regressions, timings, &mut |ts| {
+        let mut one = quick_junit::Report::new("stepreplay");
+        one.add_test_suite(ts);
+        let doc = xml(&one)?;
+        let (_, rest) = split_root(&doc)?;
+        let end = rest.rfind(CLOSE).ok_or_else(|| unexpected(&doc))?;
+        out.write_all(&rest.as_bytes()[..end]).map_err(&io)?;
+        if close.is_empty() {
+            close = rest[end..].to_string();
+        }
+        Ok(())
+    })?;
+    out.write_all(close.as_bytes()).map_err(io)
+}
+
+/// How the root element ends, after its last suite (quick-junit indents each on a line).
+const CLOSE: &str = "\n</testsuites>";
+
+/// Each scenario's suite (with its `baseline` case when compared), in id order, then the
+/// run's own `baseline` suite.
+fn each_suite(
+    ReportRef { head, entries }: ReportRef,
+    regressions: Option<&RegressionReport>,
+    timings: &Timings,
+    f: &mut dyn FnMut(TestSuite) -> Result<(), Error>,
+) -> Result<(), Error> {
     entries.each(&mut |s| {
         let mut ts = suite(head, s, timings.get(&s.id).copied());
         if let Some(r) = regressions {
             ts.add_test_case(baseline_case(&s.id, r, Some(s.id.as_str())));
         }
-        out.add_test_suite(ts);
-        Ok(())
+        f(ts)
     })?;
     if let Some(r) = regressions {
         let mut ts = TestSuite::new("baseline");
         ts.add_test_case(baseline_case("(all scenarios)", r, None));
-        out.add_test_suite(ts);
+        f(ts)?;
     }
-    Ok(out
-        .to_string()
-        .unwrap_or_else(|e| format!("<!-- cannot write JUnit XML: {e} -->\n")))
+    Ok(())
+}
+
+fn xml(r: &quick_junit::Report) -> Result<String, Error> {
+    r.to_string()
+        .map_err(|e| Error::Internal(format!("cannot write JUnit XML: {e}")))
+}
+
+/// A document cut after its root start tag (`<testsuites …>`, whose attributes hold no `>`:
+/// quick-xml escapes it).
+fn split_root(doc: &str) -> Result<(&str, &str), Error> {
+    let at = doc
+        .find("<testsuites")
+        .and_then(|i| doc[i..].find('>').map(|j| i + j + 1))
+        .ok_or_else(|| unexpected(doc))?;
+    Ok(doc.split_at(at))
+}
+
+fn unexpected(doc: &str) -> Error {
+    let head: String = doc.chars().take(200).collect();
+    Error::Internal(format!("quick-junit wrote an unexpected document: {head}"))
 }
 
 fn suite(report: &Report, s: &ScenarioReport, time: Option<Duration>) -> TestSuite {

@@ -3,8 +3,6 @@
 //! and what failed. Guide text is untrusted: it is escaped so it cannot break the table or
 //! inject HTML into the rendered summary.
 
-use std::fmt::Write as _;
-
 use super::baseline::RegressionReport;
 use super::entries::ReportRef;
 use super::model::ScenarioReport;
@@ -39,11 +37,22 @@ pub fn to_markdown<'a>(
     report: impl Into<ReportRef<'a>>,
     regressions: Option<&RegressionReport>,
 ) -> Result<String, Error> {
+    let mut md = String::new();
+    write_markdown(report.into(), regressions, &mut md)?;
+    Ok(md)
+}
+
+/// [`to_markdown`] written to `md` a row at a time (a file's writer: see
+/// [`crate::output::FmtIo`]), so the summary of a big suite is never one string.
+pub fn write_markdown(
+    report: ReportRef,
+    regressions: Option<&RegressionReport>,
+    md: &mut dyn std::fmt::Write,
+) -> Result<(), Error> {
     let ReportRef {
         head: report,
         entries,
-    } = report.into();
-    let mut md = String::new();
+    } = report;
     let s = &report.summary;
     let verdict = match regressions {
         Some(r) if !r.regressions.is_empty() => "❌ regressions",
@@ -145,8 +154,7 @@ pub fn to_markdown<'a>(
             failed
         );
         Ok(())
-    })?;
-    Ok(md)
+    })
 }
 
 /// What the row's last cell says: what failed, the review's words, the person's answers to

@@ -29,8 +29,8 @@ pub use html::{
 pub use json::{
     load_report, load_report_head, read_report_entries, to_json, write_json, write_json_to,
 };
-pub use junit::{Timings, to_junit, to_junit_timed};
-pub use markdown::{md_escape, to_markdown};
+pub use junit::{Timings, to_junit, to_junit_timed, write_junit};
+pub use markdown::{md_escape, to_markdown, write_markdown};
 pub use merge::{MergeError, check_parts, merge, merged_head};
 pub use model::*;
 pub use outputs::{Gate, Outputs, write_outputs};

@@ -2,6 +2,7 @@
 //! formats of a [`Report`](super::Report) written into a report folder as one atomic set with
 //! its manifest, the baseline gate, and the exit code.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::baseline::{Baseline, RegressionReport, compare};
@@ -9,11 +10,11 @@ use super::console::{Say, print_regressions};
 use super::entries::ReportRef;
 use super::html::write_html;
 use super::json::write_json;
-use super::junit::{Timings, to_junit_timed};
-use super::markdown::to_markdown;
+use super::junit::{Timings, write_junit};
+use super::markdown::write_markdown;
 use crate::errors::{Error, InputError, Reason};
 use crate::evidence::Pictures;
-use crate::output::FileSet;
+use crate::output::{AtomicFile, FileSet, FmtIo};
 
 /// Which files to write, and where the extras go.
 #[derive(Clone, Debug)]
@@ -112,14 +113,23 @@ pub fn write_outputs(
         set.added(name)?;
     }
     if out.junit {
-        set.write(
-            "junit.xml",
-            to_junit_timed(report, regressions.as_ref(), timings)?,
-        )?;
+        let path = dir.join("junit.xml");
+        let mut f = AtomicFile::create(&path)?;
+        write_junit(report, regressions.as_ref(), timings, &mut f, &path)?;
+        f.commit()?;
+        set.added("junit.xml")?;
     }
-    let md = to_markdown(report, regressions.as_ref())?;
+    let markdown = |out: &mut dyn Write, path: &Path| {
+        let mut md = FmtIo::new(out);
+        write_markdown(report, regressions.as_ref(), &mut md)?;
+        md.finish(path)
+    };
     if out.markdown {
-        set.write("summary.md", &md)?;
+        let path = dir.join("summary.md");
+        let mut f = AtomicFile::create(&path)?;
+        markdown(&mut f, &path)?;
+        f.commit()?;
+        set.added("summary.md")?;
     }
     if out.html || out.html_dir.is_some() {
         if html_dir != dir {
@@ -177,7 +187,7 @@ pub fn write_outputs(
     set.finish(about)?;
     if let Some(path) = &out.summary {
         // Appended, so several summaries can share `$GITHUB_STEP_SUMMARY`.
-        crate::output::append(path, md.as_bytes())?;
+        crate::output::append_with(path, |out| markdown(out, path))?;
     }
     match gate {
         Some(g) if nothing => Err(nothing_compared(g)),

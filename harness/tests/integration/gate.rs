@@ -697,6 +697,46 @@ fn junit_is_valid_and_names_what_failed() {
     );
 }
 
+/// The JUnit document written a suite at a time is the one quick-junit writes whole for the
+/// same suites: read back and written again by quick-junit, the bytes do not change — with
+/// timings, with a baseline's cases, with text to escape, and for a report with no scenario.
+#[test]
+fn junit_streamed_a_suite_at_a_time_is_quick_junits_whole_document() {
+    let mut report = report_of(&[passing(), failing()], None);
+    report.scenarios[0].description = "a <b> & \"c\" \u{1} ‘d’\r\nnext line".into();
+    let mut base = Baseline::from_report(&report);
+    base.scenarios.values_mut().for_each(|s| s.met = true);
+    let regs = compare(&base, &report, 0.0).unwrap();
+    assert!(!regs.regressions.is_empty());
+    let timings: stepreplay::report::Timings = report
+        .scenarios
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            (
+                s.id.clone(),
+                std::time::Duration::from_millis(1500 + i as u64),
+            )
+        })
+        .collect();
+    let mut empty = report.clone();
+    empty.scenarios.clear();
+    for (r, g, t) in [
+        (&report, None, Default::default()),
+        (&report, Some(&regs), timings.clone()),
+        (&empty, None, Default::default()),
+        (&empty, None, timings),
+    ] {
+        let xml = to_junit_timed(r, g, &t).unwrap();
+        let whole = quick_junit::Report::deserialize_from_str(&xml).unwrap();
+        assert_eq!(
+            whole.test_suites.len(),
+            r.scenarios.len() + usize::from(g.is_some())
+        );
+        assert_eq!(whole.to_string().unwrap(), xml);
+    }
+}
+
 #[test]
 fn junit_reports_a_failed_expect_with_its_check() {
     let mut report = report_of(&[failing()], None);
