@@ -9,6 +9,13 @@ use std::sync::mpsc::{Receiver, RecvError, TryRecvError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+/// Locks `m`, going on past a panic of another thread that held it: what the harness keeps
+/// behind a lock is a cache or a tally, whole after every step, and that panic is reported
+/// where it happened.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A panic caught on a helper thread, as text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Panicked(pub String);
@@ -86,7 +93,7 @@ pub(crate) fn map<T: Sync, R: Send>(
             let Some(item) = items.get(i) else { break };
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(item)))
                 .map_err(Panicked::of);
-            let mut slots = slots.lock().unwrap_or_else(|p| p.into_inner());
+            let mut slots = lock(&slots);
             if let Ok(r) = &r {
                 done(r);
             }

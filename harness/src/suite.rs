@@ -73,13 +73,48 @@ fn walk(dir: &Path, schemas: &[&str], out: &mut Vec<PathBuf>) {
 
 type Cached<T> = Arc<OnceLock<Result<Arc<T>, InputError>>>;
 
-/// Loads each plan and recording once, however many scenarios share it.
+/// Loads each plan and recording once, however many scenarios share it, and drops it when
+/// the last of them is done: memory follows the scenarios in flight, not the suite's size.
 #[derive(Default)]
 struct Cache {
     recordings: Mutex<HashMap<PathBuf, Cached<Recording>>>,
     plans: Mutex<HashMap<PathBuf, Cached<Plan>>>,
     checks: Mutex<HashMap<PathBuf, Cached<PlanFacts>>>,
     diffs: Mutex<HashMap<PathBuf, Arc<StepDiffs>>>,
+    /// Scenarios not yet done, by the plan file or recording folder they use.
+    users: Mutex<HashMap<PathBuf, usize>>,
+}
+
+impl Cache {
+    fn for_suite(scenarios: &[Scenario]) -> Cache {
+        let cache = Cache::default();
+        let mut users = crate::par::lock(&cache.users);
+        for s in scenarios {
+            for key in [&s.plan_path, &s.recording_dir] {
+                *users.entry(key.clone()).or_default() += 1;
+            }
+        }
+        drop(users);
+        cache
+    }
+
+    /// `s` is done: what no scenario still to run uses is dropped.
+    fn done(&self, s: &Scenario) {
+        let mut users = crate::par::lock(&self.users);
+        for key in [&s.plan_path, &s.recording_dir] {
+            let Some(n) = users.get_mut(key) else {
+                continue;
+            };
+            *n -= 1;
+            if *n == 0 {
+                users.remove(key);
+                crate::par::lock(&self.plans).remove(key);
+                crate::par::lock(&self.checks).remove(key);
+                crate::par::lock(&self.recordings).remove(key);
+                crate::par::lock(&self.diffs).remove(key);
+            }
+        }
+    }
 }
 
 fn cached<T>(
@@ -88,7 +123,7 @@ fn cached<T>(
     load: impl FnOnce() -> Result<T, InputError>,
 ) -> Result<Arc<T>, InputError> {
     let cell = {
-        let mut m = map.lock().unwrap_or_else(|p| p.into_inner());
+        let mut m = crate::par::lock(map);
         m.entry(key.to_path_buf()).or_default().clone()
     };
     cell.get_or_init(|| load().map(Arc::new)).clone()
@@ -108,10 +143,7 @@ fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioRes
     let rec = cached(&cache.recordings, &s.recording_dir, || {
         load_recording(&s.recording_dir)
     })?;
-    let diffs = cache
-        .diffs
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
+    let diffs = crate::par::lock(&cache.diffs)
         .entry(s.recording_dir.clone())
         .or_default()
         .clone();
@@ -738,7 +770,7 @@ pub fn run_until<K: Send>(
     on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
     keep: &(dyn Fn(ScenarioResult) -> K + Sync),
 ) -> Result<Vec<K>, Error> {
-    let cache = Cache::default();
+    let cache = Cache::for_suite(&scenarios);
     let results = crate::par::map(
         &scenarios,
         opts.jobs.max(1),
@@ -749,6 +781,7 @@ pub fn run_until<K: Send>(
             }
             let started = std::time::Instant::now();
             let mut r = run_one(s, &cache, opts).unwrap_or_else(|e| broken(s, &opts.modes, &e));
+            cache.done(s);
             r.duration = started.elapsed();
             on_done(&r);
             Some((r.id.clone(), keep(r)))
@@ -770,4 +803,38 @@ pub fn run_until<K: Send>(
     }
     ok.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(ok.into_iter().map(|(_, k)| k).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two scenarios on one recording, each with its own plan: a plan goes when its scenario
+    /// is done, the recording when the second one is.
+    #[test]
+    fn a_plan_or_recording_is_dropped_when_its_last_scenario_is_done() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+        let a = load_scenario(&dir.join("devthink-login.json")).unwrap();
+        let b = load_scenario(&dir.join("devthink-login-draft.json")).unwrap();
+        assert_eq!(a.recording_dir, b.recording_dir);
+        let cache = Cache::for_suite(&[a.clone(), b.clone()]);
+        for s in [&a, &b] {
+            cached(&cache.plans, &s.plan_path, || load_plan(&s.plan_path)).unwrap();
+            cached(&cache.recordings, &s.recording_dir, || {
+                load_recording(&s.recording_dir)
+            })
+            .unwrap();
+        }
+        let held = |c: &Cache| {
+            (
+                crate::par::lock(&c.plans).len(),
+                crate::par::lock(&c.recordings).len(),
+            )
+        };
+        assert_eq!(held(&cache), (2, 1));
+        cache.done(&a);
+        assert_eq!(held(&cache), (1, 1), "b still needs the recording");
+        cache.done(&b);
+        assert_eq!(held(&cache), (0, 0));
+    }
 }

@@ -44,7 +44,7 @@ impl StepDiffs {
     /// The diff of going from `frames[before]` to `frames[after]`.
     pub(crate) fn get(&self, frames: &[Frame], before: usize, after: usize) -> StepDiff {
         let cell = {
-            let mut pairs = self.pairs.lock().unwrap_or_else(|p| p.into_inner());
+            let mut pairs = crate::par::lock(&self.pairs);
             pairs.entry((before, after)).or_default().clone()
         };
         cell.get_or_init(|| compare_frames(&frames[before], &frames[after]))

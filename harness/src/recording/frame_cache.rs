@@ -52,7 +52,7 @@ pub(crate) fn get_or_decode(
 ) -> Result<Arc<RgbaImage>, InputError> {
     let now_stamp = stamp(path);
     {
-        let mut guard = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = crate::par::lock(&CACHE);
         let cache = guard.get_or_insert_with(Cache::default);
         cache.clock += 1;
         let now = cache.clock;
@@ -64,7 +64,7 @@ pub(crate) fn get_or_decode(
         }
     }
     let image = Arc::new(decode()?);
-    let mut guard = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let mut guard = crate::par::lock(&CACHE);
     let cache = guard.get_or_insert_with(Cache::default);
     cache.clock += 1;
     let entry = Entry {

@@ -140,7 +140,7 @@ impl<'r> Prepared<'r> {
     /// it is missing, unsafe or unreadable (the resolver then does without it, as a follower
     /// without the picture would; a screen check says it cannot compare).
     pub(crate) fn picture(&self, base: &Path, rel: &Path) -> Option<Arc<RgbaImage>> {
-        let mut crops = self.crops.lock().unwrap_or_else(|p| p.into_inner());
+        let mut crops = crate::par::lock(&self.crops);
         crops
             .entry(base.join(rel))
             .or_insert_with(|| {
@@ -170,7 +170,7 @@ impl<'r> Prepared<'r> {
         if x1 <= x0 || y1 <= y0 {
             return None;
         }
-        let mut cuts = self.cuts.lock().unwrap_or_else(|p| p.into_inner());
+        let mut cuts = crate::par::lock(&self.cuts);
         cuts.entry((f, x0, y0, x1, y1))
             .or_insert_with(|| {
                 let pixels = self.rec.frames[f].pixels().ok()?;

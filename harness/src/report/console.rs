@@ -179,7 +179,7 @@ impl Progress {
 
     /// One scenario finished.
     pub fn done(&self, r: &ScenarioResult) {
-        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut st = crate::par::lock(&self.state);
         st.0 += 1;
         st.1 += usize::from(!r.met);
         if !self.live {
