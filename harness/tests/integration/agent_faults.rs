@@ -315,11 +315,11 @@ fn bait_text_typed_into_the_right_field_is_caught() {
     // The scenario's plan and recording are named relative to the suite: keep it there.
     let dir = tmp.path().join("scenarios");
     std::fs::create_dir_all(&dir).unwrap();
-    crate::util::copy_dir(
+    crate::util::copy_tree(
         &repo().join("scenarios/mail-send-reminder"),
         &dir.join("mail-send-reminder"),
     );
-    crate::util::copy_dir(
+    crate::util::copy_tree(
         &repo().join("recordings/mail-send-reminder"),
         &tmp.path().join("recordings/mail-send-reminder"),
     );

@@ -761,7 +761,7 @@ fn a_file_given_as_a_recording_folder_says_so() {
 #[test]
 fn check_shows_the_import_note_of_a_scenarios_recording() {
     let dir = TempDir::new("check-import-note");
-    crate::util::copy_dir(
+    crate::util::copy_tree(
         &crate::util::repo().join("harness/tests/fixtures/mini"),
         dir.path(),
     );

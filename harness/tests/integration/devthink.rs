@@ -212,11 +212,11 @@ fn the_devthink_scenarios_replay_as_expected() {
 fn a_devthink_scenario_without_a_clock_is_refused_at_clock() {
     let tmp = TempDir::new("devthink-clock");
     let suite = tmp.path();
-    crate::util::copy_dir(
+    crate::util::copy_tree(
         &repo().join("recordings/devthink-login"),
         &suite.join("recordings/devthink-login"),
     );
-    crate::util::copy_dir(
+    crate::util::copy_tree(
         &repo().join("scenarios/devthink-login"),
         &suite.join("scenarios/devthink-login"),
     );
@@ -377,8 +377,8 @@ fn login_with_recording(name: &str, edit: impl FnOnce(&Path)) -> Value {
     let tmp = TempDir::new(name);
     let suite = tmp.path();
     let rec = suite.join("recordings/devthink-login");
-    crate::util::copy_dir(&repo().join("recordings/devthink-login"), &rec);
-    crate::util::copy_dir(
+    crate::util::copy_tree(&repo().join("recordings/devthink-login"), &rec);
+    crate::util::copy_tree(
         &repo().join("scenarios/devthink-login"),
         &suite.join("scenarios/devthink-login"),
     );
@@ -416,19 +416,7 @@ fn a_selector_and_a_targetref_naming_different_fields_are_reported() {
     let note = |name: &str| -> Value {
         let tmp = TempDir::new(&format!("devthink-targetref-{}", name.replace(' ', "-")));
         let suite = tmp.path();
-        crate::util::copy_dir(
-            &repo().join("recordings/devthink-login"),
-            &suite.join("recordings/devthink-login"),
-        );
-        crate::util::copy_dir(
-            &repo().join("scenarios/devthink-login"),
-            &suite.join("scenarios/devthink-login"),
-        );
-        std::fs::copy(
-            repo().join("scenarios/devthink-login.json"),
-            suite.join("scenarios/devthink-login.json"),
-        )
-        .unwrap();
+        crate::util::copy_scenario(suite, "devthink-login", "devthink-login");
         edit_json(&suite.join("scenarios/devthink-login/plan.json"), |p| {
             let user = p["steps"]
                 .as_array_mut()
@@ -524,19 +512,7 @@ fn an_ocrregion_is_the_region_read_and_it_decides_the_verdict() {
     let run = |name: &str, options: Value| -> (i32, Value) {
         let tmp = TempDir::new(&format!("devthink-ocrregion-{name}"));
         let suite = tmp.path();
-        crate::util::copy_dir(
-            &repo().join("recordings/devthink-search"),
-            &suite.join("recordings/devthink-search"),
-        );
-        crate::util::copy_dir(
-            &repo().join("scenarios/devthink-search-extract"),
-            &suite.join("scenarios/devthink-search-extract"),
-        );
-        std::fs::copy(
-            repo().join("scenarios/devthink-search-extract.json"),
-            suite.join("scenarios/devthink-search-extract.json"),
-        )
-        .unwrap();
+        crate::util::copy_scenario(suite, "devthink-search-extract", "devthink-search");
         edit_json(
             &suite.join("scenarios/devthink-search-extract/plan.json"),
             |p| {

@@ -195,7 +195,7 @@ proptest! {
         let from = repo().join("recordings/devthink-search");
         let dir = case_dir("dom");
         let rec = dir.path();
-        crate::util::copy_dir(&from, rec);
+        crate::util::copy_tree(&from, rec);
         let dom = rec.join("frames/frame_004.dom.json");
         std::fs::write(&dom, apply(&seed(&dom), &e)).unwrap();
         let _ = stepreplay::recording::dom::load_dom(&dom);

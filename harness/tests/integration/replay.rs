@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{TempDir, copy_dir, repo, run_in, stepreplay};
+use crate::util::{TempDir, copy_tree, repo, run_in, stepreplay};
 
 use stepreplay::replay::Mode;
 use stepreplay::report::{Report, to_json};
@@ -301,11 +301,11 @@ fn captures_hold_each_steps_pictures_and_agree_with_stepreplay_diff() {
 fn own_suite(plan_text: &str, expect: serde_json::Value) -> TempDir {
     let dir = TempDir::new("own-suite");
     let root = dir.path();
-    copy_dir(
+    copy_tree(
         &repo().join("recordings/mail-send-reminder"),
         &root.join("recordings/mail-send-reminder"),
     );
-    copy_dir(
+    copy_tree(
         &repo().join("scenarios/mail-send-reminder/crops"),
         &root.join("scenarios/own/crops"),
     );
@@ -677,7 +677,7 @@ fn a_named_role_on_an_unknown_recorded_role_is_unjudged() {
         .run();
     as_is.check(as_is.code == 0, "the plan says AXUnknown itself: it passes");
     let dir = TempDir::new("role-named");
-    copy_dir(
+    copy_tree(
         &repo().join("scenarios/gtk4-text-editor-about/crops"),
         &dir.path().join("crops"),
     );

@@ -213,20 +213,6 @@ impl Run {
     }
 }
 
-/// Copies a folder tree (files and folders only), for tests that build a suite of their own.
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create folder");
-    for entry in std::fs::read_dir(from).expect("read folder") {
-        let entry = entry.expect("entry");
-        let dest = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &dest);
-        } else {
-            std::fs::copy(entry.path(), &dest).expect("copy file");
-        }
-    }
-}
-
 /// Copies the folder `from` (recursively) to `to`, e.g. a fixture suite a test then breaks.
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -239,6 +225,20 @@ pub fn copy_tree(from: &Path, to: &Path) {
             std::fs::copy(e.path(), dest).unwrap();
         }
     }
+}
+
+/// Copies scenario `name` (its file and its folder) and the recording `recording` from the
+/// repository into the suite folder `suite`, for a test that edits one of them.
+pub fn copy_scenario(suite: &Path, name: &str, recording: &str) {
+    let rec = format!("recordings/{recording}");
+    copy_tree(&repo().join(&rec), &suite.join(&rec));
+    let dir = format!("scenarios/{name}");
+    copy_tree(&repo().join(&dir), &suite.join(&dir));
+    std::fs::copy(
+        repo().join(format!("{dir}.json")),
+        suite.join(format!("{dir}.json")),
+    )
+    .unwrap();
 }
 
 /// ` · 0.31 s` as ` · [time]`: a wall-clock time is never the same twice.
