@@ -117,17 +117,7 @@ fn chromium_records_a_local_page_and_the_recording_replays() {
         "answers": {"confirm": {"pass": "approve", "signin": "approve"}},
         "expect": {"outcome": "completed"}
     });
-    std::fs::write(
-        suite.join("scenarios/live-login.json"),
-        serde_json::to_string_pretty(&scenario).unwrap(),
-    )
-    .unwrap();
-    run_in(
-        suite,
-        &["run", "scenarios/live-login.json", "--report-dir", "out"],
-    )
-    .expect_code(0);
-    let report = read_json(&suite.join("out/report.json"));
+    let report = run_written(suite, "live-login", &scenario);
     let run = &report["scenarios"][0]["runs"]["chained"];
     assert_eq!(run["outcome"], "completed");
     let steps = run["steps"].as_array().unwrap();
@@ -633,19 +623,22 @@ fn the_recorder_keeps_a_span_the_plan_targets_and_replay_reads_it() {
         "recording": "total", "clock": 1767226000000u64,
         "expect": {"outcome": "completed"}
     });
-    std::fs::write(
-        suite.join("scenarios/total.json"),
-        serde_json::to_string_pretty(&scenario).unwrap(),
-    )
-    .unwrap();
-    run_in(
-        suite,
-        &["run", "scenarios/total.json", "--report-dir", "out"],
-    )
-    .expect_code(0);
-    let report = read_json(&suite.join("out/report.json"));
+    let report = run_written(suite, "total", &scenario);
     let step = &report["scenarios"][0]["runs"]["chained"]["steps"][1];
     assert_eq!(step["resolution"]["element"], span, "{step}");
     assert_eq!(step["resolution"]["correct"], true, "{step}");
     assert_eq!(step["web"]["read"][0], "$12", "{step}");
+}
+
+/// Writes `scenario` as `scenarios/ID.json` in `suite`, runs it (it must pass) and returns its
+/// `report.json`.
+fn run_written(suite: &Path, id: &str, scenario: &Value) -> Value {
+    let file = format!("scenarios/{id}.json");
+    std::fs::write(
+        suite.join(&file),
+        serde_json::to_string_pretty(scenario).unwrap(),
+    )
+    .unwrap();
+    run_in(suite, &["run", &file, "--report-dir", "out"]).expect_code(0);
+    read_json(&suite.join("out/report.json"))
 }
