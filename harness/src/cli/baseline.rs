@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::path::Path;
 
-use stepreplay::output::write_file;
 use stepreplay::report::{
     Baseline, Report, accept_some, baseline_changes, load_report, load_report_head,
     read_report_entries, review_items,
@@ -122,7 +121,6 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .hint("fix the plan or the scenario's expect, or accept with --allow-failing")
         .into());
     }
-    let text = new.to_json();
     // Read (and check) the old one: a review against garbage would say nothing, and a
     // baseline that cannot be read is replaced only when asked to.
     let old = if out.exists() {
@@ -138,7 +136,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         None
     };
     match &old {
-        Some(old) if old.to_json() == text => {
+        Some(old) if *old == new => {
             println!("{} is unchanged", out.display());
             return Ok(0);
         }
@@ -161,7 +159,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         );
     }
     // Atomic: the old baseline stays whole until the new one is on disk under its name.
-    write_file(&out, text)?;
+    new.write(&out)?;
     // Everything is accepted: nothing is left pending.
     let _ = std::fs::remove_file(pending_path(&out));
     g.note(format!("wrote {}", out.display()));
@@ -322,11 +320,11 @@ fn review(
     }
     if !accepted.is_empty() {
         // Atomic: the old baseline stays whole until the new one is on disk under its name.
-        write_file(out, accept_some(&old, &new, &accepted).to_json())?;
+        accept_some(&old, &new, &accepted).write(out)?;
     }
     let new_path = pending_path(out);
     if pending > 0 {
-        write_file(&new_path, new.to_json())?;
+        new.write(&new_path)?;
     } else {
         let _ = std::fs::remove_file(&new_path);
     }

@@ -28,14 +28,16 @@ pub fn to_canonical_value<T: Serialize>(v: &T) -> String {
     to_canonical(&value)
 }
 
-/// Takes the items [`write_canonical_spliced`] writes, one at a time.
-pub type Visit<'a, E> = dyn FnMut(Value) -> Result<(), E> + 'a;
+/// Takes the items [`write_canonical_spliced`] writes, one at a time: each with its name when
+/// the spliced member is an object, without when it is an array.
+pub type Visit<'a, E> = dyn FnMut(Option<&str>, Value) -> Result<(), E> + 'a;
 
-/// Writes `head` in canonical form to `out`, its member `key` (an array, empty in `head`)
-/// filled with the `count` items `each` hands over, in order: the same bytes as
-/// [`to_canonical_value`] of the whole, but only one item is ever held as a `Value`. A report
-/// of a thousand scenarios is a few hundred MB of JSON and several times that as one `Value`
-/// tree; written this way its size costs nothing.
+/// Writes `head` in canonical form to `out`, its member `key` (an array or an object, empty
+/// in `head`) filled with the `count` items `each` hands over, in order (an object's by
+/// name, as canonical order sorts them): the same bytes as [`to_canonical_value`] of the
+/// whole, but only one item is ever held as a `Value`. A report of a thousand scenarios is a
+/// few hundred MB of JSON and several times that as one `Value` tree; written this way its
+/// size costs nothing.
 pub fn write_canonical_spliced<T: Serialize, E>(
     head: &T,
     key: &str,
@@ -45,23 +47,36 @@ pub fn write_canonical_spliced<T: Serialize, E>(
     io: impl Fn(std::io::Error) -> E,
 ) -> Result<(), E> {
     let value = serde_json::to_value(head).unwrap_or(Value::Null);
-    let spliced = match &value {
-        Value::Object(map)
-            if count > 0 && map.get(key).is_some_and(|v| v == &Value::Array(Vec::new())) =>
-        {
-            map
+    let empty = |v: &Value| match v {
+        Value::Array(a) => a.is_empty().then_some(('[', ']')),
+        Value::Object(o) => o.is_empty().then_some(('{', '}')),
+        _ => None,
+    };
+    let (spliced, (open, close)) = match &value {
+        Value::Object(map) if count > 0 && map.get(key).and_then(empty).is_some() => {
+            (map, map.get(key).and_then(empty).unwrap_or(('[', ']')))
         }
         // No items, or `head` not of the expected shape: the whole, the items under `key`.
         _ => {
             let whole = match &value {
                 Value::Object(map) => {
                     let mut map = map.clone();
-                    let mut all = Vec::with_capacity(count);
-                    each(&mut |v| {
-                        all.push(v);
+                    let (mut list, mut named) = (Vec::new(), serde_json::Map::new());
+                    each(&mut |name, v| {
+                        match name {
+                            Some(name) => named.insert(name.to_string(), v),
+                            None => {
+                                list.push(v);
+                                None
+                            }
+                        };
                         Ok(())
                     })?;
-                    map.insert(key.to_string(), Value::Array(all));
+                    let items = match map.get(key) {
+                        Some(Value::Object(_)) => Value::Object(named),
+                        _ => Value::Array(list),
+                    };
+                    map.insert(key.to_string(), items);
                     Value::Object(map)
                 }
                 _ => value.clone(),
@@ -69,7 +84,7 @@ pub fn write_canonical_spliced<T: Serialize, E>(
             return out.write_all(to_canonical(&whole).as_bytes()).map_err(io);
         }
     };
-    // An object holding a non-empty array of containers is never one line, nor is the array.
+    // An object holding a non-empty list of containers is never one line, nor is the list.
     let mut buf = String::from("{\n");
     let members = sorted(spliced);
     let n = members.len();
@@ -80,20 +95,28 @@ pub fn write_canonical_spliced<T: Serialize, E>(
         buf.push_str(&name);
         buf.push_str(": ");
         if k == key {
-            buf.push_str("[\n");
+            buf.push(open);
+            buf.push('\n');
             let mut j = 0;
-            each(&mut |v| {
+            each(&mut |item, v| {
                 j += 1;
                 let more = j < count;
                 indent(&mut buf, 2);
-                write_value(&mut buf, &v, 2, 4, more);
+                let mut prefix = 4;
+                if let Some(item) = item {
+                    let item = scalar(&Value::String(item.to_string()));
+                    prefix += item.chars().count() + 2;
+                    buf.push_str(&item);
+                    buf.push_str(": ");
+                }
+                write_value(&mut buf, &v, 2, prefix, more);
                 buf.push_str(if more { ",\n" } else { "\n" });
                 out.write_all(buf.as_bytes()).map_err(&io)?;
                 buf.clear();
                 Ok(())
             })?;
             indent(&mut buf, 1);
-            buf.push(']');
+            buf.push(close);
         } else {
             let prefix = 2 + name.chars().count() + 2;
             write_value(&mut buf, member, 1, prefix, !last);
@@ -253,7 +276,7 @@ mod tests {
     }
 
     fn spliced(head: &impl Serialize, rows: &[Value], out: &mut Vec<u8>) {
-        let each = &mut |f: &mut Visit<std::io::Error>| rows.iter().try_for_each(|r| f(r.clone()));
+        let each = &mut |f: &mut Visit<std::io::Error>| rows.iter().try_for_each(|r| f(None, r.clone()));
         write_canonical_spliced(head, "rows", rows.len(), each, out, |e| e).unwrap();
     }
 

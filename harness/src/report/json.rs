@@ -42,7 +42,8 @@ fn write_json_named(
     let io = crate::output::write_error(name);
     let each = &mut |f: &mut Visit<Error>| {
         entries.each(&mut |s| {
-            f(serde_json::to_value(s).map_err(|e| super::entries::unwritable(&s.id, e))?)
+            let v = serde_json::to_value(s).map_err(|e| super::entries::unwritable(&s.id, e))?;
+            f(None, v)
         })
     };
     write_canonical_spliced(
