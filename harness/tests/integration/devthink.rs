@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{TempDir, have_tool, repo, run_in};
+use crate::util::{TempDir, have_tool, record_browser, repo, run_in};
 
 fn read_json(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -48,19 +48,8 @@ fn chromium_records_a_local_page_and_the_recording_replays() {
     .unwrap();
     let rec = suite.join("recordings/live-login");
     let pages = browser.join("pages");
-    run_in(
-        suite,
-        &[
-            "record-browser",
-            "--plan",
-            browser.join("login.json").to_str().unwrap(),
-            "--pages",
-            pages.to_str().unwrap(),
-            "--out",
-            rec.to_str().unwrap(),
-        ],
-    )
-    .expect_code(0);
+    let login = browser.join("login.json");
+    record_browser(suite, &login, &pages, &rec, &[]).expect_code(0);
     // Three files a frame: the screenshot, the DOM with boxes, the accessibility tree.
     let recording = read_json(&rec.join("recording.json"));
     let frames = recording["frames"].as_array().unwrap();
@@ -71,18 +60,8 @@ fn chromium_records_a_local_page_and_the_recording_replays() {
         }
     }
     // Recording again over it is refused before any browser starts, without --force.
-    let login = browser.join("login.json");
-    let args = [
-        "record-browser",
-        "--plan",
-        login.to_str().unwrap(),
-        "--pages",
-        pages.to_str().unwrap(),
-        "--out",
-        rec.to_str().unwrap(),
-    ];
     let before = std::fs::read(rec.join("recording.json")).unwrap();
-    let again = run_in(suite, &args);
+    let again = record_browser(suite, &login, &pages, &rec, &[]);
     again.expect_code(2);
     assert!(
         again.stderr.contains("already recorded here") && again.stderr.contains("--force"),
@@ -319,20 +298,7 @@ fn the_recorder_waits_for_late_elements_and_refuses_unreachable_ones() {
         ),
     )
     .unwrap();
-    let record = |plan: &str, out: &str| {
-        run_in(
-            dir,
-            &[
-                "record-browser",
-                "--plan",
-                plan,
-                "--pages",
-                ".",
-                "--out",
-                out,
-            ],
-        )
-    };
+    let record = |plan: &str, out: &str| record_browser(dir, plan, ".", out, &[]);
     record("wait.json", "recordings/late").expect_code(0);
     let dom = read_json(&dir.join("recordings/late/frames/frame_002.dom.json"));
     assert!(
@@ -600,19 +566,7 @@ fn the_recorder_keeps_a_span_the_plan_targets_and_replay_reads_it() {
     let plan_path = suite.join("scenarios/total/plan.json");
     std::fs::write(&plan_path, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
     let rec = suite.join("recordings/total");
-    run_in(
-        suite,
-        &[
-            "record-browser",
-            "--plan",
-            plan_path.to_str().unwrap(),
-            "--pages",
-            pages.to_str().unwrap(),
-            "--out",
-            rec.to_str().unwrap(),
-        ],
-    )
-    .expect_code(0);
+    record_browser(suite, &plan_path, &pages, &rec, &[]).expect_code(0);
     let recording = read_json(&rec.join("recording.json"));
     let span = "/html/body/ul/li/span";
     assert_eq!(recording["transitions"][1]["element"], span);

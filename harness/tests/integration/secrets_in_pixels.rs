@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{TempDir, have_tool, repo, run_in};
+use crate::util::{TempDir, have_tool, record_browser, repo, run_in};
 
 /// The value the sensitive step types, and the part of it Tesseract reads reliably at 2x (it
 /// takes the caret after the last digit for part of it).
@@ -75,21 +75,7 @@ fn record(suite: &Path, name: &str, risk: &str) -> PathBuf {
     let plan_file = plan_dir.join("plan.json");
     std::fs::write(&plan_file, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
     let rec = suite.join("recordings").join(name);
-    run_in(
-        suite,
-        &[
-            "record-browser",
-            "--plan",
-            plan_file.to_str().unwrap(),
-            "--pages",
-            pages.to_str().unwrap(),
-            "--out",
-            rec.to_str().unwrap(),
-            "--scale",
-            "2",
-        ],
-    )
-    .expect_code(0);
+    record_browser(suite, &plan_file, &pages, &rec, &["--scale", "2"]).expect_code(0);
     rec
 }
 

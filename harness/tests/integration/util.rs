@@ -204,6 +204,22 @@ pub fn run_in(dir: impl AsRef<Path>, args: &[&str]) -> Run {
     stepreplay(dir).args(args).run()
 }
 
+/// Runs `stepreplay record-browser --plan PLAN --pages PAGES --out OUT EXTRA…` in `dir`:
+/// headless Chromium records the plan over the local pages.
+pub fn record_browser(
+    dir: impl AsRef<Path>,
+    plan: impl AsRef<Path>,
+    pages: impl AsRef<Path>,
+    out: impl AsRef<Path>,
+    extra: &[&str],
+) -> Run {
+    let paths = [plan.as_ref(), pages.as_ref(), out.as_ref()].map(|p| p.to_str().unwrap());
+    let mut args = vec!["record-browser", "--plan", paths[0], "--pages", paths[1]];
+    args.extend(["--out", paths[2]]);
+    args.extend(extra);
+    run_in(dir, &args)
+}
+
 impl Run {
     /// Fails the test, showing the whole run, unless it exited with `want`.
     #[track_caller]
