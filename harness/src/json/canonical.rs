@@ -276,7 +276,8 @@ mod tests {
     }
 
     fn spliced(head: &impl Serialize, rows: &[Value], out: &mut Vec<u8>) {
-        let each = &mut |f: &mut Visit<std::io::Error>| rows.iter().try_for_each(|r| f(None, r.clone()));
+        let each =
+            &mut |f: &mut Visit<std::io::Error>| rows.iter().try_for_each(|r| f(None, r.clone()));
         write_canonical_spliced(head, "rows", rows.len(), each, out, |e| e).unwrap();
     }
 

@@ -142,11 +142,18 @@ impl Baseline {
             scores: self.scores.clone(),
         };
         let each = &mut |f: &mut Visit<Error>| {
-            self.scenarios.iter().try_for_each(|(id, s)| {
-                f(Some(id), serde_json::to_value(s).unwrap_or_default())
-            })
+            self.scenarios
+                .iter()
+                .try_for_each(|(id, s)| f(Some(id), serde_json::to_value(s).unwrap_or_default()))
         };
-        write_canonical_spliced(&head, "scenarios", self.scenarios.len(), each, &mut out, &io)?;
+        write_canonical_spliced(
+            &head,
+            "scenarios",
+            self.scenarios.len(),
+            each,
+            &mut out,
+            &io,
+        )?;
         std::io::Write::flush(&mut out).map_err(io)?;
         out.commit()
     }
@@ -745,8 +752,14 @@ mod tests {
     #[test]
     fn a_drop_is_judged_at_the_precision_the_reports_show() {
         let drops = |was: f64, now: f64, tolerance: f64| {
-            let w = *scenario(true, Outcome::Completed, was).scores.get(&Mode::Chained).unwrap();
-            let n = *scenario(true, Outcome::Completed, now).scores.get(&Mode::Chained).unwrap();
+            let w = *scenario(true, Outcome::Completed, was)
+                .scores
+                .get(&Mode::Chained)
+                .unwrap();
+            let n = *scenario(true, Outcome::Completed, now)
+                .scores
+                .get(&Mode::Chained)
+                .unwrap();
             let mut out = Vec::new();
             score_regressions(None, Mode::Chained, &w, &n, tolerance, &mut out);
             out.len()
