@@ -31,17 +31,8 @@ impl Panicked {
     }
 }
 
-/// Runs `a` here and `b` on a helper thread, and returns both results. A panic in `b` is
-/// resumed here once `a` is done.
-pub(crate) fn join<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send) -> (A, B) {
-    let (ra, rb) = try_join(a, b);
-    (
-        ra,
-        rb.unwrap_or_else(|p| std::panic::resume_unwind(Box::new(p.0))),
-    )
-}
-
-/// [`join`], but a panic in `b` comes back as [`Panicked`] for the caller to report.
+/// Runs `a` here and `b` on a helper thread, and returns both results; a panic in `b` comes
+/// back as [`Panicked`] for the caller to report.
 pub(crate) fn try_join<A, B: Send>(
     a: impl FnOnce() -> A,
     b: impl FnOnce() -> B + Send,
@@ -181,13 +172,11 @@ mod tests {
     #[test]
     fn both_run_and_a_helper_panic_reaches_the_caller() {
         let data = [1, 2, 3, 4];
-        let (lo, hi) = join(
+        let (lo, hi) = try_join(
             || data[..2].iter().sum::<i32>(),
             || data[2..].iter().sum::<i32>(),
         );
-        assert_eq!((lo, hi), (3, 7));
-        let caught = std::panic::catch_unwind(|| join(|| 1, || -> i32 { panic!("helper") }));
-        assert!(caught.is_err());
+        assert_eq!((lo, hi), (3, Ok(7)));
         let (a, b) = try_join(|| 1, || -> i32 { panic!("decoder") });
         assert_eq!((a, b), (1, Err(Panicked("decoder".into()))));
     }

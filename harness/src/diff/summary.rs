@@ -67,9 +67,6 @@ impl From<Density> for DensitySummary {
     }
 }
 
-/// Masks smaller than this are summarised on the calling thread.
-const PARALLEL_MIN_PIXELS: u64 = 1 << 20;
-
 impl PixelSummary {
     /// Summarises a (possibly masked) diff: regions merged within `merge_gap`, density over
     /// `density_window`-sided windows, and the verdict under `tol`.
@@ -81,16 +78,10 @@ impl PixelSummary {
         density_window: u32,
     ) -> Self {
         let pixels = u64::from(diff.width) * u64::from(diff.height);
-        let dense = || density(&diff.mask, diff.width, diff.height, density_window);
-        let boxes = || regions(&diff.mask, diff.width, diff.height, merge_gap);
-        // Two independent passes over the mask: on a big screen each costs a few
-        // milliseconds, so they run side by side. A clean mask's passes skip every word, and
-        // a thread would cost more than they do.
-        let (mut all, dense) = if pixels >= PARALLEL_MIN_PIXELS && diff.mismatched > 0 {
-            crate::par::join(boxes, dense)
-        } else {
-            (boxes(), dense())
-        };
+        // Both passes on this thread: a thread for the other pass saved ~0.1 ms on a quiet
+        // machine, but beside busy processes it waited for a CPU for milliseconds.
+        let mut all = regions(&diff.mask, diff.width, diff.height, merge_gap);
+        let dense = density(&diff.mask, diff.width, diff.height, density_window);
         let regions_total = all.len() as u64;
         all.truncate(MAX_LISTED_REGIONS);
         PixelSummary {
