@@ -109,7 +109,7 @@ fn reconstruct(
             let (head, rest) = buf.split_at_mut(out);
             let prev = if out == 0 { zeros } else { &head[out - s..] };
             let (r0, r1) = rest[..2 * s].split_at_mut(s);
-            paeth_pair(bpp, prev, r0, r1);
+            paeth_pair(bpp, prev, None, r0, r1);
             y += 2;
             continue;
         }
@@ -117,7 +117,7 @@ fn reconstruct(
         buf.copy_within(at + 1..at + 1 + s, out);
         let (head, tail) = buf.split_at_mut(out);
         let prev = if out == 0 { zeros } else { &head[out - s..] };
-        unfilter_row(filter, bpp, prev, &mut tail[..s]).map_err(|e| (e, y))?;
+        unfilter_row(filter, bpp, prev, None, &mut tail[..s]).map_err(|e| (e, y))?;
         y += 1;
     }
     Ok(())

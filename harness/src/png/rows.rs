@@ -164,9 +164,8 @@ impl<'a> RowReader<'a> {
                 if src[0] == 4 && src[s + 1] == 4 {
                     let (above, rest) = out.split_at_mut(i * w4);
                     let (r0, r1) = rest[..2 * w4].split_at_mut(w4);
-                    r0.copy_from_slice(&src[1..s + 1]);
-                    r1.copy_from_slice(&src[s + 2..]);
-                    paeth_pair(4, row_above(&self.prev, above, w4), r0, r1);
+                    let stored = (&src[1..s + 1], &src[s + 2..]);
+                    paeth_pair(4, row_above(&self.prev, above, w4), Some(stored), r0, r1);
                     self.taken += 2 * (s + 1);
                     self.y += 2;
                     i += 2;
@@ -178,12 +177,11 @@ impl<'a> RowReader<'a> {
             let (above, rest) = out.split_at_mut(i * w4);
             let row = &mut rest[..w4];
             if self.channels == 4 {
-                row.copy_from_slice(&src[1..]);
                 let prev = row_above(&self.prev, above, w4);
-                unfilter_row(src[0], 4, prev, row).map_err(|e| bad_filter(self.path, e, y))?;
+                unfilter_row(src[0], 4, prev, Some(&src[1..]), row)
+                    .map_err(|e| bad_filter(self.path, e, y))?;
             } else {
-                self.cur.copy_from_slice(&src[1..]);
-                unfilter_row(src[0], 3, &self.prev, &mut self.cur)
+                unfilter_row(src[0], 3, &self.prev, Some(&src[1..]), &mut self.cur)
                     .map_err(|e| bad_filter(self.path, e, y))?;
                 for (d, s) in row
                     .as_chunks_mut::<4>()
