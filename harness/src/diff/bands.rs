@@ -156,11 +156,22 @@ fn diff_in_bands(
                         height: held.rows,
                         base: held.first * w,
                     };
-                    let out = image.map(|_| drawn.as_chunks_mut::<4>().0);
-                    let local = (s - held.first) * w..(e - held.first) * w;
-                    mismatched += rows.compare_onto(local, opts, out, true, |i| {
-                        mask[i / 64] |= 1 << (i % 64);
-                    });
+                    // Rows `b` copied from `a` are the same pixels: only runs of the others
+                    // are compared (the copies stay as their neighbours' context).
+                    let shared = &feed_b.shared[s - held.first..e - held.first];
+                    let mut out = image.map(|_| drawn.as_chunks_mut::<4>().0);
+                    let mut r = 0;
+                    while r < shared.len() {
+                        let run = shared[r..].iter().take_while(|&&x| x == shared[r]).count();
+                        if !shared[r] {
+                            let local = (s - held.first + r) * w..(s - held.first + r + run) * w;
+                            let out = out.as_deref_mut().map(|o| &mut o[r * w..]);
+                            mismatched += rows.compare_onto(local, opts, out, true, |i| {
+                                mask[i / 64] |= 1 << (i % 64);
+                            });
+                        }
+                        r += run;
+                    }
                 }
                 if let (Some(encoder), Some(masks)) = (encoder.as_mut(), image) {
                     // With nothing to compare, this side has time to draw the background.
@@ -214,6 +225,10 @@ struct Feed<'a> {
     /// The last rows of the band before, from row `kept_first` on.
     kept: Vec<u8>,
     kept_first: usize,
+    /// For each row of the band filled last, whether the reader copied it from the other
+    /// image ([`RowReader::shared`]); `kept_shared` for the rows kept.
+    shared: Vec<bool>,
+    kept_shared: Vec<bool>,
     /// Rows read so far.
     read: usize,
 }
@@ -227,6 +242,8 @@ impl<'a> Feed<'a> {
             band,
             kept: Vec::new(),
             kept_first: 0,
+            shared: Vec::new(),
+            kept_shared: Vec::new(),
             read: 0,
         }
     }
@@ -252,11 +269,19 @@ impl<'a> Feed<'a> {
         let from = (lo - self.kept_first) * w4;
         buf[..carried].copy_from_slice(&self.kept[from..from + carried]);
         self.reader.read_rgba(&mut buf[carried..], rows)?;
+        self.shared.clear();
+        let kept = lo - self.kept_first;
+        self.shared
+            .extend_from_slice(&self.kept_shared[kept..kept + carried / w4]);
+        self.shared.extend_from_slice(self.reader.shared());
         self.read = hi;
         let keep = (hi - lo).min(2 * CONTEXT);
         self.kept_first = hi - keep;
         self.kept.clear();
         self.kept.extend_from_slice(&buf[(hi - lo - keep) * w4..]);
+        self.kept_shared.clear();
+        self.kept_shared
+            .extend_from_slice(&self.shared[hi - lo - keep..]);
         Ok(Held {
             first: lo,
             rows: hi - lo,

@@ -35,6 +35,9 @@ pub(crate) struct RowReader<'a> {
     cur: Vec<u8>,
     /// Rows taken so far.
     y: usize,
+    /// For each row of the last [`RowReader::read_rgba`], whether it was copied from the
+    /// other image's ([`Rows::Share`]).
+    shared: Vec<bool>,
 }
 
 /// What [`RowReader::read_rgba`] does besides reconstructing rows.
@@ -79,7 +82,14 @@ impl<'a> RowReader<'a> {
                 vec![0; s]
             },
             y: 0,
+            shared: Vec::new(),
         }
+    }
+
+    /// For each row of the last [`RowReader::read_rgba`], whether it came out the same as the
+    /// other image's and was copied ([`Rows::Share`]): those rows need no comparing.
+    pub(crate) fn shared(&self) -> &[bool] {
+        &self.shared
     }
 
     /// Makes sure `need` inflated bytes are ready to take.
@@ -118,6 +128,8 @@ impl<'a> RowReader<'a> {
         let s = self.width * self.channels;
         let w4 = self.width * 4;
         let n = out.len() / w4;
+        self.shared.clear();
+        self.shared.resize(n, false);
         let mut i = 0;
         while i < n {
             let y = self.y;
@@ -152,6 +164,7 @@ impl<'a> RowReader<'a> {
                 };
                 if same {
                     rest[..w4].copy_from_slice(theirs);
+                    self.shared[i] = true;
                     self.taken += s + 1;
                     self.y += 1;
                     i += 1;
@@ -279,6 +292,45 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A row is reported shared exactly when it equals the other image's row, whatever filter
+    /// each file stored it with.
+    #[test]
+    fn the_rows_copied_from_the_other_image_are_those_that_are_equal() {
+        let path = Path::new("x.png");
+        let (w, h) = (64u32, 40u32);
+        let (png_a, a) = encoded(w, h, image::ExtendedColorType::Rgba8);
+        let mut changed = a.clone();
+        for y in [0, 7, 8, 21, h - 1] {
+            changed.put_pixel((y * 5) % w, y, image::Rgba([1, 2, 3, 4]));
+        }
+        let mut png_b = Vec::new();
+        let enc = image::codecs::png::PngEncoder::new_with_quality(
+            &mut png_b,
+            image::codecs::png::CompressionType::Fast,
+            image::codecs::png::FilterType::Paeth,
+        );
+        image::ImageEncoder::write_image(enc, &changed, w, h, image::ExtendedColorType::Rgba8)
+            .unwrap();
+        let w4 = w as usize * 4;
+        let want: Vec<bool> = (0..h as usize)
+            .map(|y| a.as_raw()[y * w4..(y + 1) * w4] == changed.as_raw()[y * w4..(y + 1) * w4])
+            .collect();
+        assert_eq!(want.iter().filter(|s| !**s).count(), 5);
+        let mut reader_a = RowReader::new(path, walk(path, &png_a).unwrap().unwrap());
+        let mut reader_b = RowReader::new(path, walk(path, &png_b).unwrap().unwrap());
+        let (mut rows_a, mut rows_b) = (vec![0u8; w4 * 8], vec![0u8; w4 * 8]);
+        let mut got = Vec::new();
+        for _ in 0..h / 8 {
+            reader_a.read_rgba(&mut rows_a, Rows::Plain).unwrap();
+            assert!(reader_a.shared().iter().all(|s| !s));
+            reader_b
+                .read_rgba(&mut rows_b, Rows::Share(&rows_a))
+                .unwrap();
+            got.extend_from_slice(reader_b.shared());
+        }
+        assert_eq!(got, want);
     }
 
     #[test]
