@@ -22,7 +22,7 @@ the two sides take turns going first. On the 2-core virtual machines this was bu
 process that starts within ~0.1 s of a burst of work runs slower: a 2880x1800 diff of ours
 took a median 34 ms straight after odiff's 73 ms on both cores and 20 ms after 0.2 s idle,
 while odiff's median was 73-76 ms either way. Without the pause, each side is timed in the
-shadow of the other's last run (benches/README.md, "eighth round").
+shadow of the other's last run.
 """
 import json
 import os

@@ -1,11 +1,11 @@
 //! The pixel diff of two screenshots, a band of rows at a time as they are decoded: neither
 //! image, nor the diff image, is ever whole in memory. This thread decodes `a` and draws the
 //! band's background in the diff image; a helper decodes the same rows of `b` (copying the
-//! rows that come out the same as `a`'s, see `png::rows::Rows::Share`), compares them, draws
-//! what differs and encodes the band as PNG while this thread decodes the next. A pixel's
-//! anti-aliasing check reads two rows above and below it, so each band carries those rows
-//! too, kept from the band before or read ahead. Counts, mask and diff image are those of
-//! [`pixel::diff`] on the whole images (tested).
+//! rows that come out the same as `a`'s, see `png::rows::Rows::Share`), compares the rows it
+//! did not copy, draws what differs and encodes the band as PNG while this thread decodes the
+//! next. A pixel's anti-aliasing check reads two rows above and below it, so each band
+//! carries those rows too, kept from the band before or read ahead. Counts, mask and diff
+//! image are those of [`pixel::diff`] on the whole images (tested).
 
 use std::path::Path;
 use std::sync::mpsc;
@@ -24,7 +24,7 @@ const CONTEXT: usize = 2;
 /// rows read again as context stay a small share. Smaller bands are fewer fresh pages and a
 /// shorter wait before the helper starts: at 1440×900 this was 2–7% faster than 256 KiB
 /// (22 rows against 45), and as fast at 2880×1800, where 11 rows had been 4–6% slower;
-/// 64 KiB was slower everywhere (process A/Bs in `benches/README.md`).
+/// 64 KiB was slower everywhere (process A/Bs with `benches/peers/run.sh`).
 fn band_rows(width: usize) -> usize {
     ((128 << 10) / (width * 4).max(1)).clamp(20, 1024)
 }

@@ -10,7 +10,7 @@ pub(crate) struct BadFilter(pub u8);
 /// Where a row's stored (filtered) bytes are read from: the row being reconstructed (in
 /// place), or a separate slice. Reading them from the inflated stream where they lie spares
 /// copying every row before reconstructing it; beside busy processes that copy was a sixth of
-/// the decoding thread's time (benches/README.md).
+/// the decoding thread's time (benches/README.md, "Today's figures").
 trait Stored: Copy {
     /// The stored byte at `i`, `out` being the row as reconstructed so far.
     fn byte(self, out: &[u8], i: usize) -> u8;
@@ -217,7 +217,7 @@ fn pair<const N: usize, X: Stored>(prev: &[u8], (x0, x1): (X, X), r0: &mut [u8],
 /// from it to the next: here it stays in 16-bit lanes (no pack and unpack on the chain), and
 /// `3c - b`, which needs no left pixel, is taken off it. A profile of the diff put Paeth at a
 /// quarter of the decoding thread's time; this form took 4–6% off the 1440×900 diff cases
-/// (benches/README.md).
+/// (`benches/peers/run.sh`).
 #[cfg(target_arch = "x86_64")]
 mod rgba {
     use super::Stored;
