@@ -5,7 +5,7 @@ Usage: compare.py SCRATCH IMAGES_DIR STEPREPLAY DIFF_PEER ODIFF [ROUNDS]
 
 For each size it prints our median, the peer's median and the ratio: the median over the
 interleaved pairs of ours / peer (each pair taken back to back, so a slow phase of the machine
-slows both sides of a pair alike), for:
+slows both sides of a pair alike), and the upper quartile of those ratios (q3), for:
   e2e vs odiff --antialiasing   process per comparison: `stepreplay diff A B --format json`
                                 vs `odiff --antialiasing A B` (no diff image either side)
   e2e+png vs odiff              the same, both writing a diff PNG
@@ -116,11 +116,13 @@ def main():
             note = f"count {values.pop()} both" if len(values) == 1 else f"COUNTS DIFFER {sorted(counts)}"
             rows.append((size, name, ours, peer, note))
 
-    print(f"{'size':<10} {'measure':<34} {'ours ms':>9} {'peer ms':>9} {'ratio':>6}  note")
+    print(f"{'size':<10} {'measure':<34} {'ours ms':>9} {'peer ms':>9} {'ratio':>6} {'q3':>6}  note")
     for size, name, ours, peer, note in rows:
         o, p = statistics.median(ours), statistics.median(peer)
-        ratio = statistics.median(a / b for a, b in zip(ours, peer))
-        print(f"{size:<10} {name:<34} {o:9.1f} {p:9.1f} {ratio:6.3f}  {note}")
+        ratios = [a / b for a, b in zip(ours, peer)]
+        # The upper quartile of the pairs' ratios: how far the slower pairs sit from the median.
+        q3 = statistics.quantiles(ratios, n=4)[2]
+        print(f"{size:<10} {name:<34} {o:9.1f} {p:9.1f} {statistics.median(ratios):6.3f} {q3:6.3f}  {note}")
 
 
 if __name__ == "__main__":
