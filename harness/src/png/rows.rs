@@ -147,6 +147,8 @@ impl<'a> RowReader<'a> {
                         &src[1..],
                     )
                 } else {
+                    // An RGB row is opaque: it is the other image's only if that is opaque too.
+                    let mut opaque = true;
                     for (d, p) in self
                         .cur
                         .as_chunks_mut::<3>()
@@ -155,8 +157,9 @@ impl<'a> RowReader<'a> {
                         .zip(theirs.as_chunks::<4>().0)
                     {
                         *d = [p[0], p[1], p[2]];
+                        opaque &= p[3] == 255;
                     }
-                    let same = filters_to(src[0], 3, &self.prev, &self.cur, &src[1..]);
+                    let same = opaque && filters_to(src[0], 3, &self.prev, &self.cur, &src[1..]);
                     if same {
                         std::mem::swap(&mut self.prev, &mut self.cur);
                     }
@@ -331,6 +334,33 @@ mod tests {
             got.extend_from_slice(reader_b.shared());
         }
         assert_eq!(got, want);
+    }
+
+    /// An RGB image's row is never taken from an RGBA image's row of the same colours but
+    /// another alpha: read as RGBA, the RGB row is opaque.
+    #[test]
+    fn an_rgb_row_is_not_shared_with_a_translucent_one() {
+        let path = Path::new("x.png");
+        let (w, h) = (301u32, 12u32);
+        let (png_a, a) = encoded(w, h, image::ExtendedColorType::Rgba8);
+        let rgb: Vec<u8> = a.pixels().flat_map(|p| [p[0], p[1], p[2]]).collect();
+        let mut png_b = Vec::new();
+        let enc = image::codecs::png::PngEncoder::new(&mut png_b);
+        image::ImageEncoder::write_image(enc, &rgb, w, h, image::ExtendedColorType::Rgb8).unwrap();
+        let want = image::load_from_memory(&png_b).unwrap().to_rgba8();
+        let w4 = w as usize * 4;
+        let (mut rows_a, mut rows_b) = (vec![0u8; w4 * h as usize], vec![0u8; w4 * h as usize]);
+        RowReader::new(path, walk(path, &png_a).unwrap().unwrap())
+            .read_rgba(&mut rows_a, Rows::Plain)
+            .unwrap();
+        let mut reader_b = RowReader::new(path, walk(path, &png_b).unwrap().unwrap());
+        reader_b
+            .read_rgba(&mut rows_b, Rows::Share(&rows_a))
+            .unwrap();
+        assert!(rows_b == want.as_raw()[..], "b's rows are b's pixels");
+        // `encoded` makes every seventh row translucent: those are not shared, the rest are.
+        let shared: Vec<bool> = (0..h).map(|y| y % 7 != 0).collect();
+        assert_eq!(reader_b.shared(), &shared[..]);
     }
 
     #[test]
