@@ -47,15 +47,14 @@ pub fn write_canonical_spliced<T: Serialize, E>(
     io: impl Fn(std::io::Error) -> E,
 ) -> Result<(), E> {
     let value = serde_json::to_value(head).unwrap_or(Value::Null);
-    let empty = |v: &Value| match v {
-        Value::Array(a) => a.is_empty().then_some(('[', ']')),
-        Value::Object(o) => o.is_empty().then_some(('{', '}')),
+    // The brackets of `key`'s member when it is an empty list to fill.
+    let brackets = match value.as_object().and_then(|map| map.get(key)) {
+        Some(Value::Array(a)) if a.is_empty() => Some(('[', ']')),
+        Some(Value::Object(o)) if o.is_empty() => Some(('{', '}')),
         _ => None,
     };
-    let (spliced, (open, close)) = match &value {
-        Value::Object(map) if count > 0 && map.get(key).and_then(empty).is_some() => {
-            (map, map.get(key).and_then(empty).unwrap_or(('[', ']')))
-        }
+    let (spliced, (open, close)) = match (&value, brackets) {
+        (Value::Object(map), Some(brackets)) if count > 0 => (map, brackets),
         // No items, or `head` not of the expected shape: the whole, the items under `key`.
         _ => {
             let whole = match &value {

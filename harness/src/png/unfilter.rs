@@ -80,8 +80,8 @@ pub(crate) fn unfilter_row(
     Ok(())
 }
 
-#[inline(always)]
 /// Filters 1, 3 and 4 (the caller does 0 and 2).
+#[inline(always)]
 fn unfilter(
     filter: u8,
     bpp: usize,
