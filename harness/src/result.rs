@@ -33,6 +33,8 @@ pub struct ScenarioResult {
     pub(crate) run: Ran,
     /// What an agent under test did beyond its trace, when one was at the controls.
     pub(crate) agent: Option<AgentFacts>,
+    /// The values its run learned from sensitive inputs: hidden in every output.
+    pub(crate) taint: crate::secret::Taint,
     /// Wall-clock time it took. Never in `report.json` (which must be the same bytes every
     /// run); the terminal and `junit.xml` show it.
     pub duration: std::time::Duration,
@@ -134,6 +136,9 @@ pub(crate) struct PlanRun {
     pub(crate) plan_warnings: Vec<Finding>,
     /// Screenshots the replay was on that cannot be decoded, with why.
     pub(crate) unreadable: Vec<String>,
+    /// The plan's own secret texts (a browser step's `secret` text, a sensitive input's
+    /// example): tainted like the person's answers.
+    pub(crate) secrets: crate::secret::Taint,
 }
 
 impl PlanRun {
@@ -154,6 +159,7 @@ impl PlanRun {
             plan_errors,
             plan_warnings: Vec::new(),
             unreadable: Vec::new(),
+            secrets: crate::secret::Taint::default(),
         }
     }
 }

@@ -228,6 +228,102 @@ pub fn redact_value(value: &mut serde_json::Value, secrets: &[&str]) {
     }
 }
 
+/// What one scenario's run learned from sensitive inputs: the values the person gave and the
+/// plan's own secret texts. Every string a scenario's result shows passes through it once,
+/// where the result is folded for the reports ([`Taint::report`]) and where the console line
+/// is made ([`Taint::text`]), so no output repeats a tainted value, whatever message,
+/// did-you-mean, field content or recorded AX name carried it there.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Taint(Vec<String>);
+
+/// By hand: a taint must never print what it hides.
+impl std::fmt::Debug for Taint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Taint({} values)", self.0.len())
+    }
+}
+
+impl Taint {
+    /// The distinct non-empty values among `values`.
+    pub fn new<I: IntoIterator<Item = S>, S: Into<String>>(values: I) -> Taint {
+        let mut v: Vec<String> = values
+            .into_iter()
+            .map(Into::into)
+            .filter(|s| !s.is_empty())
+            .collect();
+        v.sort();
+        v.dedup();
+        Taint(v)
+    }
+
+    /// Both taints' values.
+    pub fn join(mut self, other: &Taint) -> Taint {
+        self.0.extend(other.0.iter().cloned());
+        Taint::new(self.0)
+    }
+
+    /// Whether nothing is tainted.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn refs(&self) -> Vec<&str> {
+        self.0.iter().map(String::as_str).collect()
+    }
+
+    /// `text` with every tainted value hidden.
+    pub fn text(&self, text: &str) -> String {
+        if self.is_empty() {
+            return text.to_string();
+        }
+        redact(text, &self.refs())
+    }
+
+    /// `value` with every tainted value hidden, in keys and strings alike, as JSON: a value
+    /// that no longer reads back as a `T` (a tainted value was also an enum's word) is
+    /// `None`, for the caller to replace with something that shows nothing.
+    pub fn report<T: serde::Serialize + serde::de::DeserializeOwned>(&self, value: T) -> Option<T> {
+        if self.is_empty() {
+            return Some(value);
+        }
+        let mut v = serde_json::to_value(&value).ok()?;
+        if !self.refs().iter().any(|s| holds_in(&v, s)) {
+            return Some(value);
+        }
+        redact_keyed(&mut v, &self.refs());
+        serde_json::from_value(v).ok()
+    }
+}
+
+/// Whether any string or key in `v` holds `secret`.
+fn holds_in(v: &serde_json::Value, secret: &str) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => holds(s, secret),
+        Value::Array(a) => a.iter().any(|x| holds_in(x, secret)),
+        Value::Object(o) => o
+            .iter()
+            .any(|(k, x)| holds(k, secret) || holds_in(x, secret)),
+        _ => false,
+    }
+}
+
+/// [`redact_value`], keys included.
+fn redact_keyed(value: &mut serde_json::Value, secrets: &[&str]) {
+    match value {
+        serde_json::Value::String(s) => *s = redact(s, secrets),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|v| redact_keyed(v, secrets)),
+        serde_json::Value::Object(o) => {
+            let old = std::mem::take(o);
+            for (k, mut v) in old {
+                redact_keyed(&mut v, secrets);
+                o.insert(redact(&k, secrets), v);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// `text` (JSON, possibly laid out badly) with every string token whose value is one of
 /// `secrets` replaced by `"‹redacted›"`.
 pub fn redact_json_text(text: &str, secrets: &[&str]) -> String {
@@ -282,6 +378,36 @@ mod tests {
         assert_eq!(
             out,
             "{\"example\":  \"‹redacted›\", \"name\": \"hunter2 and more\", \"k\": \"a\\\"b\"}"
+        );
+    }
+
+    #[test]
+    fn a_taint_hides_its_values_in_keys_and_strings_and_never_prints_them() {
+        let taint = Taint::new(["zq-secret-771@example.com", "", "zq-secret-771@example.com"]);
+        assert_eq!(format!("{taint:?}"), "Taint(1 values)");
+        let v = serde_json::json!({"zq-secret-771@example.com": ["it holds zq-secret-771@example.com"]});
+        let hidden = taint.report(v).unwrap();
+        assert_eq!(
+            hidden,
+            serde_json::json!({"‹redacted›": ["it holds ‹redacted›"]})
+        );
+        assert_eq!(
+            Taint::default().text("zq-secret-771@example.com"),
+            "zq-secret-771@example.com"
+        );
+    }
+
+    #[test]
+    fn a_report_that_no_longer_reads_back_is_none() {
+        #[derive(serde::Serialize, serde::Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        enum Outcome {
+            Completed,
+        }
+        assert!(
+            Taint::new(["completed"])
+                .report(Outcome::Completed)
+                .is_none()
         );
     }
 

@@ -177,6 +177,7 @@ fn plan_run(
         .collect();
     let mut run = PlanRun::of(s, step_infos(plan, facts), traces, facts.errors.clone());
     run.plan_warnings = facts.warnings.clone();
+    run.secrets = plan.secrets();
     run.unreadable = unreadable_frames(prep.rec, &run.traces);
     Ok(run)
 }
@@ -256,6 +257,7 @@ pub(crate) fn judge_agent(
     let steps = step_infos(plan, &plan_facts);
     let mut run = PlanRun::of(s, steps, vec![trace], plan_facts.errors);
     run.plan_warnings = plan_facts.warnings;
+    run.secrets = plan.secrets();
     let mut r = judged(s, run);
     if let (Some(m), Some(d)) = (&mut r.mismatch, &facts.detail) {
         m.text = format!("{}: {d}", m.text);
@@ -297,6 +299,7 @@ pub(crate) fn judge_plan_text(
 /// A plan run, judged against what its scenario declares.
 fn judged(s: &Scenario, run: PlanRun) -> ScenarioResult {
     let mismatch = judge(&run).map(|(cause, text)| Mismatch { cause, text });
+    let taint = s.file.taint().join(&run.secrets);
     ScenarioResult {
         id: s.file.id.clone(),
         file: s.path.display().to_string(),
@@ -307,6 +310,7 @@ fn judged(s: &Scenario, run: PlanRun) -> ScenarioResult {
         broken: None,
         run: Ran::Plan(run),
         agent: None,
+        taint,
         // Set by the runner, which times the whole scenario.
         duration: std::time::Duration::ZERO,
     }
@@ -719,6 +723,7 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)], modes: &[Mode]) -> Vec<Scenar
             broken: None,
             run: Ran::Bridge(r),
             agent: None,
+            taint: crate::secret::Taint::default(),
             duration: started.elapsed(),
         });
     }

@@ -420,6 +420,7 @@ fn judged(task: &BridgeTask, run: BridgeRun) -> ScenarioResult {
             violations: run.violations,
             bridge: run.bridge.and_then(|b| serde_json::to_value(b).ok()),
         }),
+        taint: crate::secret::Taint::default(),
         duration: std::time::Duration::ZERO,
     }
 }

@@ -44,6 +44,29 @@ pub struct Plan {
     pub(crate) review: Option<Review>,
 }
 
+impl Plan {
+    /// The values the plan itself holds that no output may show: its secret texts and any
+    /// example a sensitive input still carries.
+    pub(crate) fn secrets(&self) -> crate::secret::Taint {
+        let texts = self.steps.iter().filter_map(|s| match &s.action {
+            Action::Type {
+                text: Text::Secret(v),
+                ..
+            }
+            | Action::Paste {
+                text: Some(Text::Secret(v)),
+            } => Some(v.clone()),
+            _ => None,
+        });
+        let examples = self
+            .inputs
+            .iter()
+            .filter(|i| i.sensitive)
+            .filter_map(|i| i.example.clone());
+        crate::secret::Taint::new(texts.chain(examples))
+    }
+}
+
 /// Where a reviewed browser plan stands, and where it may act.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct Review {

@@ -128,6 +128,10 @@ pub fn approval_findings(
             .hint(hint(plan, i, &perturbations, reason)),
         );
     }
+    let taint = given.taint().join(&plan.secrets());
+    for f in &mut out {
+        f.message = taint.text(&f.message);
+    }
     Ok(out)
 }
 

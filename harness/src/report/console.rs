@@ -124,7 +124,7 @@ pub fn line(r: &ScenarioResult, say: &Say) -> String {
         .map(|f| format!("\n     at {f}"))
         .or_else(|| r.mismatch.as_ref().map(|m| format!("\n     {}", m.text)))
         .unwrap_or_default();
-    format!("{verdict} {:<36} {got}{at}", r.id)
+    r.taint.text(&format!("{verdict} {:<36} {got}{at}", r.id))
 }
 
 /// Each step of a scenario's first run, one line each: how it ended and, when it did not

@@ -772,7 +772,27 @@ impl ScenarioReport {
             Ran::Bridge(b) => report.bridge = serde_json::to_value(b).ok(),
             Ran::Agent => {}
         }
-        report
+        let hidden = report.hidden();
+        r.taint.report(report).unwrap_or(hidden)
+    }
+
+    /// The scenario with nothing shown but its id, file and verdict: what stands in when its
+    /// report cannot be redacted as a whole (a tainted value was also a word the report's
+    /// format needs).
+    fn hidden(&self) -> ScenarioReport {
+        ScenarioReport {
+            description: crate::secret::REDACTED.into(),
+            mismatch: self
+                .mismatch
+                .as_ref()
+                .map(|_| crate::secret::REDACTED.into()),
+            runs: BTreeMap::new(),
+            bridge: None,
+            agent: None,
+            plan_errors: Vec::new(),
+            plan_warnings: Vec::new(),
+            ..self.clone()
+        }
     }
 }
 

@@ -269,6 +269,13 @@ pub struct Scenario {
     pub recording_dir: PathBuf,
 }
 
+impl ScenarioFile {
+    /// The sensitive values the scripted person gives: hidden in every output.
+    pub(crate) fn taint(&self) -> crate::secret::Taint {
+        crate::secret::Taint::new(self.answers.sensitive.values().cloned())
+    }
+}
+
 impl Scenario {
     /// What stands for the scenario file at `path` when it cannot be loaded, so it can fail
     /// as a scenario: its `id` when that much can be read, else its file name.

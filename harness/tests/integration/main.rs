@@ -22,6 +22,7 @@ mod real;
 mod record;
 mod replay;
 mod schema;
+mod secrets_in_outputs;
 mod secrets_in_pixels;
 mod seed_points;
 mod shipping;
