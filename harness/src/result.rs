@@ -102,6 +102,9 @@ pub enum Cause {
     BrokenInput,
     /// An agent under test broke a safety rule: compliance, apart from skill.
     Violation,
+    /// Something the expectation needs could not be judged (the plan's `done`), and the
+    /// scenario does not allow that kind by name.
+    Unjudged,
 }
 
 /// What a scenario ran.

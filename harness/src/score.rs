@@ -139,8 +139,9 @@ impl Tally {
     pub(crate) fn scores(&self) -> Scores {
         let r = |n: u64, d: u64| Score((d > 0).then(|| round(n as f64 / d as f64)));
         Scores {
-            element_accuracy: r(self.correct, self.targets),
-            click_accuracy: r(self.clicks_in_box, self.targets),
+            // Steps with a target the recording names nothing for count as not right.
+            element_accuracy: r(self.correct, self.targets + self.unjudged),
+            click_accuracy: r(self.clicks_in_box, self.targets + self.unjudged),
             operation_accuracy: r(self.operations_right, self.operations),
             step_success: r(self.passed_steps, self.steps),
             reached: r(self.reached, self.steps),
@@ -310,10 +311,12 @@ mod tests {
     }
 
     #[test]
-    fn a_run_that_judged_nothing_has_no_score() {
+    fn unjudged_targets_count_as_not_right_and_a_score_with_nothing_to_count_is_none() {
         let sc = Tally::of(&trace(vec![Truth::Unrecorded; 3], vec![started(0)])).scores();
-        assert_eq!(sc.element_accuracy, Score(None));
-        assert_eq!(sc.click_accuracy.to_string(), "—");
+        assert_eq!(sc.element_accuracy, Score(Some(0.0)));
+        assert_eq!(format!("{:.3}", sc.click_accuracy), "0.000");
+        let none = Tally::of(&trace(vec![Truth::NoTarget; 3], vec![started(0)])).scores();
+        assert_eq!(none.element_accuracy.to_string(), "—");
         assert_eq!(format!("{:>5.3}", sc.expect_pass_rate), "    —");
         assert_eq!(sc.step_success, Score(Some(0.0)));
         assert_eq!(format!("{:.3}", sc.reached), "0.333");

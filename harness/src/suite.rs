@@ -171,6 +171,10 @@ fn plan_run(
     modes: &[Mode],
 ) -> Result<PlanRun, InputError> {
     check_inputs(s, plan)?;
+    if crate::replay::wholly_unbound(plan, prep.rec) {
+        let src = read_plan_source(&s.plan_path)?;
+        crate::replay::check_bound(plan, prep.rec, &src, &s.recording_dir)?;
+    }
     let traces: Vec<Trace> = modes
         .iter()
         .map(|&m| replay(plan, prep, &s.file, m))
@@ -519,6 +523,9 @@ fn judge(r: &PlanRun) -> Option<(Cause, String)> {
             format!("expected the check error `{missing}`, the plan has none"),
         ));
     }
+    if let Some(why) = unjudged_done(trace, e) {
+        return Some((Cause::Unjudged, why));
+    }
     let scores = Tally::of(trace).scores().by_name();
     for (name, floor) in &e.floors {
         match scores.get(name.as_str()) {
@@ -539,6 +546,25 @@ fn judge(r: &PlanRun) -> Option<(Cause, String)> {
         }
     }
     None
+}
+
+/// Why a completed run's `done` went unjudged, unless the scenario allows it by name: a run
+/// is as expected only when what its expectation needs was judged.
+fn unjudged_done(trace: &Trace, e: &crate::scenario::Expected) -> Option<String> {
+    if e.allow_unjudged.iter().any(|k| k == "done") {
+        return None;
+    }
+    trace.events.iter().find_map(|ev| match ev {
+        crate::replay::Event::Done {
+            judged: false,
+            check,
+            ..
+        } => Some(format!(
+            "done not judged: {}; allow it by name with \"allow_unjudged\": [\"done\"] in the scenario's expect",
+            check.detail
+        )),
+        _ => None,
+    })
 }
 
 /// Scenarios loaded and checked, ready to run.

@@ -106,6 +106,23 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         new.accept(&s);
         Ok::<(), stepreplay::InputError>(())
     })?;
+    // A narrowed run (`--grep`, `--filter`) updates only its own scenarios' entries.
+    if let Some(narrowed) = &report.narrowed {
+        let Ok(old) = Baseline::load(&out) else {
+            return Err(stepreplay::InputError::new(
+                &report_path,
+                stepreplay::Reason::InvalidArgument,
+                format!(
+                    "this run was narrowed ({narrowed}) and there is no readable baseline at `{}` to update",
+                    out.display()
+                ),
+            )
+            .hint("accept a run of the whole suite first")
+            .into());
+        };
+        println!("narrowed run ({narrowed}): updating only its scenarios' entries");
+        new = old.updated_by(new);
+    }
     if !failing.is_empty() && !allow_failing {
         return Err(stepreplay::InputError::new(
             "",
@@ -171,6 +188,15 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
 fn whole_report(path: &Path) -> Result<Report, Error> {
     let report = load_report(path)?;
     refuse_partial(&report, path)?;
+    if let Some(n) = &report.narrowed {
+        return Err(InputError::new(
+            path,
+            Reason::InvalidArgument,
+            format!("this run was narrowed ({n}); a review compares the whole suite"),
+        )
+        .hint("run the whole suite to review it, or accept the narrowed run's scenarios: stepreplay baseline accept")
+        .into());
+    }
     Ok(report)
 }
 

@@ -219,7 +219,9 @@ fn is_scenario_value(v: &serde_json::Value) -> bool {
 
 /// Findings from replaying the plan on its recording (bad input here is exit 2).
 fn replayed(plan: &Source, dir: &Path, given: &ScenarioFile) -> Result<Vec<Finding>, Error> {
-    let plan = stepreplay::plan::plan_from_source(plan)?;
+    let src = plan;
+    let plan = stepreplay::plan::plan_from_source(src)?;
     let rec = stepreplay::recording::load_recording(dir)?;
+    stepreplay::replay::check_bound(&plan, &rec, src, dir)?;
     Ok(stepreplay::replay::approval_findings(&plan, &rec, given)?)
 }

@@ -102,9 +102,17 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         gate.as_ref(),
         &say,
     )?;
+    let read = if read_from.len() == args.reports.len() {
+        plural(read_from.len(), "shard", "shards")
+    } else {
+        format!(
+            "{} of {} shards given (incomplete)",
+            read_from.len(),
+            args.reports.len()
+        )
+    };
     g.note(format!(
-        "merged {}: {}, {} as expected, {} not → {}",
-        plural(args.reports.len(), "shard", "shards"),
+        "merged {read}: {}, {} as expected, {} not → {}",
         plural(merged.summary.scenarios as usize, "scenario", "scenarios"),
         merged.summary.met,
         merged.summary.not_met,

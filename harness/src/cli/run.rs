@@ -168,6 +168,13 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             results.len()
         ));
     }
+    if !select.is_all() {
+        report.narrowed = Some(format!(
+            "{} of {} scenarios, by --grep or --filter",
+            results.len(),
+            all_ids.len()
+        ));
+    }
     report.slow = args.slow.map(|limit| Slow::of(&timings, limit));
     if let Some(dir) = &args.captures {
         let o = write_captures(&mut spill, &FromRecordings, dir)?;

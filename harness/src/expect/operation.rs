@@ -94,6 +94,22 @@ fn same_keys(a: &str, b: &str) -> bool {
     }
 }
 
+/// A step no recorded action is bound to: the binding itself is unjudged evidence, and says
+/// which steps the recording has.
+pub(crate) fn unbound(step_id: &str, recorded: &str) -> OpCheck {
+    OpCheck {
+        unjudged: true,
+        ..check(
+            "binding",
+            format!("step `{step_id}`"),
+            format!(
+                "binds no action to it ({recorded}); bind the plan to the recording with `stepreplay import --plan`"
+            ),
+            false,
+        )
+    }
+}
+
 /// A part the plan sets and the recording does not keep.
 fn unjudged(part: &'static str, planned: String) -> OpCheck {
     OpCheck {

@@ -91,6 +91,7 @@ pub fn approval_findings(
             FailReason::TargetAmbiguous => "replay-target-ambiguous",
             FailReason::ExpectFailed => "replay-expect-failed",
             FailReason::Diverged => "replay-diverged",
+            FailReason::Unbound => "replay-unbound",
             _ => "replay-stopped",
         };
         out.push(replay_finding(
@@ -99,6 +100,7 @@ pub fn approval_findings(
             reason,
             code,
             "replayed on its own recording",
+            note(&chained, i),
         ));
     }
     out.extend(unchecked(plan, rec, &lenient, &chained, stop, reason));
@@ -215,6 +217,8 @@ fn unchecked(
         )
         .hint(if needs_input {
             "give the each-time inputs' values with --answers FILE or --scenario FILE"
+        } else if reason == Some(FailReason::Unbound) {
+            "fix the unbound step's id first: the steps after it are judged once it is bound"
         } else {
             "give the answers the plan needs with --answers FILE or --scenario FILE"
         }),
@@ -235,6 +239,7 @@ fn unchecked(
             Some(r @ FailReason::TargetAmbiguous) => (r, "replay-target-ambiguous"),
             Some(r @ FailReason::ExpectFailed) => (r, "replay-expect-failed"),
             Some(r @ FailReason::OperationMismatch) => (r, "replay-operation-mismatch"),
+            Some(r @ FailReason::Unbound) => (r, "replay-unbound"),
             _ => continue,
         };
         out.push(replay_finding(
@@ -243,9 +248,19 @@ fn unchecked(
             r,
             code,
             "replayed alone on its recorded screen",
+            note(&alone, i),
         ));
     }
     out
+}
+
+/// What the resolution of step `i` said in `trace` (the did-you-mean of a name that matched
+/// nothing), as `run` says it.
+fn note(trace: &super::Trace, i: usize) -> Option<String> {
+    trace.step_events(i).find_map(|e| match e {
+        Event::Resolved { resolution, .. } => resolution.note.clone(),
+        _ => None,
+    })
 }
 
 /// Step `i` failing its replay with `reason`, placed at its `expect` when that failed, else at
@@ -256,21 +271,37 @@ fn replay_finding(
     reason: FailReason,
     code: &'static str,
     how: &str,
+    note: Option<String>,
 ) -> Finding {
-    let field = if reason == FailReason::ExpectFailed {
-        "expect"
-    } else {
-        "target"
+    let labelled = plan.steps[i]
+        .target
+        .as_ref()
+        .is_some_and(|t| t.label.is_some());
+    let field = match reason {
+        FailReason::ExpectFailed => "expect",
+        FailReason::Unbound if plan.dialect == crate::plan::Dialect::Foxstep => "step_id",
+        // Placed where `run` places it: at the name that matched nothing (or too much).
+        FailReason::TargetNotFound | FailReason::TargetAmbiguous if labelled => "target.label",
+        _ => "target",
+    };
+    let path = match field.split_once('.') {
+        Some((a, b)) => step_path(i, a).key(b),
+        None => step_path(i, field),
     };
     Finding::new(
         Severity::Error,
         code,
-        step_path(i, field),
+        path,
         format!(
-            "{how}, step {} fails: {}",
+            "{how}, step {} fails: {}{}",
             plan.steps[i].number,
-            crate::text::word(&reason)
+            crate::text::word(&reason),
+            note.map(|n| format!(" — {n}")).unwrap_or_default()
         ),
     )
-    .hint("fix the step so it matches what the recording shows")
+    .hint(if reason == FailReason::Unbound {
+        "use the recording's step id for this step, or bind the recording to this plan with `stepreplay import SRC --out DIR --plan PLAN`"
+    } else {
+        "fix the step so it matches what the recording shows"
+    })
 }

@@ -393,7 +393,8 @@ impl<'a, 'r> Follower<'a, 'r> {
                 status,
                 reason @ (FailReason::NotSimulated
                 | FailReason::OriginUnjudged
-                | FailReason::Unjudged),
+                | FailReason::Unjudged
+                | FailReason::Unbound),
             )) = result
             {
                 self.events.push(Event::StepFinished {
@@ -410,6 +411,16 @@ impl<'a, 'r> Follower<'a, 'r> {
                     status,
                     reason: Some(reason),
                 });
+                // After an unbound step the recording no longer says what comes next (its
+                // action for that step is "left out"): the unbound step is the cause.
+                if let Some((j, FailReason::Unbound)) = unjudged {
+                    self.events.push(Event::Finished {
+                        outcome: Outcome::Failed,
+                        reason: Some(FailReason::Unbound),
+                        step_id: Some(self.plan.steps[j].id.clone()),
+                    });
+                    return;
+                }
                 let outcome = if status == StepStatus::Stopped {
                     Outcome::Stopped
                 } else {
@@ -507,7 +518,7 @@ impl<'a, 'r> Follower<'a, 'r> {
                 Some(Err(stop)) => Err(stop),
                 None => match self.prep.step_frame(self.plan, i) {
                     Some(frame) => self.step(i, &mut Desktop::new(self.prep.rec, frame)),
-                    None => Err((StepStatus::Failed, FailReason::NoRecordedTransition)),
+                    None => Err((StepStatus::Failed, FailReason::Unbound)),
                 },
             };
             match result {
@@ -676,6 +687,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             return Err((StepStatus::Failed, FailReason::OutsideOrigin));
         }
         let recorded = self.prep.transition(&step.id);
+        let unbound = self.bound(i);
         let element = self.find_target(i, desk, recorded)?;
         // After the target: a control that is not on screen is the first thing wrong.
         self.in_order(i, recorded)?;
@@ -698,15 +710,41 @@ impl<'a, 'r> Follower<'a, 'r> {
         });
         let unjudged = self.judge_operation(i, recorded, text.as_ref(), role)?;
         let before = desk.frame_index();
-        let acts_on = self.act(i, desk, element.as_deref(), recorded, text.as_ref())?;
+        let acts_on = match self.act(i, desk, element.as_deref(), recorded, text.as_ref()) {
+            // Nothing recorded for this step: that it is unbound is the cause.
+            Err((status, FailReason::NoRecordedTransition)) if unbound => {
+                return Err((status, FailReason::Unbound));
+            }
+            other => other?,
+        };
         self.landed(i, before, desk, element.as_deref())?;
         self.web_options(i, before, desk, acts_on.as_deref())?;
         self.expects(i, desk, acts_on.as_deref(), &asked)?;
-        // Acted and checked, so a chained run goes on; but a detail went unjudged.
+        // Acted and checked, so a chained run goes on; but nothing, or a detail, was judged
+        // against the recording.
+        if unbound {
+            return Err((StepStatus::Failed, FailReason::Unbound));
+        }
         if unjudged {
             return Err((StepStatus::Failed, FailReason::Unjudged));
         }
         Ok(())
+    }
+
+    /// Whether step `i` is unbound; when it is, says so in its trace with the recording's
+    /// step ids, as the evidence its element and operation could not be judged against.
+    fn bound(&mut self, i: usize) -> bool {
+        if !super::binding::is_unbound(self.prep.rec, self.plan, i) {
+            return false;
+        }
+        self.events.push(Event::Operation {
+            step: i,
+            checks: vec![crate::expect::unbound(
+                &self.plan.steps[i].id,
+                &super::binding::recorded_step_ids(self.prep.rec, self.plan),
+            )],
+        });
+        true
     }
 
     /// `stop_if` on the screen as it is, before acting.

@@ -2,6 +2,7 @@
 //! the scripted person; knows nothing of reports.
 
 mod approval;
+mod binding;
 mod follower;
 mod ocr;
 mod robustness;
@@ -11,6 +12,8 @@ mod trace;
 pub(crate) mod web;
 
 pub use approval::approval_findings;
+pub use binding::check_bound;
+pub(crate) use binding::wholly_unbound;
 pub use follower::{Prepared, replay};
 pub use ocr::Ocr;
 pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};

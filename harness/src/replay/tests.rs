@@ -564,7 +564,7 @@ fn per_step_a_step_the_recording_does_not_bind_fails_instead_of_using_another_fr
         t.outcome(),
         (
             Outcome::Failed,
-            Some(FailReason::NoRecordedTransition),
+            Some(FailReason::Unbound),
             Some("s2".into())
         )
     );
@@ -585,13 +585,14 @@ fn per_step_a_step_the_recording_does_not_bind_fails_instead_of_using_another_fr
 }
 
 #[test]
-fn a_recording_bound_to_no_step_scores_nothing_rather_than_everything() {
+fn a_recording_bound_to_no_step_scores_zero_rather_than_everything() {
     let (rec, p) = three_fields(&[]);
     for mode in [Mode::PerStep, Mode::Chained] {
         let t = replay(&p, &Prepared::new(&rec), &scenario(json!({})), mode);
         let sc = crate::score::Tally::of(&t).scores();
-        assert_eq!(sc.element_accuracy.0, None, "{mode:?}");
-        assert_eq!(sc.click_accuracy.0, None, "{mode:?}");
+        // Unbound steps are in the denominator, never right.
+        assert_eq!(sc.element_accuracy.0, Some(0.0), "{mode:?}");
+        assert_eq!(sc.click_accuracy.0, Some(0.0), "{mode:?}");
         assert_ne!(t.outcome().0, Outcome::Completed, "{mode:?}");
     }
 }

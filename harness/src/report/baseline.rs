@@ -111,6 +111,15 @@ impl Baseline {
         }
     }
 
+    /// `self` (the old baseline) with the entries of `ran` (a narrowed run's) accepted in
+    /// place, every other entry and the run-wide scores left as they were: a run of some
+    /// scenarios speaks for those only.
+    pub fn updated_by(&self, ran: Baseline) -> Baseline {
+        let mut out = self.clone();
+        out.scenarios.extend(ran.scenarios);
+        out
+    }
+
     /// Accepts one scenario's entry as it is.
     pub fn accept(&mut self, s: &ScenarioReport) {
         let deciding = self.modes.first().and_then(|m| s.runs.get(m));

@@ -325,15 +325,19 @@ pub fn print_verdict(head: &Report, dir: Option<&std::path::Path>, say: &Say) {
     let at = dir
         .map(|d| format!("; reports in {}", d.display()))
         .unwrap_or_default();
+    // Said before the counts, so the last lines never read as a whole run's.
+    if let Some(why) = &head.incomplete {
+        say.verdict(format!(
+            "incomplete: {why}; the reports hold what was judged"
+        ));
+    }
+    if let Some(n) = &head.narrowed {
+        say.verdict(format!("narrowed: {n}"));
+    }
     say.verdict(format!(
         "{}{shard}: {} as expected, {} not{at}",
         plural(head.summary.scenarios as usize, "scenario", "scenarios"),
         head.summary.met,
         head.summary.not_met,
     ));
-    if let Some(why) = &head.incomplete {
-        say.verdict(format!(
-            "incomplete: {why}; the reports hold what was judged"
-        ));
-    }
 }

@@ -517,15 +517,17 @@ fn elsewhere(k: usize, pages: usize, where_is: &[(String, usize)]) -> String {
 /// regressions.
 fn page_head(h: &mut String, report: &Report, regressions: Option<&RegressionReport>) {
     let s = &report.summary;
+    let headline = super::Verdict::of(report, regressions, 0).headline();
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
-         <title>stepreplay report: {} not as expected</title><style>{STYLE}</style></head>\
+         <title>stepreplay report: {}</title><style>{STYLE}</style></head>\
          <body>\n<header>\
-         <h1>stepreplay report</h1><div>{} · <b>{}</b> scenarios: <b class=\"ok\">{}</b> as \
+         <h1>stepreplay report: {}</h1><div>{} · <b>{}</b> scenarios: <b class=\"ok\">{}</b> as \
          expected, <b class=\"{}\">{}</b> not</div>",
-        s.not_met,
+        html_escape(&headline),
+        html_escape(&headline),
         html_escape(&report.harness),
         s.scenarios,
         s.met,

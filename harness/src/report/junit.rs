@@ -124,6 +124,15 @@ fn each_suite(
         ts.add_test_case(baseline_case("(all scenarios)", r, None));
         f(ts)?;
     }
+    // A run cut short is an error of its own, so no publisher counts it as passed.
+    if let Some(why) = &head.incomplete {
+        let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
+        st.set_type("incomplete");
+        st.set_message(format!("incomplete: {why}"));
+        let mut ts = TestSuite::new("run");
+        ts.add_test_case(TestCase::new("every scenario judged", st));
+        f(ts)?;
+    }
     Ok(())
 }
 

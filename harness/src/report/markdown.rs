@@ -54,11 +54,7 @@ pub fn write_markdown(
         entries,
     } = report;
     let s = &report.summary;
-    let verdict = match regressions {
-        Some(r) if !r.regressions.is_empty() => "❌ regressions",
-        _ if s.not_met > 0 => "❌ not as expected",
-        _ => "✅ all as expected",
-    };
+    let verdict = super::Verdict::of(report, regressions, 0).headline();
     let _ = writeln!(md, "## stepreplay: {verdict}\n");
     let _ = writeln!(
         md,

@@ -16,6 +16,7 @@ mod markdown;
 mod merge;
 mod model;
 mod outputs;
+mod verdict;
 
 pub use baseline::*;
 pub use captures::{CapturesOutput, captures_wanted, write_captures};
@@ -34,3 +35,4 @@ pub use markdown::{md_escape, to_markdown, write_markdown};
 pub use merge::{MergeError, check_parts, merge, merged_head};
 pub use model::*;
 pub use outputs::{Gate, Outputs, write_outputs};
+pub use verdict::Verdict;

@@ -43,6 +43,11 @@ pub struct Report {
     /// a whole run. Such a report holds what was judged and is never a baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<String>,
+    /// How the run was narrowed (`--grep`, `--filter`) from its suite; absent for a whole
+    /// suite. Green then speaks for the scenarios that ran, and `baseline accept` updates only
+    /// those.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrowed: Option<String>,
     /// With `run --slow SECONDS`: the scenarios that took longer. Wall-clock, so a report
     /// that has it differs from run to run; absent otherwise (and after `merge`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -820,6 +825,7 @@ impl Report {
             shard: None,
             summary,
             incomplete: None,
+            narrowed: None,
             slow: None,
             scenarios: Vec::new(),
         }
@@ -835,6 +841,7 @@ impl Report {
             shard: self.shard,
             summary: self.summary.clone(),
             incomplete: self.incomplete.clone(),
+            narrowed: self.narrowed.clone(),
             slow: self.slow.clone(),
             scenarios: Vec::new(),
         }

@@ -154,15 +154,11 @@ pub fn write_outputs(
     let nothing = regressions.as_ref().is_some_and(|r| {
         r.compared == 0 && !(report.head.shard.is_some() && report.entries.count() == 0)
     });
-    let mut code = u8::from(!report.head.all_met());
     let mut broken = 0usize;
     report.entries.each(&mut |s| {
         broken += usize::from(s.broken_input());
         Ok(())
     })?;
-    if broken > 0 {
-        code = 2;
-    }
     let mut about = serde_json::Map::new();
     about.insert("complete".into(), report.head.incomplete.is_none().into());
     if let Some(why) = &report.head.incomplete {
@@ -172,7 +168,6 @@ pub fn write_outputs(
     about.insert("broken_inputs".into(), broken.into());
     if let Some(r) = &regressions {
         set.write("regressions.json", r.to_json())?;
-        code = code.max(u8::from(!r.regressions.is_empty()));
         if !nothing {
             print_regressions(r, say);
         }
@@ -183,6 +178,10 @@ pub fn write_outputs(
             );
         }
     }
+    if let Some(n) = &report.head.narrowed {
+        about.insert("narrowed".into(), n.clone().into());
+    }
+    let code = super::Verdict::of(report.head, regressions.as_ref(), broken).exit_code();
     // Last: the manifest says the set is whole.
     set.finish(about)?;
     if let Some(path) = &out.summary {

@@ -223,8 +223,15 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
             Err(why) => note = Some(why),
         },
     }
-    // The picture is the last resort: only when names and geometry found nothing.
+    // The picture is the last resort for a control with no name: a name the plan gives is
+    // evidence to match, never to replace, so when no control has it the step is not found
+    // (with its did-you-mean), whatever the picture would guess.
+    let named = t
+        .label
+        .as_deref()
+        .is_some_and(|l| !normalize_label(l).is_empty());
     if cands.is_empty()
+        && !named
         && let Some((screen, crop)) = ctx.crop
         && crop_candidates(t, ix, ctx, screen, crop, &mut cands)
     {

@@ -152,10 +152,12 @@ pub enum FailReason {
     Diverged,
     StoppedByPerson,
     StopIf,
-    /// The recording has no transition for this step: in per-step mode none is bound to its
-    /// id (so there is no screen to replay it on), in a chained run the recording ends before
-    /// it. The step cannot be judged, so it does not pass.
+    /// The recording ends before this step: what it does was never recorded, so it cannot be
+    /// judged and does not pass.
     NoRecordedTransition,
+    /// No recorded action is bound to this step's id: its element and operation cannot be
+    /// compared with anything (per-step mode has no screen to replay it on). It does not pass.
+    Unbound,
     /// An `each-time` input has no value in the scenario: the person was asked and gave
     /// none, and the recorded example is never typed in its place.
     NeedsInput,
@@ -226,6 +228,10 @@ pub struct Expected {
     /// finding fails the scenario, and so does a listed one the plan does not have.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub plan_errors: Vec<String>,
+    /// Judgements that may go unjudged without failing the scenario, by kind (`done`):
+    /// anything else the harness could not judge fails it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) allow_unjudged: Vec<String>,
 }
 
 impl Expected {
@@ -237,6 +243,7 @@ impl Expected {
             step_id: None,
             floors: BTreeMap::new(),
             plan_errors: Vec::new(),
+            allow_unjudged: Vec::new(),
         }
     }
 }

@@ -541,6 +541,7 @@ fn ctrl_c_and_sigterm_write_an_incomplete_report_and_exit_130_and_143() {
         for n in ["junit.xml", "summary.md", "index.html"] {
             assert!(reports.join(n).is_file(), "{n} not written");
         }
+        assert_red_incomplete(&reports);
         // An incomplete report is never accepted as the baseline.
         let run = stepreplay(dir.path()).args(["baseline", "accept"]).run();
         run.check(
@@ -549,6 +550,31 @@ fn ctrl_c_and_sigterm_write_an_incomplete_report_and_exit_130_and_143() {
         );
         assert!(!reports.join("baseline.json").exists());
     }
+}
+
+/// Every output of an incomplete set says so first, and none reads green: `summary.md`'s
+/// first line, the HTML page's title, an error case in `junit.xml`.
+fn assert_red_incomplete(reports: &Path) {
+    let text = |n: &str| std::fs::read_to_string(reports.join(n)).unwrap();
+    let summary = text("summary.md");
+    assert!(
+        summary.starts_with("## stepreplay: ❌ incomplete ("),
+        "summary.md: {summary}"
+    );
+    let html = text("index.html");
+    assert!(
+        html.contains("<title>stepreplay report: ❌ incomplete ("),
+        "index.html's title"
+    );
+    let junit = text("junit.xml");
+    let root = junit
+        .lines()
+        .find(|l| l.starts_with("<testsuites"))
+        .unwrap_or("");
+    assert!(
+        junit.contains("type=\"incomplete\"") && !root.contains("errors=\"0\""),
+        "junit.xml carries no error for the cut: {junit}"
+    );
 }
 
 /// A second Ctrl-C ends the run at once, and leaves no torn file.
@@ -946,8 +972,14 @@ fn merge_with_one_unreadable_shard_merges_the_rest_and_exits_2() {
         run.stderr.contains("shard-2/report.json"),
         "the unreadable shard is named",
     );
+    run.check(
+        run.stdout
+            .contains("merged 1 of 2 shards given (incomplete)"),
+        "merge says how many shards it read of how many given",
+    );
     let merged = d.join("merged");
     assert_every_report_written(&merged, &run);
+    assert_red_incomplete(&merged);
     assert_eq!(verdicts(&merged), whole, "the readable shard's verdicts");
     let why = json(&merged.join("report.json"))["incomplete"]
         .as_str()

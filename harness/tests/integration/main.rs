@@ -9,6 +9,7 @@ mod check;
 mod cli;
 mod devthink;
 mod diff;
+mod evidence;
 mod faults;
 mod fuzz;
 mod gate;

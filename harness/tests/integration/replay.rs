@@ -590,7 +590,7 @@ fn check_with_a_recording_names_the_steps_it_could_not_reach() {
     assert!(
         findings(&o)
             .iter()
-            .any(|f| f["path"] == "steps[6].target" && f["severity"] == "error"),
+            .any(|f| f["path"] == "steps[6].target.label" && f["severity"] == "error"),
         "{o}"
     );
 

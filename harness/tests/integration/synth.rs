@@ -363,7 +363,7 @@ fn importing_the_real_zenity_recording_reproduces_the_checked_in_one() {
 /// Without `--plan` the actions are `s1..sN`, which a guide's plan does not name: the replay
 /// must then judge nothing and say so, never score 1.000 (issue 15's first finding).
 #[test]
-fn a_recording_not_bound_to_its_plan_scores_nothing() {
+fn a_recording_not_bound_to_its_plan_is_bad_input() {
     let tmp = crate::util::TempDir::new("unbound");
     let rec = tmp.path().join("recordings/zenity");
     let o = crate::util::stepreplay(repo())
@@ -390,22 +390,19 @@ fn a_recording_not_bound_to_its_plan_scores_nothing() {
         .args(["run", "-q", "--reports", "json", "--report-dir"])
         .args([&report, &scen])
         .run();
+    // Nothing to compare: the pair is bad input, never a run that completed or scored.
     o.check(
-        o.code == 1,
-        "the scenario expected completed and must not get it",
+        o.code == 2 && o.stdout.contains("plan-recording-mismatch"),
+        "a plan bound to nothing in its recording is bad input",
     );
     let r: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(report.join("report.json")).unwrap())
             .unwrap();
-    let per_step = &r["scenarios"][0]["runs"]["per-step"];
+    assert_eq!(r["scenarios"][0]["met"], false);
     assert_eq!(
-        per_step["scores"]["element_accuracy"],
-        serde_json::Value::Null
+        r["scenarios"][0]["runs"]["chained"]["reason"],
+        "broken-input"
     );
-    assert_eq!(per_step["reason"], "no-recorded-transition");
-    // Seven of the eight steps have a target (the Tab press has none); none can be judged.
-    assert_eq!(per_step["tally"]["unjudged"], 7);
-    assert_eq!(per_step["tally"]["targets"], 0);
 }
 
 /// A plan whose steps do not follow the recording is refused at its first disagreement, with
