@@ -140,7 +140,12 @@ impl Tally {
         let r = |n: u64, d: u64| Score((d > 0).then(|| round(n as f64 / d as f64)));
         Scores {
             element_accuracy: r(self.correct, self.targets),
-            click_accuracy: r(self.clicks_in_box, self.targets),
+            // No click point at all (an agent that names its elements) is no click judged.
+            click_accuracy: if self.clicks == 0 {
+                Score(None)
+            } else {
+                r(self.clicks_in_box, self.targets)
+            },
             operation_accuracy: r(self.operations_right, self.operations),
             step_success: r(self.passed_steps, self.steps),
             reached: r(self.reached, self.steps),
@@ -386,6 +391,11 @@ mod tests {
         // The step never reached counts against it, as for the follower.
         assert_eq!(t.scores().element_accuracy, Score(Some(0.333333)));
         assert_eq!(t.clicks, 0, "a named element is no click");
+        assert_eq!(
+            t.scores().click_accuracy,
+            Score(None),
+            "no click judged prints —, not 0"
+        );
         let clicked = Event::Picked {
             step: 0,
             element: Some("a".into()),
