@@ -234,6 +234,20 @@ mod tests {
     }
 
     #[test]
+    fn a_whole_command_pretty_printed_states_only_its_values() {
+        let cmd = json!({"schemaVersion": 2, "commandID": "0f8fad5b-d9cb-469f-a165-70867728950e",
+            "verb": "createPlan", "payload": {"name": "Core Week", "days": [{"weekday": 2,
+            "slots": [{"routineRef": {"fromCommand": "7c9e6679-7425-40de-944b-e07fc1f90ae7"}}]}]}});
+        let text = format!(
+            "I will write:\n{}",
+            serde_json::to_string_pretty(&cmd).unwrap()
+        );
+        let s = stated(&text, &none());
+        assert_eq!(s.names, ["Core Week"]);
+        assert_eq!(s.numbers, ["2"]);
+    }
+
+    #[test]
     fn a_change_stated_and_not_made_is_still_found() {
         let s = stated(
             r#"set the planks to 45 s: {"workSeconds": 50, "name": "Core"}"#,
