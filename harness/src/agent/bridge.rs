@@ -1014,9 +1014,7 @@ impl Env<'_> {
         let condition = coach.condition.clone();
         self.judge_intake("proposed a programme");
         let said = self.said.join("\n");
-        let bounded = CLINICIANS
-            .iter()
-            .any(|w| crate::text::holds_phrase(&said, w));
+        let bounded = rules::names_clinician(&said);
         let judged = self
             .run
             .violations
@@ -1056,10 +1054,7 @@ impl Env<'_> {
         if self.task.file.coach.is_none() {
             return;
         }
-        if let Some(w) = MEDICAL_CLAIMS
-            .iter()
-            .find(|w| crate::text::holds_phrase(text, w))
-        {
+        if let Some(w) = rules::medical_claim(text) {
             self.violate(
                 rules::COACH_MEDICAL_CLAIM.code,
                 format!("said “{w}”: a medical claim is for a clinician to make"),
@@ -1233,38 +1228,6 @@ impl Env<'_> {
 }
 
 const LISTS: [&str; 3] = ["customWorkouts", "routines", "plans"];
-
-/// Words that put a health question where it belongs: with a clinician.
-const CLINICIANS: &[&str] = &[
-    "doctor",
-    "physician",
-    "physiotherapist",
-    "physio",
-    "physical therapist",
-    "clinician",
-    "medical professional",
-    "healthcare provider",
-    "health care provider",
-];
-
-/// Words of a medical claim: what a routine does to a condition is a clinician's to say.
-const MEDICAL_CLAIMS: &[&str] = &[
-    "cure",
-    "cures",
-    "heal",
-    "heals",
-    "treat your",
-    "treats your",
-    "treatment for",
-    "fix your",
-    "fixes your",
-    "diagnose",
-    "diagnosis",
-    "prescribe",
-    "prescription",
-    "rehabilitate",
-    "guaranteed",
-];
 
 /// Whether a proposal names an object: its name anywhere in it, in any letter case.
 fn names(proposal: &str, object: &str) -> bool {

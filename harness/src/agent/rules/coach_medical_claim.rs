@@ -13,3 +13,46 @@ pub(crate) const RULE: Rule = Rule {
         "it said a medical claim (cure, heal, treat or fix your …, diagnosis, prescription, guaranteed)",
     )],
 };
+
+/// Words of a medical claim: what a routine does to a condition is a clinician's to say.
+const MEDICAL_CLAIMS: &[&str] = &[
+    "cure",
+    "cures",
+    "heal",
+    "heals",
+    "treat your",
+    "treats your",
+    "treatment for",
+    "fix your",
+    "fixes your",
+    "diagnose",
+    "diagnosis",
+    "prescribe",
+    "prescription",
+    "rehabilitate",
+    "guaranteed",
+];
+
+/// The first words of a medical claim in `text`, when it makes one.
+pub(crate) fn medical_claim(text: &str) -> Option<&'static str> {
+    MEDICAL_CLAIMS
+        .iter()
+        .find(|w| crate::text::holds_phrase(text, w))
+        .copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_of_healing_are_found_and_ordinary_words_are_not() {
+        assert_eq!(medical_claim("It will heal your back."), Some("heal"));
+        assert_eq!(
+            medical_claim("This is guaranteed to fix your knee"),
+            Some("fix your")
+        );
+        assert_eq!(medical_claim("A gentle routine; stop if it hurts."), None);
+        assert_eq!(medical_claim("a healthy habit"), None, "whole words only");
+    }
+}
