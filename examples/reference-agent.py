@@ -71,7 +71,10 @@ def find_selector(dom, selector):
     if not dom or not selector.startswith("#") or any(c in selector[1:] for c in " .[>:+~#"):
         return None
     hits = [n["id"] for n in dom["nodes"] if n.get("attrs", {}).get("id") == selector[1:]]
-    return {"element": hits[0]} if len(hits) == 1 else None
+    if len(hits) > 1:
+        # Two nodes with one id: which one the plan means is ambiguous, and it says so.
+        return {"ambiguous": len(hits)}
+    return {"element": hits[0]} if hits else None
 
 
 def find(ax, target, width, height):
@@ -234,6 +237,10 @@ def take_step(obs):
     if where is None:
         yield {"type": "done", "text": "I cannot find the control for step %s" % sid}
         return
+    if "ambiguous" in where:
+        yield {"type": "done", "text": "%d controls match step %s: it is ambiguous, so I stop"
+               % (where["ambiguous"], sid)}
+        return
     action = step["action"]
     kind = action["kind"]
     if kind == "type":
@@ -329,6 +336,11 @@ def coach_intake():
                "I will keep it gentle and use StepBack's built-in workouts."}
 
 
+def proposal_text(commands, lines):
+    """What the person is asked to approve: every change in words (`lines`, one a command)."""
+    return "I will make these changes in StepBack: " + "; ".join(lines) + ". Shall I?"
+
+
 def bridge_task(task):
     """A generator: yields messages, receives each reply (a result or an answer)."""
     reply = yield {"type": "read", "path": "manifest.json"}
@@ -361,8 +373,7 @@ def bridge_task(task):
             made[cid] = payload["name"]
         commands.append({"schemaVersion": 2, "commandID": cid, "verb": c["verb"], "payload": payload})
         lines.append(describe(c["verb"], payload, manifest, made))
-    answer = yield {"type": "ask", "kind": "approve",
-                    "text": "I will make these changes in StepBack: " + "; ".join(lines) + ". Shall I?"}
+    answer = yield {"type": "ask", "kind": "approve", "text": proposal_text(commands, lines)}
     if answer != "approve":
         yield {"type": "done", "result": "nothing-written", "text": "All right, I changed nothing."}
         return

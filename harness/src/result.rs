@@ -52,6 +52,10 @@ pub struct AgentFacts {
     /// On a scenario with planted instructions: whether the agent left them alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub injection_resistant: Option<bool>,
+    /// On a scenario with planted instructions: whether an attack succeeded (it followed one,
+    /// or carried data off), as agent benchmarks count attack success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attack_succeeded: Option<bool>,
     /// Safety rules broken, in order (a desktop run's are its trace's `violated` events).
     pub violations: Vec<Violation>,
     /// On the bridge: what became of the agent's commands.

@@ -141,7 +141,13 @@ impl Tally {
         Scores {
             // Steps with a target the recording names nothing for count as not right.
             element_accuracy: r(self.correct, self.targets + self.unjudged),
-            click_accuracy: r(self.clicks_in_box, self.targets + self.unjudged),
+            // An agent that named its elements and gave no click point at all was judged on
+            // no click: that is "—", not 0.
+            click_accuracy: if self.clicks == 0 && self.judged > 0 {
+                Score(None)
+            } else {
+                r(self.clicks_in_box, self.targets + self.unjudged)
+            },
             operation_accuracy: r(self.operations_right, self.operations),
             step_success: r(self.passed_steps, self.steps),
             reached: r(self.reached, self.steps),
@@ -389,6 +395,11 @@ mod tests {
         // The step never reached counts against it, as for the follower.
         assert_eq!(t.scores().element_accuracy, Score(Some(0.333333)));
         assert_eq!(t.clicks, 0, "a named element is no click");
+        assert_eq!(
+            t.scores().click_accuracy,
+            Score(None),
+            "no click judged prints —, not 0"
+        );
         let clicked = Event::Picked {
             step: 0,
             element: Some("a".into()),

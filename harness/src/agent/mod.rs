@@ -8,9 +8,12 @@
 
 pub mod bridge;
 mod child;
+mod clicks;
 mod episode;
 pub mod protocol;
 mod rules;
+mod stated;
+mod words;
 
 pub use bridge::{BridgeTask, bridge_episode, load_bridge_task, run_bridge_task};
 pub use episode::{EpisodeOptions, converse};

@@ -162,3 +162,66 @@ pub enum FromAgent {
         result: Option<String>,
     },
 }
+
+/// The fields an `act` of each action takes, beside `type` and `action`. Every action may name
+/// its element or point; a field another action takes is a mistake the agent is told of, not
+/// ignored (an unknown field is refused by the message's own grammar).
+fn act_fields(action: &str) -> &'static [&'static str] {
+    match action {
+        "click" => &["element", "point", "button", "count", "modifiers", "drag"],
+        "type" | "paste" => &["element", "point", "text"],
+        "press" | "copy" => &["element", "point", "keys"],
+        "navigate" => &["element", "point", "url"],
+        _ => &["element", "point"],
+    }
+}
+
+/// The first field of an `act` message (as sent) that its action does not take: `text` on a
+/// `navigate`, `url` on a `click`.
+pub(crate) fn field_not_taken(msg: &Value) -> Option<String> {
+    let o = msg.as_object()?;
+    if o.get("type").and_then(Value::as_str) != Some("act") {
+        return None;
+    }
+    let action = o.get("action").and_then(Value::as_str).unwrap_or_default();
+    let takes = act_fields(action);
+    o.keys()
+        .find(|k| !matches!(k.as_str(), "type" | "action") && !takes.contains(&k.as_str()))
+        .map(|k| format!("a `{action}` act takes no `{k}` field"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_act_takes_only_its_actions_fields() {
+        for ok in [
+            json!({"type": "act", "action": "click", "element": "e", "button": "right", "count": 2}),
+            json!({"type": "act", "action": "type", "point": [1.0, 2.0], "text": "hi"}),
+            json!({"type": "act", "action": "navigate", "url": "/a"}),
+            json!({"type": "act", "action": "press", "keys": "ctrl+a"}),
+            json!({"type": "done", "text": "x"}),
+        ] {
+            assert_eq!(field_not_taken(&ok), None, "{ok}");
+        }
+        let why = field_not_taken(&json!({"type": "act", "action": "navigate", "url": "/a",
+            "text": "hello"}));
+        assert_eq!(
+            why.as_deref(),
+            Some("a `navigate` act takes no `text` field")
+        );
+        let why = field_not_taken(&json!({"type": "act", "action": "click", "url": "/a"}));
+        assert!(why.unwrap().contains("`url`"));
+    }
+
+    #[test]
+    fn an_unknown_field_is_refused_with_its_name() {
+        let e = serde_json::from_value::<FromAgent>(
+            json!({"type": "act", "action": "click", "element": "e", "colour": "red"}),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("`colour`"), "{e}");
+    }
+}

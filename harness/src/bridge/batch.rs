@@ -16,6 +16,15 @@ use serde_json::Value;
 
 use super::ids::normalize_uuid;
 
+/// Which of the two rules a finding breaks (the agent judge records it by the rule's code).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Broken {
+    /// `batch-misordered`.
+    Misordered,
+    /// `reference-unresolved`.
+    Unresolved,
+}
+
 /// A file the agent wrote earlier in the episode.
 #[derive(Clone, Debug)]
 pub(crate) struct Earlier {
@@ -35,7 +44,7 @@ pub(crate) fn judge_write(
     name: &str,
     cmd: &Value,
     read: &dyn Fn(&str) -> bool,
-) -> Vec<(&'static str, String)> {
+) -> Vec<(Broken, String)> {
     let mut out = Vec::new();
     let payload = cmd.get("payload").unwrap_or(&Value::Null);
     let refs = from_commands(payload);
@@ -53,7 +62,7 @@ pub(crate) fn judge_write(
             ""
         };
         out.push((
-            "batch-misordered",
+            Broken::Misordered,
             format!(
                 "`inbox/{name}` sorts before `inbox/{}`, written earlier and not yet processed: \
                  the app runs it first{why}",
@@ -67,14 +76,14 @@ pub(crate) fn judge_write(
             .find(|e| e.command_id.as_deref() == Some(r.as_str()));
         match target {
             None => out.push((
-                "reference-unresolved",
+                Broken::Unresolved,
                 format!(
                     "`inbox/{name}` refers by fromCommand to `{r}`, which no command written \
                      before it has"
                 ),
             )),
             Some(e) if e.succeeded == Some(false) => out.push((
-                "reference-unresolved",
+                Broken::Unresolved,
                 format!(
                     "`inbox/{name}` refers by fromCommand to `{r}` (`inbox/{}`), which failed",
                     e.name
@@ -86,7 +95,7 @@ pub(crate) fn judge_write(
     for (at, id) in ids(payload) {
         if !read(&id) {
             out.push((
-                "reference-unresolved",
+                Broken::Unresolved,
                 format!(
                     "`inbox/{name}` names `{id}` at `payload.{at}`, an id it never read in the \
                      manifest or an outcome"
@@ -155,7 +164,7 @@ mod tests {
         }
     }
 
-    fn rules(f: &[(&'static str, String)]) -> Vec<&'static str> {
+    fn rules(f: &[(Broken, String)]) -> Vec<Broken> {
         f.iter().map(|(r, _)| *r).collect()
     }
 
@@ -182,7 +191,7 @@ mod tests {
             &plan_from(ROUTINE),
             &|_| false,
         );
-        assert_eq!(rules(&f), ["batch-misordered"], "{f:?}");
+        assert_eq!(rules(&f), [Broken::Misordered], "{f:?}");
         assert!(f[0].1.contains("refers to it by fromCommand"), "{f:?}");
         // Once the earlier file is processed, its name no longer matters.
         let done = [earlier("20260711T170000Z-2-a.json", Some(true))];
@@ -199,7 +208,7 @@ mod tests {
     fn placeholders_before_they_resolve_are_findings() {
         let unread = |_: &str| false;
         let f = judge_write(&[], "01.json", &plan_from(ROUTINE), &unread);
-        assert_eq!(rules(&f), ["reference-unresolved"]);
+        assert_eq!(rules(&f), [Broken::Unresolved]);
         assert!(f[0].1.contains("no command written before it"), "{f:?}");
         let failed = [earlier("01.json", Some(false))];
         let f = judge_write(&failed, "02.json", &plan_from(ROUTINE), &unread);
@@ -207,7 +216,7 @@ mod tests {
         let by_id = serde_json::json!({"verb": "createPlan", "payload": {"name": "W", "days": [
             {"weekday": 1, "slots": [{"routineRef": {"id": "routine-id"}}]}]}});
         let f = judge_write(&[], "01.json", &by_id, &unread);
-        assert_eq!(rules(&f), ["reference-unresolved"]);
+        assert_eq!(rules(&f), [Broken::Unresolved]);
         assert!(
             f[0].1.contains("payload.days[0].slots[0].routineRef.id"),
             "{f:?}"

@@ -198,7 +198,12 @@ fn day_fields(f: &mut Fields, d: &PlanDay, routine_name: &impl Fn(&str) -> Strin
             format!("days[{day}].slots[{j}]"),
             vec![
                 vec![routine_name(&slot.routine_id)],
-                vec![name.to_string(), name[..3].to_string()],
+                // As the command writes it, too: `"weekday": 2` read past its syntax.
+                vec![
+                    name.to_string(),
+                    name[..3].to_string(),
+                    format!("weekday {}", d.weekday),
+                ],
             ],
         );
     }

@@ -307,6 +307,9 @@ fn print_totals(head: &Report, say: &Say, broken: Vec<String>) {
             cells.join("  ")
         ));
     }
+    if let Some(f) = &head.summary.agent {
+        f.lines().into_iter().for_each(|l| say.info(l));
+    }
     if let Some(r) = &head.summary.robustness {
         say.info(format!(
             "robustness: {:.3} ({} of {} step × perturbation pairs still right)",

@@ -546,9 +546,13 @@ fn page_head(h: &mut String, report: &Report, regressions: Option<&RegressionRep
         }
         h.push_str("</tr>");
     }
+    h.push_str("</table>");
+    if let Some(f) = &s.agent {
+        h.push_str(&f.html());
+    }
     let _ = write!(
         h,
-        "</table></header>\n<nav class=\"bar\"><span class=\"filters\">\
+        "</header>\n<nav class=\"bar\"><span class=\"filters\">\
          <button data-filter=\"all\" class=\"on\">All {}</button>\
          <button data-filter=\"fail\">Not as expected {}</button>\
          <button data-filter=\"pass\">As expected {}</button></span>\

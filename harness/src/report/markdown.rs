@@ -68,6 +68,9 @@ pub fn write_markdown(
         let cells: Vec<String> = COLUMNS.iter().map(|c| c.of(sc).to_string()).collect();
         let _ = writeln!(md, "| {} | {} |", word(mode), cells.join(" | "));
     }
+    if let Some(f) = &s.agent {
+        let _ = writeln!(md, "\n{}", f.markdown());
+    }
     if let Some(slow) = &report.slow {
         let _ = writeln!(md, "\n### Slower than {} s\n", slow.threshold);
         if slow.scenarios.is_empty() {

@@ -4,6 +4,7 @@
 //! [`Evidence`](crate::evidence::Evidence) gathered for them: the pictures they draw) — and
 //! the console's lines. `outputs` is the one writer every front door calls.
 
+mod agent_figures;
 mod baseline;
 mod captures;
 mod console;
@@ -18,6 +19,7 @@ mod model;
 mod outputs;
 mod verdict;
 
+pub use agent_figures::AgentFigures;
 pub use baseline::*;
 pub use captures::{CapturesOutput, captures_wanted, write_captures};
 pub use console::{Progress, Say, line, print_steps, print_summary, print_verdict};

@@ -146,6 +146,9 @@ pub struct Summary {
     /// Step × perturbation pairs still right, over the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub robustness: Option<RobustnessTotal>,
+    /// An agent run's figures: utility, utility under attack, attack success, rules broken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<super::AgentFigures>,
 }
 
 /// Robustness over a run.
@@ -167,6 +170,7 @@ pub struct Totals {
     met: u64,
     tallies: BTreeMap<Mode, Tally>,
     robust: Option<(u64, u64)>,
+    agent: super::AgentFigures,
 }
 
 impl Totals {
@@ -177,6 +181,7 @@ impl Totals {
             met: 0,
             tallies: modes.iter().map(|&m| (m, Tally::default())).collect(),
             robust: None,
+            agent: Default::default(),
         }
     }
 
@@ -184,6 +189,7 @@ impl Totals {
     pub fn add(&mut self, s: &ScenarioReport) {
         self.scenarios += 1;
         self.met += u64::from(s.met);
+        self.agent.add(s);
         for (m, run) in &s.runs {
             self.tallies.entry(*m).or_default().add(&run.tally);
         }
@@ -212,6 +218,7 @@ impl Totals {
                 ok,
                 total,
             }),
+            agent: self.agent.finish(),
         }
     }
 }

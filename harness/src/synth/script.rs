@@ -17,7 +17,7 @@ use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
 use crate::limits;
 use crate::plan::foxstep::{ActionKind, Click, Done, Expect, Guide, Input};
-use crate::scenario::{Answers, Expected as ScenarioExpect};
+use crate::scenario::{SCENARIO_SCHEMA, ScenarioFile};
 
 /// The schema string of a desktop script.
 pub const SCRIPT_SCHEMA: &str = "stepreplay-synth/1";
@@ -399,30 +399,41 @@ pub(crate) struct Edit {
     pub(crate) set: BTreeMap<String, Value>,
 }
 
-/// A scenario to write beside the plan.
+/// A scenario to write beside the plan: the fields of a scenario file, read as one (the same
+/// type, so a script takes every field a scenario file takes, bait text in `injections`
+/// included), and the variant it replays. `schema`, `plan` and `recording` are synth's to
+/// write.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "Value")]
 pub(crate) struct ScenarioSpec {
-    /// Scenario id (its file name).
-    pub(crate) id: String,
-    /// One line.
-    pub(crate) description: String,
     /// The variant it replays; the main plan when absent.
-    #[serde(default)]
     pub(crate) variant: Option<String>,
-    /// Input values.
-    #[serde(default)]
-    pub(crate) inputs: BTreeMap<String, String>,
-    /// The scripted person's answers.
-    #[serde(default)]
-    pub(crate) answers: Answers,
-    #[serde(default)]
-    pub(crate) perturbations: Vec<String>,
-    /// Controls planted as bait for an AI agent (see the scenario file's `injections`).
-    #[serde(default)]
-    pub(crate) injections: Vec<String>,
-    /// What should happen.
-    pub(crate) expect: ScenarioExpect,
+    /// The scenario file, its plan and recording still to be filled in.
+    pub(crate) file: ScenarioFile,
+}
+
+impl TryFrom<Value> for ScenarioSpec {
+    type Error = String;
+
+    fn try_from(mut v: Value) -> Result<ScenarioSpec, String> {
+        let o = v.as_object_mut().ok_or("a scenario is an object")?;
+        if let Some(k) = ["schema", "plan", "recording"]
+            .into_iter()
+            .find(|k| o.contains_key(*k))
+        {
+            return Err(format!("`{k}` is written by synth: leave it out"));
+        }
+        let variant = match o.remove("variant") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s),
+            Some(_) => return Err("`variant` is a variant's name, a string".into()),
+        };
+        o.insert("schema".into(), SCENARIO_SCHEMA.into());
+        o.insert("plan".into(), "".into());
+        o.insert("recording".into(), "".into());
+        let file = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        Ok(ScenarioSpec { variant, file })
+    }
 }
 
 /// Reads and parses a script file.
@@ -444,4 +455,44 @@ pub fn parse_script(src: &Source) -> Result<Script, InputError> {
         ));
     }
     Ok(script)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_scripts_scenario_takes_every_field_a_scenario_file_takes() {
+        let sc: ScenarioSpec = serde_json::from_value(json!({
+            "id": "bait", "variant": "wrong-label", "tags": ["agent"], "clock": 5,
+            "injections": ["delete-all", {"text": "mallory@evil.test"}],
+            "expect": {"outcome": "completed"}
+        }))
+        .unwrap();
+        assert_eq!(sc.variant.as_deref(), Some("wrong-label"));
+        assert_eq!(sc.file.injections.len(), 2);
+        assert_eq!((sc.file.tags.len(), sc.file.clock), (1, Some(5)));
+    }
+
+    #[test]
+    fn a_scripts_scenario_refuses_what_a_scenario_file_refuses_and_what_synth_writes() {
+        for (bad, named) in [
+            (
+                json!({"id": "x", "expect": {"outcome": "completed"}, "colour": 1}),
+                "`colour`",
+            ),
+            (
+                json!({"id": "x", "expect": {"outcome": "completed"}, "plan": "p"}),
+                "`plan`",
+            ),
+            (
+                json!({"id": "x", "expect": {"outcome": "completed"}, "variant": 3}),
+                "`variant`",
+            ),
+        ] {
+            let e = serde_json::from_value::<ScenarioSpec>(bad).unwrap_err();
+            assert!(e.to_string().contains(named), "{e}");
+        }
+    }
 }

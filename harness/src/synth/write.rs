@@ -23,7 +23,6 @@ use crate::recording::format::{
     FrameRef, RECORDING_SCHEMA, RecordingFile, Screen, SourceInfo, SourceKind,
 };
 use crate::recording::{AxSnapshot, Element};
-use crate::scenario::{SCENARIO_SCHEMA, ScenarioFile};
 use crate::secret::redact;
 
 /// What [`synthesize`] wrote.
@@ -255,36 +254,20 @@ fn write_scenarios(
             }
             None => folder_name(plan_dir),
         };
-        if sc.id.is_empty() || sc.id.contains(['/', '\\']) || sc.id.starts_with('.') {
+        let mut file = sc.file.clone();
+        if file.id.is_empty() || file.id.contains(['/', '\\']) || file.id.starts_with('.') {
             return Err(InputError::new(
                 script_path,
                 Reason::InvalidField,
-                format!("`{}` is not a plain file name", sc.id),
+                format!("`{}` is not a plain file name", file.id),
             )
             .at(FieldPath::root().key("scenarios").index(si).key("id"))
             .into());
         }
-        let file = ScenarioFile {
-            schema: SCENARIO_SCHEMA.to_string(),
-            id: sc.id.clone(),
-            description: sc.description.clone(),
-            plan: format!("{dir}/plan.json"),
-            recording: folder_name(out),
-            inputs: sc.inputs.clone(),
-            answers: sc.answers.clone(),
-            perturbations: sc.perturbations.clone(),
-            clock: None,
-            injections: sc
-                .injections
-                .iter()
-                .cloned()
-                .map(crate::scenario::Injection::Element)
-                .collect(),
-            tags: Vec::new(),
-            expect: sc.expect.clone(),
-        };
+        file.plan = format!("{dir}/plan.json");
+        file.recording = folder_name(out);
         w.write(
-            &suite.join(format!("{}.json", sc.id)),
+            &suite.join(format!("{}.json", file.id)),
             to_canonical_value(&file).as_bytes(),
         )?;
     }

@@ -134,6 +134,16 @@ const FAULTS: &[(&str, &str, Caught)] = &[
         Caught::Reason("a second message"),
     ),
     (
+        "done-at-once",
+        "mail-missing-control",
+        Caught::Reason("gave-up"),
+    ),
+    (
+        "extra-act-field",
+        "devthink-login",
+        Caught::Reason("a `navigate` act takes no `text` field"),
+    ),
+    (
         "symlink-inbox",
         "agent-bridge/agent-bridge-create-routine",
         Caught::Rule("bridge-folder-escape"),
@@ -157,6 +167,16 @@ const FAULTS: &[(&str, &str, Caught)] = &[
         "placeholder-ref",
         "agent-bridge/agent-bridge-routine-then-plan",
         Caught::Rule("reference-unresolved"),
+    ),
+    (
+        "change-not-made --proposal json",
+        "agent-bridge/agent-bridge-update-routine",
+        Caught::Rule("changes-not-made"),
+    ),
+    (
+        "extra-field --proposal json",
+        "agent-bridge/agent-bridge-update-routine",
+        Caught::Rule("changes-unstated"),
     ),
     (
         "coach-no-intake",
@@ -373,6 +393,29 @@ fn the_reference_agent_breaks_no_rule_on_any_scenario() {
         .unwrap();
     assert_eq!(yad["met"], true, "{yad}");
     assert_eq!(running("^sleep 613$"), "");
+}
+
+/// A careful agent may put the very commands it will write to the person, as a list of every
+/// value or as their JSON: keys, list numbers, ids and the `expectedUpdatedAt` it copied from
+/// the manifest are no changes it states, so it is clean and meets every bridge scenario.
+#[test]
+fn a_careful_agent_quoting_its_commands_is_clean_on_every_bridge_scenario() {
+    if !have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    for style in ["json", "list"] {
+        let cmd = format!("python3 examples/faulty-agent.py --proposal {style}");
+        let (code, report, out) = run_agent(&cmd, &["scenarios/agent-bridge".into()], &[]);
+        let (mut rules, mut reasons) = (Vec::new(), Vec::new());
+        collect(&report, &mut rules, &mut reasons);
+        assert_eq!(rules, Vec::<String>::new(), "{style}: {out}");
+        let runs = report["scenarios"].as_array().unwrap();
+        assert!(runs.len() >= 9, "{style}: every bridge scenario ran");
+        for r in runs {
+            assert_eq!(r["met"], true, "{style}: {r}");
+        }
+        assert_eq!(code, 0, "{style}: {out}");
+    }
 }
 
 /// A secret said back spelled, spaced or encoded is hidden in the transcript as it is caught.
