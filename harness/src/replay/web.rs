@@ -29,13 +29,13 @@ pub(super) fn review(plan: &Plan, scenario: &ScenarioFile) -> (Vec<Event>, Optio
         // judges the steps, not the review.
         return (Vec::new(), None);
     };
-    let expired = clock >= r.expires_at;
+    let expired = r.expires_at.reached_by(clock);
     let at = format!("at {clock}, the plan expires at {}", r.expires_at);
     // The run happens at its clock: a plan made or approved later than that was not yet
     // approved when the run would act on it.
     let later = [("created", Some(r.created_at)), ("approved", r.approved_at)]
         .into_iter()
-        .find_map(|(what, t)| t.filter(|&t| t > clock).map(|t| (what, t)));
+        .find_map(|(what, t)| t.filter(|t| t.0 > clock as f64).map(|t| (what, t)));
     match r.state {
         State::Approved if later.is_some() => {
             let (what, t) = later.unwrap_or_default();
@@ -363,7 +363,7 @@ mod tests {
         });
         let created = plan.review.as_ref().unwrap().created_at;
         assert_eq!(
-            review(&plan, &scenario(Some(created - 1), None)).1,
+            review(&plan, &scenario(Some(created.first_clock() - 1), None)).1,
             Some(FailReason::PlanNotApproved)
         );
     }

@@ -596,3 +596,100 @@ fn run_written(suite: &Path, id: &str, scenario: &Value) -> Value {
     run_in(suite, &["run", &file, "--report-dir", "out"]).expect_code(0);
     read_json(&suite.join("out/report.json"))
 }
+
+/// Any JSON number is a time, as the schema says: the login plan with its times spelled as
+/// floats and exponents checks clean and replays to the end; the one instant is read the
+/// same whatever its spelling. A fraction past the clock is not yet reached.
+#[test]
+fn times_spelled_as_floats_check_clean_and_replay() {
+    for (name, created, expires) in [
+        ("float", "1767225600000.0", "1767312000000.0"),
+        ("exponent", "1.7672256E12", "17673120e5"),
+    ] {
+        let tmp = TempDir::new(&format!("devthink-times-{name}"));
+        let suite = tmp.path();
+        crate::util::copy_scenario(suite, "devthink-login", "devthink-login");
+        let plan = suite.join("scenarios/devthink-login/plan.json");
+        let text = std::fs::read_to_string(&plan).unwrap();
+        let text = text
+            .replacen(
+                "\"createdat\": 1767225600000",
+                &format!("\"createdat\": {created}"),
+                1,
+            )
+            .replacen(
+                "\"expiresat\": 1767312000000",
+                &format!("\"expiresat\": {expires}"),
+                1,
+            );
+        assert!(text.contains(created) && text.contains(expires), "{text}");
+        std::fs::write(&plan, text).unwrap();
+        let check = run_in(
+            suite,
+            &[
+                "check",
+                "--format",
+                "json",
+                "scenarios/devthink-login/plan.json",
+            ],
+        );
+        let findings = read_json_str(&check.stdout);
+        let reasons: Vec<&str> = findings["findings"]
+            .as_array()
+            .map(|f| f.iter().filter_map(|f| f["reason"].as_str()).collect())
+            .unwrap_or_default();
+        // An exponent is respelled by `fmt` (the same number): only the layout is flagged.
+        match name {
+            "float" => {
+                check.expect_code(0);
+            }
+            _ => {
+                check.expect_code(1);
+                assert_eq!(reasons, ["non-canonical"], "{findings}");
+            }
+        };
+        let run = run_in(
+            suite,
+            &[
+                "run",
+                "scenarios/devthink-login.json",
+                "--reports",
+                "json",
+                "--report-dir",
+                "out",
+            ],
+        );
+        run.expect_code(0);
+        let report = read_json(&suite.join("out/report.json"));
+        let chained = &report["scenarios"][0]["runs"]["chained"];
+        assert_eq!(chained["outcome"], "completed", "{name}: {chained}");
+    }
+    // Half a millisecond before the clock is expired; half after is not.
+    for (expires, code) in [("1767225999999.5", 1), ("1767226000000.5", 0)] {
+        let tmp = TempDir::new(&format!("devthink-times-frac-{code}"));
+        let suite = tmp.path();
+        crate::util::copy_scenario(suite, "devthink-login", "devthink-login");
+        let plan = suite.join("scenarios/devthink-login/plan.json");
+        let text = std::fs::read_to_string(&plan).unwrap().replacen(
+            "\"expiresat\": 1767312000000",
+            &format!("\"expiresat\": {expires}"),
+            1,
+        );
+        std::fs::write(&plan, text).unwrap();
+        let run = run_in(
+            suite,
+            &[
+                "run",
+                "scenarios/devthink-login.json",
+                "--reports",
+                "json",
+                "--report-dir",
+                "out",
+            ],
+        );
+        run.expect_code(code);
+        let chained = &read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"];
+        let want = if code == 0 { "completed" } else { "refused" };
+        assert_eq!(chained["outcome"], want, "{expires}: {chained}");
+    }
+}
