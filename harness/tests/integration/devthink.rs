@@ -693,3 +693,84 @@ fn times_spelled_as_floats_check_clean_and_replay() {
         assert_eq!(chained["outcome"], want, "{expires}: {chained}");
     }
 }
+
+/// A path the recorded pages lack is a failed load, not a page outside the origin: the
+/// recorder answers it with a visible 404 page at the origin's own address, and replay fails
+/// the step on the load, naming its status and URL, never `outside-origin`.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_missing_page_is_a_failed_load_inside_the_origin() {
+    if !have_tool("chromium", "scripts/install-test-deps installs chromium") {
+        return;
+    }
+    let tmp = TempDir::new("devthink-404");
+    let suite = tmp.path();
+    let plan = serde_json::json!({
+        "$schema": "devthink/protocolv2/plan.schema.json",
+        "approvedat": 1767225900000u64, "createdat": 1767225600000u64,
+        "expiresat": 1767312000000u64, "id": "plan-missing",
+        "objective": "Open a page the shop lacks", "origin": "http://127.0.0.1:8000",
+        "state": "approved",
+        "steps": [
+            {"id": "open", "kind": "navigate", "risk": "interaction",
+             "summary": "Open the sign-in page", "value": "/login.html"},
+            {"id": "lost", "kind": "navigate", "risk": "interaction",
+             "summary": "Open the order history", "value": "/orders.html"}
+        ]
+    });
+    std::fs::create_dir_all(suite.join("scenarios/missing")).unwrap();
+    let plan_file = suite.join("scenarios/missing/plan.json");
+    std::fs::write(&plan_file, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
+    let rec = suite.join("recordings/missing");
+    let pages = repo().join("recordings/scripts/browser/pages");
+    record_browser(suite, &plan_file, &pages, &rec, &[]).expect_code(0);
+    let recording = read_json(&rec.join("recording.json"));
+    let last = recording["frames"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    let dom = read_json(&rec.join(last["dom"].as_str().unwrap()));
+    assert_eq!(dom["url"], "http://127.0.0.1:8000/orders.html", "{dom}");
+    assert!(
+        dom.to_string().contains("404 Not Found"),
+        "a visible page: {dom}"
+    );
+    let scenario = serde_json::json!({
+        "schema": "stepreplay-scenario/1", "id": "missing", "plan": "missing/plan.json",
+        "recording": "missing", "clock": 1767226000000u64,
+        "expect": {"outcome": "failed"}
+    });
+    std::fs::write(
+        suite.join("scenarios/missing.json"),
+        serde_json::to_string_pretty(&scenario).unwrap(),
+    )
+    .unwrap();
+    run_in(
+        suite,
+        &[
+            "run",
+            "scenarios/missing.json",
+            "--reports",
+            "json",
+            "--report-dir",
+            "out",
+        ],
+    );
+    let chained = &read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"];
+    assert_ne!(chained["reason"], "outside-origin", "{chained}");
+    let lost = &chained["steps"][1];
+    assert_eq!(lost["status"], "failed", "{lost}");
+    let load = lost["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "load")
+        .unwrap_or_else(|| panic!("a load check: {lost}"));
+    let detail = load["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("404") && detail.contains("http://127.0.0.1:8000/orders.html"),
+        "{detail}"
+    );
+}
