@@ -359,6 +359,24 @@ fn login_with_recording(name: &str, edit: impl FnOnce(&Path)) -> Value {
     read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"].clone()
 }
 
+/// Runs the login scenario in `suite` with a JSON report, the run's exit code checked
+/// against `code`; its chained run's report.
+fn run_login(suite: &Path, code: i32) -> Value {
+    run_in(
+        suite,
+        &[
+            "run",
+            "scenarios/devthink-login.json",
+            "--reports",
+            "json",
+            "--report-dir",
+            "out",
+        ],
+    )
+    .expect_code(code);
+    read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"].clone()
+}
+
 fn edit_json(p: &Path, edit: impl FnOnce(&mut Value)) {
     let mut v = read_json(p);
     edit(&mut v);
@@ -384,20 +402,7 @@ fn a_selector_and_a_targetref_naming_different_fields_are_reported() {
                 .to_string()
                 .into();
         });
-        let run = run_in(
-            suite,
-            &[
-                "run",
-                "scenarios/devthink-login.json",
-                "--reports",
-                "json",
-                "--report-dir",
-                "out",
-            ],
-        );
-        run.expect_code(0);
-        let chained = &read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"];
-        chained["steps"][1]["resolution"]["note"].clone()
+        run_login(suite, 0)["steps"][1]["resolution"]["note"].clone()
     };
     let differ = note("Password");
     assert!(
@@ -648,20 +653,7 @@ fn times_spelled_as_floats_check_clean_and_replay() {
                 assert_eq!(reasons, ["non-canonical"], "{findings}");
             }
         };
-        let run = run_in(
-            suite,
-            &[
-                "run",
-                "scenarios/devthink-login.json",
-                "--reports",
-                "json",
-                "--report-dir",
-                "out",
-            ],
-        );
-        run.expect_code(0);
-        let report = read_json(&suite.join("out/report.json"));
-        let chained = &report["scenarios"][0]["runs"]["chained"];
+        let chained = run_login(suite, 0);
         assert_eq!(chained["outcome"], "completed", "{name}: {chained}");
     }
     // Half a millisecond before the clock is expired; half after is not.
@@ -676,19 +668,7 @@ fn times_spelled_as_floats_check_clean_and_replay() {
             1,
         );
         std::fs::write(&plan, text).unwrap();
-        let run = run_in(
-            suite,
-            &[
-                "run",
-                "scenarios/devthink-login.json",
-                "--reports",
-                "json",
-                "--report-dir",
-                "out",
-            ],
-        );
-        run.expect_code(code);
-        let chained = &read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"];
+        let chained = run_login(suite, code);
         let want = if code == 0 { "completed" } else { "refused" };
         assert_eq!(chained["outcome"], want, "{expires}: {chained}");
     }

@@ -127,6 +127,16 @@ fn each_enum() {
     );
 }
 
+/// The plan's time field named `field`.
+fn time_of(plan: &DevPlan, field: &str) -> EpochMs {
+    match field {
+        "createdat" => plan.createdat,
+        "expiresat" => plan.expiresat,
+        "approvedat" => plan.approvedat.unwrap(),
+        _ => plan.completedat.unwrap(),
+    }
+}
+
 #[test]
 fn each_time_field_takes_any_json_number_and_nothing_else() {
     for field in ["createdat", "expiresat", "approvedat", "completedat"] {
@@ -146,12 +156,7 @@ fn each_time_field_takes_any_json_number_and_nothing_else() {
             );
             let parsed = parse_protocolv2(&Source::from_text("plan.json", text))
                 .unwrap_or_else(|e| panic!("{field} {spelling}: {e:?}"));
-            let at = match field {
-                "createdat" => parsed.createdat,
-                "expiresat" => parsed.expiresat,
-                "approvedat" => parsed.approvedat.unwrap(),
-                _ => parsed.completedat.unwrap(),
-            };
+            let at = time_of(&parsed, field);
             assert_eq!(at.to_string(), "1767225600000", "{field} {spelling}");
         }
         for (odd, reads) in [
@@ -163,12 +168,7 @@ fn each_time_field_takes_any_json_number_and_nothing_else() {
             plan[field] = odd.clone();
             let parsed =
                 parse_protocolv2(&source(&plan)).unwrap_or_else(|e| panic!("{field} {odd}: {e:?}"));
-            let at = match field {
-                "createdat" => parsed.createdat,
-                "expiresat" => parsed.expiresat,
-                "approvedat" => parsed.approvedat.unwrap(),
-                _ => parsed.completedat.unwrap(),
-            };
+            let at = time_of(&parsed, field);
             assert_eq!(at.to_string(), reads, "{field} {odd}");
         }
         for bad in [json!("1767225600000"), json!(true), json!([1])] {

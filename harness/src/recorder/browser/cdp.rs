@@ -419,6 +419,27 @@ impl Drop for Browser {
     }
 }
 
+/// The visible page a path the recorded pages lack is answered with: its status and address
+/// in words a reader (and replay, reading the DOM) can see.
+fn not_found_page(url: &str) -> String {
+    let url: String = url
+        .chars()
+        .map(|c| match c {
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '&' => "&amp;".to_string(),
+            '"' => "&quot;".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"stepreplay-status\" content=\"404\"><title>404 Not Found</title></head>\
+         <body><h1>404 Not Found</h1><p id=\"stepreplay-not-found\">{url} is not among the \
+         recorded pages.</p></body></html>"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,25 +468,4 @@ mod tests {
         assert_eq!(s.file_for("http://127.0.0.1:80001/index.html"), None);
         fs::remove_dir_all(dir).unwrap();
     }
-}
-
-/// The visible page a path the recorded pages lack is answered with: its status and address
-/// in words a reader (and replay, reading the DOM) can see.
-fn not_found_page(url: &str) -> String {
-    let url: String = url
-        .chars()
-        .map(|c| match c {
-            '<' => "&lt;".to_string(),
-            '>' => "&gt;".to_string(),
-            '&' => "&amp;".to_string(),
-            '"' => "&quot;".to_string(),
-            c => c.to_string(),
-        })
-        .collect();
-    format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"stepreplay-status\" content=\"404\"><title>404 Not Found</title></head>\
-         <body><h1>404 Not Found</h1><p id=\"stepreplay-not-found\">{url} is not among the \
-         recorded pages.</p></body></html>"
-    )
 }
