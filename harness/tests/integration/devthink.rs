@@ -344,19 +344,7 @@ fn login_with_recording(name: &str, edit: impl FnOnce(&Path)) -> Value {
     )
     .unwrap();
     edit(&rec);
-    let run = run_in(
-        suite,
-        &[
-            "run",
-            "scenarios/devthink-login.json",
-            "--reports",
-            "json",
-            "--report-dir",
-            "out",
-        ],
-    );
-    run.expect_code(1);
-    read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"].clone()
+    run_login(suite, 1)
 }
 
 /// Runs the login scenario in `suite` with a JSON report, the run's exit code checked
