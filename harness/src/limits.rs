@@ -8,8 +8,8 @@ use crate::errors::Reason;
 pub const PLAN_BYTES: u64 = 4 << 20;
 /// The caps `check` holds a plan to, which its user may set (`--max-depth`,
 /// `--max-plan-bytes`): the devthink review surface leaves every bound it honours a user's
-/// choice. The defaults are [`JSON_DEPTH`] and [`PLAN_BYTES`]; the depth cannot go past
-/// [`JSON_DEPTH`], the parser's own limit.
+/// choice. The defaults are [`JSON_DEPTH`] and [`PLAN_BYTES`]; the depth may be raised to
+/// [`JSON_DEPTH_MAX`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PlanCaps {
     /// Nesting levels of the plan, and of each devthink step's options, counted apart.
@@ -50,6 +50,12 @@ pub const FRAME_CACHE_BYTES: u64 = 256 << 20;
 /// Nesting of any JSON document: serde_json's own limit (its recursion budget of 128 refuses
 /// the 128th level), kept so deep input cannot overflow the stack. A test holds it to that.
 pub const JSON_DEPTH: usize = 127;
+/// The most nesting a user may allow (`check --max-depth`): past [`JSON_DEPTH`] a document
+/// is parsed on a thread of its own with [`JSON_DEEP_STACK`] of stack, which holds this many
+/// levels of the parse and of every walk over the value with room to spare.
+pub const JSON_DEPTH_MAX: usize = 10_000;
+/// The stack of that thread (reserved, not committed, until a parse goes that deep).
+pub const JSON_DEEP_STACK: usize = 256 << 20;
 /// A `synth` or `record` script.
 pub const SCRIPT_BYTES: u64 = 1 << 20;
 /// A source file `import` reads (steps, trees, metadata).
@@ -157,7 +163,10 @@ pub fn limits() -> Vec<Limit> {
         ("elements in one AX snapshot", AX_ELEMENTS.to_string()),
         ("screenshot width or height", format!("{PNG_SIDE} px")),
         ("memory to decode one screenshot", mib(DECODE_BYTES)),
-        ("JSON nesting, any file", format!("{JSON_DEPTH} levels")),
+        (
+            "JSON nesting, any file (a plan: `check`/`fmt --max-depth`, up to 10000)",
+            format!("{JSON_DEPTH} levels"),
+        ),
         (
             "one scenario entry of a `report.json` read back (the file itself is read an entry at a time)",
             mib(REPORT_ENTRY_BYTES),

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use stepreplay::json::Source;
-use stepreplay::limits::{JSON_DEPTH, PLAN_BYTES, PlanCaps};
+use stepreplay::limits::{JSON_DEPTH, JSON_DEPTH_MAX, PLAN_BYTES, PlanCaps};
 use stepreplay::plan::check::{
     CheckReport, Finding, across_plans, check_source_capped, render_human, render_json,
     render_sarif, render_summary,
@@ -56,9 +56,9 @@ pub struct Args {
     #[command(flatten)]
     select: SelectArgs,
     /// Deepest nesting a plan may have, and each devthink step's options apart: a cap the
-    /// reviewer chooses. At most 127, the JSON parser's own limit.
+    /// reviewer chooses (default 127). At most 10000, what the parser's stack holds.
     #[arg(long, value_name = "LEVELS", default_value_t = JSON_DEPTH as u64,
-          value_parser = clap::value_parser!(u64).range(1..=JSON_DEPTH as u64))]
+          value_parser = clap::value_parser!(u64).range(1..=JSON_DEPTH_MAX as u64))]
     max_depth: u64,
     /// Largest plan file, in bytes: a cap the reviewer chooses.
     #[arg(long, value_name = "BYTES", default_value_t = PLAN_BYTES,

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use stepreplay::limits::{JSON_DEPTH, JSON_DEPTH_MAX};
 use stepreplay::plan::foxstep::canonical_plan_text;
 use stepreplay::plan::{
     devthink, is_plan_file, no_plans_under, parse_handed, plan_files_under, read_plan_source,
@@ -26,6 +27,11 @@ pub struct Args {
     /// Change nothing; exit 1 and show a diff when a file is not canonical.
     #[arg(long)]
     check: bool,
+    /// Deepest nesting a plan may have, and each devthink step's options apart, as for
+    /// `check --max-depth` (default 127, at most 10000).
+    #[arg(long, value_name = "LEVELS", default_value_t = JSON_DEPTH as u64,
+          value_parser = clap::value_parser!(u64).range(1..=JSON_DEPTH_MAX as u64))]
+    max_depth: u64,
 }
 
 /// Formats (or checks) every file, even after one fails, so that one run names every
@@ -47,7 +53,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         files.extend(found);
     }
     for path in &files {
-        match one(path, args.check, g) {
+        match one(path, args.check, args.max_depth as usize, g) {
             Ok(c) => code = code.max(c),
             Err(e) => {
                 eprintln!("{} {e}", g.error_prefix());
@@ -59,8 +65,8 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
 }
 
 /// 0 canonical (or now formatted), 1 not canonical under `--check`.
-fn one(path: &Path, check: bool, g: &Global) -> Result<u8, Error> {
-    let src = read_plan_source(path)?;
+fn one(path: &Path, check: bool, depth: usize, g: &Global) -> Result<u8, Error> {
+    let src = read_plan_source(path)?.with_depth(depth);
     let value = json::parse_value(&src)?;
     // Refuse to re-lay-out a plan that does not parse: duplicate keys would be lost.
     let (canonical, secrets): (String, Vec<String>) = if devthink::is_protocolv2(&value) {

@@ -57,10 +57,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let (file, to_fill) = scaffold(&plan, &id, &rel, &args.recording);
     let text = to_canonical_value(&file);
     // Checked as `check` would check it, before anything is written.
-    let report = check_scenario(&Source {
-        path: args.scenario.clone(),
-        text: text.clone(),
-    });
+    let report = check_scenario(&Source::from_text(&args.scenario, text.clone()));
     if report.exit_code() != 0 {
         let first = report.findings.first();
         return Err(refuse(

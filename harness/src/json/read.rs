@@ -21,15 +21,30 @@ pub struct Source {
     pub path: PathBuf,
     /// Its whole text.
     pub text: String,
+    /// The nesting it may have: [`crate::limits::JSON_DEPTH`] unless a user raised it
+    /// (`check --max-depth`), at most [`crate::limits::JSON_DEPTH_MAX`].
+    pub depth: usize,
 }
 
 impl Source {
     /// Wraps text that did not come from a file (tests, stdin).
-    pub(crate) fn from_text(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
+    pub fn from_text(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
         Source {
             path: path.into(),
             text: text.into(),
+            depth: crate::limits::JSON_DEPTH,
         }
+    }
+
+    /// The same text allowed to nest `depth` levels (capped at the parser's real limit).
+    pub fn with_depth(mut self, depth: usize) -> Self {
+        self.depth = depth.min(crate::limits::JSON_DEPTH_MAX);
+        self
+    }
+
+    /// Other text (a devthink step's options) held to this one's nesting allowance.
+    pub(crate) fn inner(&self, text: impl Into<String>) -> Self {
+        Source::from_text(&self.path, text).with_depth(self.depth)
     }
 
     /// Whether the text came from standard input, so that it has no folder of its own.
@@ -73,10 +88,7 @@ pub fn read_text(path: &Path, max_bytes: u64) -> Result<Source, InputError> {
         (path, read_bounded(path, max_bytes)?)
     };
     match String::from_utf8(bytes) {
-        Ok(text) => Ok(Source {
-            path: path.to_path_buf(),
-            text,
-        }),
+        Ok(text) => Ok(Source::from_text(path, text)),
         Err(e) => {
             let valid = e.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
@@ -213,7 +225,66 @@ pub fn json_files_under(dir: &Path) -> Vec<PathBuf> {
 
 /// Parses any JSON document, mapping syntax errors to `invalid-json` at their line and column.
 pub fn parse_value(src: &Source) -> Result<Value, InputError> {
-    serde_json::from_str(&src.text).map_err(|e| syntax_error(src, &e))
+    match serde_json::from_str(&src.text) {
+        Err(e) if allowed_deeper(src, &e) => deep(src, || {
+            let mut de = serde_json::Deserializer::from_str(&src.text);
+            de.disable_recursion_limit();
+            let v = serde::Deserialize::deserialize(&mut de)?;
+            de.end().map(|()| v)
+        })?
+        .map_err(|e| syntax_error(src, &e)),
+        r => r.map_err(|e| syntax_error(src, &e)),
+    }
+}
+
+/// Whether serde_json stopped at its own depth limit on a document the user allowed to nest
+/// deeper, and that does nest no deeper than allowed.
+fn allowed_deeper(src: &Source, e: &serde_json::Error) -> bool {
+    src.depth > crate::limits::JSON_DEPTH
+        && e.to_string().starts_with("recursion limit exceeded")
+        && nesting(&src.text) <= src.depth
+}
+
+/// The deepest nesting of containers in JSON `text`, counted without recursing.
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0, false, false);
+    for b in text.bytes() {
+        match (in_string, b) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (true, b'"') | (false, b'"') => in_string = !in_string,
+            (false, b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (false, b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Runs a parse with no recursion limit on a thread whose stack holds
+/// [`crate::limits::JSON_DEPTH_MAX`] levels; the depth was checked before.
+fn deep<T: Send>(src: &Source, parse: impl FnOnce() -> T + Send) -> Result<T, InputError> {
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .stack_size(crate::limits::JSON_DEEP_STACK)
+            .spawn_scoped(s, parse)
+        {
+            Ok(h) => Ok(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+            // The caller's own stack may be too small for the depth: refuse, never overflow.
+            Err(e) => Err(InputError::new(
+                &src.path,
+                Reason::LimitExceeded,
+                format!(
+                    "cannot start a thread to parse its {} levels: {e}",
+                    nesting(&src.text)
+                ),
+            )
+            .hint("the process's thread or memory limit is low; raise it or lower `--max-depth`")),
+        }
+    })
 }
 
 fn syntax_error(src: &Source, e: &serde_json::Error) -> InputError {
@@ -240,13 +311,13 @@ fn syntax_error(src: &Source, e: &serde_json::Error) -> InputError {
         return InputError::new(
             &src.path,
             Reason::LimitExceeded,
-            format!(
-                "the JSON nests deeper than {} levels",
-                crate::limits::JSON_DEPTH
-            ),
+            format!("the JSON nests deeper than {} levels", src.depth),
         )
         .at_position(position)
-        .hint("no valid file nests this deep: is it generated by mistake?");
+        .hint(format!(
+            "`check --max-depth` raises the cap, to at most {} levels",
+            crate::limits::JSON_DEPTH_MAX
+        ));
     }
     if src.text.trim().is_empty() {
         let what = if src.text.is_empty() {
@@ -312,8 +383,24 @@ pub fn refuse_duplicate_keys(src: &Source) -> Result<(), InputError> {
 
 /// Parses strictly into `T`: unknown fields, wrong types and missing fields are
 /// `invalid-field` errors at the exact field path.
-pub fn parse_typed<T: DeserializeOwned>(src: &Source) -> Result<T, InputError> {
+pub fn parse_typed<T: DeserializeOwned + Send>(src: &Source) -> Result<T, InputError> {
+    match typed(src, false) {
+        Err(e)
+            if e.reason == Reason::LimitExceeded
+                && src.depth > crate::limits::JSON_DEPTH
+                && nesting(&src.text) <= src.depth =>
+        {
+            deep(src, || typed(src, true))?
+        }
+        r => r,
+    }
+}
+
+fn typed<T: DeserializeOwned>(src: &Source, unbounded: bool) -> Result<T, InputError> {
     let mut de = serde_json::Deserializer::from_str(&src.text);
+    if unbounded {
+        de.disable_recursion_limit();
+    }
     let result: Result<T, _> = serde_path_to_error::deserialize(&mut de);
     let value = match result {
         Ok(v) => v,

@@ -227,10 +227,7 @@ fn one(file: &std::path::Path, per_class: usize) -> Result<ScenarioMutants, Inpu
     for m in mutants(&plan, base, &rec, fnv1a64(s.file.id.as_bytes()), per_class) {
         // In canonical form, as the plan file is: a layout change is no fault.
         let text = crate::json::to_canonical(&m.plan);
-        let changed = Source {
-            path: src.path.clone(),
-            text,
-        };
+        let changed = Source::from_text(&src.path, text);
         let how = judge(&s, &changed, &rec);
         let verdict = match (&m.equivalent, &how) {
             (Some(_), _) => Verdict::Equivalent,

@@ -73,12 +73,12 @@ pub(crate) struct Review {
     /// `draft`, `pending`, `approved`, … as the plan says.
     pub(crate) state: crate::plan::devthink::State,
     /// Epoch milliseconds after which the plan may no longer run.
-    pub(crate) expires_at: u64,
+    pub(crate) expires_at: crate::plan::devthink::EpochMs,
     /// Epoch milliseconds the plan was made.
-    pub(crate) created_at: u64,
+    pub(crate) created_at: crate::plan::devthink::EpochMs,
     /// Epoch milliseconds the person approved it, when the plan says.
     #[serde(skip)]
-    pub(crate) approved_at: Option<u64>,
+    pub(crate) approved_at: Option<crate::plan::devthink::EpochMs>,
     /// The exact origin every step stays inside.
     pub(crate) origin: String,
 }

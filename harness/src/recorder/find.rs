@@ -263,10 +263,7 @@ mod tests {
                 ])]
             }]
         });
-        let src = Source {
-            path: "frame_000.ax.json".into(),
-            text: dump.to_string(),
-        };
+        let src = Source::from_text("frame_000.ax.json", dump.to_string());
         let ax = parse_atspi(&src).unwrap().ax;
         (dump, ax)
     }
@@ -339,10 +336,7 @@ mod tests {
                 ])]
             }]
         });
-        let src = Source {
-            path: "f.ax.json".into(),
-            text: dump.to_string(),
-        };
+        let src = Source::from_text("f.ax.json", dump.to_string());
         let ax = parse_atspi(&src).unwrap().ax;
         let top = find(&target("button", "Go", Some(0)), &ax, &dump, (800, 600)).unwrap();
         assert_eq!(top.path.as_deref(), Some("0/0/1"));

@@ -634,10 +634,7 @@ impl Recorder {
                 self.notes.push(note);
             }
         }
-        let src = Source {
-            path: PathBuf::from(format!("{frame}.ax.json")),
-            text: dump.to_string(),
-        };
+        let src = Source::from_text(format!("{frame}.ax.json"), dump.to_string());
         let ax = parse_atspi(&src)
             .map_err(|e| Error::Internal(format!("the recorder's own dump does not import: {e}")))?
             .ax;

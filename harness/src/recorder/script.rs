@@ -242,10 +242,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Script, InputError> {
-        parse_script(&Source {
-            path: "script.json".into(),
-            text: text.into(),
-        })
+        parse_script(&Source::from_text("script.json", text))
     }
 
     const HEAD: &str = r#""schema": "stepreplay-record-script/1", "title": "t", "app": ["zenity"]"#;

@@ -299,10 +299,7 @@ mod tests {
 
     #[test]
     fn a_snapshot_may_hold_its_limit_of_elements_and_not_one_more() {
-        let src = Source {
-            path: "a.json".into(),
-            text: "{}".into(),
-        };
+        let src = Source::from_text("a.json", "{}");
         assert!(within_elements(&src, AX_ELEMENTS).is_ok());
         let e = within_elements(&src, AX_ELEMENTS + 1).unwrap_err();
         assert_eq!(e.reason, Reason::LimitExceeded);

@@ -689,6 +689,13 @@ impl<'a, 'r> Follower<'a, 'r> {
         let recorded = self.prep.transition(&step.id);
         let unbound = self.bound(i);
         let element = self.find_target(i, desk, recorded)?;
+        if let Some(why) = super::web::link_out(self.plan, step, page, element.as_deref()) {
+            self.events.push(Event::Checked {
+                step: i,
+                check: Check::new("origin", false, why),
+            });
+            return Err((StepStatus::Failed, FailReason::OutsideOrigin));
+        }
         // After the target: a control that is not on screen is the first thing wrong.
         self.in_order(i, recorded)?;
         self.confirm(i)?;
@@ -1227,6 +1234,13 @@ impl<'a, 'r> Follower<'a, 'r> {
         element: Option<&str>,
     ) -> Result<(), Stop> {
         let frames = &self.prep.rec.frames;
+        if let Some(why) = super::web::failed_load(frames[desk.frame_index()].dom.as_deref()) {
+            self.events.push(Event::Checked {
+                step: i,
+                check: Check::new("load", false, why),
+            });
+            return Err((StepStatus::Failed, FailReason::ExpectFailed));
+        }
         let landing = super::web::landing(
             self.plan,
             &self.plan.steps[i],

@@ -29,13 +29,13 @@ pub(super) fn review(plan: &Plan, scenario: &ScenarioFile) -> (Vec<Event>, Optio
         // judges the steps, not the review.
         return (Vec::new(), None);
     };
-    let expired = clock >= r.expires_at;
+    let expired = r.expires_at.reached_by(clock);
     let at = format!("at {clock}, the plan expires at {}", r.expires_at);
     // The run happens at its clock: a plan made or approved later than that was not yet
     // approved when the run would act on it.
     let later = [("created", Some(r.created_at)), ("approved", r.approved_at)]
         .into_iter()
-        .find_map(|(what, t)| t.filter(|&t| t > clock).map(|t| (what, t)));
+        .find_map(|(what, t)| t.filter(|t| t.0 > clock as f64).map(|t| (what, t)));
     match r.state {
         State::Approved if later.is_some() => {
             let (what, t) = later.unwrap_or_default();
@@ -153,6 +153,55 @@ pub(crate) fn outside_origin(
     Some(format!(
         "the page `{url}` is outside the plan's origin `{shown}`: {why}"
     ))
+}
+
+/// Why a navigate step that follows a link by its selector would leave the plan's origin:
+/// the link it found (`element` on the page before, `page`) leads to another server. Judged
+/// before acting, by the `href` the browser would load, whatever the recording did next.
+pub(crate) fn link_out(
+    plan: &Plan,
+    step: &Step,
+    page: Option<&DomSnapshot>,
+    element: Option<&str>,
+) -> Option<String> {
+    if !matches!(step.action, Action::Navigate { to: None }) {
+        return None;
+    }
+    let review = plan.review.as_ref()?;
+    let origin = Origin::exact(&review.origin).ok()?;
+    let page = page?;
+    let node = &page.nodes[page.position(element?)?];
+    let href = matches!(node.tag.as_str(), "a" | "area")
+        .then(|| node.attrs.get("href"))
+        .flatten()?;
+    origin.outside(href).map(|why| {
+        format!(
+            "the step follows a link to `{}`, outside the plan's origin `{}`: {why}",
+            href.escape_debug(),
+            review.origin
+        )
+    })
+}
+
+/// The failed load a frame shows, with its status and URL: `record-browser` answers a path
+/// its pages lack with a visible page that names its status (`stepreplay-status`), inside the
+/// origin, so a failed load is a failed load and never reads as leaving the origin.
+pub(crate) fn failed_load(page: Option<&DomSnapshot>) -> Option<String> {
+    let page = page?;
+    let status = page.nodes.iter().find_map(|n| {
+        (n.tag == "meta"
+            && n.attrs
+                .get("name")
+                .is_some_and(|v| v == "stepreplay-status"))
+        .then(|| n.attrs.get("content"))
+        .flatten()
+    })?;
+    (!status.starts_with('2')).then(|| {
+        format!(
+            "the load of `{}` failed with status {status}",
+            page.url.escape_debug()
+        )
+    })
 }
 
 /// Where the recorded page was once a browser step acted.
@@ -363,7 +412,7 @@ mod tests {
         });
         let created = plan.review.as_ref().unwrap().created_at;
         assert_eq!(
-            review(&plan, &scenario(Some(created - 1), None)).1,
+            review(&plan, &scenario(Some(created.first_clock() - 1), None)).1,
             Some(FailReason::PlanNotApproved)
         );
     }
@@ -511,6 +560,66 @@ mod tests {
             landing(&follow, &follow.steps[0], None, Some(&evil), None),
             Landing::Left(_)
         ));
+    }
+
+    /// A navigate that follows a link by selector is judged by the link's `href` before it
+    /// acts: out of the origin (the partner's help site, the IPv4-mapped address the browser
+    /// calls another origin) is outside, a path inside is not, and a click is left to `landing`.
+    #[test]
+    fn a_link_followed_by_selector_is_judged_by_its_href() {
+        let follow = login(|v| {
+            let s = v["steps"][0].as_object_mut().unwrap();
+            s.remove("value");
+            s.insert("target".into(), "a.help".into());
+        });
+        let before = page(
+            "http://127.0.0.1:8000/login.html",
+            serde_json::json!([
+                {"id": "/html", "tag": "html"},
+                {"id": "/html/a", "parent": 0, "tag": "a",
+                 "attrs": {"href": "https://help.partner.example/pay"}},
+                {"id": "/html/a[2]", "parent": 0, "tag": "a", "attrs": {"href": "/help"}},
+                {"id": "/html/a[3]", "parent": 0, "tag": "a",
+                 "attrs": {"href": "http://[::ffff:127.0.0.1]:8000/"}}
+            ]),
+        );
+        let out = |el: &str| link_out(&follow, &follow.steps[0], Some(&before), Some(el));
+        assert!(
+            out("/html/a").is_some_and(|w| w.contains("help.partner.example")),
+            "{:?}",
+            out("/html/a")
+        );
+        assert!(out("/html/a[3]").is_some());
+        assert_eq!(out("/html/a[2]"), None);
+        let plan = login(|_| {});
+        assert_eq!(
+            link_out(&plan, &plan.steps[3], Some(&before), Some("/html/a")),
+            None,
+            "not a navigate"
+        );
+    }
+
+    #[test]
+    fn a_failed_load_is_named_by_its_status_and_url() {
+        let meta = |status: &str| {
+            serde_json::json!([
+                {"id": "/html", "tag": "html"},
+                {"id": "/html/meta", "parent": 0, "tag": "meta",
+                 "attrs": {"name": "stepreplay-status", "content": status}}
+            ])
+        };
+        let missing = page("http://127.0.0.1:8000/nope.html", meta("404"));
+        let why = failed_load(Some(&missing)).unwrap();
+        assert!(why.contains("404") && why.contains("/nope.html"), "{why}");
+        assert_eq!(
+            failed_load(Some(&page("http://127.0.0.1:8000/", meta("200")))),
+            None
+        );
+        let plain = page(
+            "http://127.0.0.1:8000/",
+            serde_json::json!([{"id": "/html", "tag": "html"}]),
+        );
+        assert_eq!(failed_load(Some(&plain)), None);
     }
 
     #[test]

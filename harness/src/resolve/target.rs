@@ -148,6 +148,18 @@ pub(super) fn app_matches(t: &Target, w: &WindowInfo) -> bool {
     (t.app.is_none() && t.bundle_id.is_none()) || by_bundle || by_name
 }
 
+/// The app (by name) of a control with the step's label and role that the step's
+/// `app`/`bundle_id` ruled out: the wrong-app message names it.
+fn in_other_app(t: &Target, norm: &str, ix: &FrameIndex) -> Option<String> {
+    ix.nodes.iter().find_map(|n| {
+        let w = ix.window_of(n);
+        (!app_matches(t, w)
+            && n.name.is_some_and(|name| normalize_label(name) == norm)
+            && role_matches(t, n))
+        .then(|| w.app.clone())
+    })
+}
+
 pub(super) fn window_matches(t: &Target, w: &WindowInfo) -> bool {
     t.window
         .as_deref()
@@ -188,6 +200,11 @@ pub fn resolve(t: &Target, ix: &FrameIndex, ctx: &ResolveContext) -> Resolution 
                 note = Some(match other_roles.first() {
                     Some(r) => {
                         format!("no control labelled “{label}” has the step's role (an {r} does)")
+                    }
+                    None if let Some(app) = in_other_app(t, &norm, ix) => {
+                        // The label is there, in an app the step does not name: say which.
+                        let wanted = t.app.as_deref().or(t.bundle_id.as_deref()).unwrap_or("");
+                        format!("no control labelled “{label}” in {wanted}; one is in {app}")
                     }
                     None => {
                         // What it was likely meant to be, on the screen the step was on.

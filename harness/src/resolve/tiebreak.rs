@@ -502,6 +502,34 @@ mod tests {
         }
     }
 
+    /// A control the step's app rules out is not found, and the message names the app it is
+    /// in, never "did you mean" the very label asked for; with the right app it is found.
+    #[test]
+    fn the_wrong_app_is_named_and_the_right_one_resolves() {
+        let snap = column_and_apply(10, 10);
+        let wrong = Target {
+            app: Some("Mail".into()),
+            bundle_id: Some("com.apple.mail".into()),
+            ..target("Apply")
+        };
+        let r = run(&wrong, &snap, &[]);
+        assert_eq!(r.element, None, "{r:?}");
+        let note = r.note.clone().unwrap_or_default();
+        assert!(
+            note.contains("in Mail; one is in Prefs") && !note.contains("did you mean"),
+            "{note}"
+        );
+        let r = run(&target("Apply"), &snap, &[]);
+        assert_eq!(r.element.as_deref(), Some("ok"), "{r:?}");
+        // By bundle id alone, the other app's id rules it out the same way.
+        let by_id = Target {
+            app: None,
+            bundle_id: Some("com.apple.mail".into()),
+            ..target("Apply")
+        };
+        assert_eq!(run(&by_id, &snap, &[]).element, None);
+    }
+
     #[test]
     fn a_role_that_contradicts_the_step_is_another_control_and_kin_roles_agree() {
         let snap = snapshot(vec![(

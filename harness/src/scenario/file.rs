@@ -504,7 +504,7 @@ pub fn scaffold(
         answers,
         perturbations: Vec::new(),
         // A reviewed plan is replayed at the moment it was made (approved plans run then).
-        clock: plan.review.as_ref().map(|r| r.created_at),
+        clock: plan.review.as_ref().map(|r| r.created_at.first_clock()),
         injections: Vec::new(),
         tags: Vec::new(),
         expect: Expected::completed(),

@@ -919,9 +919,86 @@ fn lower_caps_refuse_what_the_defaults_accept_and_name_the_setting() {
         .run();
     small.expect_code(2);
     assert!(small.stdout.contains("file-too-large"), "{}", small.stdout);
+    // Past the default: options nesting 200 levels are refused by default, named with the
+    // setting, and checked clean once the user raises it; a bound past what the parser's
+    // stack holds is a usage error that names the real limit.
+    let deeper = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+    plan["steps"][1]["options"] = format!(
+        "{{\"targetref\": {{\"name\": \"User name\", \"path\": {}}}}}",
+        deeper(198)
+    )
+    .into();
+    let text = stepreplay(dir)
+        .args(["fmt", "--max-depth", "200", "-"])
+        .run_with_stdin(&serde_json::to_string(&plan).unwrap())
+        .stdout;
+    std::fs::write(dir.join("deeper.json"), &text).unwrap();
+    let default = stepreplay(dir).args(["check", "deeper.json"]).run();
+    default.expect_code(2);
+    assert!(
+        default.stdout.contains("error[limit-exceeded]")
+            && default.stdout.contains("nests deeper than 127 levels")
+            && default.stdout.contains("--max-depth"),
+        "{}",
+        default.stdout
+    );
+    stepreplay(dir)
+        .args(["check", "--max-depth", "200", "deeper.json"])
+        .expect_code(0);
+    let short = stepreplay(dir)
+        .args(["check", "--max-depth", "199", "deeper.json"])
+        .run();
+    short.expect_code(2);
+    assert!(
+        short.stdout.contains("deeper than 199 levels"),
+        "{}",
+        short.stdout
+    );
     let past = stepreplay(dir)
-        .args(["check", "--max-depth", "128", "deep.json"])
+        .args(["check", "--max-depth", "10001", "deep.json"])
         .run();
     past.expect_code(64);
-    assert!(past.stderr.contains("--max-depth"), "{}", past.stderr);
+    assert!(
+        past.stderr.contains("--max-depth") && past.stderr.contains("10000"),
+        "{}",
+        past.stderr
+    );
+}
+
+/// At the real limit the parse holds: options nesting 10000 levels check clean under
+/// `--max-depth 10000` (the parser runs on a stack of its own), one more level is refused.
+#[test]
+fn the_deepest_depth_a_user_may_allow_parses() {
+    let tmp = crate::util::TempDir::new("check-depth-max");
+    let dir = tmp.path();
+    let canonical = std::fs::read_to_string(plans_dir().join("devthink-login.json")).unwrap();
+    let old = r#""options": "{\"targetref\": {\"role\": \"textbox\", \"name\": \"User name\"}}","#;
+    assert!(
+        canonical.contains(old),
+        "the fixture's step 1 options changed"
+    );
+    for (levels, code) in [(10_000, 0), (10_001, 2)] {
+        // The options object is level 1, `x` holds the rest.
+        let inner = format!(
+            "{}1{}",
+            r#"{\"a\": "#.repeat(levels - 2),
+            "}".repeat(levels - 2)
+        );
+        let new = format!(
+            r#""options": "{{\"targetref\": {{\"role\": \"textbox\", \"name\": \"User name\", \"x\": {inner}}}}}","#
+        );
+        let file = format!("deep-{levels}.json");
+        std::fs::write(dir.join(&file), canonical.replacen(old, &new, 1)).unwrap();
+        let run = stepreplay(dir)
+            .args(["check", "--max-depth", "10000", &file])
+            .run();
+        run.expect_code(code);
+        if code == 2 {
+            assert!(
+                run.stdout.contains("deeper than 10000 levels"),
+                "{}",
+                run.stdout
+            );
+        }
+    }
 }

@@ -344,7 +344,13 @@ fn login_with_recording(name: &str, edit: impl FnOnce(&Path)) -> Value {
     )
     .unwrap();
     edit(&rec);
-    let run = run_in(
+    run_login(suite, 1)
+}
+
+/// Runs the login scenario in `suite` with a JSON report, the run's exit code checked
+/// against `code`; its chained run's report.
+fn run_login(suite: &Path, code: i32) -> Value {
+    run_in(
         suite,
         &[
             "run",
@@ -354,8 +360,8 @@ fn login_with_recording(name: &str, edit: impl FnOnce(&Path)) -> Value {
             "--report-dir",
             "out",
         ],
-    );
-    run.expect_code(1);
+    )
+    .expect_code(code);
     read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"].clone()
 }
 
@@ -384,20 +390,7 @@ fn a_selector_and_a_targetref_naming_different_fields_are_reported() {
                 .to_string()
                 .into();
         });
-        let run = run_in(
-            suite,
-            &[
-                "run",
-                "scenarios/devthink-login.json",
-                "--reports",
-                "json",
-                "--report-dir",
-                "out",
-            ],
-        );
-        run.expect_code(0);
-        let chained = &read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"];
-        chained["steps"][1]["resolution"]["note"].clone()
+        run_login(suite, 0)["steps"][1]["resolution"]["note"].clone()
     };
     let differ = note("Password");
     assert!(
@@ -595,4 +588,157 @@ fn run_written(suite: &Path, id: &str, scenario: &Value) -> Value {
     .unwrap();
     run_in(suite, &["run", &file, "--report-dir", "out"]).expect_code(0);
     read_json(&suite.join("out/report.json"))
+}
+
+/// Any JSON number is a time, as the schema says: the login plan with its times spelled as
+/// floats and exponents checks clean and replays to the end; the one instant is read the
+/// same whatever its spelling. A fraction past the clock is not yet reached.
+#[test]
+fn times_spelled_as_floats_check_clean_and_replay() {
+    for (name, created, expires) in [
+        ("float", "1767225600000.0", "1767312000000.0"),
+        ("exponent", "1.7672256E12", "17673120e5"),
+    ] {
+        let tmp = TempDir::new(&format!("devthink-times-{name}"));
+        let suite = tmp.path();
+        crate::util::copy_scenario(suite, "devthink-login", "devthink-login");
+        let plan = suite.join("scenarios/devthink-login/plan.json");
+        let text = std::fs::read_to_string(&plan).unwrap();
+        let text = text
+            .replacen(
+                "\"createdat\": 1767225600000",
+                &format!("\"createdat\": {created}"),
+                1,
+            )
+            .replacen(
+                "\"expiresat\": 1767312000000",
+                &format!("\"expiresat\": {expires}"),
+                1,
+            );
+        assert!(text.contains(created) && text.contains(expires), "{text}");
+        std::fs::write(&plan, text).unwrap();
+        let check = run_in(
+            suite,
+            &[
+                "check",
+                "--format",
+                "json",
+                "scenarios/devthink-login/plan.json",
+            ],
+        );
+        let findings = read_json_str(&check.stdout);
+        let reasons: Vec<&str> = findings["findings"]
+            .as_array()
+            .map(|f| f.iter().filter_map(|f| f["reason"].as_str()).collect())
+            .unwrap_or_default();
+        // An exponent is respelled by `fmt` (the same number): only the layout is flagged.
+        match name {
+            "float" => {
+                check.expect_code(0);
+            }
+            _ => {
+                check.expect_code(1);
+                assert_eq!(reasons, ["non-canonical"], "{findings}");
+            }
+        };
+        let chained = run_login(suite, 0);
+        assert_eq!(chained["outcome"], "completed", "{name}: {chained}");
+    }
+    // Half a millisecond before the clock is expired; half after is not.
+    for (expires, code) in [("1767225999999.5", 1), ("1767226000000.5", 0)] {
+        let tmp = TempDir::new(&format!("devthink-times-frac-{code}"));
+        let suite = tmp.path();
+        crate::util::copy_scenario(suite, "devthink-login", "devthink-login");
+        let plan = suite.join("scenarios/devthink-login/plan.json");
+        let text = std::fs::read_to_string(&plan).unwrap().replacen(
+            "\"expiresat\": 1767312000000",
+            &format!("\"expiresat\": {expires}"),
+            1,
+        );
+        std::fs::write(&plan, text).unwrap();
+        let chained = run_login(suite, code);
+        let want = if code == 0 { "completed" } else { "refused" };
+        assert_eq!(chained["outcome"], want, "{expires}: {chained}");
+    }
+}
+
+/// A path the recorded pages lack is a failed load, not a page outside the origin: the
+/// recorder answers it with a visible 404 page at the origin's own address, and replay fails
+/// the step on the load, naming its status and URL, never `outside-origin`.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_missing_page_is_a_failed_load_inside_the_origin() {
+    if !have_tool("chromium", "scripts/install-test-deps installs chromium") {
+        return;
+    }
+    let tmp = TempDir::new("devthink-404");
+    let suite = tmp.path();
+    let plan = serde_json::json!({
+        "$schema": "devthink/protocolv2/plan.schema.json",
+        "approvedat": 1767225900000u64, "createdat": 1767225600000u64,
+        "expiresat": 1767312000000u64, "id": "plan-missing",
+        "objective": "Open a page the shop lacks", "origin": "http://127.0.0.1:8000",
+        "state": "approved",
+        "steps": [
+            {"id": "open", "kind": "navigate", "risk": "interaction",
+             "summary": "Open the sign-in page", "value": "/login.html"},
+            {"id": "lost", "kind": "navigate", "risk": "interaction",
+             "summary": "Open the order history", "value": "/orders.html"}
+        ]
+    });
+    std::fs::create_dir_all(suite.join("scenarios/missing")).unwrap();
+    let plan_file = suite.join("scenarios/missing/plan.json");
+    std::fs::write(&plan_file, serde_json::to_string_pretty(&plan).unwrap()).unwrap();
+    let rec = suite.join("recordings/missing");
+    let pages = repo().join("recordings/scripts/browser/pages");
+    record_browser(suite, &plan_file, &pages, &rec, &[]).expect_code(0);
+    let recording = read_json(&rec.join("recording.json"));
+    let last = recording["frames"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    let dom = read_json(&rec.join(last["dom"].as_str().unwrap()));
+    assert_eq!(dom["url"], "http://127.0.0.1:8000/orders.html", "{dom}");
+    assert!(
+        dom.to_string().contains("404 Not Found"),
+        "a visible page: {dom}"
+    );
+    let scenario = serde_json::json!({
+        "schema": "stepreplay-scenario/1", "id": "missing", "plan": "missing/plan.json",
+        "recording": "missing", "clock": 1767226000000u64,
+        "expect": {"outcome": "failed"}
+    });
+    std::fs::write(
+        suite.join("scenarios/missing.json"),
+        serde_json::to_string_pretty(&scenario).unwrap(),
+    )
+    .unwrap();
+    run_in(
+        suite,
+        &[
+            "run",
+            "scenarios/missing.json",
+            "--reports",
+            "json",
+            "--report-dir",
+            "out",
+        ],
+    );
+    let chained = &read_json(&suite.join("out/report.json"))["scenarios"][0]["runs"]["chained"];
+    assert_ne!(chained["reason"], "outside-origin", "{chained}");
+    let lost = &chained["steps"][1];
+    assert_eq!(lost["status"], "failed", "{lost}");
+    let load = lost["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "load")
+        .unwrap_or_else(|| panic!("a load check: {lost}"));
+    let detail = load["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("404") && detail.contains("http://127.0.0.1:8000/orders.html"),
+        "{detail}"
+    );
 }

@@ -123,10 +123,7 @@ fn text(bytes: &[u8]) -> String {
 }
 
 fn source(path: impl Into<PathBuf>, bytes: &[u8]) -> Source {
-    Source {
-        path: path.into(),
-        text: text(bytes),
-    }
+    Source::from_text(path, text(bytes))
 }
 
 fn seed(path: impl AsRef<Path>) -> Vec<u8> {

@@ -314,3 +314,127 @@ fn a_desktop_secret_is_in_no_picture_the_harness_writes() {
         [255, 0, 255]
     );
 }
+
+/// A page whose submit clears the card field and changes nothing else: the one change a
+/// diffshot after the sensitive submit can see is the field emptied.
+const CLEARS: &str = r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Pay</title><link rel="stylesheet" href="style.css"></head>
+<body>
+<h1>Pay</h1>
+<form id="pay-form">
+  <label for="card">Card number</label><input id="card" name="card" type="text" autocomplete="off">
+  <div><button id="pay" type="submit">Pay now</button></div>
+</form>
+<script>
+document.getElementById("pay-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  document.getElementById("card").value = "";
+  document.getElementById("pay").blur();
+});
+</script>
+</body></html>
+"#;
+
+/// The mask keeps the evidence: the card field is painted over while it holds the secret and
+/// left as it looks once the submit has cleared it, so the submit's diffshot (computed on the
+/// written frames) sees the field emptied, and no written picture shows the secret.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_diffshot_after_a_sensitive_submit_sees_the_field_it_cleared() {
+    if !have_tool("chromium", "scripts/install-test-deps installs chromium")
+        || !have_tool(
+            "tesseract",
+            "scripts/install-test-deps installs tesseract-ocr",
+        )
+    {
+        return;
+    }
+    let tmp = TempDir::new("secrets-diffshot");
+    let suite = tmp.path();
+    let pages = suite.join("pages");
+    std::fs::create_dir_all(&pages).unwrap();
+    std::fs::write(pages.join("pay.html"), CLEARS).unwrap();
+    std::fs::copy(
+        repo().join("recordings/scripts/browser/pages/style.css"),
+        pages.join("style.css"),
+    )
+    .unwrap();
+    let plan = serde_json::json!({
+        "$schema": "devthink/protocolv2/plan.schema.json",
+        "approvedat": 1767225900000u64, "createdat": 1767225600000u64,
+        "expiresat": 1767312000000u64, "id": "plan-clear",
+        "objective": "Pay with a card", "origin": "http://127.0.0.1:8000", "state": "approved",
+        "steps": [
+            {"id": "open", "kind": "navigate", "risk": "interaction",
+             "summary": "Open the payment page", "value": "/pay.html"},
+            {"id": "code", "kind": "type", "risk": "sensitive", "summary": "Type the card number",
+             "target": "#card", "value": SECRET},
+            {"id": "pay", "kind": "submit", "risk": "sensitive", "summary": "Pay",
+             "target": "#pay", "options": "{\"diff\": true}"}
+        ]
+    });
+    let dir = suite.join("scenarios/clears");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("plan.json"),
+        serde_json::to_string_pretty(&plan).unwrap(),
+    )
+    .unwrap();
+    let rec = suite.join("recordings/clears");
+    record_browser(
+        suite,
+        dir.join("plan.json"),
+        &pages,
+        &rec,
+        &["--scale", "2"],
+    )
+    .expect_code(0);
+    let scenario = serde_json::json!({
+        "schema": "stepreplay-scenario/1", "id": "clears", "plan": "clears/plan.json",
+        "recording": "clears", "clock": 1767226000000u64,
+        "answers": {"confirm": {"code": "approve", "pay": "approve"}},
+        "expect": {"outcome": "completed"}
+    });
+    std::fs::write(
+        suite.join("scenarios/clears.json"),
+        serde_json::to_string_pretty(&scenario).unwrap(),
+    )
+    .unwrap();
+    run_in(
+        suite,
+        &[
+            "run",
+            "scenarios/clears.json",
+            "--reports",
+            "json",
+            "--report-dir",
+            "out",
+            "--captures",
+            "out/captures",
+        ],
+    )
+    .expect_code(0);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(suite.join("out/report.json")).unwrap())
+            .unwrap();
+    let pay = &report["scenarios"][0]["runs"]["chained"]["steps"][2];
+    let diffshot = pay["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["kind"] == "diffshot")
+        .unwrap_or_else(|| panic!("the submit has a diffshot check: {pay}"));
+    assert_eq!(diffshot["passed"], true, "{diffshot}");
+    let written: Vec<PathBuf> = pngs(&rec)
+        .into_iter()
+        .chain(pngs(&suite.join("out")))
+        .collect();
+    assert!(written.len() >= 4, "{written:?}");
+    for png in written {
+        assert!(
+            !ocr(&png).contains(READ),
+            "{} shows the secret",
+            png.display()
+        );
+    }
+}

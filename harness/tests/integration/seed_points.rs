@@ -353,8 +353,8 @@ const FOXSTEP: &[Point] = &[
     ),
     p(
         "target",
-        "`app`, `bundle_id`: the app by name and by bundle ID",
-        &["src/perturb/tests.rs::moving_a_window_moves_its_elements_and_pixels_together"],
+        "`app`, `bundle_id`: the app by name and by bundle ID (a control in another app is not the target, and the message names the app it is in)",
+        &["src/resolve/tiebreak.rs::the_wrong_app_is_named_and_the_right_one_resolves"],
     ),
     p(
         "target",
@@ -602,6 +602,28 @@ const DEVTHINK: &[Point] = &[
     ),
     p(
         "plan.origin",
+        "origins compare as the browser serialises them (`[::ffff:127.0.0.1]` is another origin)",
+        &["src/plan/devthink/origin.rs::the_hostile_url_tables"],
+    ),
+    p(
+        "plan.origin",
+        "a link selector pinning its `href` out of the origin is outside it, at check and at replay",
+        &[
+            "src/plan/devthink/origin.rs::a_link_selector_pinning_another_server_leads_out",
+            "src/plan/check/rules/outside_origin.rs::a_navigate_target_is_judged_as_a_url_only_when_it_is_one",
+            "src/replay/web.rs::a_link_followed_by_selector_is_judged_by_its_href",
+        ],
+    ),
+    p(
+        "plan.origin",
+        "a page the recording lacks is a failed load inside the origin, never an origin fault",
+        &[
+            "src/replay/web.rs::a_failed_load_is_named_by_its_status_and_url",
+            "tests/integration/devthink.rs::a_missing_page_is_a_failed_load_inside_the_origin",
+        ],
+    ),
+    p(
+        "plan.origin",
         "leaving the origin by a link is judged where the recorded page went",
         &[
             "src/replay/web.rs::where_a_step_went_is_judged_by_the_page_it_reached",
@@ -619,9 +641,11 @@ const DEVTHINK: &[Point] = &[
     ),
     p(
         "plan.createdat, expiresat",
-        "epoch milliseconds; a plan replays only until it expires",
+        "epoch milliseconds, any JSON `number` (a float or exponent is the same instant); a plan replays only until it expires",
         &[
-            "src/plan/devthink/tests.rs::each_time_field_is_whole_non_negative_milliseconds",
+            "src/plan/devthink/tests.rs::each_time_field_takes_any_json_number_and_nothing_else",
+            "src/plan/devthink/tests.rs::a_fraction_of_a_millisecond_compares_as_a_number",
+            "tests/integration/devthink.rs::times_spelled_as_floats_check_clean_and_replay",
             "src/replay/web.rs::an_approved_plan_runs_until_it_expires_by_the_scenarios_clock",
             "tests/integration/devthink.rs::a_devthink_scenario_without_a_clock_is_refused_at_clock",
         ],
@@ -832,6 +856,7 @@ const DEVTHINK: &[Point] = &[
         &[
             "src/expect/diffshot.rs::a_page_that_changed_passes_and_one_that_did_not_fails",
             "src/plan/devthink/tests.rs::a_diff_on_a_step_that_is_not_sensitive_is_a_warning",
+            "tests/integration/secrets_in_pixels.rs::a_diffshot_after_a_sensitive_submit_sees_the_field_it_cleared",
         ],
     ),
     p(
@@ -869,10 +894,11 @@ const DEVTHINK: &[Point] = &[
     ),
     p(
         "reviewsurface",
-        "the depth and size caps are settings (defaults 127 levels, 4 MiB)",
+        "the depth and size caps are settings (defaults 127 levels, 4 MiB; depth up to 10000)",
         &[
             "src/plan/check/caps.rs::levels_count_from_the_top_and_options_count_apart",
             "tests/integration/check.rs::lower_caps_refuse_what_the_defaults_accept_and_name_the_setting",
+            "tests/integration/check.rs::the_deepest_depth_a_user_may_allow_parses",
         ],
     ),
     p(

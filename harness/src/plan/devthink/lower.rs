@@ -37,9 +37,9 @@ pub fn lower_devthink(dev: &DevPlan, base_dir: &Path) -> Plan {
         base_dir: base_dir.to_path_buf(),
         review: Some(Review {
             state: dev.state,
-            expires_at: dev.expiresat.0,
-            created_at: dev.createdat.0,
-            approved_at: dev.approvedat.map(|t| t.0),
+            expires_at: dev.expiresat,
+            created_at: dev.createdat,
+            approved_at: dev.approvedat,
             origin: dev.origin.clone(),
         }),
     }

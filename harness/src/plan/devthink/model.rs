@@ -91,16 +91,54 @@ words! {
     }
 }
 
-/// Epoch milliseconds. The schema says "number"; a time in milliseconds is a whole,
-/// non-negative count that a JavaScript number (the producer is a browser agent) holds
-/// exactly, so fractions, negatives and values past 2^53 − 1 are refused, as is an exponent
-/// or decimal point (`1.7e12`), whose canonical bytes would change the number's spelling.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
-pub struct EpochMs(pub u64);
+/// Epoch milliseconds: any JSON number, as the schema says, held as the JavaScript number
+/// the plan's producer wrote. `1767225600000`, `1767225600000.0` and `1.7672256e12` are one
+/// instant. A fraction is a moment between two milliseconds and compares as a number does
+/// (`expiresat: 1000.5` has not expired at clock 1000, has at 1001); a negative time is
+/// before 1970. Only a number past what a double holds (`1e400`) is refused, by the parser.
+#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+pub struct EpochMs(pub f64);
 
-/// The largest integer a JavaScript number holds exactly.
-const MAX_SAFE: u64 = (1 << 53) - 1;
+/// The largest integer a double holds exactly: up to it an integral time is written as one.
+const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+
+impl EpochMs {
+    /// The time as a whole millisecond when it is one a double holds exactly.
+    fn whole(self) -> Option<i64> {
+        (self.0.fract() == 0.0 && self.0.abs() <= MAX_SAFE).then_some(self.0 as i64)
+    }
+
+    /// Whether the run's clock (whole milliseconds) has reached this time.
+    pub(crate) fn reached_by(self, clock: u64) -> bool {
+        clock as f64 >= self.0
+    }
+
+    /// The first whole millisecond at or after this time, 0 for times before 1970: the
+    /// clock a run replays a plan at when the scenario gives none.
+    pub(crate) fn first_clock(self) -> u64 {
+        self.0.ceil().max(0.0) as u64
+    }
+}
+
+/// An integral time is written as a whole number, whatever its spelling in the plan, so
+/// reports and messages read the same for `1767225600000` and `1.7672256e12`.
+impl std::fmt::Display for EpochMs {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self.whole() {
+            Some(ms) => write!(f, "{ms}"),
+            None => write!(f, "{}", self.0),
+        }
+    }
+}
+
+impl Serialize for EpochMs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.whole() {
+            Some(ms) => s.serialize_i64(ms),
+            None => s.serialize_f64(self.0),
+        }
+    }
+}
 
 impl<'de> Deserialize<'de> for EpochMs {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -108,32 +146,16 @@ impl<'de> Deserialize<'de> for EpochMs {
         impl Visitor<'_> for Ms {
             type Value = EpochMs;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("epoch milliseconds (a whole number, 0 or more)")
+                f.write_str("epoch milliseconds (a number)")
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<EpochMs, E> {
-                if v > MAX_SAFE {
-                    return Err(E::custom(format!(
-                        "{v} is past 2^53 - 1, the largest time a JavaScript number holds exactly"
-                    )));
-                }
-                Ok(EpochMs(v))
+                Ok(EpochMs(v as f64))
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<EpochMs, E> {
-                match u64::try_from(v) {
-                    Ok(v) => self.visit_u64(v),
-                    Err(_) => Err(E::custom(format!(
-                        "{v} is negative: epoch milliseconds count from 1970"
-                    ))),
-                }
+                Ok(EpochMs(v as f64))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<EpochMs, E> {
-                Err(E::custom(if v < 0.0 {
-                    format!("{v} is negative: epoch milliseconds count from 1970")
-                } else if v.fract() != 0.0 {
-                    format!("{v} is not a whole number of milliseconds")
-                } else {
-                    format!("{v} is written with a decimal point or exponent")
-                }))
+                Ok(EpochMs(v))
             }
         }
         d.deserialize_any(Ms)

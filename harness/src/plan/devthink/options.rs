@@ -96,7 +96,7 @@ pub(crate) fn parse_options(
     at: &FieldPath,
     text: &str,
 ) -> Result<Options, InputError> {
-    let inner = Source::from_text(&src.path, text);
+    let inner = src.inner(text);
     let moved = |e: InputError| carry_back(src, at, e);
     let value = parse_value(&inner).map_err(moved)?;
     let Value::Object(map) = value else {

@@ -127,17 +127,51 @@ fn each_enum() {
     );
 }
 
+/// The plan's time field named `field`.
+fn time_of(plan: &DevPlan, field: &str) -> EpochMs {
+    match field {
+        "createdat" => plan.createdat,
+        "expiresat" => plan.expiresat,
+        "approvedat" => plan.approvedat.unwrap(),
+        _ => plan.completedat.unwrap(),
+    }
+}
+
 #[test]
-fn each_time_field_is_whole_non_negative_milliseconds() {
+fn each_time_field_takes_any_json_number_and_nothing_else() {
     for field in ["createdat", "expiresat", "approvedat", "completedat"] {
-        for (bad, says) in [
-            (json!(1.5), "not a whole number"),
-            (json!(-1), "negative"),
-            (json!(-2.5), "negative"),
-            (json!(1.7e12), "decimal point or exponent"),
-            (json!(9_007_199_254_740_992_u64), "2^53 - 1"),
-            (json!("1767225600000"), "epoch milliseconds"),
+        // The spellings are the file's own: a canonical `Value` would respell them.
+        for spelling in [
+            "1767225600000",
+            "1767225600000.0",
+            "1.7672256e12",
+            "17672256E+5",
         ] {
+            let mut plan = example();
+            plan[field] = json!(0);
+            let text = crate::json::to_canonical(&plan).replacen(
+                &format!("\"{field}\": 0"),
+                &format!("\"{field}\": {spelling}"),
+                1,
+            );
+            let parsed = parse_protocolv2(&Source::from_text("plan.json", text))
+                .unwrap_or_else(|e| panic!("{field} {spelling}: {e:?}"));
+            let at = time_of(&parsed, field);
+            assert_eq!(at.to_string(), "1767225600000", "{field} {spelling}");
+        }
+        for (odd, reads) in [
+            (json!(1.5), "1.5"),
+            (json!(-1), "-1"),
+            (json!(9.5e15), "9500000000000000"),
+        ] {
+            let mut plan = example();
+            plan[field] = odd.clone();
+            let parsed =
+                parse_protocolv2(&source(&plan)).unwrap_or_else(|e| panic!("{field} {odd}: {e:?}"));
+            let at = time_of(&parsed, field);
+            assert_eq!(at.to_string(), reads, "{field} {odd}");
+        }
+        for bad in [json!("1767225600000"), json!(true), json!([1])] {
             let mut plan = example();
             plan[field] = bad.clone();
             let e = refused(&plan);
@@ -146,12 +180,27 @@ fn each_time_field_is_whole_non_negative_milliseconds() {
                 invalid(field),
                 "{field} {bad}"
             );
-            assert!(e.message.contains(says), "{field} {bad}: {}", e.message);
+            assert!(
+                e.message.contains("epoch milliseconds"),
+                "{field} {bad}: {}",
+                e.message
+            );
         }
     }
-    let mut plan = example();
-    plan["completedat"] = json!(0);
-    assert!(parse_protocolv2(&source(&plan)).is_ok(), "0 is a time");
+}
+
+#[test]
+fn a_fraction_of_a_millisecond_compares_as_a_number() {
+    let at = EpochMs(1000.5);
+    assert!(!at.reached_by(1000));
+    assert!(at.reached_by(1001));
+    assert_eq!(at.first_clock(), 1001);
+    assert_eq!(EpochMs(-3.0).first_clock(), 0);
+    assert_eq!(
+        serde_json::to_string(&EpochMs(1.7672256e12)).unwrap(),
+        "1767225600000"
+    );
+    assert_eq!(serde_json::to_string(&at).unwrap(), "1000.5");
 }
 
 #[test]

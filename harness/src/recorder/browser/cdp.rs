@@ -314,12 +314,20 @@ impl Browser {
                     true,
                 )
             }
-            None if self.server.inside(url).is_some() => self.send(
-                id,
-                "Fetch.fulfillRequest",
-                json!({"requestId": request, "responseCode": 404, "body": ""}),
-                true,
-            ),
+            // A path the pages lack gets a page saying so, inside the origin: an empty answer
+            // makes Chromium show its own error page (`chrome-error://`), which is no page of
+            // the origin and reads as having left it.
+            None if self.server.inside(url).is_some() => {
+                let headers =
+                    [json!({"name": "Content-Type", "value": "text/html; charset=utf-8"})];
+                self.send(
+                    id,
+                    "Fetch.fulfillRequest",
+                    json!({"requestId": request, "responseCode": 404,
+                        "responseHeaders": headers, "body": BASE64.encode(not_found_page(url))}),
+                    true,
+                )
+            }
             // Nothing outside the origin is fetched: a recording never uses the network.
             None => self.send(
                 id,
@@ -409,6 +417,27 @@ impl Drop for Browser {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// The visible page a path the recorded pages lack is answered with: its status and address
+/// in words a reader (and replay, reading the DOM) can see.
+fn not_found_page(url: &str) -> String {
+    let url: String = url
+        .chars()
+        .map(|c| match c {
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '&' => "&amp;".to_string(),
+            '"' => "&quot;".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"stepreplay-status\" content=\"404\"><title>404 Not Found</title></head>\
+         <body><h1>404 Not Found</h1><p id=\"stepreplay-not-found\">{url} is not among the \
+         recorded pages.</p></body></html>"
+    )
 }
 
 #[cfg(test)]

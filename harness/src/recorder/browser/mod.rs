@@ -85,7 +85,8 @@ struct Recorder<'p> {
     transitions: Vec<Transition>,
     /// What must never be written: the values of sensitive steps.
     secrets: Vec<String>,
-    /// The fields sensitive steps typed into, by path: painted over in every frame after.
+    /// The fields sensitive steps typed into, by path: painted over in every frame after in
+    /// which they may show it (see [`holds_typing`]).
     masked: BTreeSet<String>,
     /// The plan's target selectors: every element they name is kept in each frame's AX file.
     selectors: Vec<scraper::Selector>,
@@ -310,9 +311,11 @@ impl Recorder<'_> {
         held
     }
 
-    /// Paints over the box of every field a sensitive step typed into and of every node that
-    /// holds a secret (a field's value, a page that echoes it), as Playwright's `mask` does: the
-    /// words are out of the DOM and AX files, and this keeps them out of the pixels.
+    /// Paints over the box of every field a sensitive step typed into, while it may show what
+    /// was typed, and of every node that holds a secret (a field's value, a page that echoes
+    /// it), as Playwright's `mask` does: the words are out of the DOM and AX files, and this
+    /// keeps them out of the pixels. A field emptied since (a submit cleared it) is left as it
+    /// looks, so a diffshot around the step still sees the change the step made.
     fn paint_over_secrets(
         &self,
         png: Vec<u8>,
@@ -323,7 +326,7 @@ impl Recorder<'_> {
             .nodes
             .iter()
             .enumerate()
-            .filter(|(i, n)| held.contains(i) || self.masked.contains(&n.id))
+            .filter(|(i, n)| held.contains(i) || (self.masked.contains(&n.id) && holds_typing(n)))
             .filter_map(|(_, n)| n.rect)
             .filter(|r| r.width > 0 && r.height > 0)
             .collect();
@@ -610,4 +613,14 @@ fn recorded_action(kind: &str) -> &str {
 fn now_shows(now: &Kept, id: &str) -> bool {
     // The element's id is its DOM path; the AX file uses the same ids for what it shows.
     now.ax.find(id).is_some()
+}
+
+/// Whether a field a sensitive step typed into may show what was typed in this frame: an
+/// `<input>` or `<textarea>` that holds a value (Chromium reports none for an empty one), a
+/// password field (its value is never kept, so it cannot tell), or any other element (a
+/// `contenteditable` holds its text in nodes of its own).
+fn holds_typing(n: &crate::recording::dom::DomNode) -> bool {
+    let field = matches!(n.tag.as_str(), "input" | "textarea");
+    let password = n.attrs.get("type").is_some_and(|t| t == "password");
+    !field || password || n.text.as_deref().is_some_and(|t| !t.is_empty())
 }

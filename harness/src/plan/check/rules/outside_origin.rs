@@ -6,8 +6,9 @@
 //! origin and compared by scheme, host and port once normalised.
 //! Why: the plan is reviewed and approved for one origin ("the exact origin the plan runs
 //! inside"); a step that leaves it acts where nobody approved anything.
-//! A `navigate` whose `target` is a selector follows a link whose address is on the page, not
-//! in the plan: replay judges it by the page it reached.
+//! A `navigate` whose `target` is a selector follows a link whose address is on the page;
+//! when the selector itself pins that address (`a[href^='https://help.partner.example']`),
+//! the step is judged by it here, and replay judges the link it finds.
 //! Example: origin `http://127.0.0.1:8000`, `"value": "http://evil.test\\@127.0.0.1:8000/"`
 //! → finding at `steps[0].value` (a browser loads it from `evil.test`).
 
@@ -34,6 +35,24 @@ pub(crate) fn check(ctx: &DevCtx, out: &mut Vec<Finding>) {
                     .filter(|t| crate::plan::devthink::origin::reads_as_url(t)),
             ),
         ];
+        if let Some(selector) = step.link_selector()
+            && let Some((href, outside)) = origin.selector_leads_out(selector)
+        {
+            out.push(
+                Finding::new(
+                    Severity::Error,
+                    "outside-origin",
+                    step_path(i).key("target"),
+                    format!(
+                        "step `{}` follows a link to `{}`, outside the plan's origin `{}`: {outside}",
+                        step.id,
+                        href.escape_debug(),
+                        ctx.plan.origin
+                    ),
+                )
+                .hint("navigate inside the origin, or make it a plan of its own for review"),
+            );
+        }
         for (field, url) in urls {
             let Some(url) = url else { continue };
             let Some(outside) = origin.outside(url) else {
@@ -106,8 +125,17 @@ mod tests {
             findings(local, "target", "http://evil.test\\@127.0.0.1:8000/"),
             ["steps[0].target"]
         );
-        // A selector naming a link is not an address: replay judges where the link went.
-        assert!(findings(local, "target", "a[href^='https://evil.test/']").is_empty());
+        // A selector that pins its link's address to another server leads out; one that
+        // pins a path, or says nothing of the address, is judged by replay.
+        assert_eq!(
+            findings(local, "target", "a[href^='https://help.partner.example']"),
+            ["steps[0].target"]
+        );
+        assert_eq!(
+            findings(local, "target", "a[href='http://[::ffff:127.0.0.1]:8000/']"),
+            ["steps[0].target"]
+        );
         assert!(findings(local, "target", "a[href^='/login']").is_empty());
+        assert!(findings(local, "target", "a.help").is_empty());
     }
 }

@@ -17,7 +17,7 @@ use crate::plan::devthink::State;
 
 pub(crate) fn check(ctx: &DevCtx, out: &mut Vec<Finding>) {
     let p = ctx.plan;
-    let (created, expires) = (p.createdat.0, p.expiresat.0);
+    let (created, expires) = (p.createdat, p.expiresat);
     let mut flag = |field: &str, msg: String, hint: &str| {
         out.push(
             Finding::new(
@@ -29,7 +29,7 @@ pub(crate) fn check(ctx: &DevCtx, out: &mut Vec<Finding>) {
             .hint(hint),
         );
     };
-    if let Some(at) = p.approvedat.map(|t| t.0) {
+    if let Some(at) = p.approvedat {
         if matches!(p.state, State::Draft | State::Pending | State::Rejected) {
             flag(
                 "approvedat",
@@ -53,8 +53,8 @@ pub(crate) fn check(ctx: &DevCtx, out: &mut Vec<Finding>) {
             );
         }
     }
-    if let Some(at) = p.completedat.map(|t| t.0) {
-        let approved = p.approvedat.map(|t| t.0);
+    if let Some(at) = p.completedat {
+        let approved = p.approvedat;
         if p.state != State::Completed {
             flag(
                 "completedat",
