@@ -13,13 +13,18 @@ use crate::recording::Recording;
 /// bound to its id.
 pub(crate) fn is_unbound(rec: &Recording, plan: &Plan, i: usize) -> bool {
     let step = &plan.steps[i];
-    !step.talks_only()
-        && super::web::retry_key(plan, i).is_none()
+    needs_binding(plan, i)
         && !rec
             .file
             .transitions
             .iter()
             .any(|t| t.step_id.as_deref() == Some(step.id.as_str()))
+}
+
+/// Whether step `i` acts, so a recorded action must be bound to it: no retry (rightly not
+/// acted again) and more than talk.
+fn needs_binding(plan: &Plan, i: usize) -> bool {
+    !plan.steps[i].talks_only() && super::web::retry_key(plan, i).is_none()
 }
 
 /// The recording's step ids that no step of `plan` has (where an unbound step's id should
@@ -46,7 +51,7 @@ pub(crate) fn recorded_step_ids(rec: &Recording, plan: &Plan) -> String {
 /// Whether no step of `plan` that acts is bound to `rec` (and one acts).
 pub(crate) fn wholly_unbound(plan: &Plan, rec: &Recording) -> bool {
     let mut acting = (0..plan.steps.len())
-        .filter(|&i| !plan.steps[i].talks_only() && super::web::retry_key(plan, i).is_none())
+        .filter(|&i| needs_binding(plan, i))
         .peekable();
     acting.peek().is_some() && acting.all(|i| is_unbound(rec, plan, i))
 }

@@ -687,7 +687,7 @@ impl<'a, 'r> Follower<'a, 'r> {
             return Err((StepStatus::Failed, FailReason::OutsideOrigin));
         }
         let recorded = self.prep.transition(&step.id);
-        let unbound = self.bound(i);
+        let unbound = self.unbound(i);
         let element = self.find_target(i, desk, recorded)?;
         if let Some(why) = super::web::link_out(self.plan, step, page, element.as_deref()) {
             self.events.push(Event::Checked {
@@ -740,7 +740,7 @@ impl<'a, 'r> Follower<'a, 'r> {
 
     /// Whether step `i` is unbound; when it is, says so in its trace with the recording's
     /// step ids, as the evidence its element and operation could not be judged against.
-    fn bound(&mut self, i: usize) -> bool {
+    fn unbound(&mut self, i: usize) -> bool {
         if !super::binding::is_unbound(self.prep.rec, self.plan, i) {
             return false;
         }
