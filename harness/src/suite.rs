@@ -18,7 +18,9 @@ use crate::recording::{Recording, load_recording};
 use crate::replay::{DEFAULT_SEED, robustness};
 use crate::replay::{Mode, Prepared, Trace, replay};
 use crate::result::{AgentFacts, Cause, Mismatch, PlanRun, Ran, ScenarioResult, StepInfo};
-use crate::scenario::{FailReason, SCENARIO_SCHEMA, Scenario, load_scenario, sniff_schema};
+use crate::scenario::{
+    FailReason, Outcome, SCENARIO_SCHEMA, Scenario, load_scenario, sniff_schema,
+};
 use crate::score::Tally;
 use crate::shard::{Durations, Shard};
 use crate::text::{plural, word};
@@ -460,6 +462,18 @@ fn judge(r: &PlanRun) -> Option<(Cause, String)> {
     }
     let (outcome, reason, step) = trace.outcome();
     let e = &r.expected;
+    let unjudged = unjudged_not_allowed(r, trace);
+    // A run that did everything and could not judge only what the scenario allows to go
+    // unjudged completed as far as its expectation goes.
+    let (outcome, reason, step) = match (outcome, reason, &unjudged) {
+        (Outcome::Failed, Some(FailReason::Unjudged), Ok(())) => (Outcome::Completed, None, None),
+        (Outcome::Failed, Some(FailReason::Unjudged), Err(why))
+            if e.outcome == Outcome::Completed =>
+        {
+            return Some((Cause::Unjudged, why.clone()));
+        }
+        _ => (outcome, reason, step),
+    };
     if outcome != e.outcome {
         let got = match reason {
             Some(rs) => format!("{} ({})", word(&outcome), word(&rs)),
@@ -523,7 +537,9 @@ fn judge(r: &PlanRun) -> Option<(Cause, String)> {
             format!("expected the check error `{missing}`, the plan has none"),
         ));
     }
-    if let Some(why) = unjudged_done(trace, e) {
+    if e.outcome == Outcome::Completed
+        && let Err(why) = unjudged
+    {
         return Some((Cause::Unjudged, why));
     }
     let scores = Tally::of(trace).scores().by_name();
@@ -548,23 +564,23 @@ fn judge(r: &PlanRun) -> Option<(Cause, String)> {
     None
 }
 
-/// Why a completed run's `done` went unjudged, unless the scenario allows it by name: a run
-/// is as expected only when what its expectation needs was judged.
-fn unjudged_done(trace: &Trace, e: &crate::scenario::Expected) -> Option<String> {
-    if e.allow_unjudged.iter().any(|k| k == "done") {
-        return None;
-    }
-    trace.events.iter().find_map(|ev| match ev {
-        crate::replay::Event::Done {
-            judged: false,
-            check,
-            ..
-        } => Some(format!(
-            "done not judged: {}; allow it by name with \"allow_unjudged\": [\"done\"] in the scenario's expect",
-            check.detail
-        )),
-        _ => None,
-    })
+/// What the run could not judge that its scenario does not allow to go unjudged, as the
+/// first such judgement in words: a completed run is as expected only when every judgement
+/// was made or allowed by name.
+fn unjudged_not_allowed(r: &PlanRun, trace: &Trace) -> Result<(), String> {
+    let e = &r.expected;
+    let left = crate::replay::ledger::unjudged(trace, r.steps.len())
+        .into_iter()
+        .filter(|(_, j)| !e.allow_unjudged.contains(&j.kind));
+    let Some((step, j)) = left.into_iter().next() else {
+        return Ok(());
+    };
+    let kind = word(&j.kind);
+    let at = step.map_or(String::new(), |i| format!("step {}: ", i + 1));
+    Err(format!(
+        "{at}{kind} not judged: {}; allow it by name with \"allow_unjudged\": [\"{kind}\"] in the scenario's expect",
+        j.evidence
+    ))
 }
 
 /// Scenarios loaded and checked, ready to run.
@@ -582,6 +598,21 @@ pub struct LoadedSuite {
 }
 
 impl LoadedSuite {
+    /// Lets every scenario's run leave these kinds unjudged (`run --allow-unjudged`), as its
+    /// own `expect.allow_unjudged` would.
+    pub fn allow_unjudged(&mut self, kinds: &[crate::replay::ledger::Kind]) {
+        for s in &mut self.scenarios {
+            let allowed = &mut s.file.expect.allow_unjudged;
+            allowed.extend(
+                kinds
+                    .iter()
+                    .filter(|k| !allowed.contains(k))
+                    .copied()
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+
     /// The suite narrowed to the scenarios `select` keeps (`--grep`, `--filter`); the suite's
     /// identity (`all_ids`) stays the whole suite's.
     pub fn select(mut self, select: &crate::select::Select) -> LoadedSuite {

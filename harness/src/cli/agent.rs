@@ -7,12 +7,8 @@ use std::time::Duration;
 
 use stepreplay::agent::bridge::SCHEMA as BRIDGE_TASK;
 use stepreplay::agent::{EpisodeOptions, run_bridge_task};
-use stepreplay::evidence::FromRecordings;
 use stepreplay::replay::Mode;
-use stepreplay::report::{
-    Progress, Report, ReportRef, ScenarioReport, Timings, print_summary, print_verdict,
-    write_json_to, write_outputs,
-};
+use stepreplay::report::{End, Session};
 use stepreplay::scenario::SCENARIO_SCHEMA;
 use stepreplay::suite::{broken_results, load_suite};
 use stepreplay::{Error, InputError, Reason};
@@ -113,41 +109,31 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     {
         return Err(none_match());
     }
-    let progress = Progress::new(
-        suite.scenarios.len() + suite.broken.len() + tasks.len(),
-        say,
-    );
+    let asked = suite.scenarios.len() + suite.broken.len() + tasks.len();
+    // Entries spill into the report folder, or a scratch file unlinked at once.
+    let spill_dir = args.report_dir.clone().unwrap_or_else(std::env::temp_dir);
+    let session = Session::open(&spill_dir, &modes)?.with_progress(asked, say);
+    // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
+    super::stop::install_stop_handler();
+    let running = || !super::stop::STOP.load(std::sync::atomic::Ordering::SeqCst);
     // One at a time: each scenario starts its own agent process.
-    let mut results: Vec<_> = suite
-        .scenarios
-        .iter()
-        .map(|sc| stepreplay::suite::agent_episode(sc, &follower))
-        .chain(tasks.iter().map(|t| run_bridge_task(t, &opts)))
-        .inspect(|r| progress.done(r))
-        .collect();
-    results.extend(broken_results(&suite.broken, &modes));
-    progress.finish();
-    results.sort_by(|a, b| a.id.cmp(&b.id));
-    let timings: Timings = results.iter().map(|r| (r.id.clone(), r.duration)).collect();
-    let report = Report::from_scenarios(results.iter().map(ScenarioReport::of).collect(), &modes);
-    let report = ReportRef::from(&report);
-    print_summary(report, &say)?;
-    let code = match &args.report_dir {
-        Some(dir) => write_outputs(
-            report,
-            &timings,
-            &FromRecordings,
-            dir,
-            &args.out.outputs("report.json"),
-            gate.as_ref(),
-            &say,
-        )?,
-        None if results.iter().any(|r| r.broken_input().is_some()) => 2,
-        None => u8::from(!report.head.all_met()),
-    };
-    if args.format == OutputFormat::Json {
-        write_json_to(report, &mut std::io::stdout().lock())?;
+    for sc in suite.scenarios.iter().take_while(|_| running()) {
+        session.add(&stepreplay::suite::agent_episode(sc, &follower))?;
     }
-    print_verdict(report.head, args.report_dir.as_deref(), &say);
-    Ok(code)
+    for t in tasks.iter().take_while(|_| running()) {
+        session.add(&run_bridge_task(t, &opts))?;
+    }
+    for r in broken_results(&suite.broken, &modes) {
+        session.add(&r)?;
+    }
+    let end = End {
+        dir: args.report_dir.as_deref(),
+        outputs: args.out.outputs("report.json"),
+        gate: gate.as_ref(),
+        json_stdout: args.format == OutputFormat::Json,
+        stopped: super::stop::stopped_by(),
+        narrowed: (!select.is_all()).then(|| format!("{asked} scenarios, by --grep or --filter")),
+        ..End::new(say, g.error_prefix(), asked)
+    };
+    session.finish(end)
 }

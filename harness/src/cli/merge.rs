@@ -5,14 +5,13 @@
 use std::path::{Path, PathBuf};
 
 use stepreplay::report::{
-    MergeError, ReportRef, Spill, Totals, check_parts, load_report_head, merged_head,
-    read_report_entries, write_outputs,
+    End, MergeError, Say, Session, check_parts, load_report_head, merged_head, read_report_entries,
 };
 use stepreplay::text::plural;
 use stepreplay::{Error, InputError, Reason};
 
-use super::output_args::{OutputArgs, say};
-use super::{Global, OutputFormat};
+use super::Global;
+use super::output_args::OutputArgs;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:
@@ -70,16 +69,10 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
         .to_path_buf();
-    let mut spill = Spill::create(&dir)?;
-    let mut totals = Totals::new(&heads[0].modes);
+    let session = Session::open(&dir, &heads[0].modes)?;
     for p in &read_from {
-        read_report_entries(p, &mut |s| {
-            totals.add(&s);
-            spill.push(&s)
-        })?;
+        read_report_entries(p, &mut |s| session.add_entry(&s))?;
     }
-    let merged = merged_head(&heads, &spill, totals, unread.as_deref())
-        .map_err(|e| refused(&read_from, &e))?;
     let json = args
         .out
         .file_name()
@@ -87,21 +80,22 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .unwrap_or("report.json")
         .to_string();
     // The shards' times stay in their own junit.xml; the merged one has none.
-    let say = say(g, OutputFormat::Human);
     let mut outputs = args.output.outputs(&json);
     outputs.json = Some(json);
-    let code = write_outputs(
-        ReportRef {
-            head: &merged,
-            entries: &spill,
-        },
-        &Default::default(),
-        &stepreplay::evidence::FromRecordings,
-        &dir,
-        &outputs,
-        gate.as_ref(),
-        &say,
-    )?;
+    let end = End {
+        dir: Some(&dir),
+        outputs,
+        gate: gate.as_ref(),
+        // The shards printed their tables; the merge says its failures and its verdict.
+        ..End::new(
+            Say::new(true, true, g.color()),
+            g.error_prefix(),
+            heads.len(),
+        )
+    };
+    let code = session.finish_with(end, |spill, totals| {
+        merged_head(&heads, spill, totals, unread.as_deref()).map_err(|e| refused(&read_from, &e))
+    })?;
     let read = if read_from.len() == args.reports.len() {
         plural(read_from.len(), "shard", "shards")
     } else {
@@ -111,14 +105,8 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             args.reports.len()
         )
     };
-    g.note(format!(
-        "merged {read}: {}, {} as expected, {} not → {}",
-        plural(merged.summary.scenarios as usize, "scenario", "scenarios"),
-        merged.summary.met,
-        merged.summary.not_met,
-        args.out.display()
-    ));
-    Ok(if unread.is_some() { code.max(2) } else { code })
+    g.note(format!("merged {read} → {}", args.out.display()));
+    Ok(code)
 }
 
 /// Why the parts cannot be merged, naming the report at fault (for a missing or repeated

@@ -3,24 +3,18 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Duration;
 
-use stepreplay::evidence::FromRecordings;
 use stepreplay::perturb::{Perturbation, STANDARD};
 use stepreplay::replay::Mode;
-use stepreplay::report::{
-    MutationScore, Progress, Report, ReportRef, ScenarioReport, Slow, Spill, Timings, Totals,
-    print_summary, print_verdict, write_captures, write_json_to, write_outputs,
-};
-use stepreplay::result::ScenarioResult;
+use stepreplay::replay::ledger::Kind;
+use stepreplay::report::{End, MutationScore, Session};
 use stepreplay::scenario::adhoc_scenario;
 use stepreplay::select::Select;
 use stepreplay::shard::{Shard, read_durations};
 use stepreplay::suite::{
     LoadedSuite, RunOptions, broken_results, discover, load_suite_by, run_bridge, run_until,
 };
-use stepreplay::text::plural;
 use stepreplay::{Error, InputError, Reason};
 
 use super::output_args::OutputArgs;
@@ -92,6 +86,10 @@ pub struct Args {
     mutants: bool,
     #[command(flatten)]
     select: SelectArgs,
+    /// Let every scenario leave these kinds of judgement unjudged (`typed-text,done`), as its
+    /// `expect.allow_unjudged` would; anything else the harness cannot judge fails it.
+    #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = |s: &str| s.parse::<Kind>())]
+    allow_unjudged: Vec<Kind>,
     /// Name the scenarios that took longer than this many seconds, slowest first: on the
     /// terminal, in `report.json` (`slow`), `summary.md` and on the HTML cards. Wall-clock, so
     /// such a report differs from run to run.
@@ -119,96 +117,46 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let select = args.select.select(args.out.gated())?;
     let gate = args.out.gate()?;
     let opts = options(&args)?;
-    let modes = opts.modes.clone();
-    let suite = suite_of(&args, &paths, &select)?;
-    let total = suite.scenarios.len() + suite.bridge.len() + suite.broken.len();
+    let mut suite = suite_of(&args, &paths, &select)?;
+    suite.allow_unjudged(&args.allow_unjudged);
+    let asked = suite.scenarios.len() + suite.bridge.len() + suite.broken.len();
     // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
     super::stop::install_stop_handler();
-    let progress = Progress::new(total, say);
-    let all_ids = suite.all_ids.clone();
     let mutation = if args.mutants {
         mutation_scores(&paths, opts.jobs)?
     } else {
         BTreeMap::new()
     };
-    let replayed = replay_all(suite, &opts, &args.report_dir, &progress, &mutation)?;
-    let Replayed {
-        mut results,
-        mut broken_inputs,
-        mut spill,
-        totals,
-    } = replayed;
+    let all_ids = suite.all_ids.clone();
+    let session = Session::open(&args.report_dir, &opts.modes)?
+        .with_progress(asked, say)
+        .with_mutation(mutation);
+    replay_all(suite, &opts, &session)?;
     // One plan replayed with `--recording` has nothing else to judge, so its broken input is
     // the command's error, as before any replay.
     if args.recording.is_some()
-        && let Some(e) = broken_inputs.pop()
+        && let Some(e) = session.broken_input()
     {
-        progress.finish();
         return Err(e.into());
     }
-    results.sort();
-    progress.finish();
-    // Broken inputs are also said as errors on standard error, as a script expects.
-    broken_inputs.sort_by(|a, b| a.file.cmp(&b.file));
-    for e in &broken_inputs {
-        eprintln!("{} {e}", g.error_prefix());
-    }
-    let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
-    let mut report = Report::head(&ids, &modes, totals.summary());
-    let timings: Timings = results.iter().map(|(id, d)| (id.clone(), *d)).collect();
-    if let Some(shard) = args.shard {
-        report = report.into_shard(&all_ids, shard);
-    }
-    let stopped = super::stop::stopped_by();
-    if let Some((signal, _)) = stopped
-        && results.len() < total
-    {
-        report.incomplete = Some(format!(
-            "stopped by {signal}: {} of {total} scenarios judged",
-            results.len()
-        ));
-    }
-    if !select.is_all() {
-        report.narrowed = Some(format!(
-            "{} of {} scenarios, by --grep or --filter",
-            results.len(),
-            all_ids.len()
-        ));
-    }
-    report.slow = args.slow.map(|limit| Slow::of(&timings, limit));
-    if let Some(dir) = &args.captures {
-        let o = write_captures(&mut spill, &FromRecordings, dir)?;
-        say.info(format!(
-            "captures: {} in {}",
-            plural(o.files, "file", "files"),
-            dir.display()
-        ));
-        for m in &o.missing {
-            say.info(format!("  no pictures for {m}"));
-        }
-    }
-    let report = ReportRef {
-        head: &report,
-        entries: &spill,
+    let end = End {
+        dir: Some(&args.report_dir),
+        outputs: args.out.outputs("report.json"),
+        gate: gate.as_ref(),
+        json_stdout: args.format == OutputFormat::Json,
+        captures: args.captures.as_deref(),
+        slow: args.slow,
+        stopped: super::stop::stopped_by(),
+        narrowed: (!select.is_all()).then(|| {
+            format!(
+                "{asked} of {} scenarios, by --grep or --filter",
+                all_ids.len()
+            )
+        }),
+        shard: args.shard.map(|s| (s, all_ids)),
+        ..End::new(say, g.error_prefix(), asked)
     };
-    print_summary(report, &say)?;
-    let code = write_outputs(
-        report,
-        &timings,
-        &FromRecordings,
-        &args.report_dir,
-        &args.out.outputs("report.json"),
-        gate.as_ref(),
-        &say,
-    )?;
-    if args.format == OutputFormat::Json {
-        write_json_to(report, &mut std::io::stdout().lock())?;
-    }
-    if let Some(slow) = &report.head.slow {
-        print_slow(slow, &say);
-    }
-    print_verdict(report.head, Some(&args.report_dir), &say);
-    Ok(stopped.map_or(code, |(_, exit)| exit))
+    session.finish(end)
 }
 
 /// The run's options from its flags (the modes, jobs, perturbations and OCR).
@@ -300,75 +248,28 @@ fn suite_of(args: &Args, paths: &[PathBuf], select: &Select) -> Result<LoadedSui
     Ok(suite)
 }
 
-/// What replaying the suite leaves: each scenario's id and time, the broken inputs, the
-/// spilled report entries and their totals.
-struct Replayed {
-    results: Vec<(String, Duration)>,
-    broken_inputs: Vec<InputError>,
-    spill: Spill,
-    totals: Totals,
-}
-
-/// Replays every scenario. Each result is folded into its report entry as it finishes, added
-/// to the totals, written to a spill file in the report folder and dropped with its trace:
-/// what is held at the end is the totals and an index, so peak memory follows the scenarios
-/// in flight, not the suite.
-fn replay_all(
-    suite: LoadedSuite,
-    opts: &RunOptions,
-    report_dir: &std::path::Path,
-    progress: &Progress,
-    mutation: &BTreeMap<String, MutationScore>,
-) -> Result<Replayed, Error> {
-    let mut bridge = run_bridge(&suite.bridge, &opts.modes);
-    bridge.extend(broken_results(&suite.broken, &opts.modes));
-    for r in &bridge {
-        progress.done(r);
-    }
-    let spilling = Mutex::new((Spill::create(report_dir)?, Totals::new(&opts.modes)));
-    let broken_inputs = Mutex::new(Vec::new());
-    let fold = |r: ScenarioResult| -> Result<(String, Duration), Error> {
-        if let Some(e) = r.broken_input() {
-            broken_inputs
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(e.clone());
-        }
-        let mut entry = ScenarioReport::of(&r);
-        entry.mutation = mutation.get(&entry.id).cloned();
-        let bytes = Spill::bytes(&entry)?;
-        let mut st = spilling.lock().unwrap_or_else(|p| p.into_inner());
-        st.1.add(&entry);
-        st.0.push_bytes(&entry, &bytes)?;
-        Ok((r.id, r.duration))
-    };
+/// Replays every scenario into the session, each folded into its report entry as it
+/// finishes; stopped by Ctrl-C, the scenarios not started are left out.
+fn replay_all(suite: LoadedSuite, opts: &RunOptions, session: &Session) -> Result<(), Error> {
+    let mut first = run_bridge(&suite.bridge, &opts.modes);
+    first.extend(broken_results(&suite.broken, &opts.modes));
+    first.iter().try_for_each(|r| session.add(r))?;
     let slow = std::env::var(SLOW_ENV)
         .ok()
         .and_then(|v| v.parse().ok())
         .map(Duration::from_millis);
-    let mut results = run_until(
+    let folded = run_until(
         suite.scenarios,
         opts,
         &super::stop::STOP,
-        &|r| {
-            progress.done(r);
+        &|_| {
             if let Some(d) = slow {
                 std::thread::sleep(d);
             }
         },
-        &fold,
+        &|r| session.add(&r),
     )?;
-    results.extend(bridge.into_iter().map(fold));
-    let results = results.into_iter().collect::<Result<Vec<_>, Error>>()?;
-    let (spill, totals) = spilling.into_inner().unwrap_or_else(|p| p.into_inner());
-    Ok(Replayed {
-        results,
-        broken_inputs: broken_inputs
-            .into_inner()
-            .unwrap_or_else(|p| p.into_inner()),
-        spill,
-        totals,
-    })
+    folded.into_iter().collect()
 }
 
 /// Each scenario's mutation score, by id: `mutate` makes and judges the copies, the reports
@@ -382,22 +283,6 @@ fn mutation_scores(
         .iter()
         .map(|s| (s.id.clone(), s.score()))
         .collect())
-}
-
-/// The scenarios slower than the threshold, slowest first (ties by id).
-fn print_slow(slow: &Slow, say: &stepreplay::report::Say) {
-    let limit = slow.threshold;
-    if slow.scenarios.is_empty() {
-        say.info(format!("no scenario took longer than {limit} s"));
-        return;
-    }
-    say.verdict(format!(
-        "{} slower than {limit} s:",
-        plural(slow.scenarios.len(), "scenario", "scenarios")
-    ));
-    for s in &slow.scenarios {
-        say.verdict(format!("  SLOW {:<36} {:.2} s", s.id, s.seconds));
-    }
 }
 
 /// `default` or a comma-separated list of perturbation names.

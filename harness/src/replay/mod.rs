@@ -4,6 +4,7 @@
 mod approval;
 mod binding;
 mod follower;
+pub mod ledger;
 mod ocr;
 mod robustness;
 #[cfg(test)]

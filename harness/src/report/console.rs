@@ -319,6 +319,22 @@ fn print_totals(head: &Report, say: &Say, broken: Vec<String>) {
     }
 }
 
+/// The scenarios slower than the threshold, slowest first (ties by id).
+pub(crate) fn print_slow(slow: &super::Slow, say: &Say) {
+    let limit = slow.threshold;
+    if slow.scenarios.is_empty() {
+        say.info(format!("no scenario took longer than {limit} s"));
+        return;
+    }
+    say.verdict(format!(
+        "{} slower than {limit} s:",
+        plural(slow.scenarios.len(), "scenario", "scenarios")
+    ));
+    for s in &slow.scenarios {
+        say.verdict(format!("  SLOW {:<36} {:.2} s", s.id, s.seconds));
+    }
+}
+
 /// The last line: how many scenarios met their expectation, and where the reports are.
 pub fn print_verdict(head: &Report, dir: Option<&std::path::Path>, say: &Say) {
     let shard = head

@@ -17,6 +17,7 @@ mod markdown;
 mod merge;
 mod model;
 mod outputs;
+mod session;
 mod verdict;
 
 pub use agent_figures::AgentFigures;
@@ -37,4 +38,5 @@ pub use markdown::{md_escape, to_markdown, write_markdown};
 pub use merge::{MergeError, check_parts, merge, merged_head};
 pub use model::*;
 pub use outputs::{Gate, Outputs, write_outputs};
+pub use session::{End, Session};
 pub use verdict::Verdict;

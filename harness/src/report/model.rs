@@ -410,6 +410,9 @@ pub struct StepReport {
     /// What a browser step's options captured and read.
     #[serde(default, skip_serializing_if = "WebReport::is_empty")]
     pub(crate) web: WebReport,
+    /// Every judgement the step's verdict stands on (the evidence ledger).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judgements: Vec<crate::replay::ledger::Judgement>,
 }
 
 /// A browser step's named captures and reads (devthink options).
@@ -582,6 +585,7 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
         diff: None,
         captures: None,
         web: WebReport::default(),
+        judgements: crate::replay::ledger::of_step(trace, i),
     };
     for e in trace.step_events(i) {
         match e {

@@ -35,6 +35,21 @@ pub struct Outputs {
     pub tolerance: f64,
 }
 
+impl Outputs {
+    /// No file at all.
+    pub fn none() -> Outputs {
+        Outputs {
+            json: None,
+            junit: false,
+            markdown: false,
+            html: false,
+            html_dir: None,
+            summary: None,
+            tolerance: 0.0,
+        }
+    }
+}
+
 /// The baseline a run is gated on, read once, before the replay starts: a baseline that
 /// changes during the run does not change the verdict, and the reports name the bytes judged
 /// against by their hash.

@@ -228,10 +228,10 @@ pub struct Expected {
     /// finding fails the scenario, and so does a listed one the plan does not have.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub plan_errors: Vec<String>,
-    /// Judgements that may go unjudged without failing the scenario, by kind (`done`):
-    /// anything else the harness could not judge fails it.
+    /// Judgements that may go unjudged without failing the scenario, by kind (`done`,
+    /// `typed-text`, …): anything else the harness could not judge fails it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) allow_unjudged: Vec<String>,
+    pub(crate) allow_unjudged: Vec<crate::replay::ledger::Kind>,
 }
 
 impl Expected {

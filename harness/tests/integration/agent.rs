@@ -828,12 +828,32 @@ fn an_agent_that_says_done_at_once_meets_no_scenario_that_needs_an_action() {
             ),
         )
         .unwrap();
-        done_at_once_meets_nothing(&format!("python3 {}", script.display()));
+        let out = tmp.path().join(format!("reports-{n}"));
+        done_at_once_meets_nothing(&format!("python3 {}", script.display()), &out);
+        // An evidence remover of the silent-green hunt: no output of the gate is green.
+        let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+        assert!(summary.starts_with("## stepreplay: ❌"), "{summary}");
+        let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
+        let root = &junit[junit.find("<testsuites").unwrap()..];
+        let root = &root[..root.find('>').unwrap()];
+        assert!(!root.contains("failures=\"0\""), "{root}");
     }
 }
 
-fn done_at_once_meets_nothing(cmd: &str) {
-    let run = run_in(repo(), &["agent", "--format", "json", "--cmd", cmd]);
+fn done_at_once_meets_nothing(cmd: &str, out: &std::path::Path) {
+    let dir = out.to_str().unwrap();
+    let run = run_in(
+        repo(),
+        &[
+            "agent",
+            "--format",
+            "json",
+            "--report-dir",
+            dir,
+            "--cmd",
+            cmd,
+        ],
+    );
     assert_eq!(run.code, 1, "{}", run.stderr);
     let report: Value = serde_json::from_str(&run.stdout).unwrap();
     let scenarios = report["scenarios"].as_array().unwrap();

@@ -125,6 +125,65 @@ fn window_removed(plan: &Path, rec: &Path) -> bool {
     true
 }
 
+/// What every typing step typed is gone from the recording: the text its recorded action
+/// kept, and the value its field shows in every frame. A secret is never judged by its text,
+/// so only plans that type something not sensitive are touched.
+fn field_text_removed(plan: &Path, rec: &Path) -> bool {
+    let mut p = read(plan);
+    let secret: Vec<String> = p["inputs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|i| i["sensitive"] == true)
+        .filter_map(|i| i["id"].as_str().map(|id| format!("{{{id}}}")))
+        .collect();
+    let typed_plainly = steps(&mut p).unwrap().iter().any(|s| {
+        let types = s["action"] == "type" || s["action"] == "paste" || s["kind"] == "type";
+        let text = s["value"].as_str().or(s["template"].as_str());
+        types
+            && s["secret"] != true
+            && text.is_some_and(|t| !t.is_empty() && !secret.iter().any(|x| t.contains(x.as_str())))
+    });
+    let mut r = read(&rec.join("recording.json"));
+    let mut fields = Vec::new();
+    for t in r["transitions"].as_array_mut().unwrap() {
+        if matches!(t["action"].as_str(), Some("type" | "paste"))
+            && let Some(e) = t["element"].as_str()
+        {
+            fields.push(e.to_string());
+            if let Some(op) = t["operation"].as_object_mut() {
+                op.remove("text");
+            }
+        }
+    }
+    if fields.is_empty() || !typed_plainly {
+        return false;
+    }
+    write(&rec.join("recording.json"), &r);
+    fn blank(v: &mut Value, fields: &[String]) {
+        match v {
+            Value::Object(m) => {
+                if m.get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| fields.iter().any(|f| f == id))
+                {
+                    m.remove("value");
+                }
+                m.values_mut().for_each(|c| blank(c, fields));
+            }
+            Value::Array(a) => a.iter_mut().for_each(|c| blank(c, fields)),
+            _ => {}
+        }
+    }
+    for f in r["frames"].as_array().unwrap() {
+        let path = rec.join(f["ax"].as_str().unwrap());
+        let mut ax = read(&path);
+        blank(&mut ax, &fields);
+        write(&path, &ax);
+    }
+    true
+}
+
 /// What the gate said, with each output read back.
 struct Said {
     code: i32,
@@ -235,6 +294,80 @@ fn fresh_step_ids_are_never_green() {
 #[test]
 fn a_removed_target_window_is_never_green() {
     family("evidence-window-removed", window_removed);
+}
+
+#[test]
+fn typed_text_removed_from_the_recording_is_never_green() {
+    family("evidence-field-text-removed", field_text_removed);
+}
+
+/// What went unjudged may be allowed by its kind's name, and only by it: with the typed text
+/// gone, allowing `done` changes nothing; allowing `typed-text` lets the scenarios whose only
+/// gap it was pass, and their reports still show the text unjudged.
+#[test]
+fn only_the_kind_allowed_by_name_may_go_unjudged() {
+    let tmp = TempDir::new("evidence-allow-unjudged");
+    let ids: Vec<String> = suite(tmp.path())
+        .into_iter()
+        .filter(|(_, plan, rec)| field_text_removed(plan, rec))
+        .map(|c| c.0)
+        .collect();
+    let met = |extra: &[&str]| -> Vec<(String, Value)> {
+        let mut args = vec!["run", "--report-dir", "out", "scenarios"];
+        args.extend(extra);
+        run_in(tmp.path(), &args).assert_no_panic();
+        let report: Value =
+            serde_json::from_slice(&std::fs::read(tmp.path().join("out/report.json")).unwrap())
+                .unwrap();
+        report["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| ids.contains(&s["id"].as_str().unwrap().to_string()))
+            .map(|s| (s["id"].as_str().unwrap().to_string(), s.clone()))
+            .collect()
+    };
+    let plain = met(&[]);
+    assert!(plain.iter().all(|(_, s)| s["met"] == false));
+    let why: Vec<&str> = plain
+        .iter()
+        .filter_map(|(_, s)| s["mismatch"].as_str())
+        .collect();
+    assert!(
+        why.iter().any(|w| w.contains("typed-text not judged")),
+        "the cause names the kind: {why:?}"
+    );
+    assert!(
+        met(&["--allow-unjudged", "done"])
+            .iter()
+            .all(|(_, s)| s["met"] == false)
+    );
+    let allowed = met(&["--allow-unjudged", "typed-text"]);
+    let passed: Vec<&(String, Value)> = allowed.iter().filter(|(_, s)| s["met"] == true).collect();
+    assert!(
+        !passed.is_empty(),
+        "no scenario had typed text as its only gap"
+    );
+    for (id, s) in passed {
+        let shown = s["runs"]["chained"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|st| {
+                st["judgements"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|j| j["kind"] == "typed-text" && j["judged"] == "unjudged")
+            });
+        assert!(shown, "{id}: the report shows what went unjudged");
+    }
+    let typo = run_in(
+        tmp.path(),
+        &["run", "--allow-unjudged", "typed_text", "scenarios"],
+    );
+    assert_eq!(typo.code, 64, "{}", typo.stderr);
+    assert!(typo.stderr.contains("typed-text"), "{}", typo.stderr);
 }
 
 /// Element accuracy counted without the harness: from the plan (which steps have a target),

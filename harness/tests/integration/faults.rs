@@ -552,6 +552,37 @@ fn ctrl_c_and_sigterm_write_an_incomplete_report_and_exit_130_and_143() {
     }
 }
 
+/// `agent` streams into the same run session as `run`: Ctrl-C between scenarios starts no
+/// other agent, writes what was judged marked incomplete, red in every output, exit 130.
+#[test]
+fn ctrl_c_during_an_agent_run_is_red_and_incomplete_in_every_output() {
+    if !crate::util::have_tool("python3", "apt-get install python3") {
+        return;
+    }
+    let dir = mini("agent-interrupted");
+    std::fs::write(
+        dir.path().join("slow-agent.py"),
+        "import json, sys, time\nfor line in sys.stdin:\n    time.sleep(0.3)\n    \
+         print(json.dumps({\"type\": \"done\", \"text\": \"Done.\"}), flush=True)\n",
+    )
+    .unwrap();
+    let mut child = stepreplay(dir.path())
+        .args(["agent", "--cmd", "python3 slow-agent.py", "scenarios"])
+        .args(["--report-dir", "reports"])
+        .spawn();
+    let first = wait_for_a_scenario(&mut child);
+    signal(&child, libc::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{first}{stderr}");
+    let reports = dir.path().join("reports");
+    let report = json(&reports.join("report.json"));
+    let judged = report["scenarios"].as_array().unwrap().len();
+    assert!((1..6).contains(&judged), "{judged} of 6 judged");
+    assert_eq!(json(&reports.join("manifest.json"))["complete"], false);
+    assert_red_incomplete(&reports);
+}
+
 /// Every output of an incomplete set says so first, and none reads green: `summary.md`'s
 /// first line, the HTML page's title, an error case in `junit.xml`.
 fn assert_red_incomplete(reports: &Path) {

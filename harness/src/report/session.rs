@@ -1,0 +1,227 @@
+//! One run, from its first result to its exit code. A front door (`run`, `agent`, `merge`)
+//! opens a [`Session`], streams results into it from any thread, and ends it with an [`End`]
+//! that says what was asked and where the outputs go; the session folds each result into its
+//! report entry and the totals as it comes (spilled, so memory follows the scenarios in
+//! flight), then prints, writes every output and decides the verdict and the exit code once.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Mutex;
+
+use super::console::{Progress, Say, print_slow, print_summary, print_verdict};
+use super::entries::{Entries, ReportRef, Spill};
+use super::model::{MutationScore, Report, ScenarioReport, Slow, Totals};
+use super::outputs::{Gate, Outputs, write_outputs};
+use super::{Timings, Verdict, write_captures, write_json_to};
+use crate::errors::{Error, InputError};
+use crate::evidence::FromRecordings;
+use crate::replay::Mode;
+use crate::result::ScenarioResult;
+use crate::shard::Shard;
+use crate::text::plural;
+
+/// A run in progress.
+pub struct Session {
+    modes: Vec<Mode>,
+    progress: Option<Progress>,
+    mutation: BTreeMap<String, MutationScore>,
+    state: Mutex<State>,
+}
+
+struct State {
+    spill: Spill,
+    totals: Totals,
+    timings: Timings,
+    broken: Vec<InputError>,
+}
+
+/// How a run ends: what it was asked to judge and where its outputs go.
+pub struct End<'a> {
+    /// The console.
+    pub say: Say,
+    /// What starts an error line on standard error (`error:`, coloured or not).
+    pub error_prefix: String,
+    /// The report folder; `None` writes no file (an `agent` run without `--report-dir`).
+    pub dir: Option<&'a Path>,
+    /// Which files.
+    pub outputs: Outputs,
+    /// The baseline to gate on.
+    pub gate: Option<&'a Gate>,
+    /// Also print `report.json` on standard output.
+    pub json_stdout: bool,
+    /// Write each step's pictures here (`--captures`).
+    pub captures: Option<&'a Path>,
+    /// Name the scenarios slower than this many seconds.
+    pub slow: Option<f64>,
+    /// How many scenarios the run was to judge: fewer judged, with a stop, is incomplete.
+    pub asked: usize,
+    /// The signal that stopped the run, with its exit code.
+    pub stopped: Option<(&'static str, u8)>,
+    /// How the run was narrowed (`--grep`, `--filter`), when it was.
+    pub narrowed: Option<String>,
+    /// This run's shard of the suite whose ids these are.
+    pub shard: Option<(Shard, Vec<String>)>,
+}
+
+impl End<'_> {
+    /// An end that writes nothing and gates on nothing: fill in what the front door has.
+    pub fn new(say: Say, error_prefix: impl Into<String>, asked: usize) -> End<'static> {
+        End {
+            say,
+            error_prefix: error_prefix.into(),
+            dir: None,
+            outputs: Outputs::none(),
+            gate: None,
+            json_stdout: false,
+            captures: None,
+            slow: None,
+            asked,
+            stopped: None,
+            narrowed: None,
+            shard: None,
+        }
+    }
+}
+
+impl Session {
+    /// A session judging in `modes`, spilling its entries into `dir` (made when absent).
+    pub fn open(dir: &Path, modes: &[Mode]) -> Result<Session, Error> {
+        Ok(Session {
+            modes: modes.to_vec(),
+            progress: None,
+            mutation: BTreeMap::new(),
+            state: Mutex::new(State {
+                spill: Spill::create(dir)?,
+                totals: Totals::new(modes),
+                timings: Timings::new(),
+                broken: Vec::new(),
+            }),
+        })
+    }
+
+    /// Says each result on the console as it comes, out of `total`.
+    pub fn with_progress(mut self, total: usize, say: Say) -> Session {
+        self.progress = Some(Progress::new(total, say));
+        self
+    }
+
+    /// Puts each scenario's mutation score into its entry (`run --mutants`).
+    pub fn with_mutation(mut self, scores: BTreeMap<String, MutationScore>) -> Session {
+        self.mutation = scores;
+        self
+    }
+
+    /// Folds one result: said, made into its (redacted) entry, counted and spilled.
+    pub fn add(&self, r: &ScenarioResult) -> Result<(), Error> {
+        if let Some(p) = &self.progress {
+            p.done(r);
+        }
+        let mut entry = ScenarioReport::of(r);
+        entry.mutation = self.mutation.get(&entry.id).cloned();
+        let bytes = Spill::bytes(&entry)?;
+        let mut st = crate::par::lock(&self.state);
+        if let Some(e) = r.broken_input() {
+            st.broken.push(e.clone());
+        }
+        st.timings.insert(r.id.clone(), r.duration);
+        st.totals.add(&entry);
+        st.spill.push_bytes(&entry, &bytes)
+    }
+
+    /// Folds an entry another run made (`merge`): counted and spilled, with no time.
+    pub fn add_entry(&self, entry: &ScenarioReport) -> Result<(), Error> {
+        let mut st = crate::par::lock(&self.state);
+        st.totals.add(entry);
+        st.spill.push(entry)
+    }
+
+    /// The first input that could not be used, if any (a one-plan run makes it its error).
+    pub fn broken_input(&self) -> Option<InputError> {
+        crate::par::lock(&self.state).broken.first().cloned()
+    }
+
+    /// Ends the run with the head made from what was judged: its ids, modes and totals.
+    pub fn finish(self, end: End) -> Result<u8, Error> {
+        let modes = self.modes.clone();
+        self.finish_with(end, |spill, totals| {
+            Ok(Report::head(&spill.ids(), &modes, totals.summary()))
+        })
+    }
+
+    /// Ends the run with the head `head` makes of the entries and totals (`merge` takes
+    /// the parts' heads): then prints, writes every output and returns the exit code.
+    pub fn finish_with(
+        self,
+        end: End,
+        head: impl FnOnce(&Spill, Totals) -> Result<Report, Error>,
+    ) -> Result<u8, Error> {
+        if let Some(p) = &self.progress {
+            p.finish();
+        }
+        let State {
+            mut spill,
+            totals,
+            timings,
+            mut broken,
+        } = self.state.into_inner().unwrap_or_else(|p| p.into_inner());
+        // Broken inputs are also said as errors on standard error, as a script expects.
+        broken.sort_by(|a, b| a.file.cmp(&b.file));
+        for e in &broken {
+            eprintln!("{} {e}", end.error_prefix);
+        }
+        let mut report = head(&spill, totals)?;
+        let judged = spill.count();
+        if let Some((shard, all_ids)) = &end.shard {
+            report = report.into_shard(all_ids, *shard);
+        }
+        if let Some((signal, _)) = end.stopped
+            && judged < end.asked
+        {
+            report.incomplete = Some(format!(
+                "stopped by {signal}: {judged} of {} scenarios judged",
+                end.asked
+            ));
+        }
+        if report.narrowed.is_none() {
+            report.narrowed = end.narrowed.clone();
+        }
+        report.slow = end.slow.map(|limit| Slow::of(&timings, limit));
+        let say = &end.say;
+        if let Some(dir) = end.captures {
+            let o = write_captures(&mut spill, &FromRecordings, dir)?;
+            say.info(format!(
+                "captures: {} in {}",
+                plural(o.files, "file", "files"),
+                dir.display()
+            ));
+            for m in &o.missing {
+                say.info(format!("  no pictures for {m}"));
+            }
+        }
+        let report = ReportRef {
+            head: &report,
+            entries: &spill,
+        };
+        print_summary(report, say)?;
+        let code = match end.dir {
+            Some(dir) => write_outputs(
+                report,
+                &timings,
+                &FromRecordings,
+                dir,
+                &end.outputs,
+                end.gate,
+                say,
+            )?,
+            None => Verdict::of(report.head, None, broken.len()).exit_code(),
+        };
+        if end.json_stdout {
+            write_json_to(report, &mut std::io::stdout().lock())?;
+        }
+        if let Some(slow) = &report.head.slow {
+            print_slow(slow, say);
+        }
+        print_verdict(report.head, end.dir, say);
+        Ok(end.stopped.map_or(code, |(_, exit)| exit))
+    }
+}
