@@ -97,7 +97,7 @@ impl std::str::FromStr for Kind {
         serde_json::from_value(serde_json::Value::String(s.into())).map_err(|_| {
             let names: Vec<String> = Kind::ALLOWABLE
                 .iter()
-                .map(|k| crate::text::word(k))
+                .map(crate::text::word)
                 .collect();
             format!("unknown kind `{s}`; the kinds are {}", names.join(", "))
         })
