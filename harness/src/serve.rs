@@ -1,12 +1,13 @@
 //! `stepreplay serve`: the harness's own job inbox, in the bridge's file style, so an
 //! authoring app can ask for checks and runs without a network.
 //!
-//! The main function is [`serve`]. The jobs folder holds `inbox/`, `processed/`, `failed/`
-//! and `journal.log`. A job file is
+//! The main function is [`serve`]. The jobs folder holds `inbox/`, `processed/`, `failed/`,
+//! `reports/` and `journal.log`. A job file is
 //! `{ "schemaVersion": 1, "commandID": "<uuid>", "verb": "check", "payload": { "plan": "p.json" } }`
 //! or verb `run` with `{ "scenarios": ["scenarios/bridge/a.json"] }` (paths relative to the
 //! base folder, never outside it). The answer is `<command-id>.outcome.json` (`JobOutcome`)
-//! beside the moved job file, as in the bridge.
+//! beside the moved job file, as in the bridge; a `run` job also writes every file `run`
+//! writes into `reports/<command-id>/`, through the same report session.
 //!
 //! # Never lost, never twice
 //!
@@ -15,7 +16,8 @@
 //!    names this very inbox file and its command file is not in place yet, the server crashed
 //!    between steps 3 and 4 and only the move is finished (*resumed*); otherwise it is a
 //!    *duplicate* and is moved beside the original outcome under a fresh name;
-//! 2. the job runs (jobs are pure: they read plans and scenarios and write nothing);
+//! 2. the job runs (it reads plans and scenarios and writes only its own report folder, whole
+//!    files with the same bytes each time, so running it again is harmless);
 //! 3. the outcome is written to a temp file and hard-linked to its final name, which fails
 //!    rather than replaces if it already exists — so at most one outcome per id can ever
 //!    exist, even with two servers on one folder — and a line is appended to `journal.log`;
@@ -256,7 +258,7 @@ fn process_one(root: &Path, opts: &ServeOptions, inbox_name: &InboxName) -> Resu
     let result = match (&text, &value) {
         (Err(r), _) => Err(r.clone()),
         (Ok(_), None) => Err(Rejection::whole(Reason::InvalidJson, "not valid JSON")),
-        (Ok(_), Some(v)) => run_job(&opts.base, v),
+        (Ok(_), Some(v)) => run_job(root, &opts.base, &id, v),
     };
     let command_file = format!("{id}.command-{}.json", derive_uuid("job", name));
     let mut outcome = JobOutcome::new(
@@ -353,7 +355,7 @@ struct RunJob {
 }
 
 /// Validates the envelope and runs the job; the result is what the outcome carries.
-fn run_job(base: &Path, v: &Value) -> Result<Value, JobRejection> {
+fn run_job(root: &Path, base: &Path, id: &str, v: &Value) -> Result<Value, JobRejection> {
     let at = |k: &str| FieldPath::root().key(k);
     if v.get("schemaVersion").and_then(Value::as_u64) != Some(u64::from(JOB_SCHEMA_VERSION)) {
         return Err(Rejection::new(
@@ -387,7 +389,7 @@ fn run_job(base: &Path, v: &Value) -> Result<Value, JobRejection> {
     let payload = obj.get("payload").cloned().unwrap_or(Value::Null);
     match obj.get("verb").and_then(Value::as_str) {
         Some("check") => check_job(base, typed(payload)?),
-        Some("run") => run_scenarios(base, typed(payload)?),
+        Some("run") => run_scenarios(root, base, id, typed(payload)?),
         Some(other) => Err(Rejection::new(
             Reason::UnknownVerb,
             at("verb"),
@@ -426,7 +428,7 @@ fn check_job(base: &Path, job: CheckJob) -> Result<Value, JobRejection> {
     Ok(serde_json::to_value(report).unwrap_or(Value::Null))
 }
 
-fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, JobRejection> {
+fn run_scenarios(root: &Path, base: &Path, id: &str, job: RunJob) -> Result<Value, JobRejection> {
     let at = FieldPath::root().key("payload").key("scenarios");
     if job.scenarios.len() > JOB_SCENARIOS {
         return Err(Rejection::new(
@@ -438,24 +440,22 @@ fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, JobRejection> {
             ),
         ));
     }
-    let mut results = Vec::with_capacity(job.scenarios.len());
-    let mut passed = 0;
+    // Each name is checked alone: one outside the base folder or of another kind is that
+    // entry's error; the rest run as one suite, as `run` runs them.
+    let mut named: Vec<Result<PathBuf, JobRejection>> = Vec::new();
     for (i, rel) in job.scenarios.iter().enumerate() {
         let at = at.index(i);
-        let one = safe_join(base, rel, Path::new("job"), at.clone())
-            .map_err(|e| job_file_error(e, at.clone()))
-            .and_then(|p| {
-                let schema = read_text(&p, 4 * 1024 * 1024)
-                    .ok()
-                    .and_then(|s| serde_json::from_str::<Value>(&s.text).ok())
-                    .and_then(|v| v.get("schema").and_then(Value::as_str).map(str::to_string));
-                let fail = |mut e: InputError| {
-                    e.file = PathBuf::from(rel);
-                    job_file_error(e, at.clone())
-                };
-                match schema.as_deref() {
-                    Some(BRIDGE_SCENARIO_SCHEMA) => run_bridge_entry(&p).map_err(fail),
-                    Some(crate::scenario::SCENARIO_SCHEMA) => run_plan_scenario(&p).map_err(fail),
+        named.push(
+            safe_join(base, rel, Path::new("job"), at.clone())
+                .map_err(|e| job_file_error(e, at.clone()))
+                // Named as `run` names it (`scenarios/a.json`, not `./scenarios/a.json`).
+                .map(|p| {
+                    p.components()
+                        .filter(|c| *c != std::path::Component::CurDir)
+                        .collect::<PathBuf>()
+                })
+                .and_then(|p| match crate::scenario::sniff_schema(&p).as_deref() {
+                    Some(BRIDGE_SCENARIO_SCHEMA | crate::scenario::SCENARIO_SCHEMA) => Ok(p),
                     _ => Err(Rejection::new(
                         Reason::UnsupportedSchema,
                         at.clone(),
@@ -464,11 +464,54 @@ fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, JobRejection> {
                             crate::scenario::SCENARIO_SCHEMA
                         ),
                     )),
-                }
-            });
+                }),
+        );
+    }
+    let files: Vec<PathBuf> = named
+        .iter()
+        .filter_map(|n| n.as_ref().ok().cloned())
+        .collect();
+    let suite =
+        crate::suite::load_suite(&files, None).map_err(|e| job_file_error(e, at.clone()))?;
+    let mut ids: std::collections::HashMap<PathBuf, String> = suite
+        .scenarios
+        .iter()
+        .map(|s| (s.path.clone(), s.file.id.clone()))
+        .chain(suite.bridge.iter().map(|(id, p)| (p.clone(), id.clone())))
+        .collect();
+    let broken: std::collections::HashMap<PathBuf, InputError> = suite
+        .broken
+        .iter()
+        .map(|(s, e)| (s.path.clone(), e.clone()))
+        .collect();
+    let dir = root.join("reports").join(id);
+    let (code, report) = run_session(suite, &dir)
+        .map_err(|e| Rejection::new(Reason::IngestionFailed, at.clone(), e.to_string()))?;
+    let mut entries: std::collections::HashMap<String, Value> = report
+        .get("scenarios")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| Some((e.get("id")?.as_str()?.to_string(), e.clone())))
+        .collect();
+    let mut results = Vec::with_capacity(named.len());
+    let mut passed = 0;
+    for (i, (rel, one)) in job.scenarios.iter().zip(named).enumerate() {
+        let at = at.index(i);
+        let one = one.and_then(|p| match broken.get(&p) {
+            Some(e) => {
+                let mut e = e.clone();
+                e.file = PathBuf::from(rel);
+                Err(job_file_error(e, at.clone()))
+            }
+            None => Ok(ids
+                .remove(&p)
+                .and_then(|id| entries.remove(&id))
+                .unwrap_or(Value::Null)),
+        });
         results.push(match one {
-            Ok((ok, r)) => {
-                passed += usize::from(ok);
+            Ok(r) => {
+                passed += usize::from(r.get("met") == Some(&Value::Bool(true)));
                 serde_json::json!({ "scenario": rel, "result": r })
             }
             Err(r) => serde_json::json!({
@@ -481,32 +524,17 @@ fn run_scenarios(base: &Path, job: RunJob) -> Result<Value, JobRejection> {
         "passed": passed,
         "total": job.scenarios.len(),
         "scenarios": results,
+        "reports": format!("reports/{id}"),
+        "exit_code": code,
     }))
 }
 
-/// Runs one bridge scenario; the result is its report entry, as `run` folds it.
-fn run_bridge_entry(path: &Path) -> Result<(bool, Value), InputError> {
-    let id = crate::suite::bridge_id(path)?;
-    let modes = [crate::replay::Mode::Chained];
-    let results = crate::suite::run_bridge(&[(id, path.to_path_buf())], &modes);
-    if let Some(e) = results.iter().find_map(|r| r.broken_input()) {
-        return Err(e.clone());
-    }
-    Ok(entry(crate::report::Report::from_results(&results, &modes)))
-}
-
-/// The job's part of a report: its one entry, and whether it met its expectation.
-fn entry(report: crate::report::Report) -> (bool, Value) {
-    let entry = report.scenarios.into_iter().next();
-    (
-        entry.as_ref().is_some_and(|e| e.met),
-        serde_json::to_value(&entry).unwrap_or_default(),
-    )
-}
-
-/// Replays one plan scenario in both modes; the result is its report entry.
-fn run_plan_scenario(path: &Path) -> Result<(bool, Value), InputError> {
+/// Runs the job's suite in both modes through a report session that writes every file
+/// `run` writes into `dir`; the result is the exit code `run` would give and `report.json`,
+/// read back.
+fn run_session(suite: crate::suite::LoadedSuite, dir: &Path) -> Result<(u8, Value), Error> {
     use crate::replay::Mode;
+    use crate::report::{End, Outputs, Say, Session};
     let modes = vec![Mode::Chained, Mode::PerStep];
     let opts = crate::suite::RunOptions {
         jobs: 1,
@@ -514,11 +542,18 @@ fn run_plan_scenario(path: &Path) -> Result<(bool, Value), InputError> {
         perturb: Vec::new(),
         ocr: crate::replay::Ocr::Dom,
     };
-    let results =
-        crate::suite::run_suite(&[path.to_path_buf()], &opts, &|_| {}).map_err(|e| match e {
-            Error::Input(e) => *e,
-            // The job still gets its outcome; serve goes on with the next.
-            other => InputError::new(path, Reason::IngestionFailed, other.to_string()),
-        })?;
-    Ok(entry(crate::report::Report::from_results(&results, &modes)))
+    let asked = suite.scenarios.len() + suite.bridge.len() + suite.broken.len();
+    let session = Session::open(dir, &modes)?;
+    crate::suite::run(suite, &opts, &AtomicBool::new(false), &|r| session.add(&r))?;
+    let code = session.finish(End {
+        dir: Some(dir),
+        outputs: Outputs::every(),
+        ..End::new(Say::new(false, true, false), "error:", asked)
+    })?;
+    let path = dir.join("report.json");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Error::Internal(format!("cannot read back {}: {e}", path.display())))?;
+    let report =
+        serde_json::from_str(&text).map_err(|e| Error::Internal(format!("report.json: {e}")))?;
+    Ok((code, report))
 }

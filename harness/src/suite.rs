@@ -598,6 +598,16 @@ pub struct LoadedSuite {
 }
 
 impl LoadedSuite {
+    /// A suite of one scenario made in memory (`record --plan`'s followed guide).
+    pub fn one(s: Scenario) -> LoadedSuite {
+        LoadedSuite {
+            all_ids: vec![s.file.id.clone()],
+            scenarios: vec![s],
+            bridge: Vec::new(),
+            broken: Vec::new(),
+        }
+    }
+
     /// Lets every scenario's run leave these kinds unjudged (`run --allow-unjudged`), as its
     /// own `expect.allow_unjudged` would.
     pub fn allow_unjudged(&mut self, kinds: &[crate::replay::ledger::Kind]) {
@@ -787,51 +797,22 @@ pub fn run_bridge(scenarios: &[(String, PathBuf)], modes: &[Mode]) -> Vec<Scenar
     out
 }
 
-/// Loads scenarios and runs them on `jobs` threads. `on_done` sees each result as it finishes
-/// (for live progress); the returned list is sorted by scenario id.
-pub fn run_suite(
-    files: &[PathBuf],
-    opts: &RunOptions,
-    on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
-) -> Result<Vec<ScenarioResult>, Error> {
-    let suite = load_suite(files, None)?;
-    let mut results = run_loaded(suite.scenarios, opts, on_done)?;
-    results.extend(broken_results(&suite.broken, &opts.modes));
-    results.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(results)
-}
-
-/// Runs loaded scenarios (see [`run_suite`]). A scenario whose replay panicked is an
-/// internal error (exit 3), not bad input: the files were fine, the harness was not.
-pub fn run_loaded(
-    scenarios: Vec<Scenario>,
-    opts: &RunOptions,
-    on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
-) -> Result<Vec<ScenarioResult>, Error> {
-    run_folded(scenarios, opts, on_done, &|r| r)
-}
-
-/// [`run_loaded`], each result folded by `keep` on its worker as soon as `on_done` has seen
-/// it: a caller that needs only a summary of each (the reports) then holds the traces of the
-/// scenarios in flight, not of the whole suite. Sorted by scenario id.
-pub fn run_folded<K: Send>(
-    scenarios: Vec<Scenario>,
-    opts: &RunOptions,
-    on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
-    keep: &(dyn Fn(ScenarioResult) -> K + Sync),
-) -> Result<Vec<K>, Error> {
-    run_until(scenarios, opts, &AtomicBool::new(false), on_done, keep)
-}
-
-/// [`run_folded`] that starts no scenario once `stop` is set (a Ctrl-C): those in flight
-/// finish, and what was judged comes back, for an incomplete report.
-pub fn run_until<K: Send>(
-    scenarios: Vec<Scenario>,
+/// Runs a loaded suite: its broken inputs and bridge scenarios first, then its plan scenarios
+/// on `opts.jobs` threads, each result handed to `each` (on its worker) as soon as it is
+/// judged, so a caller that folds results (the report session) holds only those in flight.
+/// Once `stop` is set (a Ctrl-C) no scenario starts; those in flight finish. The first error
+/// `each` returns, in suite order, is the run's. A replay that panicked is an internal error
+/// (exit 3), not bad input: the files were fine, the harness was not.
+pub fn run(
+    suite: LoadedSuite,
     opts: &RunOptions,
     stop: &AtomicBool,
-    on_done: &(dyn Fn(&ScenarioResult) + Send + Sync),
-    keep: &(dyn Fn(ScenarioResult) -> K + Sync),
-) -> Result<Vec<K>, Error> {
+    each: &(dyn Fn(ScenarioResult) -> Result<(), Error> + Sync),
+) -> Result<(), Error> {
+    let mut first = run_bridge(&suite.bridge, &opts.modes);
+    first.extend(broken_results(&suite.broken, &opts.modes));
+    first.into_iter().try_for_each(each)?;
+    let scenarios = suite.scenarios;
     let cache = Cache::for_suite(&scenarios);
     let results = crate::par::map(
         &scenarios,
@@ -839,21 +820,19 @@ pub fn run_until<K: Send>(
         |s| {
             // Scenarios not started when a stop was asked for are left out, not judged.
             if stop.load(Ordering::SeqCst) {
-                return None;
+                return Ok(());
             }
             let started = std::time::Instant::now();
             let mut r = run_one(s, &cache, opts).unwrap_or_else(|e| broken(s, &opts.modes, &e));
             cache.done(s);
             r.duration = started.elapsed();
-            on_done(&r);
-            Some((r.id.clone(), keep(r)))
+            each(r)
         },
         |_| {},
     );
-    let mut ok = Vec::with_capacity(results.len());
     for (s, r) in scenarios.iter().zip(results) {
         match r {
-            Ok(r) => ok.extend(r),
+            Ok(r) => r?,
             Err(p) => {
                 return Err(Error::Internal(format!(
                     "the replay of `{}` crashed: {}",
@@ -863,8 +842,20 @@ pub fn run_until<K: Send>(
             }
         }
     }
-    ok.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(ok.into_iter().map(|(_, k)| k).collect())
+    Ok(())
+}
+
+/// [`run`] without a stop, the results gathered and sorted by scenario id: for a caller that
+/// judges a few scenarios itself rather than through a report session.
+pub fn run_collected(suite: LoadedSuite, opts: &RunOptions) -> Result<Vec<ScenarioResult>, Error> {
+    let out = Mutex::new(Vec::new());
+    run(suite, opts, &AtomicBool::new(false), &|r| {
+        crate::par::lock(&out).push(r);
+        Ok(())
+    })?;
+    let mut out = out.into_inner().unwrap_or_else(|p| p.into_inner());
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use stepreplay::recorder::script::read_script;
 use stepreplay::recorder::{Confirm, FollowOptions, RecordOptions, follow, record};
 use stepreplay::report::{ScenarioReport, line, print_steps};
-use stepreplay::suite::{RunOptions, run_loaded};
+use stepreplay::suite::{LoadedSuite, RunOptions, run_collected};
 use stepreplay::{Error, InputError, Reason};
 
 use super::Global;
@@ -144,7 +144,7 @@ fn follow_live(args: Args, g: &Global) -> Result<u8, Error> {
         perturb: Vec::new(),
         ocr: stepreplay::replay::Ocr::Dom,
     };
-    let results = run_loaded(vec![o.scenario], &run, &|_| {})?;
+    let results = run_collected(LoadedSuite::one(o.scenario), &run)?;
     let Some(r) = results.first() else {
         return Err(Error::Internal(
             "the replay of the followed guide gave no result".into(),

@@ -12,9 +12,7 @@ use stepreplay::report::{End, MutationScore, Session};
 use stepreplay::scenario::adhoc_scenario;
 use stepreplay::select::Select;
 use stepreplay::shard::{Shard, read_durations};
-use stepreplay::suite::{
-    LoadedSuite, RunOptions, broken_results, discover, load_suite_by, run_bridge, run_until,
-};
+use stepreplay::suite::{LoadedSuite, RunOptions, discover, load_suite_by};
 use stepreplay::{Error, InputError, Reason};
 
 use super::output_args::OutputArgs;
@@ -251,25 +249,16 @@ fn suite_of(args: &Args, paths: &[PathBuf], select: &Select) -> Result<LoadedSui
 /// Replays every scenario into the session, each folded into its report entry as it
 /// finishes; stopped by Ctrl-C, the scenarios not started are left out.
 fn replay_all(suite: LoadedSuite, opts: &RunOptions, session: &Session) -> Result<(), Error> {
-    let mut first = run_bridge(&suite.bridge, &opts.modes);
-    first.extend(broken_results(&suite.broken, &opts.modes));
-    first.iter().try_for_each(|r| session.add(r))?;
     let slow = std::env::var(SLOW_ENV)
         .ok()
         .and_then(|v| v.parse().ok())
         .map(Duration::from_millis);
-    let folded = run_until(
-        suite.scenarios,
-        opts,
-        &super::stop::STOP,
-        &|_| {
-            if let Some(d) = slow {
-                std::thread::sleep(d);
-            }
-        },
-        &|r| session.add(&r),
-    )?;
-    folded.into_iter().collect()
+    stepreplay::suite::run(suite, opts, &super::stop::STOP, &|r| {
+        if let Some(d) = slow {
+            std::thread::sleep(d);
+        }
+        session.add(&r)
+    })
 }
 
 /// Each scenario's mutation score, by id: `mutate` makes and judges the copies, the reports

@@ -813,7 +813,7 @@ impl ScenarioReport {
 }
 
 impl Report {
-    /// Folds results into a report. `results` must be sorted by id (as `run_suite` returns).
+    /// Folds results into a report. `results` must be sorted by id (as `run_collected` returns).
     pub fn from_results(results: &[ScenarioResult], modes: &[Mode]) -> Report {
         Report::from_scenarios(results.iter().map(ScenarioReport::of).collect(), modes)
     }

@@ -36,6 +36,17 @@ pub struct Outputs {
 }
 
 impl Outputs {
+    /// Every file `run` writes by default, in the report folder.
+    pub fn every() -> Outputs {
+        Outputs {
+            json: Some("report.json".into()),
+            junit: true,
+            markdown: true,
+            html: true,
+            ..Outputs::none()
+        }
+    }
+
     /// No file at all.
     pub fn none() -> Outputs {
         Outputs {

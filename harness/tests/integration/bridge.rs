@@ -430,6 +430,59 @@ fn serve_checks_plans_runs_bridge_scenarios_and_refuses_bad_jobs() {
     }));
 }
 
+/// A `run` job goes through the report session `run` uses: its folder holds the files `run`
+/// writes for the same scenarios, byte for byte, and the outcome carries `run`'s exit code.
+#[test]
+fn a_serve_run_job_writes_what_run_writes_judged_the_same_way() {
+    let t = Tmp::new("serve-session");
+    let jobs = t.0.join("jobs");
+    std::fs::create_dir_all(jobs.join("inbox")).unwrap();
+    let scenarios = [
+        "scenarios/bridge/bridge-disabled.json",
+        "harness/tests/fixtures/mini/scenarios/mini-completed.json",
+        "harness/tests/fixtures/mini/failing/mini-expects-send.json",
+    ];
+    let payload = serde_json::json!({ "scenarios": scenarios }).to_string();
+    std::fs::write(jobs.join("inbox/01.json"), job(&job_id(1), "run", &payload)).unwrap();
+    let out = run(&["serve", "--inbox", jobs.to_str().unwrap(), "--once"]);
+    assert!(out.status.success());
+    let o = json(&jobs.join(format!("processed/{}.outcome.json", job_id(1))));
+    let served = jobs.join(format!("reports/{}", job_id(1)));
+    assert_eq!(o["result"]["reports"], format!("reports/{}", job_id(1)));
+
+    let ran = t.0.join("ran");
+    let mut args = vec!["run", "-q", "--report-dir", ran.to_str().unwrap()];
+    args.extend(scenarios);
+    let out = run(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "one scenario misses its expectation"
+    );
+    assert_eq!(o["result"]["exit_code"], 1, "{o}");
+    assert_eq!(o["result"]["passed"], 2, "{o}");
+    assert_eq!(names(&served), names(&ran));
+    // JUnit's times are the only bytes that differ between two runs.
+    let untimed = |p: PathBuf| {
+        let text = std::fs::read_to_string(p).unwrap();
+        let mut parts = text.split(" time=\"");
+        let mut out = parts.next().unwrap_or_default().to_string();
+        for p in parts {
+            out.push_str(p.split_once('"').map_or(p, |(_, rest)| rest));
+        }
+        out
+    };
+    for f in ["report.json", "junit.xml", "summary.md", "index.html"] {
+        assert_eq!(
+            untimed(served.join(f)),
+            untimed(ran.join(f)),
+            "{f} differs between serve and run"
+        );
+    }
+    let summary = std::fs::read_to_string(served.join("summary.md")).unwrap();
+    assert!(summary.starts_with("## stepreplay: ❌"), "{summary}");
+}
+
 /// Asserts the end state after any crash: the inbox is empty, every job has exactly one
 /// outcome, every job file is beside it exactly once, and the journal saw each job once.
 fn assert_exactly_once(jobs: &Path, n: usize) {

@@ -15,7 +15,7 @@ use stepreplay::report::{
 };
 use stepreplay::score::Score;
 use stepreplay::shard::Shard;
-use stepreplay::suite::{RunOptions, discover, load_suite, run_loaded};
+use stepreplay::suite::{RunOptions, discover, load_suite, run_collected};
 
 use crate::util::{have_tool, repo};
 
@@ -43,10 +43,11 @@ fn report_of(paths: &[PathBuf], shard: Option<Shard>) -> Report {
         perturb: vec![],
         ocr: Default::default(),
     };
-    let results = run_loaded(suite.scenarios, &opts, &|_| {}).unwrap();
+    let all_ids = suite.all_ids.clone();
+    let results = run_collected(suite, &opts).unwrap();
     let report = Report::from_results(&results, &MODES);
     match shard {
-        Some(s) => report.into_shard(&suite.all_ids, s),
+        Some(s) => report.into_shard(&all_ids, s),
         None => report,
     }
 }
@@ -812,7 +813,7 @@ fn a_report_spilled_entry_by_entry_writes_the_held_reports_bytes() {
         perturb: vec!["move-window".parse().unwrap()],
         ocr: Default::default(),
     };
-    let results = run_loaded(suite.scenarios, &opts, &|_| {}).unwrap();
+    let results = run_collected(suite, &opts).unwrap();
     let mut held = Report::from_results(&results, &MODES);
     assert!(held.summary.robustness.is_some() && held.summary.not_met > 0);
 

@@ -6,7 +6,7 @@ use crate::util::{TempDir, copy_tree, repo, run_in, stepreplay};
 
 use stepreplay::replay::Mode;
 use stepreplay::report::{Report, to_json};
-use stepreplay::suite::{RunOptions, discover, run_suite};
+use stepreplay::suite::{RunOptions, discover, load_suite, run_collected};
 
 fn mini() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mini/scenarios")
@@ -15,15 +15,14 @@ fn mini() -> PathBuf {
 fn report_bytes(jobs: usize) -> String {
     let files = discover(&[mini()]).unwrap();
     let modes = vec![Mode::Chained, Mode::PerStep];
-    let results = run_suite(
-        &files,
+    let results = run_collected(
+        load_suite(&files, None).unwrap(),
         &RunOptions {
             jobs,
             modes: modes.clone(),
             perturb: vec![],
             ocr: Default::default(),
         },
-        &|_| {},
     )
     .unwrap();
     to_json(&Report::from_results(&results, &modes))
@@ -40,15 +39,14 @@ fn reports_are_byte_identical_at_any_jobs_and_across_runs() {
 fn every_mini_scenario_meets_its_expectation() {
     let files = discover(&[mini()]).unwrap();
     assert!(files.len() >= 3, "{files:?}");
-    let results = run_suite(
-        &files,
+    let results = run_collected(
+        load_suite(&files, None).unwrap(),
         &RunOptions {
             jobs: 2,
             modes: vec![Mode::Chained],
             perturb: vec![],
             ocr: Default::default(),
         },
-        &|_| {},
     )
     .unwrap();
     for r in &results {
@@ -63,15 +61,14 @@ fn the_report_of_a_completed_and_a_declined_run() {
         .map(|f| mini().join(f))
         .collect();
     let modes = vec![Mode::Chained, Mode::PerStep];
-    let results = run_suite(
-        &files,
+    let results = run_collected(
+        load_suite(&files, None).unwrap(),
         &RunOptions {
             jobs: 2,
             modes: modes.clone(),
             perturb: vec![],
             ocr: Default::default(),
         },
-        &|_| {},
     )
     .unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).display().to_string();
