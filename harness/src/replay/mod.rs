@@ -6,6 +6,7 @@ mod binding;
 mod follower;
 pub mod ledger;
 mod ocr;
+mod prepared;
 mod robustness;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,111 @@
+//! A browser step's extras: where the page landed (inside the plan's origin) and the
+//! browser options the harness does not simulate.
+
+use super::*;
+
+impl<'r> Follower<'_, 'r> {
+    /// Where the recorded page went when the step acted: a link (clicked, or followed by a
+    /// navigate's selector) can leave the origin though no URL in the plan does.
+    pub(super) fn landed(
+        &mut self,
+        i: usize,
+        before: usize,
+        desk: &Desktop<'r>,
+        element: Option<&str>,
+    ) -> Result<(), Stop> {
+        let frames = &self.prep.rec.frames;
+        if let Some(why) =
+            crate::replay::web::failed_load(frames[desk.frame_index()].dom.as_deref())
+        {
+            self.events.push(Event::Checked {
+                step: i,
+                check: Check::new("load", false, why),
+            });
+            return Err((StepStatus::Failed, FailReason::ExpectFailed));
+        }
+        let landing = crate::replay::web::landing(
+            self.plan,
+            &self.plan.steps[i],
+            frames[before].dom.as_deref(),
+            frames[desk.frame_index()].dom.as_deref(),
+            element,
+        );
+        let (why, reason) = match landing {
+            crate::replay::web::Landing::Stayed => return Ok(()),
+            crate::replay::web::Landing::Left(why) => (why, FailReason::OutsideOrigin),
+            crate::replay::web::Landing::Unknown(why) => (why, FailReason::OriginUnjudged),
+        };
+        self.events.push(Event::Checked {
+            step: i,
+            check: Check::new("origin", false, why),
+        });
+        Err((StepStatus::Failed, reason))
+    }
+
+    /// A browser step's options, once it has acted: `pair` names the captures before and
+    /// after, `diff` checks the page changed, a reading step reads its target's text (and
+    /// checks it when the plan says what it should be). A step with an option that cannot be
+    /// replayed offline ends here, not judged.
+    pub(super) fn web_options(
+        &mut self,
+        i: usize,
+        before: usize,
+        desk: &Desktop<'r>,
+        acts_on: Option<&str>,
+    ) -> Result<(), Stop> {
+        let step: &Step = &self.plan.steps[i];
+        let Some(web) = &step.web else {
+            return Ok(());
+        };
+        let frames = &self.prep.rec.frames;
+        let after = desk.frame_index();
+        if web.pair {
+            for (phase, f) in [("before", before), ("after", after)] {
+                self.events.push(Event::NamedCapture {
+                    step: i,
+                    name: crate::replay::web::capture_name(self.plan, step, phase),
+                    frame: frames[f].id.clone(),
+                });
+            }
+        }
+        if web.diff
+            && let Some(d) = self.prep.step_diff(before, after)
+            && let Some(p) = &d.pixel
+        {
+            let check = check_diffshot(p.mismatched, p.pixels);
+            let changed = check.passed;
+            self.events.push(Event::Checked { step: i, check });
+            if !changed {
+                return Err((StepStatus::Failed, FailReason::ExpectFailed));
+            }
+        }
+        if web.reads {
+            let read = self.prep.read(after, acts_on, web.region.as_ref());
+            if let Some((Ok(text), source)) = &read {
+                self.events.push(Event::Read {
+                    step: i,
+                    text: text.clone(),
+                    source: *source,
+                });
+            }
+            if let Some(want) = &web.read_expect {
+                let source = read.as_ref().map(|(_, s)| crate::text::word(s));
+                let read = read
+                    .as_ref()
+                    .zip(source.as_deref())
+                    .map(|((r, _), s)| (r, s));
+                let check = check_reads_text(read, want);
+                let passed = check.passed;
+                self.events.push(Event::Checked { step: i, check });
+                if !passed {
+                    return Err((StepStatus::Failed, FailReason::ReadMismatch));
+                }
+            }
+        }
+        if let Some(check) = check_simulated(&web.not_simulated) {
+            self.events.push(Event::Checked { step: i, check });
+            return Err((StepStatus::Failed, FailReason::NotSimulated));
+        }
+        Ok(())
+    }
+}
