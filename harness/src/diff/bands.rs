@@ -66,6 +66,44 @@ type Compared = (u64, Vec<u64>, Option<Vec<u8>>, Vec<u8>);
 /// one waiting, one compared.
 const BUFFERS: usize = 3;
 
+/// Draws the background of a band of the diff image: the faded copy of `a` (or transparent).
+fn background(held: Held, rows: &[u8], drawn: &mut Vec<u8>, w: usize, opts: &Options) {
+    let (s, e) = held.compared;
+    drawn.resize((e - s) * w * 4, 0);
+    let from = (s - held.first) * w * 4;
+    let theirs = rows[from..from + drawn.len()].as_chunks::<4>().0;
+    pixel::draw_background(drawn.as_chunks_mut::<4>().0, theirs, opts);
+}
+
+/// Compares a band's rows from `at` on, each changed pixel set in `mask` and drawn onto
+/// `out`; the rows `b` copied from `a` (`shared`) are the same pixels, so only runs of the
+/// others are compared (the copies stay as their neighbours' context). Returns how many
+/// changed.
+fn compare_unshared(
+    rows: &pixel::Rows<'_>,
+    shared: &[bool],
+    at: usize,
+    opts: &Options,
+    mut out: Option<&mut [[u8; 4]]>,
+    mask: &mut [u64],
+) -> u64 {
+    let w = rows.width;
+    let mut mismatched = 0;
+    let mut r = 0;
+    while r < shared.len() {
+        let run = shared[r..].iter().take_while(|&&x| x == shared[r]).count();
+        if !shared[r] {
+            let local = (at + r) * w..(at + r + run) * w;
+            let out = out.as_deref_mut().map(|o| &mut o[r * w..]);
+            mismatched += rows.compare_onto(local, opts, out, true, |i| {
+                mask[i / 64] |= 1 << (i % 64);
+            });
+        }
+        r += run;
+    }
+    mismatched
+}
+
 /// [`diff`] with `k` rows compared per band; `b` `None` compares `a` with itself.
 fn diff_in_bands(
     (pa, a): (&Path, Chunks<'_>),
@@ -87,14 +125,6 @@ fn diff_in_bands(
         mask,
     };
     let same_file = feed_b.is_none();
-    // The background of a band of the diff image: the faded copy of `a` (or transparent).
-    let background = |held: Held, rows: &[u8], drawn: &mut Vec<u8>| {
-        let (s, e) = held.compared;
-        drawn.resize((e - s) * w * 4, 0);
-        let from = (s - held.first) * w * 4;
-        let theirs = rows[from..from + drawn.len()].as_chunks::<4>().0;
-        pixel::draw_background(drawn.as_chunks_mut::<4>().0, theirs, opts);
-    };
     if same_file && image.is_none() {
         feed_a.reader.skip(h)?;
         return Ok((unchanged(vec![0; (w * h).div_ceil(64)]), None));
@@ -127,7 +157,7 @@ fn diff_in_bands(
                     .fill(band, &mut rows, Rows::Plain)
                     .map_err(|e| Some(e.into()))?;
                 if image.is_some() && !same_file {
-                    background(held, &rows, &mut drawn);
+                    background(held, &rows, &mut drawn, w, opts);
                 }
                 to_b.send((held, rows, drawn)).map_err(|_| None)?;
             }
@@ -156,27 +186,15 @@ fn diff_in_bands(
                         height: held.rows,
                         base: held.first * w,
                     };
-                    // Rows `b` copied from `a` are the same pixels: only runs of the others
-                    // are compared (the copies stay as their neighbours' context).
                     let shared = &feed_b.shared[s - held.first..e - held.first];
-                    let mut out = image.map(|_| drawn.as_chunks_mut::<4>().0);
-                    let mut r = 0;
-                    while r < shared.len() {
-                        let run = shared[r..].iter().take_while(|&&x| x == shared[r]).count();
-                        if !shared[r] {
-                            let local = (s - held.first + r) * w..(s - held.first + r + run) * w;
-                            let out = out.as_deref_mut().map(|o| &mut o[r * w..]);
-                            mismatched += rows.compare_onto(local, opts, out, true, |i| {
-                                mask[i / 64] |= 1 << (i % 64);
-                            });
-                        }
-                        r += run;
-                    }
+                    let out = image.map(|_| drawn.as_chunks_mut::<4>().0);
+                    mismatched +=
+                        compare_unshared(&rows, shared, s - held.first, opts, out, &mut mask);
                 }
                 if let (Some(encoder), Some(masks)) = (encoder.as_mut(), image) {
                     // With nothing to compare, this side has time to draw the background.
                     if same_file {
-                        background(held, &rows_a, &mut drawn);
+                        background(held, &rows_a, &mut drawn, w, opts);
                     }
                     masks.draw_rows(&mut drawn, size.0, size.1, s as u32..e as u32);
                     encoder.push(&drawn)?;
