@@ -66,4 +66,3 @@ pub mod synth;
 pub mod text;
 
 pub use errors::{Error, FieldPath, InputError, Reason, Result, USAGE_EXIT};
-pub use plan::Plan;

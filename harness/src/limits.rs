@@ -93,12 +93,15 @@ pub const AGENT_BRIDGE_TURNS: usize = 200;
 /// `len` zero bytes for `path`, or a clear error naming the input and the size when the
 /// process may not have that much memory (a `ulimit -v`, a container's limit): an input that
 /// chooses a buffer's size must not abort the run. Zeroed lazily, as `vec![0; len]` is.
-pub(crate) fn zeroed(path: &std::path::Path, len: usize) -> Result<Vec<u8>, crate::InputError> {
+pub(crate) fn zeroed(
+    path: &std::path::Path,
+    len: usize,
+) -> Result<Vec<u8>, crate::errors::InputError> {
     if len == 0 {
         return Ok(Vec::new());
     }
     let refused = || {
-        crate::InputError::new(
+        crate::errors::InputError::new(
             path,
             Reason::LimitExceeded,
             format!("cannot get {len} bytes of memory to read it"),

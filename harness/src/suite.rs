@@ -610,7 +610,7 @@ impl LoadedSuite {
 
     /// Lets every scenario's run leave these kinds unjudged (`run --allow-unjudged`), as its
     /// own `expect.allow_unjudged` would.
-    pub fn allow_unjudged(&mut self, kinds: &[crate::replay::ledger::Kind]) {
+    pub fn allow_unjudged(&mut self, kinds: &[crate::scenario::Kind]) {
         for s in &mut self.scenarios {
             let allowed = &mut s.file.expect.allow_unjudged;
             allowed.extend(

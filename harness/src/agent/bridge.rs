@@ -429,7 +429,7 @@ fn judged(task: &BridgeTask, run: BridgeRun) -> ScenarioResult {
 
 fn episode_run(task: &BridgeTask, opts: &EpisodeOptions) -> Result<BridgeRun, InputError> {
     let dir = TempDir::new(&task.file.id);
-    let fail = |e: crate::Error| {
+    let fail = |e: crate::errors::Error| {
         InputError::new(&dir.0, Reason::IngestionFailed, e.to_string())
             .hint("the scenario's temporary bridge folder could not be written")
     };
@@ -497,7 +497,7 @@ impl Env<'_> {
         &mut self,
         agent: &mut Agent,
         timeout: Duration,
-    ) -> Result<Result<(), crate::Error>, TurnError> {
+    ) -> Result<Result<(), crate::errors::Error>, TurnError> {
         let hello = ToAgent::Task {
             scenario: self.task.file.id.clone(),
             environment: "bridge",
@@ -563,7 +563,7 @@ impl Env<'_> {
     }
 
     /// One agent message: the reply, or `None` when the episode ends.
-    fn handle(&mut self, msg: FromAgent) -> Result<Option<ToAgent>, crate::Error> {
+    fn handle(&mut self, msg: FromAgent) -> Result<Option<ToAgent>, crate::errors::Error> {
         let ok = |text: Option<String>, entries: Option<Vec<String>>| ToAgent::Result {
             ok: true,
             text,
@@ -712,7 +712,11 @@ impl Env<'_> {
 
     /// The agent's write: refused outside `inbox/` or over a file; judged against approval
     /// and the contract's rules otherwise.
-    fn write(&mut self, path: &str, text: String) -> Result<Result<(), String>, crate::Error> {
+    fn write(
+        &mut self,
+        path: &str,
+        text: String,
+    ) -> Result<Result<(), String>, crate::errors::Error> {
         let rel = match self.inside(path) {
             Ok(rel) => rel,
             Err(e) => {
@@ -1063,7 +1067,7 @@ impl Env<'_> {
     }
 
     /// The app's part of a turn: the person's edits due now, then a sweep when it is time.
-    fn app_turn(&mut self) -> Result<(), crate::Error> {
+    fn app_turn(&mut self) -> Result<(), crate::errors::Error> {
         let turn = self.run.turns;
         let due = |w: &When| match w {
             When::Turn(n) => *n == turn,
@@ -1170,7 +1174,7 @@ impl Env<'_> {
     }
 
     /// Scores the episode once the agent has stopped.
-    fn finish(mut self) -> Result<BridgeRun, crate::Error> {
+    fn finish(mut self) -> Result<BridgeRun, crate::errors::Error> {
         let written: Vec<Vec<u8>> = self.written.iter().map(|w| w.bytes.clone()).collect();
         for p in check_safety(&self.root, &written, true).problems {
             self.violate(rules::WROTE_OUTSIDE_INBOX.code, p);

@@ -120,8 +120,9 @@ impl EpisodeOptions {
         };
         let mut text = lines.join("\n");
         text.push('\n');
-        crate::output::write_file(&dir.join(format!("{id}.jsonl")), text)
-            .map_err(|e| InputError::new(dir, crate::Reason::InvalidArgument, e.to_string()))
+        crate::output::write_file(&dir.join(format!("{id}.jsonl")), text).map_err(|e| {
+            InputError::new(dir, crate::errors::Reason::InvalidArgument, e.to_string())
+        })
     }
 }
 

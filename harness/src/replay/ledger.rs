@@ -20,86 +20,7 @@ pub enum Judged {
     Unjudged,
 }
 
-/// What was judged. A scenario may let some kinds go unjudged by name
-/// (`expect.allow_unjudged`, `run --allow-unjudged`); `binding` never.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-#[allow(missing_docs)]
-pub enum Kind {
-    /// A recorded action bound to the step's id.
-    Binding,
-    /// The control the step acted on is the one the recording acted on.
-    Element,
-    /// The text a step typed is the text the control shows (or the recording typed).
-    TypedText,
-    Keys,
-    Submit,
-    Url,
-    Button,
-    Count,
-    Modifiers,
-    Drag,
-    Role,
-    /// Any other part of an operation.
-    Operation,
-    /// An `expect` check.
-    Expect,
-    /// Where a browser step's page landed, inside the plan's origin.
-    Origin,
-    /// A browser option the harness does not simulate.
-    Simulated,
-    /// The plan's `done`, on the screen a finished run ended on.
-    Done,
-}
-
-impl Kind {
-    /// Every kind a scenario may allow to go unjudged.
-    pub const ALLOWABLE: [Kind; 15] = [
-        Kind::Element,
-        Kind::TypedText,
-        Kind::Keys,
-        Kind::Submit,
-        Kind::Url,
-        Kind::Button,
-        Kind::Count,
-        Kind::Modifiers,
-        Kind::Drag,
-        Kind::Role,
-        Kind::Operation,
-        Kind::Expect,
-        Kind::Origin,
-        Kind::Simulated,
-        Kind::Done,
-    ];
-
-    /// The kind of an operation part (`text`, `keys`, … as `expect::operation` names them).
-    fn of_part(part: &str) -> Kind {
-        match part {
-            "binding" => Kind::Binding,
-            "text" => Kind::TypedText,
-            "keys" => Kind::Keys,
-            "submit" => Kind::Submit,
-            "url" => Kind::Url,
-            "button" => Kind::Button,
-            "count" => Kind::Count,
-            "modifiers" => Kind::Modifiers,
-            "drag" => Kind::Drag,
-            "role" => Kind::Role,
-            _ => Kind::Operation,
-        }
-    }
-}
-
-impl std::str::FromStr for Kind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Kind, String> {
-        serde_json::from_value(serde_json::Value::String(s.into())).map_err(|_| {
-            let names: Vec<String> = Kind::ALLOWABLE.iter().map(crate::text::word).collect();
-            format!("unknown kind `{s}`; the kinds are {}", names.join(", "))
-        })
-    }
-}
+pub use crate::scenario::Kind;
 
 /// One judgement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -144,7 +65,7 @@ pub fn of_step(trace: &Trace, i: usize) -> Vec<Judgement> {
                 } else {
                     format!("planned {}, recorded {}", c.planned, c.recorded)
                 };
-                Judgement::new(Kind::of_part(&c.part), judged, evidence)
+                Judgement::new(kind_of_part(&c.part), judged, evidence)
             })),
             Event::Resolved {
                 expected, correct, ..
@@ -195,6 +116,23 @@ pub fn unjudged(trace: &Trace, steps: usize) -> Vec<(Option<usize>, Judgement)> 
         .collect();
     out.dedup_by(|a, b| a.0 == b.0 && a.1.kind == b.1.kind);
     out
+}
+
+/// The kind of an operation part (`text`, `keys`, … as `expect::operation` names them).
+fn kind_of_part(part: &str) -> Kind {
+    match part {
+        "binding" => Kind::Binding,
+        "text" => Kind::TypedText,
+        "keys" => Kind::Keys,
+        "submit" => Kind::Submit,
+        "url" => Kind::Url,
+        "button" => Kind::Button,
+        "count" => Kind::Count,
+        "modifiers" => Kind::Modifiers,
+        "drag" => Kind::Drag,
+        "role" => Kind::Role,
+        _ => Kind::Operation,
+    }
 }
 
 fn passed(p: bool) -> Judged {

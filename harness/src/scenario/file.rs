@@ -231,7 +231,7 @@ pub struct Expected {
     /// Judgements that may go unjudged without failing the scenario, by kind (`done`,
     /// `typed-text`, …): anything else the harness could not judge fails it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) allow_unjudged: Vec<crate::replay::ledger::Kind>,
+    pub(crate) allow_unjudged: Vec<crate::scenario::Kind>,
 }
 
 impl Expected {

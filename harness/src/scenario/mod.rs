@@ -5,6 +5,7 @@
 
 mod check;
 mod file;
+mod kind;
 
 pub use check::check_scenario;
 pub(crate) use file::{Answer, AnswersFile, Injection, ReviewAnswer, StopAnswer, missing_clock};
@@ -12,3 +13,4 @@ pub use file::{
     Answers, Expected, FailReason, Outcome, SCENARIO_SCHEMA, Scenario, ScenarioFile,
     adhoc_scenario, load_scenario, scaffold, sniff_schema,
 };
+pub use kind::Kind;

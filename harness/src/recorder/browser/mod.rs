@@ -103,7 +103,7 @@ pub fn record_browser(opts: &BrowserOptions) -> Result<BrowserOutput, Error> {
     if !opts.pages.is_dir() {
         return Err(crate::errors::InputError::new(
             &opts.pages,
-            crate::Reason::MissingFile,
+            crate::errors::Reason::MissingFile,
             "the pages folder does not exist",
         )
         .into());
