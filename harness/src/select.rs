@@ -1,8 +1,10 @@
 //! Which scenarios of a suite a command keeps ([`Select`]): `--grep` words, any of which a
-//! scenario's id holds, and `--filter` expressions on its id, its dialect, its kind and its
-//! tags, each of which must hold — as Playwright's `--grep` and nextest's filter expressions
-//! narrow a run. `run`, `mutate` and `agent` narrow their suite with this one filter.
+//! scenario's id holds; `--filter` expressions over its id, dialect, kind and tags, joined
+//! by `and`, `or`, `not` and parentheses (nextest's filter expressions, Playwright's
+//! `--grep-invert`), each of which must hold; and the ids of a last run's failures
+//! (`--last-failed`). `run`, `mutate` and `agent` narrow their suite with this one filter.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::errors::{InputError, Reason};
@@ -11,6 +13,15 @@ use crate::scenario::Scenario;
 /// One `--filter` expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Expr {
+    Pred(Pred),
+    Not(Box<Expr>),
+    And(Vec<Expr>),
+    Or(Vec<Expr>),
+}
+
+/// What one `KEY:VALUE` asks of a scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Pred {
     /// `id:GLOB`: the id matches the glob (`*` any run of characters).
     Id(String),
     /// `dialect:foxstep|devthink|bridge`: the plan's dialect (a bridge batch is `bridge`).
@@ -23,30 +34,85 @@ enum Expr {
 
 const DIALECTS: [&str; 3] = ["foxstep", "devthink", "bridge"];
 
+const FILTER_HINT: &str = "KEY:VALUE with id:GLOB, dialect:foxstep|devthink|bridge, \
+kind:plan|bridge or tag:NAME, joined by and, or, not (or &, |, !) and parentheses";
+
 /// The scenarios a run keeps; the default keeps every one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Select {
     grep: Vec<String>,
     exprs: Vec<Expr>,
+    only: Option<BTreeSet<String>>,
+}
+
+/// A scenario as a filter sees it.
+struct Seen<'a> {
+    id: &'a str,
+    bridge: bool,
+    plan: Option<&'a Path>,
+    tags: &'a [String],
 }
 
 impl Select {
-    /// From the flags' values: `--grep` words and `--filter` expressions (`id:GLOB`,
-    /// `dialect:NAME`, `kind:plan|bridge`, `tag:NAME`). A malformed expression is refused.
+    /// From the flags' values: `--grep` words and `--filter` expressions. A malformed
+    /// expression is refused, with where it went wrong.
     pub fn parse(grep: &[String], filter: &[String]) -> Result<Select, InputError> {
         let exprs = filter
             .iter()
-            .map(|f| parse_expr(f))
+            .map(|f| parse_filter(f))
             .collect::<Result<_, _>>()?;
         Ok(Select {
             grep: grep.iter().map(|g| g.to_lowercase()).collect(),
             exprs,
+            only: None,
         })
+    }
+
+    /// Keeps only these ids as well (`--last-failed`: the last run's failures).
+    pub fn only(mut self, ids: BTreeSet<String>) -> Select {
+        self.only = Some(ids);
+        self
     }
 
     /// Whether nothing is asked for (every scenario is kept).
     pub fn is_all(&self) -> bool {
-        self.grep.is_empty() && self.exprs.is_empty()
+        self.grep.is_empty() && self.exprs.is_empty() && self.only.is_none()
+    }
+
+    /// The flags that narrowed, for a message (`--grep`, `--filter`, `--last-failed`).
+    pub fn flags(&self) -> String {
+        let given = [
+            (!self.grep.is_empty(), "--grep"),
+            (!self.exprs.is_empty(), "--filter"),
+            (self.only.is_some(), "--last-failed"),
+        ];
+        let names: Vec<&str> = given.iter().filter(|g| g.0).map(|g| g.1).collect();
+        names.join(" and ")
+    }
+
+    /// The first `tag:NAME` that no scenario of `known` carries, refused with the tags there
+    /// are (a typo in a tag would otherwise read as "no scenario matches").
+    pub fn unknown_tag(&self, known: &BTreeSet<&str>) -> Result<(), InputError> {
+        let mut asked = Vec::new();
+        self.exprs.iter().for_each(|e| e.tags(&mut asked));
+        let Some(t) = asked.into_iter().find(|t| !known.contains(t)) else {
+            return Ok(());
+        };
+        let names: Vec<&str> = known.iter().copied().collect();
+        let mut e = InputError::new(
+            "--filter",
+            Reason::InvalidArgument,
+            format!("no scenario has the tag `{t}`"),
+        );
+        e = match crate::text::closest(t, &names) {
+            Some(near) => e.hint(format!(
+                "did you mean `tag:{near}`? the tags: {}",
+                names.join(", ")
+            )),
+            None if names.is_empty() => e.hint("no scenario of the suite has tags"),
+            None => e.hint(format!("the tags: {}", names.join(", "))),
+        };
+        Err(e)
     }
 
     /// Whether the scenario `id`, a bridge batch or not, whose plan is at `plan` (for a plan
@@ -56,19 +122,16 @@ impl Select {
         if !self.grep.is_empty() && !self.grep.iter().any(|g| folded.contains(g.as_str())) {
             return false;
         }
-        self.exprs.iter().all(|e| match e {
-            Expr::Id(glob) => glob_matches(glob, id),
-            Expr::Kind(k) => (k == "bridge") == bridge,
-            Expr::Tag(t) => tags.contains(t),
-            Expr::Dialect(d) => {
-                let dialect = if bridge {
-                    "bridge"
-                } else {
-                    plan.map_or("foxstep", dialect_of)
-                };
-                d == dialect
-            }
-        })
+        if self.only.as_ref().is_some_and(|ids| !ids.contains(id)) {
+            return false;
+        }
+        let seen = Seen {
+            id,
+            bridge,
+            plan,
+            tags,
+        };
+        self.exprs.iter().all(|e| e.holds(&seen))
     }
 }
 
@@ -79,23 +142,149 @@ impl Select {
     }
 }
 
-fn parse_expr(f: &str) -> Result<Expr, InputError> {
-    let refuse = |why: String| {
-        InputError::new("--filter", Reason::InvalidArgument, why)
-            .hint("id:GLOB, dialect:foxstep|devthink|bridge, kind:plan|bridge or tag:NAME")
+impl Expr {
+    fn holds(&self, s: &Seen<'_>) -> bool {
+        match self {
+            Expr::Not(e) => !e.holds(s),
+            Expr::And(es) => es.iter().all(|e| e.holds(s)),
+            Expr::Or(es) => es.iter().any(|e| e.holds(s)),
+            Expr::Pred(Pred::Id(glob)) => glob_matches(glob, s.id),
+            Expr::Pred(Pred::Kind(k)) => (k == "bridge") == s.bridge,
+            Expr::Pred(Pred::Tag(t)) => s.tags.contains(t),
+            Expr::Pred(Pred::Dialect(d)) => {
+                let dialect = if s.bridge {
+                    "bridge"
+                } else {
+                    s.plan.map_or("foxstep", dialect_of)
+                };
+                d == dialect
+            }
+        }
+    }
+
+    fn tags<'a>(&'a self, out: &mut Vec<&'a str>) {
+        match self {
+            Expr::Pred(Pred::Tag(t)) => out.push(t),
+            Expr::Pred(_) => {}
+            Expr::Not(e) => e.tags(out),
+            Expr::And(es) | Expr::Or(es) => es.iter().for_each(|e| e.tags(out)),
+        }
+    }
+}
+
+/// A `--filter` value: `or` binds loosest, then `and`, then `not`.
+fn parse_filter(f: &str) -> Result<Expr, InputError> {
+    let mut p = Parser {
+        tokens: tokens(f),
+        at: 0,
+        src: f,
     };
-    let Some((key, value)) = f.split_once(':') else {
-        return Err(refuse(format!("`{f}` is not KEY:VALUE")));
+    let e = p.or()?;
+    match p.tokens.get(p.at) {
+        None => Ok(e),
+        Some(t) => Err(p.refuse(format!("`{t}` where the expression should end"))),
+    }
+}
+
+/// Words and the one-character operators `(`, `)`, `!`, `&`, `|`.
+fn tokens(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in s.char_indices() {
+        let op = "()!&|".contains(c);
+        if c.is_whitespace() || op {
+            if let Some(b) = start.take() {
+                out.push(&s[b..i]);
+            }
+            if op {
+                out.push(&s[i..i + 1]);
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(b) = start {
+        out.push(&s[b..]);
+    }
+    out
+}
+
+struct Parser<'a> {
+    tokens: Vec<&'a str>,
+    at: usize,
+    src: &'a str,
+}
+
+impl Parser<'_> {
+    fn eat(&mut self, words: &[&str]) -> bool {
+        let hit = self.tokens.get(self.at).is_some_and(|t| words.contains(t));
+        self.at += usize::from(hit);
+        hit
+    }
+
+    fn refuse(&self, why: String) -> InputError {
+        InputError::new(
+            "--filter",
+            Reason::InvalidArgument,
+            format!("`{}`: {why}", self.src),
+        )
+        .hint(FILTER_HINT)
+    }
+
+    fn or(&mut self) -> Result<Expr, InputError> {
+        let mut es = vec![self.and()?];
+        while self.eat(&["or", "|"]) {
+            es.push(self.and()?);
+        }
+        Ok(if es.len() == 1 {
+            es.remove(0)
+        } else {
+            Expr::Or(es)
+        })
+    }
+
+    fn and(&mut self) -> Result<Expr, InputError> {
+        let mut es = vec![self.unary()?];
+        while self.eat(&["and", "&"]) {
+            es.push(self.unary()?);
+        }
+        Ok(if es.len() == 1 {
+            es.remove(0)
+        } else {
+            Expr::And(es)
+        })
+    }
+
+    fn unary(&mut self) -> Result<Expr, InputError> {
+        if self.eat(&["not", "!"]) {
+            return Ok(Expr::Not(Box::new(self.unary()?)));
+        }
+        if self.eat(&["("]) {
+            let e = self.or()?;
+            if !self.eat(&[")"]) {
+                return Err(self.refuse("a `(` is not closed".into()));
+            }
+            return Ok(e);
+        }
+        let Some(word) = self.tokens.get(self.at).copied() else {
+            return Err(self.refuse("it ends where a KEY:VALUE should be".into()));
+        };
+        self.at += 1;
+        pred(word).map(Expr::Pred).map_err(|why| self.refuse(why))
+    }
+}
+
+fn pred(word: &str) -> Result<Pred, String> {
+    let Some((key, value)) = word.split_once(':') else {
+        return Err(format!("`{word}` is not KEY:VALUE"));
     };
     match key {
-        "id" if !value.is_empty() => Ok(Expr::Id(value.to_string())),
-        "dialect" if DIALECTS.contains(&value) => Ok(Expr::Dialect(value.to_string())),
-        "kind" if value == "plan" || value == "bridge" => Ok(Expr::Kind(value.to_string())),
-        "tag" if !value.is_empty() => Ok(Expr::Tag(value.to_string())),
-        "id" | "dialect" | "kind" | "tag" => {
-            Err(refuse(format!("`{value}` is not a {key} to filter on")))
-        }
-        _ => Err(refuse(format!("cannot filter on `{key}`"))),
+        "id" if !value.is_empty() => Ok(Pred::Id(value.to_string())),
+        "dialect" if DIALECTS.contains(&value) => Ok(Pred::Dialect(value.to_string())),
+        "kind" if value == "plan" || value == "bridge" => Ok(Pred::Kind(value.to_string())),
+        "tag" if !value.is_empty() => Ok(Pred::Tag(value.to_string())),
+        "id" | "dialect" | "kind" | "tag" => Err(format!("`{value}` is not a {key} to filter on")),
+        _ => Err(format!("cannot filter on `{key}`")),
     }
 }
 
@@ -180,6 +369,51 @@ mod tests {
     }
 
     #[test]
+    fn filters_join_with_or_and_not_and_parentheses() {
+        let keeps = |f: &str, id: &str, tags: &[&str]| {
+            let tags: Vec<String> = tags.iter().map(|t| t.to_string()).collect();
+            Select::parse(&[], &[f.into()])
+                .unwrap()
+                .keeps(id, false, None, &tags)
+        };
+        assert!(keeps("tag:gtk3 or tag:qt5", "a", &["qt5"]));
+        assert!(!keeps("tag:gtk3 | tag:qt5", "a", &["gtk4"]));
+        assert!(!keeps("!tag:gtk3", "a", &["gtk3"]));
+        assert!(keeps("not tag:gtk3", "a", &["qt5"]));
+        assert!(keeps("tag:real and not id:gtk3-*", "qt5-x", &["real"]));
+        assert!(!keeps("tag:real & !id:gtk3-*", "gtk3-x", &["real"]));
+        // `and` binds closer than `or`; parentheses say otherwise.
+        assert!(keeps("id:a or id:b and tag:t", "a", &[]));
+        assert!(!keeps("(id:a or id:b) and tag:t", "a", &[]));
+        assert!(keeps("(id:a|id:b)&tag:t", "b", &["t"]));
+    }
+
+    #[test]
+    fn an_unknown_tag_is_refused_with_the_tags_and_a_near_one() {
+        let known: BTreeSet<&str> = ["gtk3", "qt5", "real"].into();
+        let s = Select::parse(&[], &["tag:gtk33 or tag:qt5".into()]).unwrap();
+        let e = s.unknown_tag(&known).unwrap_err();
+        assert!(e.message.contains("`gtk33`"), "{}", e.message);
+        let hint = e.hint.unwrap_or_default();
+        assert!(
+            hint.contains("did you mean `tag:gtk3`") && hint.contains("real"),
+            "{hint}"
+        );
+        let fine = Select::parse(&[], &["not tag:qt5".into()]).unwrap();
+        assert!(fine.unknown_tag(&known).is_ok());
+    }
+
+    #[test]
+    fn only_the_last_failures_are_kept_and_the_flags_are_named() {
+        let s = Select::parse(&[], &["kind:plan".into()])
+            .unwrap()
+            .only(["b".to_string()].into());
+        assert!(s.keeps("b", false, None, &[]) && !s.keeps("a", false, None, &[]));
+        assert_eq!(s.flags(), "--filter and --last-failed");
+        assert!(!s.is_all());
+    }
+
+    #[test]
     fn a_malformed_filter_is_refused_with_what_is_allowed() {
         for bad in [
             "tag",
@@ -188,6 +422,11 @@ mod tests {
             "dialect:web",
             "kind:agent",
             "id:",
+            "tag:a or",
+            "(tag:a",
+            "tag:a)",
+            "not",
+            "tag:a tag:b",
         ] {
             let e = Select::parse(&[], &[bad.into()]).unwrap_err();
             assert_eq!(e.reason, Reason::InvalidArgument, "{bad}");

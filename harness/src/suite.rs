@@ -2,7 +2,7 @@
 //! scenario on every core, and return results in a fixed order — so the report's bytes never
 //! depend on `--jobs` or on which scenario finished first.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -621,6 +621,16 @@ impl LoadedSuite {
                     .collect::<Vec<_>>(),
             );
         }
+    }
+
+    /// Every tag a scenario of the suite carries.
+    pub fn tags(&self) -> BTreeSet<&str> {
+        (self
+            .scenarios
+            .iter()
+            .chain(self.broken.iter().map(|(s, _)| s)))
+        .flat_map(|s| s.file.tags.iter().map(String::as_str))
+        .collect()
     }
 
     /// The suite narrowed to the scenarios `select` keeps (`--grep`, `--filter`); the suite's

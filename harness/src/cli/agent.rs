@@ -107,7 +107,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let tasks = kept;
     if !select.is_all() && suite.scenarios.is_empty() && suite.broken.is_empty() && tasks.is_empty()
     {
-        return Err(none_match());
+        return Err(none_match(&select));
     }
     let asked = suite.scenarios.len() + suite.broken.len() + tasks.len();
     // Entries spill into the report folder, or a scratch file unlinked at once.
@@ -132,7 +132,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         gate: gate.as_ref(),
         json_stdout: args.format == OutputFormat::Json,
         stopped: super::stop::stopped_by(),
-        narrowed: (!select.is_all()).then(|| format!("{asked} scenarios, by --grep or --filter")),
+        narrowed: (!select.is_all()).then(|| format!("{asked} scenarios, by {}", select.flags())),
         ..End::new(say, g.error_prefix(), asked)
     };
     session.finish(end)

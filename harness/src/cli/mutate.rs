@@ -59,7 +59,7 @@ pub fn run(args: Args, _g: &Global) -> Result<u8, Error> {
     let select = args.select.select(false)?;
     let report = mutate_sites(&paths, jobs, per_class, &select)?;
     if report.scenarios.is_empty() && !select.is_all() {
-        return Err(none_match());
+        return Err(none_match(&select));
     }
     match args.format {
         MutateFormat::Markdown => print!("{}", to_markdown(&report)),

@@ -1,8 +1,8 @@
 //! `stepreplay run [PATHS…]`: replay scenarios (or one shard of them), show progress, write
 //! every report format, and gate on the baseline when one is given.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use stepreplay::perturb::{Perturbation, STANDARD};
@@ -84,6 +84,14 @@ pub struct Args {
     mutants: bool,
     #[command(flatten)]
     select: SelectArgs,
+    /// Rerun only the scenarios that missed their expectation in the last run whose reports
+    /// are in `--report-dir`.
+    #[arg(long, conflicts_with = "recording")]
+    last_failed: bool,
+    /// Print the ids of the scenarios that would run (after `--grep`, `--filter`,
+    /// `--last-failed` and `--shard`), one a line, and run none.
+    #[arg(long)]
+    list: bool,
     /// Let every scenario leave these kinds of judgement unjudged (`typed-text,done`), as its
     /// `expect.allow_unjudged` would; anything else the harness cannot judge fails it.
     #[arg(long, value_name = "KINDS", value_delimiter = ',', value_parser = |s: &str| s.parse::<Kind>())]
@@ -112,10 +120,22 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         args.paths.clone()
     };
     // Refused with a baseline before the baseline is read: a narrowed run is never gated.
-    let select = args.select.select(args.out.gated())?;
+    let mut select = args.select.select(args.out.gated())?;
+    if args.last_failed {
+        select = select.only(last_failures(&args.report_dir)?);
+    }
     let gate = args.out.gate()?;
     let opts = options(&args)?;
     let mut suite = suite_of(&args, &paths, &select)?;
+    if args.list {
+        let mut ids: Vec<&str> = (suite.scenarios.iter().map(|s| s.file.id.as_str()))
+            .chain(suite.bridge.iter().map(|(id, _)| id.as_str()))
+            .chain(suite.broken.iter().map(|(s, _)| s.file.id.as_str()))
+            .collect();
+        ids.sort_unstable();
+        ids.iter().for_each(|id| println!("{id}"));
+        return Ok(0);
+    }
     suite.allow_unjudged(&args.allow_unjudged);
     let asked = suite.scenarios.len() + suite.bridge.len() + suite.broken.len();
     // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
@@ -147,8 +167,9 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         stopped: super::stop::stopped_by(),
         narrowed: (!select.is_all()).then(|| {
             format!(
-                "{asked} of {} scenarios, by --grep or --filter",
-                all_ids.len()
+                "{asked} of {} scenarios, by {}",
+                all_ids.len(),
+                select.flags()
             )
         }),
         shard: args.shard.map(|s| (s, all_ids)),
@@ -204,13 +225,7 @@ fn suite_of(args: &Args, paths: &[PathBuf], select: &Select) -> Result<LoadedSui
                     .hint("stepreplay run PLAN --recording DIR [--answers FILE]"),
                 ));
             };
-            let sc = adhoc_scenario(plan, rec, args.answers.as_deref())?;
-            LoadedSuite {
-                all_ids: vec![sc.file.id.clone()],
-                scenarios: vec![sc],
-                bridge: Vec::new(),
-                broken: Vec::new(),
-            }
+            LoadedSuite::one(adhoc_scenario(plan, rec, args.answers.as_deref())?)
         }
         None => {
             let durations = args.durations.as_deref().map(read_durations).transpose()?;
@@ -218,10 +233,14 @@ fn suite_of(args: &Args, paths: &[PathBuf], select: &Select) -> Result<LoadedSui
             if !select.is_all()
                 && suite.scenarios.len() + suite.bridge.len() + suite.broken.len() > 0
             {
+                // A shard knows only its own part's tags.
+                if args.shard.is_none() {
+                    select.unknown_tag(&suite.tags()).map_err(super::usage)?;
+                }
                 let suite = suite.select(select);
                 if suite.scenarios.is_empty() && suite.bridge.is_empty() && suite.broken.is_empty()
                 {
-                    return Err(none_match());
+                    return Err(none_match(select));
                 }
                 suite
             } else {
@@ -259,6 +278,30 @@ fn replay_all(suite: LoadedSuite, opts: &RunOptions, session: &Session) -> Resul
         }
         session.add(&r)
     })
+}
+
+/// The ids of the scenarios that missed their expectation in the report in `dir`.
+fn last_failures(dir: &Path) -> Result<BTreeSet<String>, Error> {
+    let path = dir.join("report.json");
+    if !path.is_file() {
+        return Err(super::usage(
+            InputError::new(
+                &path,
+                Reason::MissingFile,
+                "no last run to rerun the failures of",
+            )
+            .hint("run once without --last-failed, or name its folder with --report-dir"),
+        ));
+    }
+    stepreplay::report::load_report_head(&path)?;
+    let mut ids = BTreeSet::new();
+    stepreplay::report::read_report_entries(&path, &mut |e| {
+        if !e.met {
+            ids.insert(e.id);
+        }
+        Ok::<(), InputError>(())
+    })?;
+    Ok(ids)
 }
 
 /// Each scenario's mutation score, by id: `mutate` makes and judges the copies, the reports

@@ -10,7 +10,8 @@ pub struct SelectArgs {
     #[arg(long, value_name = "WORD")]
     grep: Vec<String>,
     /// Only scenarios that match every expression: `id:GLOB`,
-    /// `dialect:foxstep|devthink|bridge`, `kind:plan|bridge`, `tag:NAME` (repeatable).
+    /// `dialect:foxstep|devthink|bridge`, `kind:plan|bridge`, `tag:NAME`, joined by `and`,
+    /// `or`, `not` (or `&`, `|`, `!`) and parentheses (repeatable).
     #[arg(long, value_name = "EXPR")]
     filter: Vec<String>,
 }
@@ -36,10 +37,11 @@ impl SelectArgs {
     }
 }
 
-/// No scenario is left once `--grep` and `--filter` narrowed the suite.
-pub fn none_match() -> Error {
+/// No scenario is left once `select` narrowed the suite; the message names its flags.
+pub fn none_match(select: &Select) -> Error {
+    let flags = select.flags();
     super::usage(
-        InputError::new("--grep", Reason::NoScenarios, "no scenario matches --grep and --filter")
-            .hint("grep words are parts of ids; filters are id:GLOB, dialect:NAME, kind:plan|bridge, tag:NAME"),
+        InputError::new(&flags, Reason::NoScenarios, format!("no scenario matches {flags}"))
+            .hint("grep words are parts of ids; filters are id:GLOB, dialect:NAME, kind:plan|bridge, tag:NAME joined by and, or, not; `run --list` shows what would run"),
     )
 }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::trace::{Event, Trace};
+use super::trace::{Event, Trace, Truth};
 use crate::scenario::FailReason;
 
 /// What a judgement concluded.
@@ -49,6 +49,7 @@ pub fn of_step(trace: &Trace, i: usize) -> Vec<Judgement> {
         Event::StepFinished { reason, .. } => *reason,
         _ => None,
     });
+    let targeted = trace.truth.get(i).is_none_or(|t| *t != Truth::NoTarget);
     let mut out = Vec::new();
     for e in trace.step_events(i) {
         match e {
@@ -67,12 +68,14 @@ pub fn of_step(trace: &Trace, i: usize) -> Vec<Judgement> {
                 };
                 Judgement::new(kind_of_part(&c.part), judged, evidence)
             })),
+            // An agent's pick on a step with no target (a page opened, a key pressed) is
+            // no element to judge.
             Event::Resolved {
                 expected, correct, ..
             }
             | Event::Picked {
                 expected, correct, ..
-            } => out.push(element(expected.as_deref(), *correct)),
+            } if targeted => out.push(element(expected.as_deref(), *correct)),
             Event::Checked { check, .. } => {
                 let (kind, judged) = match check.kind {
                     "simulated" => (Kind::Simulated, Judged::Unjudged),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::util::repo;
+use crate::util::{junit_without_times, repo};
 use serde_json::Value;
 use stepreplay::bridge::run_bridge_scenario;
 
@@ -462,20 +462,11 @@ fn a_serve_run_job_writes_what_run_writes_judged_the_same_way() {
     assert_eq!(o["result"]["exit_code"], 1, "{o}");
     assert_eq!(o["result"]["passed"], 2, "{o}");
     assert_eq!(names(&served), names(&ran));
-    // JUnit's times are the only bytes that differ between two runs.
-    let untimed = |p: PathBuf| {
-        let text = std::fs::read_to_string(p).unwrap();
-        let mut parts = text.split(" time=\"");
-        let mut out = parts.next().unwrap_or_default().to_string();
-        for p in parts {
-            out.push_str(p.split_once('"').map_or(p, |(_, rest)| rest));
-        }
-        out
-    };
     for f in ["report.json", "junit.xml", "summary.md", "index.html"] {
+        let read = |d: &Path| junit_without_times(&std::fs::read_to_string(d.join(f)).unwrap());
         assert_eq!(
-            untimed(served.join(f)),
-            untimed(ran.join(f)),
+            read(&served),
+            read(&ran),
             "{f} differs between serve and run"
         );
     }

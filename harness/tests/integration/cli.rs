@@ -353,3 +353,91 @@ fn live_progress_counts_every_scenario_kind() {
         assert!(secs < 3600.0, "{text:?}");
     }
 }
+
+/// The filter language over the bundled suite's tags: `or`, `not` and parentheses select what
+/// the scenario files' tags say; a mistyped tag is refused with the nearest one; `--list` runs
+/// nothing.
+#[test]
+fn filters_join_with_or_and_not_and_a_mistyped_tag_is_named() {
+    let root = repo();
+    let list = |filter: &str| {
+        stepreplay(&root)
+            .args(["run", "scenarios", "--list", "--filter", filter])
+            .run()
+    };
+    let mut want: Vec<String> = std::fs::read_dir(root.join("scenarios"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|p| {
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).ok()?).ok()?;
+            let tags: Vec<&str> = v["tags"]
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            let keep = (tags.contains(&"qt5") || tags.contains(&"gtk4")) && !tags.contains(&"gtk3");
+            keep.then(|| v["id"].as_str().unwrap().to_string())
+        })
+        .collect();
+    want.sort();
+    assert!(want.len() >= 2, "{want:?}");
+    let got = list("(tag:qt5 or tag:gtk4) and not tag:gtk3");
+    got.check(got.code == 0, "--list exits 0");
+    assert_eq!(got.stdout.lines().collect::<Vec<_>>(), want);
+    let bang = list("tag:qt5|tag:gtk4 & !tag:gtk3");
+    assert_eq!(bang.stdout, got.stdout, "the operators spelt as symbols");
+
+    let typo = list("tag:gtk33");
+    typo.check(
+        typo.code == 64,
+        "a tag no scenario has is a command-line error",
+    );
+    typo.check(
+        typo.stderr.contains("no scenario has the tag `gtk33`")
+            && typo.stderr.contains("did you mean `tag:gtk3`?"),
+        "the mistyped tag and the nearest one",
+    );
+    let none = list("tag:gtk3 and not tag:gtk3");
+    none.check(
+        none.code == 64 && none.stderr.contains("no scenario matches --filter"),
+        "an empty selection names the flag that narrowed it",
+    );
+}
+
+/// `--last-failed` reruns what missed its expectation in the last run in `--report-dir`, and
+/// says the run was narrowed by it.
+#[test]
+fn last_failed_reruns_the_last_runs_failures_only() {
+    let root = mini();
+    let out = TempDir::new("last-failed");
+    let dir = out.path().to_str().unwrap();
+    let run = |extra: &[&str]| {
+        stepreplay(&root)
+            .args([
+                "run",
+                "scenarios",
+                "failing",
+                "--reports",
+                "json",
+                "--report-dir",
+                dir,
+            ])
+            .args(extra)
+            .run()
+    };
+    let missing = run(&["--last-failed"]);
+    missing.check(missing.code == 64, "no last run: nothing to rerun");
+    let first = run(&[]);
+    first.check(first.code == 1, "one scenario misses its expectation");
+    let listed = run(&["--last-failed", "--list"]);
+    assert_eq!(listed.stdout, "mini-expects-send\n");
+    let again = run(&["--last-failed"]);
+    again.check(
+        again.code == 1
+            && again.stdout.contains("narrowed: 1 of ")
+            && again.stdout.contains("by --last-failed"),
+        "the rerun judges the one failure and says it was narrowed",
+    );
+}
