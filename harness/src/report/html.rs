@@ -31,10 +31,11 @@ use crate::replay::Mode;
 use crate::score::COLUMNS;
 use crate::text::{plural, slug, word};
 
-/// Escapes text for HTML element content and quoted attribute values.
+/// Escapes text for HTML element content and quoted attribute values; a character XML 1.0
+/// refuses (a control, a noncharacter: HTML parse errors too) becomes U+FFFD.
 pub fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in crate::text::xml_safe(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),

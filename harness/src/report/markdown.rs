@@ -11,10 +11,10 @@ use crate::score::COLUMNS;
 use crate::text::word;
 
 /// Escapes text for a Markdown table cell: HTML specials, pipes, Markdown emphasis and links,
-/// and line breaks.
+/// and line breaks; a character XML 1.0 refuses becomes U+FFFD, as on the HTML page.
 pub fn md_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in crate::text::xml_safe(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),

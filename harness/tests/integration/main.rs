@@ -30,3 +30,4 @@ mod shipping;
 mod standalone;
 mod synth;
 mod util;
+mod writers;
