@@ -23,6 +23,38 @@ pub fn create_dir(dir: &Path) -> Result<(), Error> {
     })
 }
 
+/// `dir/sub`, each folder of `sub` made when missing, when every level is, right now, a real
+/// folder inside the one above ([`real_subfolder`](crate::safe_path::real_subfolder): `dir`
+/// itself no symlink either); else a write error saying which is not. Called before each
+/// write into a folder the run fills (`img/`, `--html`, `--captures`, `serve`'s `processed/`),
+/// so a folder swapped for a link is refused, never followed.
+pub(crate) fn real_subdir(dir: &Path, sub: &Path) -> Result<PathBuf, Error> {
+    let refused = |path: &Path, why: String| Error::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(format!(
+            "refused: {why} (a folder stepreplay writes into must be a real folder)"
+        )),
+    };
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(refused(dir, format!("`{}` is a symlink", dir.display())));
+    }
+    create_dir(dir)?;
+    let mut at = dir.to_path_buf();
+    for part in sub.iter() {
+        let name = part.to_string_lossy();
+        let next = at.join(part);
+        if std::fs::symlink_metadata(&next).is_err() {
+            match std::fs::create_dir(&next) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(source) => return Err(Error::Write { path: next, source }),
+            }
+        }
+        at = crate::safe_path::real_subfolder(&at, &name).map_err(|why| refused(&next, why))?;
+    }
+    Ok(at)
+}
+
 fn create_parent(path: &Path) -> Result<(), Error> {
     match path.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => create_dir(parent),

@@ -141,7 +141,17 @@ impl Baseline {
 
     /// Writes [`to_json`](Self::to_json)'s bytes to `path` atomically, a scenario at a time:
     /// at 100,000 scenarios the whole text as one `Value` tree and string took 0.5 GB.
+    /// A symlink at `path` is refused: the rename would replace the link with a file and the
+    /// baseline it points at (a shared one) would silently stop changing.
     pub fn write(&self, path: &Path) -> Result<(), Error> {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::Write {
+                path: path.to_path_buf(),
+                source: std::io::Error::other(
+                    "refused: it is a symlink; name the file it points at (`--out`)",
+                ),
+            });
+        }
         let mut out = crate::output::AtomicFile::create(path)?;
         let io = crate::output::write_error(path);
         let head = Baseline {
