@@ -108,11 +108,11 @@ pub fn write_markdown(
             }
             let _ = writeln!(md, "\n</details>");
         }
-        if !r.not_compared.is_empty() {
+        let other_shards = r.not_compared_count.max(r.not_compared.len());
+        if other_shards > 0 {
             let _ = writeln!(
                 md,
-                "\n{} baseline scenarios were not in this run.",
-                r.not_compared.len()
+                "\n{other_shards} baseline scenarios were not in this run."
             );
         }
     }
