@@ -11,7 +11,10 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::util::{TempDir, copy_tree, repo, stepreplay};
+use crate::util::{TempDir, copy_tree, have_tool, repo, stepreplay};
+
+/// The exit code of a run a resource limit stopped (docs/ci.md).
+const LIMIT_EXIT: i32 = 4;
 
 /// Runs the binary in `cwd` (under `prlimit --as=BYTES` when given) and returns its exit
 /// code, signal, stderr and peak resident set (from `wait4`, this child's alone).
@@ -150,4 +153,62 @@ fn a_million_entry_baseline_is_compared_in_bounded_memory() {
             .len()
             < 64 << 10
     );
+}
+
+/// Under `ulimit -v` of 100, 200 and 400 MB a run of the bundled suite either finishes as it
+/// would without the limit or ends with exit 4 and a manifest that says incomplete and names
+/// the limit: never an abort (134), never a scenario "not as expected" (1) or broken (2).
+#[test]
+fn a_memory_limit_is_a_run_error_with_an_incomplete_manifest() {
+    if !have_tool("prlimit", "apt-get install -y util-linux") {
+        return;
+    }
+    let dir = TempDir::new("ulimit");
+    let d = dir.path();
+    copy_tree(&repo().join("scenarios"), &d.join("scenarios"));
+    copy_tree(&repo().join("recordings"), &d.join("recordings"));
+    let mut limited = 0;
+    for mb in [100u64, 200, 400] {
+        let out = format!("r-{mb}");
+        let (code, signal, err, _) = measured(
+            d,
+            &[
+                "run",
+                "scenarios",
+                "-q",
+                "--jobs",
+                "2",
+                "--report-dir",
+                &out,
+            ],
+            Some(mb << 20),
+        );
+        assert_eq!(signal, None, "{mb} MB: killed by a signal: {err}");
+        match code {
+            Some(0) => {}
+            Some(LIMIT_EXIT) => {
+                limited += 1;
+                assert!(err.contains("out of memory"), "{mb} MB: {err}");
+                let manifest = d.join(&out).join("manifest.json");
+                if manifest.exists() {
+                    let m = json(&manifest);
+                    assert_eq!(m["complete"], false, "{mb} MB: {m}");
+                    assert_eq!(m["limit"], "memory", "{mb} MB: {m}");
+                    assert!(
+                        m["incomplete"].as_str().unwrap().contains("ulimit -v"),
+                        "{mb} MB: {m}"
+                    );
+                } else {
+                    assert!(
+                        !d.join(&out).join("report.json").exists(),
+                        "{mb} MB: reports without a manifest: {err}"
+                    );
+                }
+            }
+            other => {
+                panic!("{mb} MB: exit {other:?}, neither a result nor the limit's code: {err}")
+            }
+        }
+    }
+    assert!(limited > 0, "no limit was low enough to be reached");
 }
