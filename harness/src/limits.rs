@@ -90,9 +90,9 @@ pub const AGENT_READ_BYTES: u64 = 1 << 20;
 /// The most messages one agent-on-the-bridge episode takes.
 pub const AGENT_BRIDGE_TURNS: usize = 200;
 
-/// `len` zero bytes for `path`, or a clear error naming the input and the size when the
-/// process may not have that much memory (a `ulimit -v`, a container's limit): an input that
-/// chooses a buffer's size must not abort the run. Zeroed lazily, as `vec![0; len]` is.
+/// `len` zero bytes for `path`, or a clear error naming the input and the size when no
+/// process could have that much; when this process's memory limit is what refuses it, the
+/// run ends as [`out_of_memory`] says. Zeroed lazily, as `vec![0; len]` is.
 pub(crate) fn zeroed(
     path: &std::path::Path,
     len: usize,
@@ -112,11 +112,120 @@ pub(crate) fn zeroed(
     // SAFETY: `layout` has a non-zero size.
     let p = unsafe { std::alloc::alloc_zeroed(layout) };
     if p.is_null() {
-        return Err(refused());
+        // The size was allowed; the process's memory is what ran out: a run error.
+        out_of_memory(len);
     }
     // SAFETY: `p` was allocated by the global allocator with the layout of `len` bytes, which
     // is what a `Vec<u8>` of capacity `len` frees with, and all `len` bytes are initialized.
     Ok(unsafe { Vec::from_raw_parts(p, len, len) })
+}
+
+/// The exit code of a run stopped by a resource limit (memory: `ulimit -v`, a container's):
+/// a run error, never a test result.
+pub const LIMIT_EXIT: u8 = 4;
+
+/// The global allocator of the `stepreplay` binary: the system's, except that an allocation
+/// the process's memory limit refuses ends the run through [`out_of_memory`] instead of an
+/// abort.
+pub struct LimitAlloc;
+
+// SAFETY: every call is passed to the system allocator unchanged; a null result never
+// returns (`out_of_memory` exits).
+unsafe impl std::alloc::GlobalAlloc for LimitAlloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: the caller's contract is the system allocator's.
+        let p = unsafe { std::alloc::System.alloc(layout) };
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        // SAFETY: as `alloc`.
+        let p = unsafe { std::alloc::System.alloc_zeroed(layout) };
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        // SAFETY: as `alloc`.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+        // SAFETY: as `alloc`.
+        let p = unsafe { std::alloc::System.realloc(ptr, layout, new) };
+        if p.is_null() {
+            out_of_memory(new);
+        }
+        p
+    }
+}
+
+/// Ends the run when memory runs out, without allocating: says so on standard error, marks
+/// each report folder the run claimed incomplete, naming the limit (a manifest written when
+/// the folder was claimed), and exits [`LIMIT_EXIT`].
+pub fn out_of_memory(wanted: usize) -> ! {
+    let mut msg = [0u8; 160];
+    let mut n = 0;
+    let mut buf = [0u8; 20];
+    for part in [
+        "error: limit-exceeded: out of memory: could not get ".as_bytes(),
+        digits(wanted as u64, &mut buf),
+        b" bytes under the process's memory limit; the run stopped (raise ulimit -v or the container's limit)\n",
+    ] {
+        let take = part.len().min(msg.len() - n);
+        msg[n..n + take].copy_from_slice(&part[..take]);
+        n += take;
+    }
+    #[cfg(unix)]
+    // SAFETY: writes a stack buffer to standard error; no allocation.
+    unsafe {
+        libc::write(2, msg.as_ptr().cast(), n);
+    }
+    crate::output::mark_out_of_memory();
+    #[cfg(unix)]
+    // SAFETY: ends the process at once, as an abort would, with our own code.
+    unsafe {
+        libc::_exit(i32::from(LIMIT_EXIT))
+    }
+    #[cfg(not(unix))]
+    std::process::abort()
+}
+
+/// `n` in decimal, written into `buf`, without allocating.
+fn digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[i..]
+}
+
+/// The process's address-space limit (`ulimit -v`), in words, when there is one.
+pub(crate) fn memory_limit() -> Option<String> {
+    #[cfg(unix)]
+    {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes into the struct we pass.
+        if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0
+            && r.rlim_cur != libc::RLIM_INFINITY
+        {
+            return Some(format!("ulimit -v {} MiB", r.rlim_cur >> 20));
+        }
+    }
+    None
 }
 
 /// What happens at a limit.

@@ -4,6 +4,11 @@ mod cli;
 
 use std::process::ExitCode;
 
+/// Running out of memory ends a run with its own exit code and an incomplete manifest, never
+/// an abort.
+#[global_allocator]
+static ALLOC: stepreplay::limits::LimitAlloc = stepreplay::limits::LimitAlloc;
+
 fn main() -> ExitCode {
     quiet_on_closed_pipe();
     let args = match <cli::Cli as clap::Parser>::try_parse() {

@@ -23,6 +23,38 @@ pub fn create_dir(dir: &Path) -> Result<(), Error> {
     })
 }
 
+/// `dir/sub`, each folder of `sub` made when missing, when every level is, right now, a real
+/// folder inside the one above ([`real_subfolder`](crate::safe_path::real_subfolder): `dir`
+/// itself no symlink either); else a write error saying which is not. Called before each
+/// write into a folder the run fills (`img/`, `--html`, `--captures`, `serve`'s `processed/`),
+/// so a folder swapped for a link is refused, never followed.
+pub(crate) fn real_subdir(dir: &Path, sub: &Path) -> Result<PathBuf, Error> {
+    let refused = |path: &Path, why: String| Error::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(format!(
+            "refused: {why} (a folder stepreplay writes into must be a real folder)"
+        )),
+    };
+    if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(refused(dir, format!("`{}` is a symlink", dir.display())));
+    }
+    create_dir(dir)?;
+    let mut at = dir.to_path_buf();
+    for part in sub.iter() {
+        let name = part.to_string_lossy();
+        let next = at.join(part);
+        if std::fs::symlink_metadata(&next).is_err() {
+            match std::fs::create_dir(&next) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(source) => return Err(Error::Write { path: next, source }),
+            }
+        }
+        at = crate::safe_path::real_subfolder(&at, &name).map_err(|why| refused(&next, why))?;
+    }
+    Ok(at)
+}
+
 fn create_parent(path: &Path) -> Result<(), Error> {
     match path.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(parent) => create_dir(parent),
@@ -344,6 +376,183 @@ pub(crate) fn write_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ 
     }
 }
 
+/// A report folder this process writes: its lock, held until the process ends, and what the
+/// manifest says of the run.
+#[derive(Debug)]
+struct Claim {
+    dir: PathBuf,
+    #[cfg(unix)]
+    _lock: File,
+    id: String,
+    started: String,
+    /// The manifest written if memory runs out, ready beforehand: then nothing may allocate.
+    #[cfg(unix)]
+    out_of_memory: Option<OomManifest>,
+}
+
+/// A manifest and where it goes, as the C strings and bytes `libc` takes.
+#[cfg(unix)]
+#[derive(Debug)]
+struct OomManifest {
+    tmp: std::ffi::CString,
+    path: std::ffi::CString,
+    text: Vec<u8>,
+}
+
+/// Marks every folder this process claimed incomplete, out of memory, without allocating
+/// (see [`crate::limits::out_of_memory`]).
+pub(crate) fn mark_out_of_memory() {
+    #[cfg(unix)]
+    {
+        // The lock may be held by the very code that ran out; then nothing is marked.
+        let Ok(claimed) = CLAIMED.try_lock() else {
+            return;
+        };
+        for m in claimed.iter().filter_map(|c| c.out_of_memory.as_ref()) {
+            // SAFETY: C strings and a byte buffer made before; plain system calls.
+            unsafe {
+                let fd = libc::open(
+                    m.tmp.as_ptr(),
+                    libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC,
+                    0o644,
+                );
+                if fd < 0 {
+                    continue;
+                }
+                let ok =
+                    libc::write(fd, m.text.as_ptr().cast(), m.text.len()) == m.text.len() as isize;
+                libc::fsync(fd);
+                libc::close(fd);
+                if ok {
+                    libc::rename(m.tmp.as_ptr(), m.path.as_ptr());
+                } else {
+                    libc::unlink(m.tmp.as_ptr());
+                }
+            }
+        }
+    }
+}
+
+/// The manifest of a run in `dir` that ran out of memory: incomplete, naming the limit.
+#[cfg(unix)]
+fn oom_manifest(dir: &Path, run: serde_json::Value) -> Option<OomManifest> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let limit =
+        crate::limits::memory_limit().unwrap_or_else(|| "the process's memory limit".to_string());
+    let text = crate::json::to_canonical(&serde_json::json!({
+        "schema": MANIFEST_SCHEMA,
+        "complete": false,
+        "incomplete": format!("out of memory under {limit}: the run stopped"),
+        "limit": "memory",
+        "files": {},
+        "run": run,
+    }));
+    let c = |p: PathBuf| std::ffi::CString::new(p.as_os_str().as_bytes()).ok();
+    Some(OomManifest {
+        tmp: c(temp_path(&dir.join(MANIFEST)))?,
+        path: c(dir.join(MANIFEST))?,
+        text: text.into_bytes(),
+    })
+}
+
+static CLAIMED: std::sync::Mutex<Vec<Claim>> = std::sync::Mutex::new(Vec::new());
+
+/// Seconds since 1970 now, as ISO 8601 UTC.
+fn now_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    crate::bridge::ids::utc(i64::try_from(secs).unwrap_or(0))
+}
+
+/// Claims the report folder `dir` for this run, once per process: an advisory lock on the
+/// folder (`flock`), held until the process ends, so a second run writing it refuses at once;
+/// and the previous set retired (its manifest removed), so a run killed before its report
+/// phase leaves no set a reader takes for whole. The system's temporary folder is scratch,
+/// never a report folder, and is not claimed.
+pub fn claim_folder(dir: &Path) -> Result<(), Error> {
+    create_dir(dir)?;
+    let real = dir.canonicalize().map_err(write_error(dir))?;
+    if std::env::temp_dir().canonicalize().is_ok_and(|t| t == real) {
+        return Ok(());
+    }
+    let mut claimed = crate::par::lock(&CLAIMED);
+    if claimed.iter().any(|c| c.dir == real) {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    let lock = {
+        use std::os::fd::AsRawFd as _;
+        let f = File::open(&real).map_err(write_error(dir))?;
+        // SAFETY: flock on an open descriptor we own; no memory is passed.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            let e = std::io::Error::last_os_error();
+            let busy = e.raw_os_error() == Some(libc::EWOULDBLOCK);
+            return Err(write_error(dir)(if busy {
+                std::io::Error::other(
+                    "another stepreplay run is writing this report folder; wait for it to end \
+                     or give this run a folder of its own",
+                )
+            } else {
+                e
+            }));
+        }
+        f
+    };
+    fault_point();
+    remove_file(&dir.join(MANIFEST))?;
+    let started = now_utc();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!("{}:{nanos}:{}", std::process::id(), real.display());
+    let id = format!("{:016x}", crate::fnv::fnv1a64(seed.as_bytes()));
+    #[cfg(unix)]
+    let out_of_memory = oom_manifest(
+        &real,
+        serde_json::json!({
+            "id": id,
+            "pid": std::process::id(),
+            "started": started,
+            "command": command(),
+        }),
+    );
+    claimed.push(Claim {
+        dir: real,
+        #[cfg(unix)]
+        _lock: lock,
+        id,
+        started,
+        #[cfg(unix)]
+        out_of_memory,
+    });
+    Ok(())
+}
+
+/// What the manifest says of the run that wrote `dir` (claimed first): its id, process, start
+/// and end time and command line. Only the manifest carries it; the reports stay the same
+/// bytes for the same inputs.
+fn run_facts(dir: &Path) -> Result<serde_json::Value, Error> {
+    claim_folder(dir)?;
+    let real = dir.canonicalize().map_err(write_error(dir))?;
+    let claimed = crate::par::lock(&CLAIMED);
+    let c = claimed.iter().find(|c| c.dir == real);
+    Ok(serde_json::json!({
+        "id": c.map(|c| c.id.clone()),
+        "pid": std::process::id(),
+        "started": c.map(|c| c.started.clone()),
+        "ended": now_utc(),
+        "command": command(),
+    }))
+}
+
+/// This process's command line, as the manifest names it.
+fn command() -> Vec<String> {
+    std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
 /// The name of a file set's manifest in its folder.
 pub const MANIFEST: &str = "manifest.json";
 
@@ -368,7 +577,7 @@ impl FileSet {
     /// set may hold, written this time or not: an earlier run's file next to this run's is
     /// the mix a reader must never see).
     pub fn begin(dir: &Path, names: &[&str]) -> Result<FileSet, Error> {
-        create_dir(dir)?;
+        claim_folder(dir)?;
         for name in std::iter::once(&MANIFEST).chain(names) {
             let path = dir.join(name);
             fault_point();
@@ -409,6 +618,7 @@ impl FileSet {
     pub fn finish(self, about: serde_json::Map<String, serde_json::Value>) -> Result<(), Error> {
         let mut m = about;
         m.insert("schema".into(), MANIFEST_SCHEMA.into());
+        m.insert("run".into(), run_facts(&self.dir)?);
         let files: serde_json::Map<String, serde_json::Value> = self
             .written
             .iter()

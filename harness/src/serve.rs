@@ -106,11 +106,7 @@ type JobRejection = Rejection<Reason>;
 /// Creates the jobs folder layout under `root` if needed.
 pub(crate) fn layout(root: &Path) -> Result<(), Error> {
     for sub in ["inbox", "processed", "failed"] {
-        let dir = root.join(sub);
-        std::fs::create_dir_all(&dir).map_err(|source| Error::Write {
-            path: dir.clone(),
-            source,
-        })?;
+        let dir = crate::output::real_subdir(root, Path::new(sub))?;
         // The inbox's temporary files are an agent's half-written jobs: left to their writer.
         if sub != "inbox" {
             remove_stale_temps(&dir)?;
@@ -217,7 +213,8 @@ fn process_one(root: &Path, opts: &ServeOptions, inbox_name: &InboxName) -> Resu
         .unwrap_or_else(|| derive_uuid("job-file", name));
 
     for folder in [Folder::Processed, Folder::Failed] {
-        let dir = root.join(folder.name());
+        // Checked before each write: a folder swapped for a link since is refused.
+        let dir = crate::output::real_subdir(root, Path::new(folder.name()))?;
         let Ok(t) = std::fs::read_to_string(dir.join(format!("{id}.outcome.json"))) else {
             continue;
         };
@@ -274,7 +271,7 @@ fn process_one(root: &Path, opts: &ServeOptions, inbox_name: &InboxName) -> Resu
         Status::Succeeded => Folder::Processed,
         Status::Failed => Folder::Failed,
     };
-    let dir = root.join(folder.name());
+    let dir = crate::output::real_subdir(root, Path::new(folder.name()))?;
     let created = create_atomic(
         &dir.join(format!("{id}.outcome.json")),
         to_canonical_value(&outcome).as_bytes(),

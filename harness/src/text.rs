@@ -120,6 +120,28 @@ pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Whether XML 1.0 lets `c` stand in a document without a parser refusing it or warning:
+/// not a control other than tab, LF and CR (C0, DEL, C1), nor a noncharacter (U+FDD0–U+FDEF,
+/// U+FFFE and U+FFFF of every plane).
+pub fn xml_char_ok(c: char) -> bool {
+    let n = u32::from(c);
+    let control = c.is_control() && !matches!(c, '\t' | '\n' | '\r');
+    let nonchar = (0xFDD0..=0xFDEF).contains(&n) || n & 0xFFFE == 0xFFFE;
+    !control && !nonchar
+}
+
+/// `s` with every character [`xml_char_ok`] refuses replaced by U+FFFD: the one rule every
+/// XML and HTML writer applies to text from the inputs.
+pub fn xml_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.chars().all(xml_char_ok) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    s.chars()
+        .map(|c| if xml_char_ok(c) { c } else { '\u{FFFD}' })
+        .collect::<String>()
+        .into()
+}
+
 /// The candidate `word` was most likely meant to be, for "did you mean …?": the nearest by
 /// Jaro–Winkler similarity (clap's measure), when it is near enough to be a typo.
 pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
@@ -133,6 +155,31 @@ pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str>
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn xml_safe_replaces_what_xml_1_0_refuses_or_discourages() {
+        use super::xml_safe;
+        assert_eq!(xml_safe("a\tb\nc\rd é 😀"), "a\tb\nc\rd é 😀");
+        for bad in [
+            '\0',
+            '\u{1b}',
+            '\u{7f}',
+            '\u{85}',
+            '\u{9f}',
+            '\u{FDD0}',
+            '\u{FFFE}',
+            '\u{FFFF}',
+            '\u{1FFFF}',
+            '\u{10FFFF}',
+        ] {
+            assert_eq!(
+                xml_safe(&format!("x{bad}y")),
+                "x\u{FFFD}y",
+                "{:04X}",
+                u32::from(bad)
+            );
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -50,7 +50,12 @@ pub(crate) fn derive_uuid(kind: &str, seed: &str) -> String {
 /// The ISO 8601 UTC timestamp of logical tick `tick` (`2026-01-01T00:00:07Z` for 7).
 pub(crate) fn timestamp(tick: u64) -> String {
     let secs = i64::try_from(tick).unwrap_or(i64::MAX / 2);
-    let days = EPOCH_DAYS + secs.div_euclid(86_400);
+    utc(EPOCH_DAYS * 86_400 + secs)
+}
+
+/// The ISO 8601 UTC timestamp `secs` seconds after 1970-01-01 (`2026-12-07T13:55:04Z`).
+pub(crate) fn utc(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
     format!(

@@ -141,7 +141,17 @@ impl Baseline {
 
     /// Writes [`to_json`](Self::to_json)'s bytes to `path` atomically, a scenario at a time:
     /// at 100,000 scenarios the whole text as one `Value` tree and string took 0.5 GB.
+    /// A symlink at `path` is refused: the rename would replace the link with a file and the
+    /// baseline it points at (a shared one) would silently stop changing.
     pub fn write(&self, path: &Path) -> Result<(), Error> {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::Write {
+                path: path.to_path_buf(),
+                source: std::io::Error::other(
+                    "refused: it is a symlink; name the file it points at (`--out`)",
+                ),
+            });
+        }
         let mut out = crate::output::AtomicFile::create(path)?;
         let io = crate::output::write_error(path);
         let head = Baseline {
@@ -180,49 +190,111 @@ impl Baseline {
     /// against. The file is read twice (its head, then its scenarios); a file that changed
     /// in between is refused rather than judged half old, half new.
     pub fn load_hashed(path: &Path) -> Result<(Baseline, String), InputError> {
-        let cap = limits::BASELINE_ENTRY_BYTES;
-        let (mut head, hash) = read_object_hashed(path, "scenarios", cap)?;
-        if head.get("schema").and_then(|s| s.as_str()) != Some(BASELINE_SCHEMA) {
-            return Err(InputError::new(
-                path,
-                Reason::UnsupportedSchema,
-                "not a stepreplay baseline",
-            )
-            .at(FieldPath::root().key("schema"))
-            .hint(format!(
-                "baselines have \"schema\": \"{BASELINE_SCHEMA}\"; write one with `stepreplay baseline accept`"
-            )));
-        }
-        // The head read skips the scenarios (an empty list in their place); they come next.
-        if let Some(v) = head.get_mut("scenarios") {
-            *v = serde_json::Value::Object(serde_json::Map::new());
-        }
-        let mut b: Baseline = typed_from_value(path, serde_json::Value::Object(head))?;
-        let again = read_members_of(path, "scenarios", cap, &mut |id, s: BaselineScenario| {
-            let at = FieldPath::root().key("scenarios").key(&id);
-            match b.scenarios.insert(id, s) {
-                None => Ok(()),
-                Some(_) => Err(InputError::new(
-                    path,
-                    Reason::InvalidField,
-                    "this scenario is in the baseline twice",
-                )
-                .at(at)
-                .hint(
-                    "keep one entry per scenario id; `stepreplay baseline accept` writes each once",
-                )),
-            }
+        let mut scenarios = BTreeMap::new();
+        let (mut b, _, hash) = read_each(path, &mut |id, s| {
+            scenarios.insert(id, s);
+            Ok(())
         })?;
-        if again != hash {
-            return Err(InputError::new(
-                path,
-                Reason::InvalidArgument,
-                "the baseline changed while it was read",
-            )
-            .hint("run again once nothing is writing it"));
-        }
+        b.scenarios = scenarios;
         Ok((b, format!("fnv1a64:{hash:016x}")))
     }
+}
+
+/// A baseline file read a scenario at a time: its head (no scenarios) is checked, each entry
+/// is checked (scores in 0..1, each id once) and handed to `keep` as it is read, so what is
+/// held is the caller's choice. Returns the head, how many scenarios it has and the hash of
+/// its bytes.
+pub(crate) fn read_each(
+    path: &Path,
+    keep: &mut dyn FnMut(String, BaselineScenario) -> Result<(), InputError>,
+) -> Result<(Baseline, usize, u64), InputError> {
+    let cap = limits::BASELINE_ENTRY_BYTES;
+    let (mut head, hash) = read_object_hashed(path, "scenarios", cap)?;
+    if head.get("schema").and_then(|s| s.as_str()) != Some(BASELINE_SCHEMA) {
+        return Err(InputError::new(
+            path,
+            Reason::UnsupportedSchema,
+            "not a stepreplay baseline",
+        )
+        .at(FieldPath::root().key("schema"))
+        .hint(format!(
+            "baselines have \"schema\": \"{BASELINE_SCHEMA}\"; write one with `stepreplay baseline accept`"
+        )));
+    }
+    // The head read skips the scenarios (an empty list in their place); they come next.
+    if let Some(v) = head.get_mut("scenarios") {
+        *v = serde_json::Value::Object(serde_json::Map::new());
+    }
+    let b: Baseline = typed_from_value(path, serde_json::Value::Object(head))?;
+    in_range(path, FieldPath::root().key("scores"), &b.scores)?;
+    // Each id's hash, 8 bytes a scenario, to find an id given twice without holding the ids.
+    let mut hashes: Vec<u64> = Vec::new();
+    let again = read_members_of(path, "scenarios", cap, &mut |id, s: BaselineScenario| {
+        let at = FieldPath::root().key("scenarios").key(&id);
+        in_range(path, at.key("scores"), &s.scores)?;
+        hashes.push(crate::fnv::fnv1a64(id.as_bytes()));
+        keep(id, s)
+    })?;
+    if again != hash {
+        return Err(InputError::new(
+            path,
+            Reason::InvalidArgument,
+            "the baseline changed while it was read",
+        )
+        .hint("run again once nothing is writing it"));
+    }
+    let count = hashes.len();
+    hashes.sort_unstable();
+    if let Some(twice) = hashes.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]) {
+        // Rare: a second read names the id.
+        let mut seen = 0;
+        let mut name = String::new();
+        read_members_of(
+            path,
+            "scenarios",
+            cap,
+            &mut |id, _: serde::de::IgnoredAny| {
+                if crate::fnv::fnv1a64(id.as_bytes()) == twice {
+                    seen += 1;
+                    if seen == 2 && name.is_empty() {
+                        name = id;
+                    }
+                }
+                Ok::<(), InputError>(())
+            },
+        )?;
+        if !name.is_empty() {
+            return Err(InputError::new(
+                path,
+                Reason::InvalidField,
+                "this scenario is in the baseline twice",
+            )
+            .at(FieldPath::root().key("scenarios").key(&name))
+            .hint(
+                "keep one entry per scenario id; `stepreplay baseline accept` writes each once",
+            ));
+        }
+    }
+    Ok((b, count, hash))
+}
+
+/// Refuses a score outside 0..1 (the ambiguity count is a count, not a score).
+fn in_range(path: &Path, at: FieldPath, scores: &ByMode) -> Result<(), InputError> {
+    for (mode, s) in scores.iter() {
+        for (name, v) in s.by_name() {
+            let Some(v) = v else { continue };
+            if name != "ambiguity_count" && !(0.0..=1.0).contains(&v) {
+                return Err(InputError::new(
+                    path,
+                    Reason::InvalidField,
+                    format!("score {v} is outside 0..1"),
+                )
+                .at(at.key(&crate::text::word(mode)).key(name))
+                .hint("scores are fractions from 0 to 1; accept a run's own: stepreplay baseline accept"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What got worse.
@@ -297,8 +369,16 @@ pub struct RegressionReport {
     /// The baseline file's hash (`fnv1a64:…`), when it was read from one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
-    /// Scenarios in the baseline that belong to other shards of this run.
+    /// Scenarios in the baseline that belong to other shards of this run: the first
+    /// [`LISTED`] ids.
     pub not_compared: Vec<String>,
+    /// How many scenarios of the baseline belong to other shards.
+    #[serde(default)]
+    pub not_compared_count: usize,
+    /// How many scenarios of the baseline this run should hold and lacks (the first
+    /// [`LISTED`] are `missing` regressions each, the rest one line).
+    #[serde(default)]
+    pub missing: usize,
     /// Scenarios of this run the baseline does not have yet: not regressions, but not
     /// gated either until accepted.
     #[serde(default)]
@@ -514,6 +594,14 @@ fn score_changes(old: &ByMode, new: &ByMode) -> Vec<String> {
     out
 }
 
+/// How many ids of the baseline's scenarios the run lacks a comparison names (in id order);
+/// past it they are counted, so a baseline far larger than the run gives a short report.
+pub const LISTED: usize = 20;
+
+/// The baseline's entries one at a time: called with a function to hand each to.
+pub(crate) type EachEntry<'f> = dyn FnMut(&mut dyn FnMut(String, BaselineScenario) -> Result<(), Error>) -> Result<(), Error>
+    + 'f;
+
 /// Compares a run with its baseline: a scenario that met its expectation and no longer does,
 /// a score below its baseline by more than `tolerance`, more ambiguities than accepted, or a
 /// scenario of the baseline missing from the run (one of another shard is not compared).
@@ -526,84 +614,137 @@ pub fn compare<'a>(
     report: impl Into<ReportRef<'a>>,
     tolerance: f64,
 ) -> Result<RegressionReport, Error> {
-    let ReportRef {
+    let each = &mut |f: &mut dyn FnMut(String, BaselineScenario) -> Result<(), Error>| {
+        baseline
+            .scenarios
+            .iter()
+            .try_for_each(|(id, b)| f(id.clone(), b.clone()))
+    };
+    compare_each(&baseline.scores, each, report.into(), tolerance)
+}
+
+/// What a comparison keeps of one scenario of the run: bounded by the run, not the baseline.
+struct Ran {
+    met: bool,
+    /// Why it is not as expected, the root cause first (when not met).
+    detail: String,
+    scores: ByMode,
+    compared: bool,
+    found: Vec<Regression>,
+}
+
+impl Ran {
+    fn of(s: &ScenarioReport, deciding: Option<Mode>) -> Ran {
+        let detail = if s.met {
+            String::new()
+        } else {
+            // The root cause first: where the deciding run first failed, and why.
+            match deciding.and_then(|m| s.failure(m)) {
+                Some(f) => match (&f.step, &s.mismatch) {
+                    (Some(step), Some(m)) => format!("{step} at {}; {m}", f.place()),
+                    (Some(step), None) => format!("{step} at {}", f.place()),
+                    (None, _) => format!("{} at {}", f.message, f.place()),
+                },
+                None => s
+                    .mismatch
+                    .clone()
+                    .unwrap_or_else(|| "not as expected".into()),
+            }
+        };
+        Ran {
+            met: s.met,
+            detail,
+            scores: s.runs.iter().map(|(m, r)| (*m, r.scores)).collect(),
+            compared: false,
+            found: Vec::new(),
+        }
+    }
+}
+
+/// [`compare`] with the baseline's entries handed over one at a time by `each` (read from
+/// its file as they come): what is held is the run's scenarios and [`LISTED`] ids.
+pub(crate) fn compare_each(
+    baseline_scores: &ByMode,
+    each: &mut EachEntry,
+    ReportRef {
         head: report,
         entries,
-    } = report.into();
-    let mut out = Vec::new();
-    let mut held = std::collections::BTreeSet::new();
-    let mut new = Vec::new();
-    let mut compared = 0;
+    }: ReportRef,
+    tolerance: f64,
+) -> Result<RegressionReport, Error> {
     let deciding = report.modes.first().copied();
+    let mut ran: BTreeMap<String, Ran> = BTreeMap::new();
     entries.each(&mut |s| {
-        held.insert(s.id.clone());
-        let Some(b) = baseline.scenarios.get(&s.id) else {
-            new.push(s.id.clone());
+        ran.insert(s.id.clone(), Ran::of(s, deciding));
+        Ok(())
+    })?;
+    let mut in_baseline = 0usize;
+    // The first LISTED ids (the smallest) of each kind the run lacks, and how many.
+    let mut missing = (std::collections::BTreeSet::new(), 0usize);
+    let mut not_compared = (std::collections::BTreeSet::new(), 0usize);
+    each(&mut |id, b| {
+        in_baseline += 1;
+        let Some(r) = ran.get_mut(&id) else {
+            let lacking = if report.shard.is_some_and(|sh| !sh.contains(&id)) {
+                &mut not_compared
+            } else {
+                &mut missing
+            };
+            lacking.1 += 1;
+            lacking.0.insert(id);
+            if lacking.0.len() > LISTED {
+                lacking.0.pop_last();
+            }
             return Ok(());
         };
-        compared += 1;
-        if b.met && !s.met {
-            out.push(Regression {
+        if std::mem::replace(&mut r.compared, true) {
+            return Err(Error::Internal(format!(
+                "scenario `{id}` is in the baseline twice"
+            )));
+        }
+        if b.met && !r.met {
+            r.found.push(Regression {
                 kind: RegressionKind::NowFailing,
-                scenario: Some(s.id.clone()),
+                scenario: Some(id.clone()),
                 mode: None,
                 score: None,
                 baseline: None,
                 current: None,
-                // The root cause first: where the deciding run first failed, and why.
-                detail: match deciding.and_then(|m| s.failure(m)) {
-                    Some(f) => match (&f.step, &s.mismatch) {
-                        (Some(step), Some(m)) => format!("{step} at {}; {m}", f.place()),
-                        (Some(step), None) => format!("{step} at {}", f.place()),
-                        (None, _) => format!("{} at {}", f.message, f.place()),
-                    },
-                    None => s
-                        .mismatch
-                        .clone()
-                        .unwrap_or_else(|| "not as expected".into()),
-                },
+                detail: std::mem::take(&mut r.detail),
             });
         }
-        for (mode, run) in &s.runs {
+        for (mode, now) in r.scores.iter() {
             if let Some(was) = b.scores.get(mode) {
-                score_regressions(Some(&s.id), *mode, was, &run.scores, tolerance, &mut out);
+                score_regressions(Some(&id), *mode, was, now, tolerance, &mut r.found);
             }
         }
         Ok(())
     })?;
-    let same_suite = held.len() == baseline.scenarios.len()
-        && held.iter().all(|id| baseline.scenarios.contains_key(id));
+    let compared = ran.values().filter(|r| r.compared).count();
+    let new: Vec<String> = ran
+        .iter()
+        .filter(|(_, r)| !r.compared)
+        .map(|(id, _)| id.clone())
+        .collect();
+    let same_suite = compared == ran.len() && in_baseline == ran.len();
+    let mut out: Vec<Regression> = ran.into_values().flat_map(|r| r.found).collect();
     if same_suite {
         for (mode, now) in &report.summary.scores {
-            if let Some(was) = baseline.scores.get(mode) {
+            if let Some(was) = baseline_scores.get(mode) {
                 score_regressions(None, *mode, was, now, tolerance, &mut out);
             }
         }
     }
-    let mut not_compared = Vec::new();
-    for id in baseline.scenarios.keys().filter(|id| !held.contains(*id)) {
-        if report.shard.is_some_and(|sh| !sh.contains(id)) {
-            not_compared.push(id.clone());
-            continue;
-        }
-        out.push(Regression {
-            kind: RegressionKind::Missing,
-            scenario: Some(id.clone()),
-            mode: None,
-            score: None,
-            baseline: None,
-            current: None,
-            detail: "is in the baseline but not in this run (accept a new baseline to drop it)"
-                .into(),
-        });
-    }
+    missing_regressions(&missing.0, missing.1, &mut out);
     let mut r = RegressionReport {
         schema: "stepreplay-regressions/1".into(),
         tolerance,
         baseline: None,
-        not_compared,
+        not_compared: not_compared.0.into_iter().collect(),
+        not_compared_count: not_compared.1,
         new,
         compared,
+        missing: missing.1,
         groups: Vec::new(),
         regressions: Vec::new(),
     };
@@ -616,6 +757,43 @@ pub fn compare<'a>(
         .collect();
     r.groups = r.grouped();
     Ok(r)
+}
+
+/// The baseline's scenarios the run lacks, `listed` by id and `count` in all: one regression
+/// each for those listed, one line for the rest.
+fn missing_regressions(
+    listed: &std::collections::BTreeSet<String>,
+    count: usize,
+    out: &mut Vec<Regression>,
+) {
+    for id in listed {
+        out.push(Regression {
+            kind: RegressionKind::Missing,
+            scenario: Some(id.clone()),
+            mode: None,
+            score: None,
+            baseline: None,
+            current: None,
+            detail: "is in the baseline but not in this run (accept a new baseline to drop it)"
+                .into(),
+        });
+    }
+    if count > listed.len() {
+        out.push(Regression {
+            kind: RegressionKind::Missing,
+            scenario: None,
+            mode: None,
+            score: None,
+            baseline: None,
+            current: None,
+            detail: format!(
+                "{} more scenarios of the baseline are not in this run (the first {} are named; \
+                 accept a new baseline to drop them)",
+                count - listed.len(),
+                listed.len()
+            ),
+        });
+    }
 }
 
 /// A score as the reports print it (`{:.3}`), read back: the same rounding as the tables.
@@ -743,6 +921,67 @@ mod tests {
     }
 
     #[test]
+    fn a_score_outside_0_to_1_is_refused_with_its_field_path() {
+        let dir = std::env::temp_dir().join(format!("stepreplay-range-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("baseline.json");
+        for (bad, field) in [(2.0, "step_success"), (-0.5, "step_success")] {
+            let b = baseline(&[("a", scenario(true, Outcome::Completed, bad))]);
+            std::fs::write(&p, b.to_json()).unwrap();
+            let e = Baseline::load(&p).unwrap_err();
+            assert_eq!(e.reason, Reason::InvalidField, "{e}");
+            assert_eq!(
+                e.path.to_string(),
+                format!("scenarios.a.scores.chained.{field}"),
+                "{e}"
+            );
+            assert!(e.to_string().contains("outside 0..1"), "{e}");
+        }
+        let mut b = baseline(&[("a", scenario(true, Outcome::Completed, 1.0))]);
+        b.scores = scenario(true, Outcome::Completed, 1.5).scores;
+        std::fs::write(&p, b.to_json()).unwrap();
+        let e = Baseline::load(&p).unwrap_err();
+        assert_eq!(e.path.to_string(), "scores.chained.step_success", "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn scenarios_the_run_lacks_are_named_up_to_a_limit_then_counted() {
+        let extra: Vec<(String, BaselineScenario)> = (0..LISTED + 5)
+            .map(|i| {
+                (
+                    format!("gone-{i:03}"),
+                    scenario(true, Outcome::Completed, 1.0),
+                )
+            })
+            .collect();
+        let mut b = baseline(&[]);
+        b.scenarios.extend(extra);
+        let modes = [Mode::Chained];
+        let head = Report::head::<&str>(&[], &modes, super::super::Totals::new(&modes).summary());
+        let r = compare(&b, &head, 0.0).unwrap();
+        assert_eq!(r.missing, LISTED + 5);
+        let named: Vec<_> = r
+            .regressions
+            .iter()
+            .filter_map(|g| g.scenario.as_deref())
+            .collect();
+        assert_eq!(named.len(), LISTED);
+        assert_eq!(named[0], "gone-000");
+        let rest: Vec<_> = r
+            .regressions
+            .iter()
+            .filter(|g| g.scenario.is_none())
+            .collect();
+        assert_eq!(rest.len(), 1, "{:?}", r.regressions);
+        assert!(
+            rest[0].detail.starts_with("5 more scenarios"),
+            "{}",
+            rest[0].detail
+        );
+    }
+
+    #[test]
     fn a_baseline_written_a_scenario_at_a_time_is_its_canonical_text() {
         let dir = std::env::temp_dir().join(format!("stepreplay-bwrite-{}", std::process::id()));
         let p = dir.join("baseline.json");
@@ -838,8 +1077,10 @@ mod tests {
             tolerance: 0.0,
             baseline: None,
             not_compared: Vec::new(),
+            not_compared_count: 0,
             new: Vec::new(),
             compared: 3,
+            missing: 0,
             groups: Vec::new(),
             regressions: vec![
                 r(ScoreDropped, Some("b"), "b score"),

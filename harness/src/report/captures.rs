@@ -20,7 +20,7 @@ use super::model::{CaptureFiles, ResolutionReport};
 use crate::diff::files::encode_png;
 use crate::errors::Error;
 use crate::evidence::{PairKey, PairPictures, Pictures, Wanted};
-use crate::output::write_file;
+use crate::output::{real_subdir, write_file};
 use crate::recording::ax::Rect;
 use crate::text::slug;
 use crate::text::word;
@@ -57,6 +57,7 @@ pub fn captures_wanted(entries: &dyn Entries) -> Result<Wanted, Error> {
 struct Planned {
     /// `<scenario> step <n>`, for what could not be written.
     label: String,
+    /// Its folder under the captures folder (`<scenario>/<mode>`).
     folder: PathBuf,
     stem: String,
     resolution: Option<ResolutionReport>,
@@ -73,6 +74,7 @@ pub fn write_captures(
     pictures: &dyn Pictures,
     dir: &Path,
 ) -> Result<CapturesOutput, Error> {
+    real_subdir(dir, Path::new(""))?;
     let mut plan: Vec<Planned> = Vec::new();
     let mut by_pair: BTreeMap<PairKey, Vec<usize>> = BTreeMap::new();
     let mut used = BTreeSet::new();
@@ -91,7 +93,7 @@ pub fn write_captures(
                 by_pair.entry(key).or_default().push(plan.len());
                 plan.push(Planned {
                     label: format!("{} step {}", sc.id, st.number),
-                    folder: dir.join(&name).join(word(mode)),
+                    folder: Path::new(&name).join(word(mode)),
                     stem: format!("{:02}-{}", st.number, slug(&st.step_id)),
                     resolution: st.resolution.clone(),
                     got: None,
@@ -110,7 +112,7 @@ pub fn write_captures(
             for &i in by_pair.get(key).into_iter().flatten() {
                 let p = &mut plan[i];
                 p.got = Some(match got {
-                    Ok(pics) => Ok(write_step(p, pics, &mut out.files)?),
+                    Ok(pics) => Ok(write_step(dir, p, pics, &mut out.files)?),
                     Err(why) => Err(why.to_string()),
                 });
             }
@@ -146,8 +148,14 @@ pub fn write_captures(
 
 /// Writes one step's before, after and diff PNGs, and its overlay when there is something to
 /// point at; counts the files.
-fn write_step(p: &Planned, pics: &PairPictures, files: &mut usize) -> Result<CaptureFiles, Error> {
-    let path = |what: &str| p.folder.join(format!("{}-{what}.png", p.stem));
+fn write_step(
+    dir: &Path,
+    p: &Planned,
+    pics: &PairPictures,
+    files: &mut usize,
+) -> Result<CaptureFiles, Error> {
+    let folder = real_subdir(dir, &p.folder)?;
+    let path = |what: &str| folder.join(format!("{}-{what}.png", p.stem));
     write_file(&path("diff"), &pics.diff.png)?;
     write_file(&path("before"), &pics.before.png)?;
     write_file(&path("after"), &pics.after.png)?;

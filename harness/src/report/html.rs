@@ -25,16 +25,17 @@ use super::model::{Report, ResolutionReport, RunReport, ScenarioReport, StepRepo
 use crate::diff::StepDiff;
 use crate::errors::Error;
 use crate::evidence::{FrameKey, PairKey, Picture, Pictures, Wanted};
-use crate::output::write_file;
+use crate::output::{real_subdir, write_file};
 use crate::recording::ax::Rect;
 use crate::replay::Mode;
 use crate::score::COLUMNS;
 use crate::text::{plural, slug, word};
 
-/// Escapes text for HTML element content and quoted attribute values.
+/// Escapes text for HTML element content and quoted attribute values; a character XML 1.0
+/// refuses (a control, a noncharacter: HTML parse errors too) becomes U+FFFD.
 pub fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in crate::text::xml_safe(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -131,8 +132,9 @@ fn unique(base: &str, used: &mut BTreeSet<String>) -> String {
     name
 }
 
-/// Writes `pic` into `img_dir` as `name`.
-fn place(pic: &Picture, name: &str, img_dir: &Path) -> Result<PageImage, Error> {
+/// Writes `pic` into `dir/img/` as `name`, once `img/` is checked to be a real folder.
+fn place(pic: &Picture, name: &str, dir: &Path) -> Result<PageImage, Error> {
+    let img_dir = real_subdir(dir, Path::new("img"))?;
     write_file(&img_dir.join(name), &pic.png)?;
     Ok(PageImage {
         href: format!("img/{name}"),
@@ -162,7 +164,7 @@ pub fn write_html_paged<'a>(
     per_page: usize,
 ) -> Result<HtmlOutput, Error> {
     let report = report.into();
-    let img_dir = dir.join("img");
+    real_subdir(dir, Path::new(""))?;
     let (frames, diffs) = shown(report.entries)?;
     // Every file's name from its key alone, before any picture comes: the names do not
     // depend on the order the pictures arrive in.
@@ -199,9 +201,7 @@ pub fn write_html_paged<'a>(
     pictures.each(&wanted, &mut |ev| {
         for (key, pic) in &ev.frames {
             if let Some(name) = frame_names.get(key) {
-                images
-                    .frames
-                    .insert(key.clone(), place(pic, name, &img_dir)?);
+                images.frames.insert(key.clone(), place(pic, name, dir)?);
             }
         }
         for (pair, got) in &ev.pairs {
@@ -209,7 +209,7 @@ pub fn write_html_paged<'a>(
                 continue;
             };
             for (path, name) in named {
-                let img = place(&pics.diff, name, &img_dir)?;
+                let img = place(&pics.diff, name, dir)?;
                 images.diffs.insert((*path).clone(), img);
             }
         }

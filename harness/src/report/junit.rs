@@ -1,5 +1,6 @@
 //! `junit.xml` ([`to_junit`]): the report as JUnit XML for CI test viewers, through
-//! `quick-junit` (which escapes text and drops characters XML cannot hold).
+//! `quick-junit` (which escapes text), with every character XML 1.0 refuses replaced
+//! ([`xml_safe`](crate::text::xml_safe)).
 //!
 //! A test suite per scenario, a test case per step of the deciding (first) mode, plus one
 //! `expectation` case carrying the scenario's verdict (and, for an agent under test, a
@@ -136,8 +137,12 @@ fn each_suite(
     Ok(())
 }
 
+/// The document quick-junit writes, with every character XML 1.0 refuses (quick-junit drops
+/// only the C0 controls; U+FFFF is legal in JSON) replaced: the markup is ASCII, so this
+/// touches only the text that came from the inputs.
 fn xml(r: &quick_junit::Report) -> Result<String, Error> {
     r.to_string()
+        .map(|doc| crate::text::xml_safe(&doc).into_owned())
         .map_err(|e| Error::Internal(format!("cannot write JUnit XML: {e}")))
 }
 

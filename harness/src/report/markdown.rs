@@ -11,10 +11,10 @@ use crate::score::COLUMNS;
 use crate::text::word;
 
 /// Escapes text for a Markdown table cell: HTML specials, pipes, Markdown emphasis and links,
-/// and line breaks.
+/// and line breaks; a character XML 1.0 refuses becomes U+FFFD, as on the HTML page.
 pub fn md_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    for c in crate::text::xml_safe(s).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
@@ -108,11 +108,11 @@ pub fn write_markdown(
             }
             let _ = writeln!(md, "\n</details>");
         }
-        if !r.not_compared.is_empty() {
+        let other_shards = r.not_compared_count.max(r.not_compared.len());
+        if other_shards > 0 {
             let _ = writeln!(
                 md,
-                "\n{} baseline scenarios were not in this run.",
-                r.not_compared.len()
+                "\n{other_shards} baseline scenarios were not in this run."
             );
         }
     }

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::baseline::{Baseline, RegressionReport, compare};
+use super::baseline::{Baseline, BaselineScenario, RegressionReport, compare_each, read_each};
 use super::console::{Say, print_regressions};
 use super::entries::ReportRef;
 use super::html::write_html;
@@ -14,6 +14,7 @@ use super::junit::{Timings, write_junit};
 use super::markdown::write_markdown;
 use crate::errors::{Error, InputError, Reason};
 use crate::evidence::Pictures;
+use crate::json::read_members_of;
 use crate::output::{AtomicFile, FileSet, FmtIo};
 
 /// Which files to write, and where the extras go.
@@ -61,21 +62,23 @@ impl Outputs {
     }
 }
 
-/// The baseline a run is gated on, read once, before the replay starts: a baseline that
-/// changes during the run does not change the verdict, and the reports name the bytes judged
-/// against by their hash.
+/// The baseline a run is gated on, read and checked before the replay starts and read again,
+/// a scenario at a time, when the run is compared with it: what is held is its run-wide part,
+/// never its scenarios. A baseline whose bytes changed in between is refused, so the reports
+/// name by its hash the very bytes judged against.
 pub struct Gate {
-    baseline: Baseline,
-    hash: String,
+    head: Baseline,
+    scenarios: usize,
+    hash: u64,
     path: PathBuf,
 }
 
 impl Gate {
-    /// The baseline at `path`, loaded. Called before a replay starts, so a missing,
+    /// The baseline at `path`, checked. Called before a replay starts, so a missing,
     /// unreadable or empty baseline is refused at once rather than after the whole run.
     pub fn load(path: &Path) -> Result<Gate, Error> {
-        let (baseline, hash) = Baseline::load_hashed(path)?;
-        if baseline.scenarios.is_empty() {
+        let (head, scenarios, hash) = read_each(path, &mut |_, _| Ok(()))?;
+        if scenarios == 0 {
             return Err(InputError::new(
                 path,
                 Reason::BaselineMismatch,
@@ -85,10 +88,41 @@ impl Gate {
             .into());
         }
         Ok(Gate {
-            baseline,
+            head,
+            scenarios,
             hash,
             path: path.to_path_buf(),
         })
+    }
+
+    /// `fnv1a64:…`, the hash of the baseline's bytes.
+    fn hash(&self) -> String {
+        format!("fnv1a64:{:016x}", self.hash)
+    }
+
+    /// The run compared with the baseline, read again an entry at a time.
+    fn compare(&self, report: ReportRef, tolerance: f64) -> Result<RegressionReport, Error> {
+        let each = &mut |f: &mut dyn FnMut(String, BaselineScenario) -> Result<(), Error>| {
+            let again = read_members_of(
+                &self.path,
+                "scenarios",
+                crate::limits::BASELINE_ENTRY_BYTES,
+                &mut |id, s: BaselineScenario| f(id, s),
+            )?;
+            if again != self.hash {
+                return Err(InputError::new(
+                    &self.path,
+                    Reason::InvalidArgument,
+                    "the baseline changed during the run",
+                )
+                .hint("run again once nothing is writing it")
+                .into());
+            }
+            Ok(())
+        };
+        let mut r = compare_each(&self.head.scores, each, report, tolerance)?;
+        r.baseline = Some(self.hash());
+        Ok(r)
     }
 }
 
@@ -117,11 +151,7 @@ pub fn write_outputs(
     say: &Say,
 ) -> Result<u8, Error> {
     let regressions: Option<RegressionReport> = match gate {
-        Some(g) => {
-            let mut r = compare(&g.baseline, report, out.tolerance)?;
-            r.baseline = Some(g.hash.clone());
-            Some(r)
-        }
+        Some(g) => Some(g.compare(report, out.tolerance)?),
         None => None,
     };
     let html_dir = out.html_dir.as_deref().unwrap_or(dir);
@@ -200,7 +230,7 @@ pub fn write_outputs(
         if let Some(g) = gate {
             about.insert(
                 "baseline".into(),
-                serde_json::json!({ "file": g.path.display().to_string(), "hash": g.hash }),
+                serde_json::json!({ "file": g.path.display().to_string(), "hash": g.hash() }),
             );
         }
     }
@@ -244,7 +274,7 @@ fn nothing_compared(g: &Gate) -> Error {
         Reason::BaselineMismatch,
         format!(
             "none of the baseline's {} scenarios is in this run, so nothing was compared",
-            g.baseline.scenarios.len()
+            g.scenarios
         ),
     )
     .hint("is it another suite's baseline? accept one from this suite: stepreplay baseline accept")

@@ -84,8 +84,10 @@ impl End<'_> {
 }
 
 impl Session {
-    /// A session judging in `modes`, spilling its entries into `dir` (made when absent).
+    /// A session judging in `modes`, spilling its entries into `dir` (made when absent), the
+    /// report folder it claims ([`claim_folder`](crate::output::claim_folder)).
     pub fn open(dir: &Path, modes: &[Mode]) -> Result<Session, Error> {
+        crate::output::claim_folder(dir)?;
         Ok(Session {
             modes: modes.to_vec(),
             progress: None,

@@ -1060,3 +1060,115 @@ fn check_carries_on_past_a_plan_whose_replay_cannot_start() {
         "the other file is checked",
     );
 }
+
+/// Waits (up to 20 s) until `child` has claimed `reports`: the earlier set's manifest is gone.
+fn until_claimed(reports: &Path, child: &mut std::process::Child) {
+    let t = Instant::now();
+    while reports.join("manifest.json").exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its claim"
+        );
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the run never claimed its folder"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A slow run of the whole `mini` suite (a pause after each scenario) into `reports/`.
+fn slow_run(d: &Path) -> std::process::Child {
+    stepreplay(d)
+        .args(["run", "scenarios", "--report-dir", "reports", "-q"])
+        .env("STEPREPLAY_TEST_SCENARIO_MS", "150")
+        .spawn()
+}
+
+/// A second run on a folder a first run is writing refuses at once (exit 3, saying why) and
+/// touches nothing: the folder ends with the first run's whole set, its manifest naming that
+/// run (id, process, times, command).
+#[test]
+fn two_overlapping_runs_on_one_folder_never_leave_a_mixed_set() {
+    let dir = mini("overlap");
+    let d = dir.path();
+    let reports = d.join("reports");
+    stepreplay(d)
+        .args(["run", "failing", "--report-dir", "reports", "-q"])
+        .expect_code(1);
+    for round in 0..3 {
+        let mut first = slow_run(d);
+        until_claimed(&reports, &mut first);
+        let second = stepreplay(d)
+            .args(["run", "failing", "--report-dir", "reports", "-q"])
+            .run();
+        second.check(second.code == 3, "the second writer is refused");
+        second.check(
+            second
+                .stderr
+                .contains("another stepreplay run is writing this report folder"),
+            "it says why",
+        );
+        let pid = first.id();
+        let out = first.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "round {round}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let manifest = json(&reports.join("manifest.json"));
+        let report = json(&reports.join("report.json"));
+        assert_eq!(manifest["complete"], true);
+        assert_eq!(manifest["scenarios"], 6, "round {round}: {manifest}");
+        assert_eq!(
+            report["scenarios"].as_array().unwrap().len(),
+            6,
+            "round {round}"
+        );
+        assert_eq!(manifest["run"]["pid"], pid, "round {round}: {manifest}");
+        let run = &manifest["run"];
+        assert!(run["id"].as_str().is_some_and(|s| s.len() == 16), "{run}");
+        assert!(
+            run["started"].as_str().unwrap() <= run["ended"].as_str().unwrap(),
+            "{run}"
+        );
+        assert!(
+            run["command"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| a == "scenarios"),
+            "{run}"
+        );
+    }
+}
+
+/// A run killed during its replay, before its report phase, leaves no manifest: the earlier
+/// run's files are no longer vouched for as a whole set, so no artifact step publishes them
+/// as this run's.
+#[test]
+fn a_kill_before_the_report_phase_leaves_no_complete_set_of_another_run() {
+    let dir = mini("kill-before-report");
+    let d = dir.path();
+    let reports = d.join("reports");
+    stepreplay(d)
+        .args(["run", "failing", "--report-dir", "reports", "-q"])
+        .expect_code(1);
+    assert!(reports.join("manifest.json").exists());
+    let mut run = slow_run(d);
+    until_claimed(&reports, &mut run);
+    std::thread::sleep(Duration::from_millis(100));
+    run.kill().unwrap();
+    let status = run.wait().unwrap();
+    assert_eq!(status.signal(), Some(9), "killed during the replay");
+    assert!(
+        !reports.join("manifest.json").exists(),
+        "no manifest vouches for the old set"
+    );
+    // The next run owns the folder again: the lock went with the killed process.
+    stepreplay(d)
+        .args(["run", "failing", "--report-dir", "reports", "-q"])
+        .expect_code(1);
+    assert_eq!(json(&reports.join("manifest.json"))["complete"], true);
+}

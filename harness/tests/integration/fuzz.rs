@@ -14,7 +14,7 @@ use stepreplay::json::Source;
 
 use crate::util::{TempDir, plans_dir, repo};
 
-fn config() -> Config {
+pub(crate) fn config() -> Config {
     let cases = std::env::var("FUZZ_CASES")
         .ok()
         .and_then(|v| v.parse().ok())

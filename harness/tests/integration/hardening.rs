@@ -359,3 +359,125 @@ fn a_recording_of_bombs_fails_its_scenario_in_bounded_memory() {
     let peak = children_peak_rss();
     assert!(peak < 1 << 30, "peak RSS {} MiB", peak >> 20);
 }
+
+/// The `mini` suite in a fresh folder, with `outside/` beside it for links to point at.
+fn mini_suite(tag: &str) -> TempDir {
+    let dir = TempDir::new(tag);
+    let mini = repo().join("harness/tests/fixtures/mini");
+    copy_tree(&mini.join("scenarios"), &dir.path().join("scenarios"));
+    copy_tree(&mini.join("recordings"), &dir.path().join("recordings"));
+    std::fs::create_dir_all(dir.path().join("outside")).unwrap();
+    dir
+}
+
+/// A refused write: exit 3, the reason on stderr, nothing written through the link.
+fn refused_through_link(dir: &TempDir, r: &Ran, what: &str) {
+    assert_eq!(r.code, Some(3), "{what}: {}", r.stderr);
+    assert!(
+        r.stderr.contains("is a symlink") && r.stderr.contains("refused"),
+        "{what}: {}",
+        r.stderr
+    );
+    let outside: Vec<_> = std::fs::read_dir(dir.path().join("outside"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "{what}: written through the link: {outside:?}"
+    );
+}
+
+#[test]
+fn a_report_img_folder_that_is_a_symlink_is_refused() {
+    let dir = mini_suite("img-link");
+    std::fs::create_dir_all(dir.path().join("reports")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("outside"), dir.path().join("reports/img")).unwrap();
+    let r = bounded(dir.path(), &os(&["run", "scenarios", "-q"]));
+    refused_through_link(&dir, &r, "img/");
+    assert!(r.stderr.contains("img/` is a symlink"), "{}", r.stderr);
+}
+
+#[test]
+fn an_html_folder_that_is_a_symlink_is_refused() {
+    let dir = mini_suite("html-link");
+    std::os::unix::fs::symlink(dir.path().join("outside"), dir.path().join("page")).unwrap();
+    let r = bounded(
+        dir.path(),
+        &os(&["run", "scenarios", "-q", "--html", "page"]),
+    );
+    refused_through_link(&dir, &r, "--html");
+}
+
+#[test]
+fn a_captures_subfolder_that_is_a_symlink_is_refused() {
+    let dir = mini_suite("captures-link");
+    std::fs::create_dir_all(dir.path().join("caps")).unwrap();
+    std::os::unix::fs::symlink(
+        dir.path().join("outside"),
+        dir.path().join("caps/mini-completed"),
+    )
+    .unwrap();
+    let r = bounded(
+        dir.path(),
+        &os(&[
+            "run",
+            "scenarios",
+            "-q",
+            "--reports",
+            "json",
+            "--captures",
+            "caps",
+        ]),
+    );
+    refused_through_link(&dir, &r, "--captures");
+    assert!(
+        r.stderr.contains("mini-completed/` is a symlink"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn serve_refuses_a_processed_folder_swapped_for_a_symlink() {
+    let dir = mini_suite("serve-link");
+    let jobs = dir.path().join("jobs");
+    std::fs::create_dir_all(jobs.join("inbox")).unwrap();
+    std::fs::create_dir_all(jobs.join("failed")).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("outside"), jobs.join("processed")).unwrap();
+    std::fs::write(jobs.join("inbox/job.json"), "{}").unwrap();
+    let r = bounded(dir.path(), &os(&["serve", "--inbox", "jobs", "--once"]));
+    refused_through_link(&dir, &r, "serve processed/");
+    assert!(
+        r.stderr.contains("processed/` is a symlink"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        jobs.join("inbox/job.json").exists(),
+        "the job stays for a fixed folder"
+    );
+}
+
+#[test]
+fn baseline_accept_refuses_to_replace_a_symlink() {
+    let dir = mini_suite("accept-link");
+    let r = bounded(
+        dir.path(),
+        &os(&["run", "scenarios", "-q", "--reports", "json"]),
+    );
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let shared = dir.path().join("shared-baseline.json");
+    std::fs::write(&shared, "kept").unwrap();
+    std::os::unix::fs::symlink(&shared, dir.path().join("reports/baseline.json")).unwrap();
+    let r = bounded(dir.path(), &os(&["baseline", "accept", "--force"]));
+    assert_eq!(r.code, Some(3), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("is a symlink") && r.stderr.contains("baseline.json"),
+        "{}",
+        r.stderr
+    );
+    let link = std::fs::symlink_metadata(dir.path().join("reports/baseline.json")).unwrap();
+    assert!(link.file_type().is_symlink(), "the link is still a link");
+    assert_eq!(std::fs::read_to_string(&shared).unwrap(), "kept");
+}

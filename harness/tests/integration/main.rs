@@ -15,6 +15,8 @@ mod fuzz;
 mod gate;
 mod hardening;
 mod layers;
+#[cfg(target_os = "linux")]
+mod limits;
 mod macapptree;
 mod mutate;
 mod readme;
@@ -30,3 +32,4 @@ mod shipping;
 mod standalone;
 mod synth;
 mod util;
+mod writers;
