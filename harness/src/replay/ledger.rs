@@ -95,10 +95,7 @@ impl std::str::FromStr for Kind {
 
     fn from_str(s: &str) -> Result<Kind, String> {
         serde_json::from_value(serde_json::Value::String(s.into())).map_err(|_| {
-            let names: Vec<String> = Kind::ALLOWABLE
-                .iter()
-                .map(crate::text::word)
-                .collect();
+            let names: Vec<String> = Kind::ALLOWABLE.iter().map(crate::text::word).collect();
             format!("unknown kind `{s}`; the kinds are {}", names.join(", "))
         })
     }
