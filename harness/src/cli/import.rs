@@ -28,6 +28,10 @@ pub struct Args {
     /// recorded actions in order (the import is refused when counts or kinds disagree).
     #[arg(long)]
     plan: Option<PathBuf>,
+    /// Import even when a step's recorded target is not in the frame before it: such steps
+    /// are bound to no plan step (unbound, not judged) instead of refusing the import.
+    #[arg(long)]
+    allow_partial: bool,
 }
 
 pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
@@ -48,6 +52,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         &args.out,
         &name,
         plan.as_ref().map(|(p, s)| (p, s)),
+        args.allow_partial,
     )?;
     g.note(format!(
         "imported {} frames and {} steps into {}",
@@ -87,8 +92,11 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     for f in &o.truncated {
         println!("  {f}: the recorder stopped at its node limit; the tree is incomplete");
     }
+    for m in &o.missing {
+        println!("  {m}: left unbound (--allow-partial)");
+    }
     for s in &o.unmatched {
-        println!("  {s}: the acted-on element is not in the frame before it (no element recorded)");
+        println!("  {s}: no element focused in the frame before it (no element recorded)");
     }
     Ok(0)
 }

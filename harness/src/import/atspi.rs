@@ -42,8 +42,9 @@
 //! expose closed menus either); nor is anything inside a combo box that says it is
 //! `collapsed` (or `expandable` and not `expanded`), whatever its items say. Top-level children of the application that map to `AXWindow`
 //! (frame, dialog, alert, window, a top-level chooser) become windows, their `kind` from the
-//! subrole (`AXDialog` → `dialog`); other top-level nodes (GTK 3's tool tip windows) are left
-//! out, as the `.mac.json` files leave them.
+//! subrole (`AXDialog` → `dialog`), and so does any other top-level node with extents (Qt 6's
+//! main window is a `filler`), without a kind; a top-level tool tip (GTK 3's) or a top-level
+//! node of another role without extents is left out and counted in [`Dropped`].
 //!
 //! **Ids.** `e` + the node's `path` with `/` → `-` (`0/0/0/0/0/8` → `e0-0-0-0-0-8`), `w` + path
 //! for windows: the same ids the `.mac.json` import gives the same nodes.
@@ -191,17 +192,22 @@ pub(crate) fn parse_atspi(src: &Source) -> Result<AtspiFrame, InputError> {
             let Some(path) = cv.address(top, Some((app, &app_path)), j) else {
                 continue;
             };
-            let kept = cv.node(top, &path, Some(app), true, &at.key("children").index(j))?;
-            if let Some(e) = kept.filter(|e| e.ax_role == "AXWindow") {
-                windows.push(Window {
-                    id: element_id('w', &path),
-                    title: top.name.as_deref().map(clean_name).unwrap_or_default(),
-                    kind: e.subrole.as_deref().map(window_kind),
-                    frame: e.frame,
-                    focused: top.has("active") || top.has("focused"),
-                    elements: e.children,
-                });
+            let Some(e) = cv.node(top, &path, Some(app), true, &at.key("children").index(j))?
+            else {
+                continue;
+            };
+            if !is_window(top, &e) {
+                cv.dropped.not_windows += 1;
+                continue;
             }
+            windows.push(Window {
+                id: element_id('w', &path),
+                title: top.name.as_deref().map(clean_name).unwrap_or_default(),
+                kind: e.subrole.as_deref().map(window_kind),
+                frame: e.frame,
+                focused: top.has("active") || top.has("focused"),
+                elements: e.children,
+            });
         }
         apps.push(App {
             name: nonempty(&app.name)
@@ -226,6 +232,13 @@ pub(crate) fn parse_atspi(src: &Source) -> Result<AtspiFrame, InputError> {
     })
 }
 
+/// Whether a top-level child of the application, kept as `e`, is a window: one whose role
+/// maps to `AXWindow`, or any other with extents but a tool tip (Qt 6 gives its main window
+/// the role `filler`).
+fn is_window(top: &Node, e: &Element) -> bool {
+    e.ax_role == "AXWindow" || (top.extents.is_some() && top.role != "tool tip")
+}
+
 /// What import left out or changed of one tree, because a real toolkit wrote it so (see the
 /// module doc): each count is a node or link, never a reason to refuse the tree.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -240,6 +253,9 @@ pub struct Dropped {
     pub links: usize,
     /// Names with control characters, which became spaces.
     pub control_names: usize,
+    /// Top-level nodes with something on screen left out as not windows: tool tips, and
+    /// nodes of a role other than a window's without extents.
+    pub not_windows: usize,
 }
 
 impl Dropped {
@@ -254,6 +270,7 @@ impl Dropped {
         self.repeated += o.repeated;
         self.links += o.links;
         self.control_names += o.control_names;
+        self.not_windows += o.not_windows;
     }
 
     /// The counts in words, the non-zero ones only: `2 nodes re-addressed (…), 1 link dropped`.
@@ -287,6 +304,16 @@ impl Dropped {
             parts.push(format!(
                 "{} cleaned of control characters",
                 plural(self.control_names, "name", "names")
+            ));
+        }
+        if self.not_windows > 0 {
+            parts.push(format!(
+                "{} (a tool tip, or no extents)",
+                plural(
+                    self.not_windows,
+                    "top-level node left out as no window",
+                    "top-level nodes left out as no window"
+                )
             ));
         }
         parts.join(", ")
@@ -1169,8 +1196,9 @@ mod tests {
         );
     }
 
-    /// Top-level frames, dialogs and windows are windows; a top-level tool tip is not; a
-    /// window with nothing showing is left out.
+    /// Top-level frames, dialogs and windows are windows, and so is a top-level node of any
+    /// other role with extents (Qt 6's `filler`); a top-level tool tip is not, nor a `panel`
+    /// without extents, both counted; a window with nothing showing is left out.
     #[test]
     fn top_level_windows_keep_their_kind() {
         let f = convert(&file(vec![
@@ -1196,8 +1224,17 @@ mod tests {
                 &["enabled", "visible"],
                 ext(100, 100, 300, 200),
             ),
+            with(
+                n("0/4", "filler", "Qt 6", SHOWN, ext(0, 0, 640, 480)),
+                vec![n("0/4/0", "push button", "OK", SHOWN, ext(10, 10, 40, 20))],
+            ),
+            with(
+                n("0/5", "panel", "", SHOWN, Value::Null),
+                vec![n("0/5/0", "label", "Hi", SHOWN, ext(10, 10, 40, 20))],
+            ),
         ]))
         .unwrap();
+        assert_eq!(f.dropped.not_windows, 2);
         let app = &f.ax.apps[0];
         let got: Vec<_> = app
             .windows
@@ -1208,9 +1245,12 @@ mod tests {
             got,
             [
                 ("w0-0", Some("standard-window"), false),
-                ("w0-1", Some("floating-window"), true)
+                ("w0-1", Some("floating-window"), true),
+                ("w0-4", None, false)
             ]
         );
+        assert_eq!(app.windows[2].title, "Qt 6");
+        assert_eq!(app.windows[2].elements[0].own_name(), Some("OK"));
         assert!(app.frontmost);
     }
 

@@ -26,6 +26,14 @@ const ROLES: &[&str] = &[
     "redundant object",
 ];
 
+/// Top-level roles: a window's, and others a toolkit gives its windows (Qt 6's `filler`).
+const TOP_ROLES: &[&str] = &["frame", "dialog", "window", "filler", "panel", "unknown"];
+
+/// Whether import keeps top-level node `n` as a window when anything of it is on screen.
+fn is_window(n: &GenNode) -> bool {
+    TOP_ROLES[..3].contains(&n.role) || n.extents.is_some()
+}
+
 #[derive(Clone, Debug)]
 enum Rel {
     None,
@@ -134,7 +142,7 @@ impl Gen {
         }
         GenNode {
             role: if top {
-                ["frame", "dialog", "window"][self.rng.below(3) as usize]
+                TOP_ROLES[self.rng.below(TOP_ROLES.len() as u64) as usize]
             } else {
                 ROLES[self.rng.below(ROLES.len() as u64) as usize]
             },
@@ -217,8 +225,9 @@ fn file(tops: &[GenNode]) -> String {
 }
 
 /// The names import must keep: every node on screen and every container of one, except the
-/// repeats (and what is under them).
-fn expected_names(tops: &[GenNode]) -> Vec<String> {
+/// repeats (and what is under them) and top-level nodes that are no window; and how many of
+/// those were left out.
+fn expected_names(tops: &[GenNode]) -> (Vec<String>, usize) {
     fn any_showing(n: &GenNode) -> bool {
         n.showing || n.children.iter().any(any_showing)
     }
@@ -248,11 +257,19 @@ fn expected_names(tops: &[GenNode]) -> Vec<String> {
         }
     }
     let mut out = Vec::new();
+    let mut left_out = 0;
     for t in tops {
-        kept(t, true, below, &mut out);
+        let mut mine = Vec::new();
+        if kept(t, true, below, &mut mine) {
+            if is_window(t) {
+                out.extend(mine);
+            } else {
+                left_out += 1;
+            }
+        }
     }
     out.sort();
-    out
+    (out, left_out)
 }
 
 fn count_repeats(n: &GenNode) -> usize {
@@ -300,7 +317,9 @@ fn import(text: &str) -> AtspiFrame {
 /// snapshot loads back), and labels link only to other kept elements.
 fn holds(tops: &[GenNode]) -> AtspiFrame {
     let f = import(&file(tops));
-    assert_eq!(names(&f.ax), expected_names(tops));
+    let (want, left_out) = expected_names(tops);
+    assert_eq!(names(&f.ax), want);
+    assert_eq!(f.dropped.not_windows, left_out);
     assert_eq!(
         f.dropped.repeated,
         tops.iter().map(count_repeats).sum::<usize>()

@@ -50,8 +50,12 @@ pub struct ImportOutput {
     pub frames: usize,
     /// Steps that became transitions.
     pub transitions: usize,
-    /// Steps whose acted-on element could not be found in the frame before them.
+    /// Steps without a recorded target (a key press) and nothing focused in the frame before
+    /// them, so no element is recorded.
     pub unmatched: Vec<String>,
+    /// Steps whose recorded target is not in the frame before them, each with the element:
+    /// an import refuses them unless partial, then leaves them unbound.
+    pub missing: Vec<String>,
     /// Frames whose tree came from `frame_NNN.ax.json` (the full AT-SPI tree).
     pub atspi_frames: usize,
     /// Frames without a `.ax.json`, read from `frame_NNN.mac.json` (on-screen nodes only).
@@ -373,13 +377,18 @@ fn read_mac(path: &Path) -> Result<MacFile, InputError> {
 /// With `plan` (the plan and its source text), each recorded action is bound to the plan's
 /// step at the same place (`bind`), or the import is refused; without it, the actions are
 /// named `s1..sN`.
+///
+/// A step whose recorded target is not in the frame before it refuses the import
+/// (`target-not-found`, nothing written) unless `allow_partial`; then that step is bound to
+/// no plan step (unbound) and listed in [`ImportOutput::missing`].
 pub fn import_realrec(
     src: &Path,
     out: &Path,
     name: &str,
     plan: Option<(&Plan, &Source)>,
+    allow_partial: bool,
 ) -> Result<ImportOutput, Error> {
-    import_bound(src, out, name, plan, false)
+    import_bound(src, out, name, plan, false, allow_partial)
 }
 
 /// [`import_realrec`] of a capture that followed `plan` live and may have stopped before its
@@ -390,7 +399,7 @@ pub(crate) fn import_followed(
     name: &str,
     plan: (&Plan, &Source),
 ) -> Result<ImportOutput, Error> {
-    import_bound(src, out, name, Some(plan), true)
+    import_bound(src, out, name, Some(plan), true, false)
 }
 
 fn import_bound(
@@ -399,6 +408,7 @@ fn import_bound(
     name: &str,
     plan: Option<(&Plan, &Source)>,
     partial: bool,
+    allow_partial: bool,
 ) -> Result<ImportOutput, Error> {
     let steps_path = src.join("steps.json");
     let steps_src = read_text(&steps_path, limits::IMPORT_SOURCE_BYTES)?;
@@ -470,6 +480,9 @@ fn import_bound(
     }
     output.frames = frames.len();
     let transitions = transitions(&steps, step_ids, &ids, &snapshots, plan, &mut output);
+    if !allow_partial {
+        refuse_missing(&steps, &transitions, &steps_src, &output.missing)?;
+    }
     output.transitions = transitions.len();
     let fields = secret_fields(plan.map(|(p, _)| p), &transitions);
     for (ax, &at) in snapshots.iter().zip(&png_at) {
@@ -623,7 +636,8 @@ fn read_frame(
 }
 
 /// One transition per step, from the frame before it to the one after, with the element it
-/// acted on when that frame's tree has it (else the step is listed in `output.unmatched`).
+/// acted on when that frame's tree has it (else the step is listed in `output.missing`, or in
+/// `output.unmatched` when the recorder named no target).
 fn transitions(
     steps: &[Step],
     step_ids: Vec<String>,
@@ -643,20 +657,63 @@ fn transitions(
                 (Some(b), Some(id)) => look_alikes(b, id),
                 _ => Vec::new(),
             };
+            let mut bound = Some(step_id);
             if element.is_none() {
-                output.unmatched.push(format!("step {}", s.index + 1));
+                if let Some(t) = &s.target {
+                    output.missing.push(format!(
+                        "step {} ({}): the acted-on {} {:?} at {} is not in the frame before it, {}",
+                        s.index + 1,
+                        s.action.op,
+                        t.role,
+                        t.name,
+                        t.path,
+                        s.before
+                    ));
+                    bound = None;
+                } else {
+                    output.unmatched.push(format!("step {}", s.index + 1));
+                }
             }
+            let operation = operation_of(&s.action, plan.map(|(p, _)| p), bound.as_deref().unwrap_or(""));
             Transition {
                 from: s.before.clone(),
                 action: s.action.op.clone(),
                 element,
                 equivalent,
                 to: s.after.clone(),
-                operation: operation_of(&s.action, plan.map(|(p, _)| p), &step_id),
-                step_id: Some(step_id),
+                operation,
+                step_id: bound,
             }
         })
         .collect()
+}
+
+/// The error for steps whose recorded target is not in the frame before them (`missing`, as
+/// [`ImportOutput::missing`] words them), at the first one's `target`; Ok when there are none.
+fn refuse_missing(
+    steps: &[Step],
+    transitions: &[Transition],
+    steps_src: &Source,
+    missing: &[String],
+) -> Result<(), InputError> {
+    let Some(first) = missing.first() else {
+        return Ok(());
+    };
+    let at = steps
+        .iter()
+        .zip(transitions)
+        .position(|(s, t)| s.target.is_some() && t.element.is_none());
+    let more = match missing.len() {
+        1 => String::new(),
+        n => format!(" (and {} more such steps)", n - 1),
+    };
+    Err(steps_src
+        .error(
+            FieldPath::root().index(at.unwrap_or(0)).key("target"),
+            Reason::TargetNotFound,
+            format!("{first}{more}; nothing was written"),
+        )
+        .hint("--allow-partial imports it with such steps bound to no plan step"))
 }
 
 /// `realrec, full AT-SPI trees: <title>`: where the recording came from and which trees were
@@ -714,9 +771,16 @@ mod tests {
         }
 
         fn import(&self) -> Result<(ImportOutput, Vec<AxSnapshot>, RecordingFile), Error> {
+            self.import_with(false)
+        }
+
+        fn import_with(
+            &self,
+            allow_partial: bool,
+        ) -> Result<(ImportOutput, Vec<AxSnapshot>, RecordingFile), Error> {
             let out = self.0.join("out");
             let _ = std::fs::remove_dir_all(&out);
-            let o = import_realrec(&self.0, &out, "t", None)?;
+            let o = import_realrec(&self.0, &out, "t", None, allow_partial)?;
             let rec = load_recording(&out).unwrap();
             let axes = rec.frames.iter().map(|f| (*f.ax).clone()).collect();
             Ok((o, axes, rec.file))
@@ -835,15 +899,29 @@ mod tests {
                             "extents": {"x": 10, "y": 34, "width": 30, "height": 10}});
         let f = folder("by-role", switch.clone());
         let (o, _, file) = f.import().unwrap();
-        assert!(o.unmatched.is_empty(), "{:?}", o.unmatched);
+        assert!(o.missing.is_empty(), "{:?}", o.missing);
         assert_eq!(file.transitions[0].element.as_deref(), Some("e0-0-1"));
-        // A role that maps to another AX role does not match.
+        // A role that maps to another AX role does not match: the import is refused, naming
+        // the step and the element, and writes nothing.
         let mut target = switch;
         target["role"] = "push button".into();
         let f = folder("by-role-not", target);
-        let (o, _, file) = f.import().unwrap();
-        assert_eq!(o.unmatched, ["step 1"]);
+        let Err(Error::Input(e)) = f.import() else {
+            panic!("an import that leaves the acted-on element out is refused");
+        };
+        assert_eq!(e.reason, Reason::TargetNotFound);
+        let said = e.to_string();
+        assert!(
+            said.contains("step 1 (click)") && said.contains("push button \"Wi-Fi\" at 0/5/1"),
+            "{said}"
+        );
+        assert!(!f.0.join("out").exists());
+        // With --allow-partial it imports, the step bound to nothing.
+        let (o, _, file) = f.import_with(true).unwrap();
+        assert_eq!(o.missing.len(), 1);
+        assert!(o.unmatched.is_empty());
         assert_eq!(file.transitions[0].element, None);
+        assert_eq!(file.transitions[0].step_id, None);
     }
 
     /// The same dialog as macapptree dumps it: positions relative to the window.

@@ -134,6 +134,10 @@ fn place_windows(dump: &mut Value, windows: &[ClientWindow]) -> Vec<String> {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string();
+            if width < 0 || height < 0 {
+                notes.extend(unsized_window(w, &name, windows));
+                continue;
+            }
             let mut places: Vec<(i64, i64)> = windows
                 .iter()
                 .filter(|c| c.title == name)
@@ -152,6 +156,25 @@ fn place_windows(dump: &mut Value, windows: &[ClientWindow]) -> Vec<String> {
         }
     }
     notes
+}
+
+/// A window whose toolkit gives no size (the Java ATK wrapper says -1 for all four) gets the
+/// box of the one X window of its title; its own values stay as `raw_extents`. A note when no
+/// single X window has that title.
+fn unsized_window(w: &mut Value, name: &str, windows: &[ClientWindow]) -> Option<String> {
+    let mut titled = windows.iter().filter(|c| c.title == name);
+    match (titled.next(), titled.next()) {
+        (Some(c), None) => {
+            w["raw_extents"] = w["extents"].take();
+            w["extents"] = serde_json::json!({
+                "x": c.x, "y": c.y, "width": c.width, "height": c.height
+            });
+            None
+        }
+        _ => Some(format!(
+            "window {name:?}: the toolkit gave it no size and not one X window has its title"
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -233,6 +256,33 @@ mod tests {
         let mut d = dump();
         place_on_screen(&mut d, &[], &[client("", 300, 300, 51, 30)]);
         assert_eq!(d, dump());
+    }
+
+    /// The Java ATK wrapper's frames: extents of -1, their contents in place.
+    #[test]
+    fn a_window_of_no_size_gets_its_x_windows_box() {
+        let java = |d: &mut Value| {
+            d["applications"][0]["children"][0]["extents"] =
+                json!({ "x": -1, "y": -1, "width": -1, "height": -1 });
+        };
+        let mut d = dump();
+        java(&mut d);
+        let notes = place_on_screen(&mut d, &[client("Editor", 200, 150, 600, 400)], &[]);
+        assert!(notes.is_empty(), "{notes:?}");
+        let w = &d["applications"][0]["children"][0];
+        assert_eq!(
+            w["extents"],
+            json!({ "x": 200, "y": 150, "width": 600, "height": 400 })
+        );
+        assert_eq!(w["raw_extents"]["width"], -1);
+        assert_eq!(w["children"][0]["extents"]["x"], 10, "the contents stay");
+        // No X window of its title: left as it is, and said.
+        let mut d = dump();
+        java(&mut d);
+        let before = d.clone();
+        let notes = place_on_screen(&mut d, &[client("Other", 200, 150, 600, 400)], &[]);
+        assert_eq!(d, before);
+        assert_eq!(notes.len(), 1, "{notes:?}");
     }
 
     #[test]

@@ -60,7 +60,8 @@ pub(crate) fn step_uuid(seed: &str) -> String {
     )
 }
 
-fn share(v: f64, of: u32) -> f64 {
+/// `v` pixels as a share of `of`, to three decimals (as plans write them).
+pub(crate) fn share(v: f64, of: u32) -> f64 {
     round((v / of as f64 * 1000.0).round() / 1000.0)
 }
 

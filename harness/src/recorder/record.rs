@@ -309,7 +309,7 @@ fn write_suite(
     let plan_src = read_plan_source(&plan_path)?;
     let parsed = plan_from_source(&plan_src)?;
     let _ = std::fs::remove_dir_all(opts.out.join("frames"));
-    import_realrec(capture, &opts.out, name, Some((&parsed, &plan_src)))?;
+    import_realrec(capture, &opts.out, name, Some((&parsed, &plan_src)), false)?;
     let scenario_path = root.join("scenarios").join(format!("{name}.json"));
     write_file(
         &scenario_path,

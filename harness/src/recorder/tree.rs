@@ -277,9 +277,10 @@ impl TreeReader {
         // GTK 4.8 sets `showing` on windows only, so every component is asked.
         if component {
             let c = self.sub::<ComponentProxy>(dest, path).await?;
+            // A negative size is kept as it is (the Java ATK wrapper's windows say -1), for
+            // `place` to mend from the X window and import to read as no geometry.
             if let Ok((x, y, w, h)) = c.get_extents(CoordType::Screen).await
-                && w > 0
-                && h > 0
+                && ((w > 0 && h > 0) || w < 0 || h < 0)
             {
                 extents = json!({ "x": x, "y": y, "width": w, "height": h });
             }

@@ -12,6 +12,9 @@ mod name;
 mod nearest;
 mod owner;
 mod picture;
+// It writes targets as `record` does (Linux only).
+#[cfg(all(test, target_os = "linux"))]
+mod real_fields;
 pub(crate) mod selector;
 mod target;
 mod tiebreak;
@@ -56,12 +59,21 @@ pub(crate) mod testing {
     }
 
     pub(crate) fn run(t: &Target, now: &AxSnapshot, anchors: &[&Target]) -> Resolution {
-        let ix = FrameIndex::new(now);
+        run_on(t, &FrameIndex::new(now), SCREEN, anchors)
+    }
+
+    /// [`run`] on an indexed frame of a screen of any size.
+    pub(crate) fn run_on(
+        t: &Target,
+        ix: &FrameIndex,
+        screen: (u32, u32),
+        anchors: &[&Target],
+    ) -> Resolution {
         let ctx = ResolveContext {
-            screen: SCREEN,
+            screen,
             crop: None,
             anchors,
         };
-        resolve(t, &ix, &ctx)
+        resolve(t, ix, &ctx)
     }
 }

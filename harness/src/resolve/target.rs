@@ -17,7 +17,7 @@ use super::tiebreak::{TieBreak, break_ties};
 use crate::json::round;
 use crate::plan::Target;
 use crate::recording::ax::Rect;
-use crate::roles::{ax_role_of_words, roles_agree};
+use crate::roles::{ax_role_of_words, is_field_role, roles_agree};
 use crate::text::normalize_label;
 
 /// How the winner was found.
@@ -477,6 +477,7 @@ fn geometry_candidates(
     // The front-most window wins a point; inside it, the innermost element.
     let front = hits.iter().map(|&i| ix.nodes[i as usize].window).min();
     hits.retain(|&i| Some(ix.nodes[i as usize].window) == front);
+    let start = out.len();
     for i in hits {
         let f = ix.nodes[i as usize].frame;
         let s = match want {
@@ -485,8 +486,34 @@ fn geometry_candidates(
         } - penalty;
         out.push((i, s, Strategy::Geometry));
     }
+    fields_beat_containers(t, ix, &mut out[start..]);
     // The click lands on the plan's point, not on a bounds centre standing in for it.
     Ok((t.point.map(|_| (px, py)), moved))
+}
+
+/// A field under the point beats every candidate whose box holds it (the combo box or pane
+/// around it), whatever their scores: each such container is put [`weight::RULED_OUT`] below
+/// the field. Not when the step asks for the container's role exactly and not the field's.
+fn fields_beat_containers(t: &Target, ix: &FrameIndex, cands: &mut [(u32, f64, Strategy)]) {
+    let wanted = t
+        .ax_role
+        .as_deref()
+        .or_else(|| t.role.as_deref().and_then(ax_role_of_words));
+    let node = |i: u32| &ix.nodes[i as usize];
+    for f in 0..cands.len() {
+        let field = node(cands[f].0);
+        if !is_field_role(field.ax_role) || field.frame.area() == 0 {
+            continue;
+        }
+        let below = cands[f].1 - weight::RULED_OUT;
+        for c in cands.iter_mut() {
+            let outer = node(c.0);
+            let asked = wanted.is_some_and(|w| w == outer.ax_role && w != field.ax_role);
+            if outer.frame.encloses(&field.frame) && !asked {
+                c.1 = c.1.min(below);
+            }
+        }
+    }
 }
 
 /// Intersection over union of two boxes.
@@ -653,6 +680,29 @@ mod tests {
             }),
             ..planned(None, 30, 40, 20)
         }
+    }
+
+    /// A nameless field in the combo box around it: the field wins by geometry even where the
+    /// plan's bounds are the combo's, unless the step asks for the combo.
+    #[test]
+    fn a_field_beats_the_combo_around_it_unless_the_step_asks_for_the_combo() {
+        let mut combo = el("combo", "AXComboBox", None, 10, 10, 100);
+        combo["children"] = json!([el("field", "AXTextField", None, 12, 10, 86)]);
+        let snap: AxSnapshot = serde_json::from_value(json!({"schema": "stepreplay-ax/1",
+            "apps": [{"name": "Edit", "frontmost": true, "windows": [
+                {"id": "w", "title": "Editor", "focused": true,
+                 "frame": {"x": 0, "y": 0, "width": 400, "height": 300},
+                 "elements": [combo]}]}]}))
+        .unwrap();
+        let asking = |role: &str| Target {
+            ax_role: Some(role.into()),
+            ..planned(None, 10, 10, 100)
+        };
+        let r = run(&asking("AXTextField"), &snap, &[]);
+        assert_eq!(r.element.as_deref(), Some("field"), "{r:?}");
+        assert!(!r.ambiguous, "{r:?}");
+        let r = run(&asking("AXComboBox"), &snap, &[]);
+        assert_eq!(r.element.as_deref(), Some("combo"), "{r:?}");
     }
 
     #[test]

@@ -58,7 +58,7 @@ fn edited_copy(tmp: &TempDir, edit: impl FnOnce(&mut Value)) -> PathBuf {
 fn the_screen2ax_sample_imports_with_its_real_controls() {
     let tmp = TempDir::new("macapptree");
     let out = tmp.path().join("rec");
-    let o = import_realrec(&repo().join(CORPUS), &out, "screen2ax", None).expect("imports");
+    let o = import_realrec(&repo().join(CORPUS), &out, "screen2ax", None, false).expect("imports");
     assert_eq!((o.frames, o.transitions), (1, 1));
     assert_eq!((o.atspi_frames, o.mac_frames.len()), (0, 0));
     assert_eq!(o.macapptree_frames, ["frame_000"]);
@@ -147,7 +147,7 @@ fn the_command_line_import_is_deterministic_and_says_which_trees_it_read() {
         outs.push(files(&out));
     }
     let lib = tmp.path().join("lib");
-    import_realrec(&repo().join(CORPUS), &lib, "screen2ax", None).unwrap();
+    import_realrec(&repo().join(CORPUS), &lib, "screen2ax", None, false).unwrap();
     assert_eq!(outs[0], outs[1]);
     assert_eq!(outs[0], files(&lib));
 }
@@ -168,7 +168,7 @@ fn a_control_under_a_node_without_geometry_survives() {
         group.as_object_mut().unwrap().remove("size");
     });
     let out = tmp.path().join("rec");
-    import_realrec(&src, &out, "nogeom", None).expect("imports");
+    import_realrec(&src, &out, "nogeom", None, false).expect("imports");
     let rec = load_recording(&out).unwrap();
     let ax = &rec.frames[0].ax;
     assert_eq!(ax.element_count(), 98);
@@ -210,7 +210,7 @@ fn a_malformed_position_is_refused_with_its_field_path() {
         "what is wrong",
     );
     assert!(!out.exists(), "nothing written");
-    let err = import_realrec(&src, &out, "bad", None).unwrap_err();
+    let err = import_realrec(&src, &out, "bad", None, false).unwrap_err();
     let stepreplay::Error::Input(e) = err else {
         panic!("{err:?}")
     };

@@ -14,6 +14,7 @@ mod faults;
 mod fuzz;
 mod gate;
 mod hardening;
+mod import_whole;
 mod layers;
 #[cfg(target_os = "linux")]
 mod limits;

@@ -335,6 +335,7 @@ fn importing_the_real_zenity_recording_reproduces_the_checked_in_one() {
         &out,
         "zenity-add-contact",
         Some((&plan, &plan_src)),
+        false,
     )
     .expect("imports");
     assert_eq!((o.frames, o.transitions), (9, 8));
@@ -450,7 +451,8 @@ fn import_refuses_a_frame_name_that_leaves_the_folder() {
         r#"[{"index": 0, "before": "../x", "after": "f1", "action": {"op": "click"}}]"#,
     )
     .unwrap();
-    let err = stepreplay::import::import_realrec(&base, &base.join("out"), "x", None).unwrap_err();
+    let err =
+        stepreplay::import::import_realrec(&base, &base.join("out"), "x", None, false).unwrap_err();
     let stepreplay::Error::Input(e) = err else {
         panic!("{err:?}")
     };
