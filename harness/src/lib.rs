@@ -64,5 +64,6 @@ pub mod shard;
 pub mod suite;
 pub mod synth;
 pub mod text;
+mod time;
 
 pub use errors::{Error, FieldPath, InputError, Reason, Result, USAGE_EXIT};

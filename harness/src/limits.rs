@@ -165,6 +165,15 @@ unsafe impl std::alloc::GlobalAlloc for LimitAlloc {
     }
 }
 
+/// What marks the report folders a run claimed when memory runs out (set by the code that
+/// claims them); it must not allocate.
+static ON_OUT_OF_MEMORY: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Sets what [`out_of_memory`] calls to mark the run's report folders, once.
+pub(crate) fn on_out_of_memory(mark: fn()) {
+    let _ = ON_OUT_OF_MEMORY.set(mark);
+}
+
 /// Ends the run when memory runs out, without allocating: says so on standard error, marks
 /// each report folder the run claimed incomplete, naming the limit (a manifest written when
 /// the folder was claimed), and exits [`LIMIT_EXIT`].
@@ -186,7 +195,9 @@ pub fn out_of_memory(wanted: usize) -> ! {
     unsafe {
         libc::write(2, msg.as_ptr().cast(), n);
     }
-    crate::output::mark_out_of_memory();
+    if let Some(mark) = ON_OUT_OF_MEMORY.get() {
+        mark();
+    }
     #[cfg(unix)]
     // SAFETY: ends the process at once, as an abort would, with our own code.
     unsafe {

@@ -401,7 +401,7 @@ struct OomManifest {
 
 /// Marks every folder this process claimed incomplete, out of memory, without allocating
 /// (see [`crate::limits::out_of_memory`]).
-pub(crate) fn mark_out_of_memory() {
+fn mark_out_of_memory() {
     #[cfg(unix)]
     {
         // The lock may be held by the very code that ran out; then nothing is marked.
@@ -457,14 +457,6 @@ fn oom_manifest(dir: &Path, run: serde_json::Value) -> Option<OomManifest> {
 
 static CLAIMED: std::sync::Mutex<Vec<Claim>> = std::sync::Mutex::new(Vec::new());
 
-/// Seconds since 1970 now, as ISO 8601 UTC.
-fn now_utc() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    crate::bridge::ids::utc(i64::try_from(secs).unwrap_or(0))
-}
-
 /// Claims the report folder `dir` for this run, once per process: an advisory lock on the
 /// folder (`flock`), held until the process ends, so a second run writing it refuses at once;
 /// and the previous set retired (its manifest removed), so a run killed before its report
@@ -480,6 +472,7 @@ pub fn claim_folder(dir: &Path) -> Result<(), Error> {
     if claimed.iter().any(|c| c.dir == real) {
         return Ok(());
     }
+    crate::limits::on_out_of_memory(mark_out_of_memory);
     #[cfg(unix)]
     let lock = {
         use std::os::fd::AsRawFd as _;
@@ -501,7 +494,7 @@ pub fn claim_folder(dir: &Path) -> Result<(), Error> {
     };
     fault_point();
     remove_file(&dir.join(MANIFEST))?;
-    let started = now_utc();
+    let started = crate::time::now_utc();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
@@ -541,7 +534,7 @@ fn run_facts(dir: &Path) -> Result<serde_json::Value, Error> {
         "id": c.map(|c| c.id.clone()),
         "pid": std::process::id(),
         "started": c.map(|c| c.started.clone()),
-        "ended": now_utc(),
+        "ended": crate::time::now_utc(),
         "command": command(),
     }))
 }

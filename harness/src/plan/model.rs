@@ -318,6 +318,11 @@ pub struct Point {
     pub(crate) y: f64,
 }
 
+/// `v` pixels as a share of `of`, to three decimals (as plans write them).
+pub(crate) fn share(v: f64, of: u32) -> f64 {
+    crate::json::round((v / of as f64 * 1000.0).round() / 1000.0)
+}
+
 /// A rectangle as shares (0..1) of the step's screenshot.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Bounds {

@@ -10,12 +10,12 @@ use image::RgbImage;
 
 use crate::fnv::fnv1a64;
 use crate::import::window_kind;
-use crate::json::round;
 use crate::paint::canvas::Canvas;
 use crate::plan::foxstep::{
     ActionKind, Basis, Bounds, Button, Changes, Click, Done, Expect, FoxPlan, Guide, Input, Point,
     SCHEMA, Shape, Step, Target,
 };
+use crate::plan::share;
 use crate::recording::ax::AxSnapshot;
 use crate::resolve::FrameIndex;
 use crate::synth::foxplan::crop_name;
@@ -58,11 +58,6 @@ pub(crate) fn step_uuid(seed: &str) -> String {
         b >> 48,
         b & 0xffff_ffff_ffff
     )
-}
-
-/// `v` pixels as a share of `of`, to three decimals (as plans write them).
-pub(crate) fn share(v: f64, of: u32) -> f64 {
-    round((v / of as f64 * 1000.0).round() / 1000.0)
 }
 
 /// `AXPopUpButton` → `pop up button`.
