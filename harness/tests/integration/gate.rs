@@ -1835,7 +1835,7 @@ fn grep_filter_slow_and_show_report() {
     );
     let r = cli(&["run", "scenarios", "--filter", "tag:smoke"]);
     r.check(
-        r.code == 64 && r.stderr.contains("no scenario matches"),
+        r.code == 64 && r.stderr.contains("no scenario has the tag `smoke`"),
         "no scenario is tagged smoke",
     );
     let r = cli(&["run", "scenarios", "--grep", "x", "--baseline", "b.json"]);
