@@ -273,10 +273,13 @@ fn replay_all(suite: LoadedSuite, opts: &RunOptions, session: &Session) -> Resul
         .and_then(|v| v.parse().ok())
         .map(Duration::from_millis);
     stepreplay::suite::run(suite, opts, &super::stop::STOP, &|r| {
+        session.add(&r)?;
+        // After the scenario's line, so a test that stops the run on seeing it stops it
+        // while the run is still busy.
         if let Some(d) = slow {
             std::thread::sleep(d);
         }
-        session.add(&r)
+        Ok(())
     })
 }
 
