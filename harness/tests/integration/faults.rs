@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::util::{Run, TempDir, copy_tree, repo, stepreplay};
+use crate::util::{Run, TempDir, copy_tree, repo, stepreplay, whole_run_accepted};
 
 /// Every file a report folder's set may hold.
 const SET: [&str; 6] = [
@@ -149,19 +149,7 @@ const OLD_RUN: [&str; 2] = [
 fn references() -> References {
     let dir = mini("fault-refs");
     let d = dir.path();
-    stepreplay(d)
-        .args(["run", "scenarios", "--report-dir", "whole", "-q"])
-        .expect_code(0);
-    stepreplay(d)
-        .args([
-            "baseline",
-            "accept",
-            "--report",
-            "whole/report.json",
-            "--out",
-            "base.json",
-        ])
-        .expect_code(0);
+    whole_run_accepted(d, "base.json");
     let run = stepreplay(d)
         .arg("run")
         .args(OLD_RUN)

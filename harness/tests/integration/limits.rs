@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::util::{TempDir, copy_tree, have_tool, repo, stepreplay};
+use crate::util::{TempDir, copy_tree, have_tool, repo, whole_run_accepted};
 
 /// The exit code of a run a resource limit stopped (docs/ci.md).
 const LIMIT_EXIT: i32 = 4;
@@ -72,19 +72,7 @@ fn json(path: &Path) -> Value {
 /// A baseline of the `mini` suite plus a million scenarios the run does not have, written
 /// an entry at a time (60 MB).
 fn million_entry_baseline(d: &Path) -> std::path::PathBuf {
-    stepreplay(d)
-        .args(["run", "scenarios", "--report-dir", "whole", "-q"])
-        .expect_code(0);
-    stepreplay(d)
-        .args([
-            "baseline",
-            "accept",
-            "--report",
-            "whole/report.json",
-            "--out",
-            "small.json",
-        ])
-        .expect_code(0);
+    whole_run_accepted(d, "small.json");
     let small = std::fs::read_to_string(d.join("small.json")).unwrap();
     let at = small.find("\"scenarios\": {").expect("canonical baseline") + "\"scenarios\": {".len();
     let path = d.join("big.json");

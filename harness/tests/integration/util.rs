@@ -289,3 +289,21 @@ pub fn junit_without_times(xml: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// Runs the suite in `d` into `d/whole` (every scenario as expected) and accepts its report as
+/// the baseline `d/out`.
+pub fn whole_run_accepted(d: &Path, out: &str) {
+    stepreplay(d)
+        .args(["run", "scenarios", "--report-dir", "whole", "-q"])
+        .expect_code(0);
+    stepreplay(d)
+        .args([
+            "baseline",
+            "accept",
+            "--report",
+            "whole/report.json",
+            "--out",
+            out,
+        ])
+        .expect_code(0);
+}
