@@ -255,8 +255,8 @@ impl<'r> Prepared<'r> {
                 _ if super::web::retry_key(plan, i).is_some() => Truth::NoTarget,
                 (None, _) => Truth::NoTarget,
                 (Some(_), Some(t)) if t.element.is_some() => Truth::Recorded,
-                // A wait acts on nothing: a control that showed only after the frame before
-                // it is no recorded act to compare with; finding it is the step's own verdict.
+                // A wait acts on nothing, so a recording names no element for it: finding its
+                // control on screen is the step's own verdict, not an element to compare.
                 (Some(_), _) if st.web.as_ref().is_some_and(|w| w.kind == "wait") => {
                     Truth::NoTarget
                 }
