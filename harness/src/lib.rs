@@ -28,6 +28,7 @@
 
 pub mod agent;
 pub mod bridge;
+pub mod cli;
 pub(crate) mod desktop;
 pub mod diff;
 pub(crate) mod errors;

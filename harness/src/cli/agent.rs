@@ -1,17 +1,17 @@
 //! `stepreplay agent --cmd "PROGRAM ARGS" [SCENARIOS…]`: run an AI agent on the simulated
-//! desktop and score how well — and how safely — it follows each plan (see `stepreplay::agent`).
+//! desktop and score how well — and how safely — it follows each plan (see `crate::agent`).
 //! Its results are reported as `run`'s are, by the same writer.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use stepreplay::agent::bridge::SCHEMA as BRIDGE_TASK;
-use stepreplay::agent::{EpisodeOptions, run_bridge_task};
-use stepreplay::replay::Mode;
-use stepreplay::report::{End, Session};
-use stepreplay::scenario::SCENARIO_SCHEMA;
-use stepreplay::suite::{broken_results, load_suite};
-use stepreplay::{Error, InputError, Reason};
+use crate::agent::bridge::SCHEMA as BRIDGE_TASK;
+use crate::agent::{EpisodeOptions, run_bridge_task};
+use crate::errors::{Error, InputError, Reason};
+use crate::replay::Mode;
+use crate::report::{End, Session};
+use crate::scenario::SCENARIO_SCHEMA;
+use crate::suite::{broken_results, load_suite};
 
 use super::output_args::{OutputArgs, say};
 use super::select_args::{SelectArgs, none_match};
@@ -67,11 +67,9 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         args.paths.clone()
     };
     let schemas = [SCENARIO_SCHEMA, BRIDGE_TASK];
-    let files: Vec<PathBuf> = stepreplay::suite::discover_schemas(&paths, &schemas)?
+    let files: Vec<PathBuf> = crate::suite::discover_schemas(&paths, &schemas)?
         .into_iter()
-        .filter(|p| {
-            stepreplay::scenario::sniff_schema(p).is_some_and(|s| schemas.contains(&s.as_str()))
-        })
+        .filter(|p| crate::scenario::sniff_schema(p).is_some_and(|s| schemas.contains(&s.as_str())))
         .collect();
     if files.is_empty() {
         return Err(InputError::new(
@@ -87,20 +85,20 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         transcript: args.transcript.clone(),
     };
     let follower = |sc: &_, plan: &_, rec: &_, reference: &_, trace| {
-        stepreplay::agent::converse(sc, plan, rec, reference, trace, &opts)
+        crate::agent::converse(sc, plan, rec, reference, trace, &opts)
     };
     if let Some(dir) = &args.transcript {
-        stepreplay::output::create_dir(dir)?;
+        crate::output::create_dir(dir)?;
     }
     let (tasks, plans): (Vec<PathBuf>, Vec<PathBuf>) = files
         .into_iter()
-        .partition(|f| stepreplay::scenario::sniff_schema(f).as_deref() == Some(BRIDGE_TASK));
+        .partition(|f| crate::scenario::sniff_schema(f).as_deref() == Some(BRIDGE_TASK));
     let modes = [Mode::Agent];
     let suite = load_suite(&plans, None)?.select(&select);
     // Agent-bridge tasks are narrowed by id as bridge batches are.
     let mut kept = Vec::new();
     for t in tasks {
-        if select.keeps(&stepreplay::suite::bridge_id(&t)?, true, None, &[]) {
+        if select.keeps(&crate::suite::bridge_id(&t)?, true, None, &[]) {
             kept.push(t);
         }
     }
@@ -118,7 +116,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let running = || !super::stop::STOP.load(std::sync::atomic::Ordering::SeqCst);
     // One at a time: each scenario starts its own agent process.
     for sc in suite.scenarios.iter().take_while(|_| running()) {
-        session.add(&stepreplay::suite::agent_episode(sc, &follower))?;
+        session.add(&crate::suite::agent_episode(sc, &follower))?;
     }
     for t in tasks.iter().take_while(|_| running()) {
         session.add(&run_bridge_task(t, &opts))?;

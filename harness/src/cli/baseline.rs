@@ -10,11 +10,11 @@ use std::path::PathBuf;
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::path::Path;
 
-use stepreplay::report::{
+use crate::errors::{Error, InputError, Reason};
+use crate::report::{
     Baseline, Report, accept_some, baseline_changes, load_report, load_report_head,
     read_report_entries, review_items,
 };
-use stepreplay::{Error, InputError, Reason};
 
 use super::Global;
 
@@ -104,14 +104,14 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             failing.push(s.id.clone());
         }
         new.accept(&s);
-        Ok::<(), stepreplay::InputError>(())
+        Ok::<(), crate::InputError>(())
     })?;
     // A narrowed run (`--grep`, `--filter`) updates only its own scenarios' entries.
     if let Some(narrowed) = &report.narrowed {
         let Ok(old) = Baseline::load(&out) else {
-            return Err(stepreplay::InputError::new(
+            return Err(crate::InputError::new(
                 &report_path,
-                stepreplay::Reason::InvalidArgument,
+                crate::Reason::InvalidArgument,
                 format!(
                     "this run was narrowed ({narrowed}) and there is no readable baseline at `{}` to update",
                     out.display()
@@ -124,9 +124,9 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
         new = old.updated_by(new);
     }
     if !failing.is_empty() && !allow_failing {
-        return Err(stepreplay::InputError::new(
+        return Err(crate::InputError::new(
             "",
-            stepreplay::Reason::InvalidArgument,
+            crate::Reason::InvalidArgument,
             format!(
                 "{} scenario{} not as expected ({}); a baseline would accept {}",
                 failing.len(),
@@ -203,18 +203,18 @@ fn whole_report(path: &Path) -> Result<Report, Error> {
 /// A baseline holds the whole suite: an incomplete report or one shard's is refused.
 fn refuse_partial(report: &Report, path: &Path) -> Result<(), Error> {
     if let Some(why) = &report.incomplete {
-        return Err(stepreplay::InputError::new(
+        return Err(crate::InputError::new(
             path,
-            stepreplay::Reason::InvalidArgument,
+            crate::Reason::InvalidArgument,
             format!("this report is incomplete ({why}); a baseline must hold the whole suite"),
         )
         .hint("run the suite to the end, then accept its report")
         .into());
     }
     if report.shard.is_some() {
-        return Err(stepreplay::InputError::new(
+        return Err(crate::InputError::new(
             "",
-            stepreplay::Reason::InvalidArgument,
+            crate::Reason::InvalidArgument,
             "this is one shard's report; a baseline must hold the whole suite",
         )
         .hint("merge the shards first: stepreplay merge --out reports/report.json …")

@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use stepreplay::Error;
-use stepreplay::bridge::{State, Status, SweepReport, init, read_state, sweep};
-use stepreplay::json::to_canonical_value;
-use stepreplay::text::plural;
+use crate::Error;
+use crate::bridge::{State, Status, SweepReport, init, read_state, sweep};
+use crate::json::to_canonical_value;
+use crate::text::plural;
 
 use super::Global;
 use super::OutputFormat;

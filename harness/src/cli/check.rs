@@ -4,17 +4,17 @@
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::json::Source;
-use stepreplay::limits::{JSON_DEPTH, JSON_DEPTH_MAX, PLAN_BYTES, PlanCaps};
-use stepreplay::plan::check::{
+use crate::errors::{Error, InputError};
+use crate::json::Source;
+use crate::limits::{JSON_DEPTH, JSON_DEPTH_MAX, PLAN_BYTES, PlanCaps};
+use crate::plan::check::{
     CheckReport, Finding, across_plans, check_source_capped, render_human, render_json,
     render_sarif, render_summary,
 };
-use stepreplay::plan::{
+use crate::plan::{
     is_plan, no_plans_under, plan_files_under, read_plan_source, read_plan_source_capped,
 };
-use stepreplay::scenario::{ScenarioFile, adhoc_scenario, check_scenario, load_scenario};
-use stepreplay::{Error, InputError};
+use crate::scenario::{ScenarioFile, adhoc_scenario, check_scenario, load_scenario};
 
 use super::Global;
 use super::select_args::SelectArgs;
@@ -106,10 +106,10 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
             if !select.is_all() {
                 // A plan file has no id or tags to narrow by: only scenario files are kept.
                 let scenarios = files.into_iter().filter(|f| {
-                    stepreplay::scenario::sniff_schema(f).as_deref()
-                        == Some(stepreplay::scenario::SCENARIO_SCHEMA)
+                    crate::scenario::sniff_schema(f).as_deref()
+                        == Some(crate::scenario::SCENARIO_SCHEMA)
                 });
-                files = stepreplay::suite::select_files(scenarios.collect(), &select);
+                files = crate::suite::select_files(scenarios.collect(), &select);
             }
             if files.is_empty() {
                 let e = no_plans_under(path, "plans or scenario files");
@@ -210,18 +210,18 @@ fn check_one(path: &Path, replay: &Replay) -> Result<(CheckReport, bool), Error>
 
 /// A scenario file names its schema; a plan never has this one.
 fn is_scenario(src: &Source) -> bool {
-    stepreplay::json::parse_value(src).is_ok_and(|v| is_scenario_value(&v))
+    crate::json::parse_value(src).is_ok_and(|v| is_scenario_value(&v))
 }
 
 fn is_scenario_value(v: &serde_json::Value) -> bool {
-    v.get("schema").and_then(|s| s.as_str()) == Some(stepreplay::scenario::SCENARIO_SCHEMA)
+    v.get("schema").and_then(|s| s.as_str()) == Some(crate::scenario::SCENARIO_SCHEMA)
 }
 
 /// Findings from replaying the plan on its recording (bad input here is exit 2).
 fn replayed(plan: &Source, dir: &Path, given: &ScenarioFile) -> Result<Vec<Finding>, Error> {
     let src = plan;
-    let plan = stepreplay::plan::plan_from_source(src)?;
-    let rec = stepreplay::recording::load_recording(dir)?;
-    stepreplay::replay::check_bound(&plan, &rec, src, dir)?;
-    Ok(stepreplay::replay::approval_findings(&plan, &rec, given)?)
+    let plan = crate::plan::plan_from_source(src)?;
+    let rec = crate::recording::load_recording(dir)?;
+    crate::replay::check_bound(&plan, &rec, src, dir)?;
+    Ok(crate::replay::approval_findings(&plan, &rec, given)?)
 }

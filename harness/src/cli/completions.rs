@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
+use crate::Error;
+use crate::output::write_file;
 use clap::CommandFactory;
-use stepreplay::Error;
-use stepreplay::output::write_file;
 
 use super::Cli;
 use super::Global;

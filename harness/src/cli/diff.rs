@@ -4,16 +4,16 @@
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::diff::files::{FileKind, diff_files, sniff};
-use stepreplay::diff::summary::DEFAULT_DENSITY_WINDOW;
-use stepreplay::diff::{Masks, Options, PixelSummary, Tolerance, Verdict, ax, ax_text};
-use stepreplay::json::to_canonical_value;
-use stepreplay::recording::{Rect, load_ax};
-use stepreplay::{Error, InputError, Reason};
+use crate::diff::files::{FileKind, diff_files, sniff};
+use crate::diff::summary::DEFAULT_DENSITY_WINDOW;
+use crate::diff::{Masks, Options, PixelSummary, Tolerance, Verdict, ax, ax_text};
+use crate::errors::{Error, InputError, Reason};
+use crate::json::to_canonical_value;
+use crate::recording::{Rect, load_ax};
 
 use super::OutputFormat;
 use super::{Global, unit_interval};
-use stepreplay::diff::regions::DEFAULT_MERGE_GAP;
+use crate::diff::regions::DEFAULT_MERGE_GAP;
 
 /// Flags carry pixelmatch's option names so people can move over from it.
 #[derive(Debug, clap::Args)]
@@ -185,7 +185,7 @@ fn run_pixel(args: &Args, g: &Global) -> Result<u8, Error> {
     let (mut diff, png) = diff_files(&args.a, &args.b, &cfg.options, image)?;
     let mask_stats = (!cfg.masks.is_empty()).then(|| cfg.masks.apply(&mut diff));
     if let (Some(path), Some(png)) = (&args.out, png) {
-        stepreplay::output::write_file(path, png)?;
+        crate::output::write_file(path, png)?;
     }
     let summary = PixelSummary::new(
         &diff,

@@ -3,14 +3,15 @@
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::limits::{JSON_DEPTH, JSON_DEPTH_MAX};
-use stepreplay::plan::foxstep::canonical_plan_text;
-use stepreplay::plan::{
+use crate::errors::{Error, InputError, Reason};
+use crate::json;
+use crate::limits::{JSON_DEPTH, JSON_DEPTH_MAX};
+use crate::plan::foxstep::canonical_plan_text;
+use crate::plan::{
     devthink, is_plan_file, no_plans_under, parse_handed, plan_files_under, read_plan_source,
     sensitive_values,
 };
-use stepreplay::secret::redact_json_text;
-use stepreplay::{Error, InputError, Reason, json};
+use crate::secret::redact_json_text;
 
 use super::Global;
 
@@ -117,7 +118,7 @@ fn one(path: &Path, check: bool, depth: usize, g: &Global) -> Result<u8, Error> 
         );
         return Ok(1);
     }
-    stepreplay::output::write_file(path, canonical.as_bytes())?;
+    crate::output::write_file(path, canonical.as_bytes())?;
     // On standard error: standard output is the formatted text when reading `-`.
     if !g.quiet() {
         eprintln!("formatted {}", path.display());

@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use stepreplay::Error;
-use stepreplay::import::import_realrec;
-use stepreplay::plan::{plan_from_source, read_plan_source};
+use crate::Error;
+use crate::import::import_realrec;
+use crate::plan::{plan_from_source, read_plan_source};
 
 use super::Global;
 

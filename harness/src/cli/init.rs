@@ -3,11 +3,11 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use stepreplay::json::{Source, to_canonical_value};
-use stepreplay::output::write_file;
-use stepreplay::plan::load_plan;
-use stepreplay::scenario::{check_scenario, scaffold};
-use stepreplay::{Error, InputError, Reason};
+use crate::errors::{Error, InputError, Reason};
+use crate::json::{Source, to_canonical_value};
+use crate::output::write_file;
+use crate::plan::load_plan;
+use crate::scenario::{check_scenario, scaffold};
 
 use super::Global;
 

@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use stepreplay::report::{
+use crate::errors::{Error, InputError, Reason};
+use crate::report::{
     End, MergeError, Say, Session, check_parts, load_report_head, merged_head, read_report_entries,
 };
-use stepreplay::text::plural;
-use stepreplay::{Error, InputError, Reason};
+use crate::text::plural;
 
 use super::Global;
 use super::output_args::OutputArgs;

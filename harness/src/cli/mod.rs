@@ -1,5 +1,5 @@
-//! Subcommands. Each file parses its own arguments and calls the library; none holds logic
-//! another command or a test would need.
+//! The command line: subcommands, each in its own file, that parse their arguments and call
+//! the library; none holds logic another command or a test would need.
 
 mod agent;
 mod baseline;
@@ -26,9 +26,10 @@ mod stop;
 mod synth;
 
 use std::io::IsTerminal;
+use std::process::ExitCode;
 
+use crate::Error;
 use clap::{Parser, Subcommand};
-use stepreplay::Error;
 
 /// Deterministic plan-replay test harness.
 #[derive(Debug, Parser)]
@@ -139,7 +140,7 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
 
 /// A command line that asks for something impossible (exit 64, as sysexits' EX_USAGE, so a
 /// script tells a mistyped command from a bad plan, which exits 2).
-pub fn usage(e: stepreplay::InputError) -> Error {
+pub fn usage(e: crate::InputError) -> Error {
     Error::Usage(Box::new(e))
 }
 
@@ -187,8 +188,41 @@ enum Command {
     Man(completions::ManArgs),
 }
 
+/// The whole program: parses the command line, runs it and turns the outcome into an exit code.
+pub fn main() -> ExitCode {
+    quiet_on_closed_pipe();
+    let args = match Cli::try_parse() {
+        Ok(args) => args,
+        // Help and version are not errors; a mistyped command line is a usage error.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(crate::USAGE_EXIT);
+        }
+    };
+    let prefix = args.global.error_prefix();
+    match run(args) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("{prefix} {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// `stepreplay show REC | head` must end quietly when `head` stops reading, as other Unix
+/// tools do, not panic in `println!`: Rust ignores SIGPIPE, so restore its default.
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any thread exists; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// Runs a parsed command line; the `u8` is the exit code.
-pub fn run(cli: Cli) -> Result<u8, Error> {
+fn run(cli: Cli) -> Result<u8, Error> {
     let g = &cli.global;
     match cli.command {
         Command::Check(a) => check::run(a, g),
@@ -212,13 +246,6 @@ pub fn run(cli: Cli) -> Result<u8, Error> {
         Command::Baseline(a) => baseline::run(a, g),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a, g),
-    }
-}
-
-impl Cli {
-    /// The `error:` prefix `main` prints before a failed command's error.
-    pub fn error_prefix(&self) -> &'static str {
-        self.global.error_prefix()
     }
 }
 

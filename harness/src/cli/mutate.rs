@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use stepreplay::Error;
-use stepreplay::mutate::{PER_CLASS, mutate_sites, to_json, to_markdown};
+use crate::Error;
+use crate::mutate::{PER_CLASS, mutate_sites, to_json, to_markdown};
 
 use super::Global;
 use super::select_args::{SelectArgs, none_match};

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use stepreplay::Error;
-use stepreplay::report::{Gate, Outputs, Say};
+use crate::Error;
+use crate::report::{Gate, Outputs, Say};
 
 use super::{Global, OutputFormat};
 

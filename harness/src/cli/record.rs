@@ -1,16 +1,16 @@
 //! `stepreplay record --script S --out SUITE/recordings/NAME [-- CMD ARGS]`: record a real app
-//! on a live desktop (see `stepreplay::recorder`); with `--plan`, follow a guide live instead.
+//! on a live desktop (see `crate::recorder`); with `--plan`, follow a guide live instead.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
-use stepreplay::recorder::script::read_script;
-use stepreplay::recorder::{Confirm, FollowOptions, RecordOptions, follow, record};
-use stepreplay::report::{ScenarioReport, line, print_steps};
-use stepreplay::suite::{LoadedSuite, RunOptions, run_collected};
-use stepreplay::{Error, InputError, Reason};
+use crate::errors::{Error, InputError, Reason};
+use crate::recorder::script::read_script;
+use crate::recorder::{Confirm, FollowOptions, RecordOptions, follow, record};
+use crate::report::{ScenarioReport, line, print_steps};
+use crate::suite::{LoadedSuite, RunOptions, run_collected};
 
 use super::Global;
 use super::stop::{STOP, install_stop_handler};
@@ -99,7 +99,7 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
 fn follow_live(args: Args, g: &Global) -> Result<u8, Error> {
     let plan = match (&args.plan, &args.scenario) {
         (Some(p), _) => p.clone(),
-        (None, Some(s)) => stepreplay::scenario::load_scenario(s)?.plan_path,
+        (None, Some(s)) => crate::scenario::load_scenario(s)?.plan_path,
         (None, None) => unreachable!("clap requires --script, --plan or --scenario"),
     };
     if args.app.is_empty() {
@@ -140,9 +140,9 @@ fn follow_live(args: Args, g: &Global) -> Result<u8, Error> {
     let say = super::output_args::say(g, super::OutputFormat::Human);
     let run = RunOptions {
         jobs: 1,
-        modes: vec![stepreplay::replay::Mode::Chained],
+        modes: vec![crate::replay::Mode::Chained],
         perturb: Vec::new(),
-        ocr: stepreplay::replay::Ocr::Dom,
+        ocr: crate::replay::Ocr::Dom,
     };
     let results = run_collected(LoadedSuite::one(o.scenario), &run)?;
     let Some(r) = results.first() else {

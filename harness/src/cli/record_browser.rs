@@ -1,10 +1,10 @@
 //! `stepreplay record-browser --plan P --pages DIR --out SUITE/recordings/NAME`: record a
-//! devthink plan in headless Chromium (see `stepreplay::recorder::browser`).
+//! devthink plan in headless Chromium (see `crate::recorder::browser`).
 
 use std::path::PathBuf;
 
-use stepreplay::Error;
-use stepreplay::recorder::browser::{BrowserOptions, record_browser};
+use crate::Error;
+use crate::recorder::browser::{BrowserOptions, record_browser};
 
 use super::Global;
 
@@ -57,8 +57,8 @@ pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
     })?;
     g.note(format!(
         "recorded {} in {} with {} into {}",
-        stepreplay::text::plural(o.steps, "step", "steps"),
-        stepreplay::text::plural(o.frames, "frame", "frames"),
+        crate::text::plural(o.steps, "step", "steps"),
+        crate::text::plural(o.frames, "frame", "frames"),
         o.browser,
         args.out.display()
     ));

@@ -5,15 +5,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use stepreplay::perturb::{Perturbation, STANDARD};
-use stepreplay::replay::Mode;
-use stepreplay::replay::ledger::Kind;
-use stepreplay::report::{End, MutationScore, Session};
-use stepreplay::scenario::adhoc_scenario;
-use stepreplay::select::Select;
-use stepreplay::shard::{Shard, read_durations};
-use stepreplay::suite::{LoadedSuite, RunOptions, discover, load_suite_by};
-use stepreplay::{Error, InputError, Reason};
+use crate::errors::{Error, InputError, Reason};
+use crate::perturb::{Perturbation, STANDARD};
+use crate::replay::Mode;
+use crate::replay::ledger::Kind;
+use crate::report::{End, MutationScore, Session};
+use crate::scenario::adhoc_scenario;
+use crate::select::Select;
+use crate::shard::{Shard, read_durations};
+use crate::suite::{LoadedSuite, RunOptions, discover, load_suite_by};
 
 use super::output_args::OutputArgs;
 use super::select_args::{SelectArgs, none_match};
@@ -59,7 +59,7 @@ pub struct Args {
     /// same on every machine), or `tesseract`, OCR of the element's box in the screenshot
     /// (Debian's tesseract-ocr). Reports say which.
     #[arg(long, value_enum, default_value = "dom")]
-    ocr: stepreplay::replay::Ocr,
+    ocr: crate::replay::Ocr,
     /// Run only part `k` of `n` (1-based): scenarios whose id hashes to it. Join the parts'
     /// reports with `stepreplay merge`.
     #[arg(long, value_name = "K/N", value_parser = |s: &str| s.parse::<Shard>().map_err(|e| e.message))]
@@ -192,10 +192,10 @@ fn options(args: &Args) -> Result<RunOptions, Error> {
         None => Vec::new(),
         Some(list) => parse_perturbations(list)?,
     };
-    if args.ocr == stepreplay::replay::Ocr::Tesseract && !have_tesseract() {
-        return Err(stepreplay::InputError::new(
+    if args.ocr == crate::replay::Ocr::Tesseract && !have_tesseract() {
+        return Err(crate::InputError::new(
             "--ocr",
-            stepreplay::Reason::InvalidArgument,
+            crate::Reason::InvalidArgument,
             "tesseract is not installed",
         )
         .hint("install the Debian packages tesseract-ocr and tesseract-ocr-eng, or use --ocr dom")
@@ -272,7 +272,7 @@ fn replay_all(suite: LoadedSuite, opts: &RunOptions, session: &Session) -> Resul
         .ok()
         .and_then(|v| v.parse().ok())
         .map(Duration::from_millis);
-    stepreplay::suite::run(suite, opts, &super::stop::STOP, &|r| {
+    crate::suite::run(suite, opts, &super::stop::STOP, &|r| {
         session.add(&r)?;
         // After the scenario's line, so a test that stops the run on seeing it stops it
         // while the run is still busy.
@@ -296,9 +296,9 @@ fn last_failures(dir: &Path) -> Result<BTreeSet<String>, Error> {
             .hint("run once without --last-failed, or name its folder with --report-dir"),
         ));
     }
-    stepreplay::report::load_report_head(&path)?;
+    crate::report::load_report_head(&path)?;
     let mut ids = BTreeSet::new();
-    stepreplay::report::read_report_entries(&path, &mut |e| {
+    crate::report::read_report_entries(&path, &mut |e| {
         if !e.met {
             ids.insert(e.id);
         }
@@ -313,7 +313,7 @@ fn mutation_scores(
     paths: &[PathBuf],
     jobs: usize,
 ) -> Result<BTreeMap<String, MutationScore>, Error> {
-    let r = stepreplay::mutate::mutate(paths, jobs)?;
+    let r = crate::mutate::mutate(paths, jobs)?;
     Ok(r.scenarios
         .iter()
         .map(|s| (s.id.clone(), s.score()))

@@ -1,8 +1,8 @@
 //! `--grep` and `--filter` as flags, shared by every command that takes a suite (`run`,
 //! `mutate`, `agent`); validated into the one suite filter, [`Select`].
 
-use stepreplay::select::Select;
-use stepreplay::{Error, InputError, Reason};
+use crate::errors::{Error, InputError, Reason};
+use crate::select::Select;
 
 #[derive(Debug, clap::Args)]
 pub struct SelectArgs {

@@ -1,4 +1,4 @@
-//! `stepreplay serve --inbox DIR`: the harness's job inbox (see `stepreplay::serve`).
+//! `stepreplay serve --inbox DIR`: the harness's job inbox (see `crate::serve`).
 //!
 //! Ctrl-C (SIGINT) or SIGTERM asks the server to stop after the file in hand; a second
 //! Ctrl-C ends it at once, which is safe too, since every step is crash-safe.
@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use stepreplay::Error;
-use stepreplay::serve::{ServeOptions, serve};
-use stepreplay::text::plural;
+use crate::Error;
+use crate::serve::{ServeOptions, serve};
+use crate::text::plural;
 
 use super::Global;
 use super::stop::{STOP, install_stop_handler};

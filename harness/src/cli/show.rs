@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use stepreplay::recording::{Element, Recording, load_recording};
-use stepreplay::{Error, InputError, Reason};
+use crate::errors::{Error, InputError, Reason};
+use crate::recording::{Element, Recording, load_recording};
 
 use super::Global;
 

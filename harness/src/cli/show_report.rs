@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use stepreplay::{Error, InputError, Reason};
+use crate::errors::{Error, InputError, Reason};
 
 use super::Global;
 

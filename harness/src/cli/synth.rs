@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use stepreplay::Error;
-use stepreplay::synth::synthesize_file;
+use crate::Error;
+use crate::synth::synthesize_file;
 
 use super::Global;
 
