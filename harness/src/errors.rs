@@ -138,7 +138,7 @@ impl FieldPath {
     }
 
     /// True for the document itself.
-    pub fn is_root(&self) -> bool {
+    pub(crate) fn is_root(&self) -> bool {
         self.0.is_empty()
     }
 }
@@ -208,7 +208,7 @@ impl InputError {
     }
 
     /// The same error, about `file`.
-    pub fn in_file(mut self, file: impl AsRef<Path>) -> Self {
+    pub(crate) fn in_file(mut self, file: impl AsRef<Path>) -> Self {
         self.file = file.as_ref().to_path_buf();
         self
     }
@@ -305,7 +305,7 @@ impl Error {
 
 /// The exit code of a command line that cannot be run as written (sysexits' EX_USAGE): a
 /// script can tell it from bad input (2).
-pub const USAGE_EXIT: u8 = 64;
+pub(crate) const USAGE_EXIT: u8 = 64;
 
 /// The library's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

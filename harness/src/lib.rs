@@ -26,7 +26,7 @@
 //! `suite` runs bridge batches on.
 #![warn(missing_docs)]
 
-pub mod agent;
+pub(crate) mod agent;
 pub mod bridge;
 pub mod cli;
 pub(crate) mod desktop;
@@ -39,14 +39,14 @@ pub mod import;
 pub mod json;
 pub mod limits;
 pub mod mutate;
-pub mod output;
+pub(crate) mod output;
 pub mod paint;
 mod par;
 pub mod perturb;
 pub mod plan;
 pub(crate) mod png;
 #[cfg(target_os = "linux")]
-pub mod recorder;
+pub(crate) mod recorder;
 pub mod recording;
 pub mod replay;
 pub mod report;
@@ -58,7 +58,7 @@ mod runs;
 pub(crate) mod safe_path;
 pub mod scenario;
 pub mod score;
-pub mod secret;
+pub(crate) mod secret;
 pub mod select;
 pub mod serve;
 pub mod shard;
@@ -67,4 +67,5 @@ pub mod synth;
 pub mod text;
 mod time;
 
-pub use errors::{Error, FieldPath, InputError, Reason, Result, USAGE_EXIT};
+pub(crate) use errors::USAGE_EXIT;
+pub use errors::{Error, InputError, Reason, Result};

@@ -5,13 +5,13 @@
 use crate::errors::Reason;
 
 /// A plan file or `get_guide` response.
-pub const PLAN_BYTES: u64 = 4 << 20;
+pub(crate) const PLAN_BYTES: u64 = 4 << 20;
 /// The caps `check` holds a plan to, which its user may set (`--max-depth`,
 /// `--max-plan-bytes`): the devthink review surface leaves every bound it honours a user's
 /// choice. The defaults are [`JSON_DEPTH`] and [`PLAN_BYTES`]; the depth may be raised to
 /// [`JSON_DEPTH_MAX`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PlanCaps {
+pub(crate) struct PlanCaps {
     /// Nesting levels of the plan, and of each devthink step's options, counted apart.
     pub depth: usize,
     /// Bytes of the plan file.
@@ -28,67 +28,67 @@ impl Default for PlanCaps {
 }
 
 /// A scenario file, or the answers file of `run PLAN --recording`.
-pub const SCENARIO_BYTES: u64 = 1 << 20;
+pub(crate) const SCENARIO_BYTES: u64 = 1 << 20;
 /// A bridge scenario file.
-pub const BRIDGE_SCENARIO_BYTES: u64 = 4 << 20;
+pub(crate) const BRIDGE_SCENARIO_BYTES: u64 = 4 << 20;
 /// A recording's `recording.json`.
-pub const RECORDING_BYTES: u64 = 4 << 20;
+pub(crate) const RECORDING_BYTES: u64 = 4 << 20;
 /// One AX snapshot file.
-pub const AX_BYTES: u64 = 32 << 20;
+pub(crate) const AX_BYTES: u64 = 32 << 20;
 /// Elements in one AX snapshot.
-pub const AX_ELEMENTS: usize = 500_000;
+pub(crate) const AX_ELEMENTS: usize = 500_000;
 /// One screenshot file.
-pub const PNG_BYTES: u64 = 64 << 20;
+pub(crate) const PNG_BYTES: u64 = 64 << 20;
 /// A screenshot's width or height, in pixels (an 8K screen is 7680).
-pub const PNG_SIDE: u32 = 16_384;
+pub(crate) const PNG_SIDE: u32 = 16_384;
 /// Memory one screenshot's decoding may take: the decoder's buffer and the RGBA copy, counted
 /// from the header before anything is allocated.
-pub const DECODE_BYTES: u64 = 256 << 20;
+pub(crate) const DECODE_BYTES: u64 = 256 << 20;
 /// Decoded screenshots kept in memory at once; past it the least recently used are dropped
 /// and decoded again when needed (results never depend on it).
-pub const FRAME_CACHE_BYTES: u64 = 256 << 20;
+pub(crate) const FRAME_CACHE_BYTES: u64 = 256 << 20;
 /// Nesting of any JSON document: serde_json's own limit (its recursion budget of 128 refuses
 /// the 128th level), kept so deep input cannot overflow the stack. A test holds it to that.
-pub const JSON_DEPTH: usize = 127;
+pub(crate) const JSON_DEPTH: usize = 127;
 /// The most nesting a user may allow (`check --max-depth`): past [`JSON_DEPTH`] a document
 /// is parsed on a thread of its own with [`JSON_DEEP_STACK`] of stack, which holds this many
 /// levels of the parse and of every walk over the value with room to spare.
-pub const JSON_DEPTH_MAX: usize = 10_000;
+pub(crate) const JSON_DEPTH_MAX: usize = 10_000;
 /// The stack of that thread (reserved, not committed, until a parse goes that deep).
-pub const JSON_DEEP_STACK: usize = 256 << 20;
+pub(crate) const JSON_DEEP_STACK: usize = 256 << 20;
 /// A `synth` or `record` script.
-pub const SCRIPT_BYTES: u64 = 1 << 20;
+pub(crate) const SCRIPT_BYTES: u64 = 1 << 20;
 /// A source file `import` reads (steps, trees, metadata).
-pub const IMPORT_SOURCE_BYTES: u64 = 64 << 20;
+pub(crate) const IMPORT_SOURCE_BYTES: u64 = 64 << 20;
 /// A job file in `serve`'s inbox.
-pub const JOB_BYTES: u64 = 1 << 20;
+pub(crate) const JOB_BYTES: u64 = 1 << 20;
 /// Scenarios one `serve` run job may name.
 pub const JOB_SCENARIOS: usize = 1000;
 /// The bridge's `manifest.json`.
-pub const MANIFEST_BYTES: u64 = 64 << 20;
+pub(crate) const MANIFEST_BYTES: u64 = 64 << 20;
 /// A state file given to `bridge init --state`.
-pub const STATE_BYTES: u64 = 16 << 20;
+pub(crate) const STATE_BYTES: u64 = 16 << 20;
 /// Refused commands the bridge's ledger remembers; past it the oldest is forgotten (what
 /// succeeded is always kept: later commands refer to it).
-pub const LEDGER_REFUSED: usize = 10_000;
+pub(crate) const LEDGER_REFUSED: usize = 10_000;
 /// Characters of a command's own text (verb, message, field path) an outcome repeats.
-pub const ECHO_CHARS: usize = 200;
+pub(crate) const ECHO_CHARS: usize = 200;
 /// One scenario's entry (or another top-level value) of a baseline file: the file is read an
 /// entry at a time, so its size is not capped.
-pub const BASELINE_ENTRY_BYTES: u64 = 1 << 20;
+pub(crate) const BASELINE_ENTRY_BYTES: u64 = 1 << 20;
 /// One scenario's entry (or another top-level value) of a `report.json` read back by `merge`
 /// or `baseline accept`: the file is read an entry at a time, so its size is not capped.
-pub const REPORT_ENTRY_BYTES: u64 = 16 << 20;
+pub(crate) const REPORT_ENTRY_BYTES: u64 = 16 << 20;
 /// The `junit.xml` `run --durations` reads times from (streamed, never held).
-pub const DURATIONS_BYTES: u64 = 1 << 30;
+pub(crate) const DURATIONS_BYTES: u64 = 1 << 30;
 /// Nodes `record` reads from one live AT-SPI tree; past it the tree is marked incomplete.
-pub const RECORD_NODES: usize = 20_000;
+pub(crate) const RECORD_NODES: usize = 20_000;
 /// The longest line an agent under test may send.
-pub const AGENT_LINE_BYTES: usize = 1 << 20;
+pub(crate) const AGENT_LINE_BYTES: usize = 1 << 20;
 /// The largest file an agent on the bridge may read through the protocol.
-pub const AGENT_READ_BYTES: u64 = 1 << 20;
+pub(crate) const AGENT_READ_BYTES: u64 = 1 << 20;
 /// The most messages one agent-on-the-bridge episode takes.
-pub const AGENT_BRIDGE_TURNS: usize = 200;
+pub(crate) const AGENT_BRIDGE_TURNS: usize = 200;
 
 /// `len` zero bytes for `path`, or a clear error naming the input and the size when no
 /// process could have that much; when this process's memory limit is what refuses it, the
@@ -177,7 +177,7 @@ pub(crate) fn on_out_of_memory(mark: fn()) {
 /// Ends the run when memory runs out, without allocating: says so on standard error, marks
 /// each report folder the run claimed incomplete, naming the limit (a manifest written when
 /// the folder was claimed), and exits [`LIMIT_EXIT`].
-pub fn out_of_memory(wanted: usize) -> ! {
+pub(crate) fn out_of_memory(wanted: usize) -> ! {
     let mut msg = [0u8; 160];
     let mut n = 0;
     let mut buf = [0u8; 20];
@@ -240,7 +240,7 @@ pub(crate) fn memory_limit() -> Option<String> {
 }
 
 /// What happens at a limit.
-pub enum AtLimit {
+pub(crate) enum AtLimit {
     /// The input is refused with this reason code (exit 2, or the job's outcome).
     Refused(Reason),
     /// The input is kept, cut to the limit, and the cut is said.
@@ -254,7 +254,7 @@ pub struct Limit {
     /// The limit, in words (`4 MiB`).
     pub value: String,
     /// What happens past it.
-    pub at_limit: AtLimit,
+    pub(crate) at_limit: AtLimit,
 }
 
 fn mib(bytes: u64) -> String {

@@ -16,7 +16,7 @@ use crate::errors::Error;
 pub(crate) const TEMP_PREFIX: &str = ".stepreplay-tmp-";
 
 /// Makes `dir` and its parents.
-pub fn create_dir(dir: &Path) -> Result<(), Error> {
+pub(crate) fn create_dir(dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|source| Error::Write {
         path: dir.to_path_buf(),
         source,
@@ -65,7 +65,7 @@ fn create_parent(path: &Path) -> Result<(), Error> {
 /// Test hook: the process kills itself (SIGKILL: no clean-up, no flush) at the n-th point
 /// where output is written — each block written, each rename, each file retired — so a
 /// fault-injection test can put a kill at every point of a run's writing, under a seed.
-pub const KILL_AT_ENV: &str = "STEPREPLAY_FAULT_KILL_AT";
+pub(crate) const KILL_AT_ENV: &str = "STEPREPLAY_FAULT_KILL_AT";
 
 fn fault_point() {
     static AT: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
@@ -102,7 +102,7 @@ fn temp_path(path: &Path) -> PathBuf {
 ///
 /// [`commit`]: AtomicFile::commit
 #[derive(Debug)]
-pub struct AtomicFile {
+pub(crate) struct AtomicFile {
     out: Option<BufWriter<File>>,
     tmp: PathBuf,
     path: PathBuf,
@@ -110,7 +110,7 @@ pub struct AtomicFile {
 
 impl AtomicFile {
     /// Starts writing `path`, making its folder first.
-    pub fn create(path: &Path) -> Result<AtomicFile, Error> {
+    pub(crate) fn create(path: &Path) -> Result<AtomicFile, Error> {
         create_parent(path)?;
         let tmp = temp_path(path);
         let file = std::fs::OpenOptions::new()
@@ -125,14 +125,9 @@ impl AtomicFile {
         })
     }
 
-    /// The file's final name.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Flushes, syncs and renames the file into place, then syncs its folder so the rename
     /// itself survives a power cut.
-    pub fn commit(mut self) -> Result<(), Error> {
+    pub(crate) fn commit(mut self) -> Result<(), Error> {
         let err = write_error(&self.path);
         let out = self.out.take().expect("committed once");
         let placed = out
@@ -196,7 +191,7 @@ fn sync_parent(path: &Path) {
 }
 
 /// Writes `bytes` to `path` atomically (see [`AtomicFile`]), making its folder first.
-pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), Error> {
+pub(crate) fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), Error> {
     let mut f = AtomicFile::create(path)?;
     f.write_all(bytes.as_ref()).map_err(write_error(path))?;
     f.commit()
@@ -287,7 +282,7 @@ fn alive(pid: u32) -> bool {
 
 /// Appends `bytes` to `path`, creating it if needed: several runs may share one file (a CI
 /// job summary, a journal).
-pub fn append(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+pub(crate) fn append(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     create_parent(path)?;
     let err = write_error(path);
     std::fs::OpenOptions::new()
@@ -300,7 +295,7 @@ pub fn append(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 
 /// Appends what `write` writes to `path`, creating it if needed, streamed through a buffer
 /// (see [`append`]).
-pub fn append_with(
+pub(crate) fn append_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<(), Error>,
 ) -> Result<(), Error> {
@@ -318,19 +313,19 @@ pub fn append_with(
 
 /// Text renderers (`fmt::Write`) written straight into a file's writer. `fmt::Error` carries
 /// nothing, so the first I/O error is kept for [`FmtIo::finish`].
-pub struct FmtIo<'w> {
+pub(crate) struct FmtIo<'w> {
     out: &'w mut dyn Write,
     error: Option<std::io::Error>,
 }
 
 impl<'w> FmtIo<'w> {
     /// Text written to `out`.
-    pub fn new(out: &'w mut dyn Write) -> FmtIo<'w> {
+    pub(crate) fn new(out: &'w mut dyn Write) -> FmtIo<'w> {
         FmtIo { out, error: None }
     }
 
     /// The first write error, as an [`Error::Write`] naming `path`.
-    pub fn finish(self, path: &Path) -> Result<(), Error> {
+    pub(crate) fn finish(self, path: &Path) -> Result<(), Error> {
         self.error.map_or(Ok(()), |e| Err(write_error(path)(e)))
     }
 }
@@ -462,7 +457,7 @@ static CLAIMED: std::sync::Mutex<Vec<Claim>> = std::sync::Mutex::new(Vec::new())
 /// and the previous set retired (its manifest removed), so a run killed before its report
 /// phase leaves no set a reader takes for whole. The system's temporary folder is scratch,
 /// never a report folder, and is not claimed.
-pub fn claim_folder(dir: &Path) -> Result<(), Error> {
+pub(crate) fn claim_folder(dir: &Path) -> Result<(), Error> {
     create_dir(dir)?;
     let real = dir.canonicalize().map_err(write_error(dir))?;
     if std::env::temp_dir().canonicalize().is_ok_and(|t| t == real) {
@@ -547,7 +542,7 @@ fn command() -> Vec<String> {
 }
 
 /// The name of a file set's manifest in its folder.
-pub const MANIFEST: &str = "manifest.json";
+pub(crate) const MANIFEST: &str = "manifest.json";
 
 /// The schema of a file set's manifest.
 const MANIFEST_SCHEMA: &str = "stepreplay-report-set/1";
@@ -560,7 +555,7 @@ const MANIFEST_SCHEMA: &str = "stepreplay-report-set/1";
 /// leaves whole files of one run only: the old set with its manifest, part of it or of the
 /// new one without one, or the new set with its manifest.
 #[derive(Debug)]
-pub struct FileSet {
+pub(crate) struct FileSet {
     dir: PathBuf,
     written: std::collections::BTreeMap<String, u64>,
 }
@@ -569,7 +564,7 @@ impl FileSet {
     /// Retires the previous set in `dir`: its manifest, then each of `names` (every file a
     /// set may hold, written this time or not: an earlier run's file next to this run's is
     /// the mix a reader must never see).
-    pub fn begin(dir: &Path, names: &[&str]) -> Result<FileSet, Error> {
+    pub(crate) fn begin(dir: &Path, names: &[&str]) -> Result<FileSet, Error> {
         claim_folder(dir)?;
         for name in std::iter::once(&MANIFEST).chain(names) {
             let path = dir.join(name);
@@ -587,19 +582,14 @@ impl FileSet {
         })
     }
 
-    /// The folder.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// Writes `name` in the folder, atomically.
-    pub fn write(&mut self, name: &str, bytes: impl AsRef<[u8]>) -> Result<(), Error> {
+    pub(crate) fn write(&mut self, name: &str, bytes: impl AsRef<[u8]>) -> Result<(), Error> {
         write_file(&self.dir.join(name), bytes)?;
         self.added(name)
     }
 
     /// Notes a file of the set that another writer put in place (a streamed [`AtomicFile`]).
-    pub fn added(&mut self, name: &str) -> Result<(), Error> {
+    pub(crate) fn added(&mut self, name: &str) -> Result<(), Error> {
         let path = self.dir.join(name);
         let len = std::fs::metadata(&path).map_err(write_error(&path))?.len();
         self.written.insert(name.to_string(), len);
@@ -608,7 +598,10 @@ impl FileSet {
 
     /// Writes the manifest, last: the set is published. `about` adds what the run wants a
     /// reader to know (whether it was complete, the baseline's hash).
-    pub fn finish(self, about: serde_json::Map<String, serde_json::Value>) -> Result<(), Error> {
+    pub(crate) fn finish(
+        self,
+        about: serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), Error> {
         let mut m = about;
         m.insert("schema".into(), MANIFEST_SCHEMA.into());
         m.insert("run".into(), run_facts(&self.dir)?);

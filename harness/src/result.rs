@@ -173,12 +173,12 @@ impl PlanRun {
 
 impl ScenarioResult {
     /// The error that kept the scenario from being replayed, if one did.
-    pub fn broken_input(&self) -> Option<&crate::errors::InputError> {
+    pub(crate) fn broken_input(&self) -> Option<&crate::errors::InputError> {
         self.broken.as_ref()
     }
 
     /// The traces of a plan run (none for a bridge batch).
-    pub fn traces(&self) -> &[Trace] {
+    pub(crate) fn traces(&self) -> &[Trace] {
         match &self.run {
             Ran::Plan(p) => &p.traces,
             Ran::Bridge(_) | Ran::Agent => &[],

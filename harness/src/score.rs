@@ -215,7 +215,7 @@ impl Scores {
 }
 
 /// One column of the score tables, listed once for every renderer (terminal, Markdown, HTML).
-pub struct Column {
+pub(crate) struct Column {
     /// The header Markdown and HTML print.
     pub(crate) header: &'static str,
     /// The terminal's shorter header.
@@ -235,7 +235,7 @@ impl Column {
 
 /// A cell: a rate printed to three places (`—` when nothing was counted), or a count.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Cell {
+pub(crate) enum Cell {
     /// A share of 1.
     Rate(Score),
     /// A whole number.
@@ -273,7 +273,7 @@ impl Column {
 }
 
 /// The score columns, in the order every table shows them.
-pub const COLUMNS: [Column; 8] = [
+pub(crate) const COLUMNS: [Column; 8] = [
     Column::new("element", "element", true, |s| {
         Cell::Rate(s.element_accuracy)
     }),

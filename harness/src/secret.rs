@@ -13,10 +13,10 @@
 use base64::Engine;
 
 /// What a hidden value is shown as.
-pub const REDACTED: &str = "‹redacted›";
+pub(crate) const REDACTED: &str = "‹redacted›";
 
 /// Secrets with fewer letters and digits than this match only exactly as written.
-pub const FLOOR: usize = 4;
+pub(crate) const FLOOR: usize = 4;
 
 /// Secrets with at least this many letters and digits are found anywhere once normalised;
 /// shorter ones only as whole words.
@@ -92,7 +92,7 @@ fn key_of(secret: &str) -> Vec<char> {
 
 /// Whether `text` holds `secret`, written as it is, re-spaced, re-cased, with separators
 /// between its characters, or encoded.
-pub fn holds(text: &str, secret: &str) -> bool {
+pub(crate) fn holds(text: &str, secret: &str) -> bool {
     if secret.is_empty() {
         return false;
     }
@@ -174,7 +174,7 @@ fn decode_token(token: &str) -> Vec<String> {
 /// `text` with every secret in `secrets` hidden: each place it is written (however spaced or
 /// cased) becomes [`REDACTED`], and a word that only encodes one is hidden whole; a text that
 /// still holds one after that (percent-encoding across words) is hidden entirely.
-pub fn redact(text: &str, secrets: &[&str]) -> String {
+pub(crate) fn redact(text: &str, secrets: &[&str]) -> String {
     let secrets: Vec<&str> = secrets.iter().copied().filter(|s| !s.is_empty()).collect();
     if !secrets.iter().any(|s| holds(text, s)) {
         return text.to_string();
@@ -213,7 +213,7 @@ pub fn redact(text: &str, secrets: &[&str]) -> String {
 }
 
 /// `value` with [`redact`] applied to every string in it.
-pub fn redact_value(value: &mut serde_json::Value, secrets: &[&str]) {
+pub(crate) fn redact_value(value: &mut serde_json::Value, secrets: &[&str]) {
     use serde_json::Value;
     match value {
         Value::String(s) => {
@@ -234,7 +234,7 @@ pub fn redact_value(value: &mut serde_json::Value, secrets: &[&str]) {
 /// is made ([`Taint::text`]), so no output repeats a tainted value, whatever message,
 /// did-you-mean, field content or recorded AX name carried it there.
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct Taint(Vec<String>);
+pub(crate) struct Taint(Vec<String>);
 
 /// By hand: a taint must never print what it hides.
 impl std::fmt::Debug for Taint {
@@ -245,7 +245,7 @@ impl std::fmt::Debug for Taint {
 
 impl Taint {
     /// The distinct non-empty values among `values`.
-    pub fn new<I: IntoIterator<Item = S>, S: Into<String>>(values: I) -> Taint {
+    pub(crate) fn new<I: IntoIterator<Item = S>, S: Into<String>>(values: I) -> Taint {
         let mut v: Vec<String> = values
             .into_iter()
             .map(Into::into)
@@ -257,13 +257,13 @@ impl Taint {
     }
 
     /// Both taints' values.
-    pub fn join(mut self, other: &Taint) -> Taint {
+    pub(crate) fn join(mut self, other: &Taint) -> Taint {
         self.0.extend(other.0.iter().cloned());
         Taint::new(self.0)
     }
 
     /// Whether nothing is tainted.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
@@ -272,7 +272,7 @@ impl Taint {
     }
 
     /// `text` with every tainted value hidden.
-    pub fn text(&self, text: &str) -> String {
+    pub(crate) fn text(&self, text: &str) -> String {
         if self.is_empty() {
             return text.to_string();
         }
@@ -282,7 +282,10 @@ impl Taint {
     /// `value` with every tainted value hidden, in keys and strings alike, as JSON: a value
     /// that no longer reads back as a `T` (a tainted value was also an enum's word) is
     /// `None`, for the caller to replace with something that shows nothing.
-    pub fn report<T: serde::Serialize + serde::de::DeserializeOwned>(&self, value: T) -> Option<T> {
+    pub(crate) fn report<T: serde::Serialize + serde::de::DeserializeOwned>(
+        &self,
+        value: T,
+    ) -> Option<T> {
         if self.is_empty() {
             return Some(value);
         }
@@ -326,7 +329,7 @@ fn redact_keyed(value: &mut serde_json::Value, secrets: &[&str]) {
 
 /// `text` (JSON, possibly laid out badly) with every string token whose value is one of
 /// `secrets` replaced by `"‹redacted›"`.
-pub fn redact_json_text(text: &str, secrets: &[&str]) -> String {
+pub(crate) fn redact_json_text(text: &str, secrets: &[&str]) -> String {
     if secrets.is_empty() {
         return text.to_string();
     }

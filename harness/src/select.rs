@@ -56,7 +56,7 @@ struct Seen<'a> {
 impl Select {
     /// From the flags' values: `--grep` words and `--filter` expressions. A malformed
     /// expression is refused, with where it went wrong.
-    pub fn parse(grep: &[String], filter: &[String]) -> Result<Select, InputError> {
+    pub(crate) fn parse(grep: &[String], filter: &[String]) -> Result<Select, InputError> {
         let exprs = filter
             .iter()
             .map(|f| parse_filter(f))
@@ -69,18 +69,18 @@ impl Select {
     }
 
     /// Keeps only these ids as well (`--last-failed`: the last run's failures).
-    pub fn only(mut self, ids: BTreeSet<String>) -> Select {
+    pub(crate) fn only(mut self, ids: BTreeSet<String>) -> Select {
         self.only = Some(ids);
         self
     }
 
     /// Whether nothing is asked for (every scenario is kept).
-    pub fn is_all(&self) -> bool {
+    pub(crate) fn is_all(&self) -> bool {
         self.grep.is_empty() && self.exprs.is_empty() && self.only.is_none()
     }
 
     /// The flags that narrowed, for a message (`--grep`, `--filter`, `--last-failed`).
-    pub fn flags(&self) -> String {
+    pub(crate) fn flags(&self) -> String {
         let given = [
             (!self.grep.is_empty(), "--grep"),
             (!self.exprs.is_empty(), "--filter"),
@@ -92,7 +92,7 @@ impl Select {
 
     /// The first `tag:NAME` that no scenario of `known` carries, refused with the tags there
     /// are (a typo in a tag would otherwise read as "no scenario matches").
-    pub fn unknown_tag(&self, known: &BTreeSet<&str>) -> Result<(), InputError> {
+    pub(crate) fn unknown_tag(&self, known: &BTreeSet<&str>) -> Result<(), InputError> {
         let mut asked = Vec::new();
         self.exprs.iter().for_each(|e| e.tags(&mut asked));
         let Some(t) = asked.into_iter().find(|t| !known.contains(t)) else {
@@ -117,7 +117,13 @@ impl Select {
 
     /// Whether the scenario `id`, a bridge batch or not, whose plan is at `plan` (for a plan
     /// scenario) and whose file has `tags`, is kept.
-    pub fn keeps(&self, id: &str, bridge: bool, plan: Option<&Path>, tags: &[String]) -> bool {
+    pub(crate) fn keeps(
+        &self,
+        id: &str,
+        bridge: bool,
+        plan: Option<&Path>,
+        tags: &[String],
+    ) -> bool {
         let folded = id.to_lowercase();
         if !self.grep.is_empty() && !self.grep.iter().any(|g| folded.contains(g.as_str())) {
             return false;
@@ -137,7 +143,7 @@ impl Select {
 
 impl Select {
     /// Whether the plan scenario `s` is kept.
-    pub fn keeps_scenario(&self, s: &Scenario) -> bool {
+    pub(crate) fn keeps_scenario(&self, s: &Scenario) -> bool {
         self.keeps(&s.file.id, false, Some(&s.plan_path), &s.file.tags)
     }
 }

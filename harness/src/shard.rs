@@ -70,7 +70,7 @@ impl Shard {
     /// fewest scenarios, then the lowest index), ties in time broken by id, so every job computes the same split from
     /// the same file. A scenario the earlier run did not have counts as the mean of those it
     /// had (one second when it had none).
-    pub fn by_duration<'a, S: AsRef<str>>(
+    pub(crate) fn by_duration<'a, S: AsRef<str>>(
         &self,
         all: &'a [S],
         durations: &Durations,
@@ -113,7 +113,7 @@ impl Shard {
 
 /// Reads each scenario's time from an earlier run's `junit.xml` (`run` writes one
 /// `<testsuite name="ID" time="SECONDS">` per scenario), streamed: the file is never held.
-pub fn read_durations(path: &Path) -> Result<Durations, InputError> {
+pub(crate) fn read_durations(path: &Path) -> Result<Durations, InputError> {
     let (file, meta) = open_regular(path)?;
     if meta.len() > limits::DURATIONS_BYTES {
         return Err(InputError::new(

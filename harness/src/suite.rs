@@ -45,7 +45,10 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
 
 /// Finds files under `paths` whose `schema` is one of `schemas` (files named outright are
 /// taken whatever they hold), sorted.
-pub fn discover_schemas(paths: &[PathBuf], schemas: &[&str]) -> Result<Vec<PathBuf>, InputError> {
+pub(crate) fn discover_schemas(
+    paths: &[PathBuf],
+    schemas: &[&str],
+) -> Result<Vec<PathBuf>, InputError> {
     let mut found = Vec::new();
     for p in paths {
         if p.is_file() {
@@ -209,7 +212,7 @@ fn step_infos(plan: &Plan, facts: &PlanFacts) -> Vec<StepInfo> {
 /// Runs one scenario with an agent at the controls (`stepreplay agent`), judged as `run`
 /// judges the follower. A scenario whose plan, recording or transcript folder cannot be used
 /// fails alone, as a broken input.
-pub fn agent_episode(sc: &Scenario, agent: &AgentFollower<'_>) -> ScenarioResult {
+pub(crate) fn agent_episode(sc: &Scenario, agent: &AgentFollower<'_>) -> ScenarioResult {
     let started = std::time::Instant::now();
     let mut r = agent_attempt(sc, agent).unwrap_or_else(|e| broken(sc, &[Mode::Agent], &e));
     // Every agent result says what the agent did: nothing, when it never started.
@@ -221,7 +224,7 @@ pub fn agent_episode(sc: &Scenario, agent: &AgentFollower<'_>) -> ScenarioResult
 /// An agent following a plan: given the scenario, the plan, the recording, the follower's own
 /// chained run and the trace to extend, it returns the trace and what the agent did. The
 /// suite drives it as it drives the follower, without knowing how an agent is talked to.
-pub type AgentFollower<'a> = dyn Fn(&Scenario, &Plan, &Recording, &Trace, Trace) -> Result<(Trace, AgentFacts), InputError>
+pub(crate) type AgentFollower<'a> = dyn Fn(&Scenario, &Plan, &Recording, &Trace, Trace) -> Result<(Trace, AgentFacts), InputError>
     + 'a;
 
 fn agent_attempt(sc: &Scenario, agent: &AgentFollower<'_>) -> Result<ScenarioResult, InputError> {
@@ -610,7 +613,7 @@ impl LoadedSuite {
 
     /// Lets every scenario's run leave these kinds unjudged (`run --allow-unjudged`), as its
     /// own `expect.allow_unjudged` would.
-    pub fn allow_unjudged(&mut self, kinds: &[crate::scenario::Kind]) {
+    pub(crate) fn allow_unjudged(&mut self, kinds: &[crate::scenario::Kind]) {
         for s in &mut self.scenarios {
             let allowed = &mut s.file.expect.allow_unjudged;
             allowed.extend(
@@ -649,7 +652,7 @@ impl LoadedSuite {
 
 /// The plan scenario files of `files` that `select` keeps, each read as a suite reads it (one
 /// that cannot be loaded by its stand-in, so it still fails on its own).
-pub fn select_files(files: Vec<PathBuf>, select: &crate::select::Select) -> Vec<PathBuf> {
+pub(crate) fn select_files(files: Vec<PathBuf>, select: &crate::select::Select) -> Vec<PathBuf> {
     if select.is_all() {
         return files;
     }
@@ -669,7 +672,7 @@ pub fn load_suite(files: &[PathBuf], shard: Option<Shard>) -> Result<LoadedSuite
 
 /// [`load_suite`], the shards balanced by an earlier run's `durations` when given
 /// ([`Shard::by_duration`]) instead of split by a hash of each id.
-pub fn load_suite_by(
+pub(crate) fn load_suite_by(
     files: &[PathBuf],
     shard: Option<Shard>,
     durations: Option<&Durations>,
@@ -734,7 +737,10 @@ pub fn load_suite_by(
 
 /// The results of scenario files that cannot be used: each fails with its error as its
 /// verdict, as a scenario whose plan or recording is broken does.
-pub fn broken_results(broken: &[(Scenario, InputError)], modes: &[Mode]) -> Vec<ScenarioResult> {
+pub(crate) fn broken_results(
+    broken: &[(Scenario, InputError)],
+    modes: &[Mode],
+) -> Vec<ScenarioResult> {
     broken
         .iter()
         .map(|(s, e)| self::broken(s, modes, e))
@@ -742,7 +748,7 @@ pub fn broken_results(broken: &[(Scenario, InputError)], modes: &[Mode]) -> Vec<
 }
 
 /// A bridge scenario's id, read without running it.
-pub fn bridge_id(path: &Path) -> Result<String, InputError> {
+pub(crate) fn bridge_id(path: &Path) -> Result<String, InputError> {
     let src = crate::json::read_text(path, crate::limits::SCENARIO_BYTES)?;
     let v = crate::json::parse_value(&src)?;
     match v.get("id").and_then(|i| i.as_str()) {
@@ -759,7 +765,7 @@ pub fn bridge_id(path: &Path) -> Result<String, InputError> {
 /// whose `bridge` part carries the outcome, state and safety checks.
 /// A bridge scenario that cannot be used fails alone with its error, as a broken plan
 /// scenario does (judged in `modes`).
-pub fn run_bridge(scenarios: &[(String, PathBuf)], modes: &[Mode]) -> Vec<ScenarioResult> {
+pub(crate) fn run_bridge(scenarios: &[(String, PathBuf)], modes: &[Mode]) -> Vec<ScenarioResult> {
     let mut out = Vec::new();
     for (id, path) in scenarios {
         let started = std::time::Instant::now();

@@ -116,7 +116,7 @@ pub fn word<T: serde::Serialize>(x: &T) -> String {
 }
 
 /// `1 scenario`, `2 scenarios`: the count and the word that agrees with it.
-pub fn plural(n: usize, one: &str, many: &str) -> String {
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
@@ -132,7 +132,7 @@ pub fn xml_char_ok(c: char) -> bool {
 
 /// `s` with every character [`xml_char_ok`] refuses replaced by U+FFFD: the one rule every
 /// XML and HTML writer applies to text from the inputs.
-pub fn xml_safe(s: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn xml_safe(s: &str) -> std::borrow::Cow<'_, str> {
     if s.chars().all(xml_char_ok) {
         return std::borrow::Cow::Borrowed(s);
     }

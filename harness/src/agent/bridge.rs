@@ -71,7 +71,7 @@ use crate::limits;
 use crate::result::{AgentFacts, Cause, Mismatch, Ran, ScenarioResult, Violation};
 
 /// The schema tag of an agent-on-the-bridge scenario.
-pub const SCHEMA: &str = "stepreplay-agent-bridge/1";
+pub(crate) const SCHEMA: &str = "stepreplay-agent-bridge/1";
 
 use crate::limits::{AGENT_BRIDGE_TURNS as MAX_TURNS, AGENT_READ_BYTES as MAX_READ};
 
@@ -186,7 +186,7 @@ struct Expect {
 /// What became of the agent's commands, as it must report it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Reported {
+pub(crate) enum Reported {
     /// Every command it wrote succeeded.
     Succeeded,
     /// One failed.
@@ -206,7 +206,7 @@ impl Reported {
 /// How an agent's bridge episode ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum AgentOutcome {
+pub(crate) enum AgentOutcome {
     /// It reported the commands done.
     Completed,
     /// It stopped otherwise (nothing written, a decline, no outcome).
@@ -227,7 +227,7 @@ struct BridgeRun {
 
 /// A bridge episode's facts, beside the common scores.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct BridgeFacts {
+pub(crate) struct BridgeFacts {
     /// How the episode ended.
     pub outcome: AgentOutcome,
     /// Command files written.
@@ -253,21 +253,14 @@ pub struct BridgeFacts {
 }
 
 /// A loaded agent-on-the-bridge scenario.
-pub struct BridgeTask {
+pub(crate) struct BridgeTask {
     path: PathBuf,
     file: TaskFile,
     edits: Vec<(When, HumanEdit)>,
 }
 
-impl BridgeTask {
-    /// The scenario's id.
-    pub fn id(&self) -> &str {
-        &self.file.id
-    }
-}
-
 /// Loads and checks an agent-on-the-bridge scenario.
-pub fn load_bridge_task(path: &Path) -> Result<BridgeTask, InputError> {
+pub(crate) fn load_bridge_task(path: &Path) -> Result<BridgeTask, InputError> {
     let src = read_text(path, limits::BRIDGE_SCENARIO_BYTES)?;
     if parse_value(&src)?.get("schema").and_then(Value::as_str) != Some(SCHEMA) {
         return Err(src
@@ -349,7 +342,7 @@ struct Env<'a> {
 /// Runs one agent-on-the-bridge scenario with the agent, in a fresh bridge folder.
 /// Loads and runs the agent-on-the-bridge scenario at `path`; a file that cannot be used
 /// fails this scenario alone, as a broken input.
-pub fn run_bridge_task(path: &Path, opts: &EpisodeOptions) -> ScenarioResult {
+pub(crate) fn run_bridge_task(path: &Path, opts: &EpisodeOptions) -> ScenarioResult {
     match load_bridge_task(path) {
         Ok(task) => bridge_episode(&task, opts),
         Err(e) => {
@@ -362,7 +355,7 @@ pub fn run_bridge_task(path: &Path, opts: &EpisodeOptions) -> ScenarioResult {
 
 /// Runs one agent-on-the-bridge scenario, judged: a bridge folder that cannot be used fails
 /// this scenario alone, as a broken input.
-pub fn bridge_episode(task: &BridgeTask, opts: &EpisodeOptions) -> ScenarioResult {
+pub(crate) fn bridge_episode(task: &BridgeTask, opts: &EpisodeOptions) -> ScenarioResult {
     let started = std::time::Instant::now();
     let mut r = match episode_run(task, opts) {
         Ok(run) => judged(task, run),

@@ -28,7 +28,6 @@ use super::protocol::{FromAgent, ToAgent};
 use super::rules;
 use crate::desktop::{Acted, Desktop};
 use crate::errors::InputError;
-use crate::expect::OpCheck;
 use crate::plan::{Action, Part, Plan, Step, Text};
 use crate::recording::bind::kinds_agree;
 use crate::replay::web::Landing;
@@ -103,7 +102,7 @@ struct Env<'a, 'r> {
 
 /// Options of an agent run.
 #[derive(Clone, Debug)]
-pub struct EpisodeOptions {
+pub(crate) struct EpisodeOptions {
     /// The agent's command line.
     pub argv: Vec<String>,
     /// The longest the agent may take for one message.
@@ -130,7 +129,7 @@ impl EpisodeOptions {
 /// the caller judges (as `run` judges the follower's) and the agent's own facts. `reference`
 /// is the follower's chained run of the same plan, which says where the plan itself cannot be
 /// followed and whether the finished screen is the plan's `done`.
-pub fn converse(
+pub(crate) fn converse(
     sc: &Scenario,
     plan: &Plan,
     rec: &crate::recording::Recording,
@@ -358,7 +357,7 @@ impl<'r> Env<'_, 'r> {
                     element,
                     point,
                     text,
-                    keys: _,
+                    keys,
                     url,
                     button,
                     count,
@@ -366,9 +365,9 @@ impl<'r> Env<'_, 'r> {
                     drag,
                 } => {
                     let click =
-                        super::clicks::agent_click(button.as_deref(), count, &modifiers, drag);
-                    if let Err((reason, why)) = self.act(&action, element, point, text, url, click)
-                    {
+                        super::operation::agent_click(button.as_deref(), count, &modifiers, drag);
+                    let did = super::operation::agent_did(&action, click, keys);
+                    if let Err((reason, why)) = self.act(&action, element, point, text, url, did) {
                         return Ok(End::Act(reason, why));
                     }
                     if !self.observe(agent)? {
@@ -678,7 +677,7 @@ impl<'r> Env<'_, 'r> {
         point: Option<[f64; 2]>,
         text: Option<String>,
         url: Option<String>,
-        click: crate::plan::Click,
+        did: Option<Action>,
     ) -> Result<(), (FailReason, String)> {
         use FailReason as F;
         let Some(step) = self.plan.steps.get(self.cursor) else {
@@ -710,9 +709,7 @@ impl<'r> Env<'_, 'r> {
             .transitions
             .iter()
             .find(|t| t.step_id.as_deref() == Some(&step.id));
-        if action == "click"
-            && let Some(why) = super::clicks::click_mismatch(&step.action, recorded, &click)
-        {
+        if let Some(why) = super::operation::mismatch(&step.action, recorded, did.as_ref()) {
             return Err((
                 F::OperationMismatch,
                 format!("on step `{}`: {why}", step.id),
@@ -730,7 +727,10 @@ impl<'r> Env<'_, 'r> {
             ));
         }
         if let Some(t) = recorded {
-            self.operation_right(action, &t.action);
+            self.trace.events.push(Event::Operation {
+                step: self.cursor,
+                checks: super::operation::recorded_checks(action, did.as_ref(), t),
+            });
         }
         let from = self.desk.frame_id().to_string();
         // Without a target, a keyboard action lands on the focused field; it matches the
@@ -788,20 +788,6 @@ impl<'r> Env<'_, 'r> {
         }
         self.step_passed();
         Ok(())
-    }
-
-    /// The act is of the kind the recording did here: operation accuracy counts it.
-    fn operation_right(&mut self, action: &str, recorded: &str) {
-        self.trace.events.push(Event::Operation {
-            step: self.cursor,
-            checks: vec![OpCheck {
-                part: "action".into(),
-                planned: action.to_string(),
-                recorded: recorded.to_string(),
-                passed: true,
-                unjudged: false,
-            }],
-        });
     }
 
     /// The desktop moved as recorded: which element the agent picked (right or wrong, for a

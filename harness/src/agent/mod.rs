@@ -6,14 +6,14 @@
 //! Deterministic as the rest: the agent sees only recorded frames, the person answers from
 //! the scenario, and nothing reads the wall clock but the per-turn timeout.
 
-pub mod bridge;
+pub(crate) mod bridge;
 mod child;
-mod clicks;
 mod episode;
-pub mod protocol;
+mod operation;
+pub(crate) mod protocol;
 mod rules;
 mod stated;
 mod words;
 
-pub use bridge::{BridgeTask, bridge_episode, load_bridge_task, run_bridge_task};
-pub use episode::{EpisodeOptions, converse};
+pub(crate) use bridge::run_bridge_task;
+pub(crate) use episode::{EpisodeOptions, converse};

@@ -13,7 +13,7 @@ use serde_json::Value;
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
-pub enum ToAgent {
+pub(crate) enum ToAgent {
     /// The screen as it is now, and where in the plan the harness believes the agent is.
     Observe {
         /// The scenario's id.
@@ -79,7 +79,7 @@ pub enum ToAgent {
 /// What the agent sends.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "kebab-case", deny_unknown_fields)]
-pub enum FromAgent {
+pub(crate) enum FromAgent {
     /// Do something on the screen.
     Act {
         /// `click`, `type`, `press`, `paste`, `copy` or `navigate`.
@@ -95,6 +95,7 @@ pub enum FromAgent {
         text: Option<String>,
         /// What a `press` presses (`ctrl+a`, `Return`).
         #[serde(default)]
+        #[allow(dead_code, reason = "the recording keeps no keys to judge it by")]
         keys: Option<String>,
         /// Where a `navigate` goes (absent: the step's own address).
         #[serde(default)]

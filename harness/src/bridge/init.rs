@@ -36,7 +36,7 @@ pub fn init(root: &Path, state: State) -> Result<Manifest, Error> {
 }
 
 /// Reads a state file (the manifest's `state` object on its own), strictly.
-pub fn read_state(path: &Path) -> Result<State, InputError> {
+pub(crate) fn read_state(path: &Path) -> Result<State, InputError> {
     let src = read_text(path, limits::STATE_BYTES)?;
     parse_typed(&src)
 }

@@ -27,8 +27,10 @@ pub(crate) mod outcome;
 pub(crate) mod scenario;
 pub(crate) mod state;
 
-pub use inbox::{Processed, SweepReport, sweep};
-pub use init::{init, read_state};
+pub use inbox::sweep;
+pub(crate) use inbox::{Processed, SweepReport};
+pub use init::init;
+pub(crate) use init::read_state;
 pub use outcome::{Code, Folder, Outcome, Status};
-pub use scenario::{BridgeScenarioResult, run_bridge_scenario};
+pub use scenario::run_bridge_scenario;
 pub use state::State;

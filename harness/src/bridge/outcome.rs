@@ -214,7 +214,7 @@ impl<R> Outcome<R> {
     }
 
     /// True for a replayed duplicate command.
-    pub fn is_duplicate(&self) -> bool {
+    pub(crate) fn is_duplicate(&self) -> bool {
         self.duplicate_command == Some(true)
     }
 

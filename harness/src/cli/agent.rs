@@ -20,7 +20,7 @@ use super::{Global, OutputFormat};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:
   stepreplay agent --cmd \"python3 examples/reference-agent.py\" scenarios/mail-send-reminder.json")]
-pub struct Args {
+pub(crate) struct Args {
     /// The agent's command line, split at spaces (no shell quoting: wrap anything harder in a
     /// script). It runs in the current folder and speaks JSON lines (docs/agent.md).
     #[arg(long)]
@@ -49,7 +49,7 @@ pub struct Args {
     out: OutputArgs,
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let say = say(g, args.format);
     let argv: Vec<String> = args.cmd.split_whitespace().map(str::to_string).collect();
     if argv.is_empty() {

@@ -25,7 +25,7 @@ use super::Global;
   stepreplay baseline accept --force               # replace an unreadable baseline
   stepreplay baseline review                       # each change: accept, reject or skip
   stepreplay baseline review --accept mail-send --reject settings-wifi-join")]
-pub struct Args {
+pub(crate) struct Args {
     #[command(subcommand)]
     command: Sub,
 }
@@ -73,7 +73,7 @@ enum Sub {
     },
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let (report, out, allow_failing, force) = match args.command {
         Sub::Accept {
             report,

@@ -18,7 +18,7 @@ use super::OutputFormat;
   stepreplay bridge init bridge/
   stepreplay bridge run bridge/ --format json")]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(subcommand)]
     action: Option<Action>,
     /// The bridge folder whose inbox to process once (as `bridge run DIR`).
@@ -49,7 +49,7 @@ enum Action {
     },
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     match args.action {
         Some(Action::Init { dir, state }) => {
             let state = match state {

@@ -26,7 +26,7 @@ use super::select_args::SelectArgs;
   curl -s $GUIDE_URL | stepreplay check -     # a plan on standard input
   stepreplay check --format sarif plans/ > check.sarif
   stepreplay check plan.json --recording rec/ --answers values.json")]
-pub struct Args {
+pub(crate) struct Args {
     /// Plan or scenario files, folders to search for them, or `-` for standard input.
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<PathBuf>,
@@ -76,7 +76,7 @@ enum CheckFormat {
     Sarif,
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let given = match &args.scenario {
         Some(p) => Some(load_scenario(p)?),
         None => None,

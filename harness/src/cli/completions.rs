@@ -14,7 +14,7 @@ use super::Global;
 #[command(
     after_help = "Example:\n  stepreplay completions bash > ~/.local/share/bash-completion/completions/stepreplay"
 )]
-pub struct CompletionArgs {
+pub(crate) struct CompletionArgs {
     /// The shell to complete in.
     shell: clap_complete::Shell,
 }
@@ -23,20 +23,20 @@ pub struct CompletionArgs {
 #[command(
     after_help = "Example:\n  stepreplay man --out target/man && man -l target/man/stepreplay.1"
 )]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Write `stepreplay.1` and one page per subcommand (`stepreplay-run.1`, …) here instead
     /// of printing the main page.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
 }
 
-pub fn completions(args: CompletionArgs) -> Result<u8, Error> {
+pub(crate) fn completions(args: CompletionArgs) -> Result<u8, Error> {
     let mut cmd = Cli::command();
     clap_complete::generate(args.shell, &mut cmd, "stepreplay", &mut std::io::stdout());
     Ok(0)
 }
 
-pub fn man(args: ManArgs, g: &Global) -> Result<u8, Error> {
+pub(crate) fn man(args: ManArgs, g: &Global) -> Result<u8, Error> {
     let cmd = Cli::command();
     let render = |c: clap::Command| -> Result<Vec<u8>, Error> {
         let mut out = Vec::new();

@@ -21,7 +21,7 @@ use crate::diff::regions::DEFAULT_MERGE_GAP;
   stepreplay diff before.png after.png --out diff.png
   stepreplay diff before.png after.png --threshold 0.05 --format json
   stepreplay diff frame_001.ax.json frame_002.ax.json   # AX trees, by element id")]
-pub struct Args {
+pub(crate) struct Args {
     /// The expected (before) file: a PNG or an AX snapshot.
     a: PathBuf,
     /// The actual (after) file, of the same kind.
@@ -160,7 +160,7 @@ fn pixel_config(args: &Args) -> Result<PixelConfig, Error> {
     })
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let (ka, kb) = (sniff(&args.a)?, sniff(&args.b)?);
     match (ka, kb) {
         (FileKind::Png, FileKind::Png) => run_pixel(&args, g),

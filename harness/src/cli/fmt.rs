@@ -20,7 +20,7 @@ use super::Global;
   stepreplay fmt plan.json
   stepreplay fmt --check scenarios/        # every plan under it; exit 1 and a diff if any is not canonical
   stepreplay fmt - < plan.json > canonical.json")]
-pub struct Args {
+pub(crate) struct Args {
     /// Plan files or folders (every plan under them) to format in place; `-` formats standard
     /// input to standard output.
     #[arg(required = true, value_name = "PATH")]
@@ -37,7 +37,7 @@ pub struct Args {
 
 /// Formats (or checks) every file, even after one fails, so that one run names every
 /// problem; the worst outcome decides the exit code.
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let mut code = 0;
     let mut files = Vec::new();
     for path in &args.plans {

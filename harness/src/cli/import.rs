@@ -12,7 +12,7 @@ use super::Global;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:
   stepreplay import realrec/ --out recordings/textedit")]
-pub struct Args {
+pub(crate) struct Args {
     /// A `realrec` folder: `steps.json`, `frame_NNN.png` and `frame_NNN.ax.json` (the full
     /// AT-SPI tree; `frame_NNN.mac.json` is read for a frame that has none, and
     /// `frame_NNN.macapptree.json` — a macOS window's tree as macapptree dumps it, the
@@ -34,7 +34,7 @@ pub struct Args {
     allow_partial: bool,
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let name = args.name.unwrap_or_else(|| {
         args.out
             .file_name()

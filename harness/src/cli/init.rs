@@ -17,7 +17,7 @@ use super::Global;
                         --plan scenarios/mail-send-reminder/plan.json --recording mail-send-reminder\n  \
                         then: stepreplay check scenarios/mail-send-reminder-2.json; stepreplay run"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// The scenario file to write (its name, without `.json`, is the scenario's id).
     scenario: PathBuf,
     /// The plan, inside the scenario file's folder (a plan file or a skill-export folder).
@@ -28,7 +28,7 @@ pub struct Args {
     recording: String,
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let refuse = |reason, msg: String| InputError::new(&args.scenario, reason, msg);
     if args.scenario.exists() {
         return Err(refuse(Reason::InvalidArgument, "the file exists".into())

@@ -16,7 +16,7 @@ use super::output_args::OutputArgs;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:
   stepreplay merge --out reports/report.json reports/shard-*/report.json")]
-pub struct Args {
+pub(crate) struct Args {
     /// Shard reports (`report.json` of each `run --shard k/n`), every k from 1 to n.
     #[arg(required = true)]
     reports: Vec<PathBuf>,
@@ -27,7 +27,7 @@ pub struct Args {
     output: OutputArgs,
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let gate = args.output.gate()?;
     // The parts' run-wide parts first: a part of another run is refused before any entry
     // is read. Then the entries, a part at a time, into a spill: what is held is an index.

@@ -34,7 +34,7 @@ use clap::{Parser, Subcommand};
 /// Deterministic plan-replay test harness.
 #[derive(Debug, Parser)]
 #[command(name = "stepreplay", version, about, max_term_width = 100)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
     #[command(flatten)]
@@ -43,7 +43,7 @@ pub struct Cli {
 
 /// Options every command takes, before or after its name.
 #[derive(Debug, clap::Args)]
-pub struct Global {
+pub(crate) struct Global {
     /// When to colour what is printed: `auto` on a terminal unless NO_COLOR is set or TERM=dumb.
     #[arg(
         long,
@@ -68,12 +68,12 @@ enum ColorChoice {
 
 impl Global {
     /// Whether to colour standard output.
-    pub fn color(&self) -> bool {
+    pub(crate) fn color(&self) -> bool {
         self.colors(std::io::stdout().is_terminal())
     }
 
     /// Whether to colour standard error.
-    pub fn color_stderr(&self) -> bool {
+    pub(crate) fn color_stderr(&self) -> bool {
         self.colors(std::io::stderr().is_terminal())
     }
 
@@ -90,26 +90,26 @@ impl Global {
     }
 
     /// Whether `-q` was given.
-    pub fn quiet(&self) -> bool {
+    pub(crate) fn quiet(&self) -> bool {
         self.quiet
     }
 
     /// Prints a line a person reads and a script does not need ("wrote …"), unless `-q`.
-    pub fn note(&self, line: impl std::fmt::Display) {
+    pub(crate) fn note(&self, line: impl std::fmt::Display) {
         if !self.quiet {
             println!("{line}");
         }
     }
 
     /// A progress line on standard error (so standard output stays the result), unless `-q`.
-    pub fn progress(&self, line: impl std::fmt::Display) {
+    pub(crate) fn progress(&self, line: impl std::fmt::Display) {
         if !self.quiet {
             eprintln!("  {line}");
         }
     }
 
     /// The `error:` prefix, red when standard error is coloured.
-    pub fn error_prefix(&self) -> &'static str {
+    pub(crate) fn error_prefix(&self) -> &'static str {
         if self.color_stderr() {
             "\x1b[1;31merror\x1b[0m:"
         } else {
@@ -119,7 +119,7 @@ impl Global {
 }
 
 /// A flag's value that is a share, 0 to 1 (clap turns a refusal into a usage error, 64).
-pub fn unit_interval(s: &str) -> Result<f64, String> {
+pub(crate) fn unit_interval(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if (0.0..=1.0).contains(&v) {
         Ok(v)
@@ -129,7 +129,7 @@ pub fn unit_interval(s: &str) -> Result<f64, String> {
 }
 
 /// A flag's value that is a finite number ≥ 0.
-pub fn non_negative(s: &str) -> Result<f64, String> {
+pub(crate) fn non_negative(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number"))?;
     if v.is_finite() && v >= 0.0 {
         Ok(v)
@@ -140,7 +140,7 @@ pub fn non_negative(s: &str) -> Result<f64, String> {
 
 /// A command line that asks for something impossible (exit 64, as sysexits' EX_USAGE, so a
 /// script tells a mistyped command from a bad plan, which exits 2).
-pub fn usage(e: crate::InputError) -> Error {
+pub(crate) fn usage(e: crate::InputError) -> Error {
     Error::Usage(Box::new(e))
 }
 
@@ -251,7 +251,7 @@ fn run(cli: Cli) -> Result<u8, Error> {
 
 /// How to print: for people or for scripts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// Text for a person (coloured on a terminal).
     Human,
     /// One JSON object.

@@ -15,7 +15,7 @@ use super::select_args::{SelectArgs, none_match};
   stepreplay mutate scenarios/mail-send-reminder.json --format json
   stepreplay mutate --every-site                # every site, not three per class
   stepreplay mutate --filter tag:gtk3           # the scenarios tagged gtk3")]
-pub struct Args {
+pub(crate) struct Args {
     /// Scenario files or folders (default: `scenarios`).
     paths: Vec<PathBuf>,
     /// What to print: the per-class table and the survivors, or the whole run as JSON.
@@ -42,7 +42,7 @@ enum MutateFormat {
 
 /// Exit 0 when the gate caught every mutant that changes what its plan does, 1 when one
 /// survived.
-pub fn run(args: Args, _g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, _g: &Global) -> Result<u8, Error> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("scenarios")]
     } else {

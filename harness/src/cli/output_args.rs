@@ -9,7 +9,7 @@ use crate::report::{Gate, Outputs, Say};
 use super::{Global, OutputFormat};
 
 #[derive(Debug, clap::Args)]
-pub struct OutputArgs {
+pub(crate) struct OutputArgs {
     /// Report files to write into the report folder (comma-separated).
     #[arg(
         long = "reports",
@@ -44,7 +44,7 @@ enum Format {
 
 impl OutputArgs {
     /// The files to write; `json` names `report.json` when JSON is chosen.
-    pub fn outputs(&self, json: &str) -> Outputs {
+    pub(crate) fn outputs(&self, json: &str) -> Outputs {
         let has = |f: Format| self.report_files.contains(&f);
         Outputs {
             json: has(Format::Json).then(|| json.to_string()),
@@ -58,17 +58,17 @@ impl OutputArgs {
     }
 
     /// Whether a baseline is given.
-    pub fn gated(&self) -> bool {
+    pub(crate) fn gated(&self) -> bool {
         self.baseline.is_some()
     }
 
     /// The baseline to gate on, loaded before anything runs.
-    pub fn gate(&self) -> Result<Option<Gate>, Error> {
+    pub(crate) fn gate(&self) -> Result<Option<Gate>, Error> {
         self.baseline.as_deref().map(Gate::load).transpose()
     }
 }
 
 /// Where the console's lines go, from the global flags and `--format`.
-pub fn say(g: &Global, format: OutputFormat) -> Say {
+pub(crate) fn say(g: &Global, format: OutputFormat) -> Say {
     Say::new(format == OutputFormat::Human, g.quiet(), g.color())
 }

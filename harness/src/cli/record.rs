@@ -19,7 +19,7 @@ use super::stop::{STOP, install_stop_handler};
 #[command(after_help = "Examples:
   stepreplay record --xvfb --script recordings/scripts/record/gtk3-zenity-contact.json --out /tmp/s/recordings/zenity
   stepreplay record --xvfb --scenario scenarios/gtk3-zenity-contact.json --out /tmp/s/recordings/zenity-now -- zenity --forms …")]
-pub struct Args {
+pub(crate) struct Args {
     /// The action script (`stepreplay-record-script/1`: the app, inputs, steps).
     #[arg(long, required_unless_present_any = ["plan", "scenario"], conflicts_with_all = ["plan", "scenario"])]
     script: Option<PathBuf>,
@@ -61,7 +61,7 @@ pub struct Args {
     app: Vec<String>,
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     install_stop_handler();
     let Some(script_path) = args.script.clone() else {
         return follow_live(args, g);

@@ -12,7 +12,7 @@ use super::Global;
 #[command(after_help = "Example:
   stepreplay record-browser --plan recordings/scripts/browser/login.json \\
       --pages recordings/scripts/browser/pages --out recordings/devthink-login")]
-pub struct Args {
+pub(crate) struct Args {
     /// The devthink protocolv2 plan to follow (every target must match one element).
     #[arg(long)]
     plan: PathBuf,
@@ -46,7 +46,7 @@ fn viewport(s: &str) -> Result<(u32, u32), String> {
     Ok((n(w)?, n(h)?))
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let o = record_browser(&BrowserOptions {
         plan: args.plan,
         pages: args.pages,

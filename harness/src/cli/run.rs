@@ -31,7 +31,7 @@ const SLOW_ENV: &str = "STEPREPLAY_TEST_SCENARIO_MS";
   stepreplay run --shard 1/4 --reports json --report-dir reports/shard-1
   stepreplay run --shard 1/4 --durations last/junit.xml --report-dir reports/shard-1
   stepreplay run --baseline reports/baseline.json --summary \"$GITHUB_STEP_SUMMARY\"")]
-pub struct Args {
+pub(crate) struct Args {
     /// Scenario files or folders (default: `scenarios`); with `--recording`, one plan file
     /// (or skill-export folder).
     paths: Vec<PathBuf>,
@@ -112,7 +112,7 @@ enum ModeArg {
     Both,
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let say = super::output_args::say(g, args.format);
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("scenarios")]

@@ -5,7 +5,7 @@ use crate::errors::{Error, InputError, Reason};
 use crate::select::Select;
 
 #[derive(Debug, clap::Args)]
-pub struct SelectArgs {
+pub(crate) struct SelectArgs {
     /// Only scenarios whose id holds one of these words (case-insensitive; repeatable).
     #[arg(long, value_name = "WORD")]
     grep: Vec<String>,
@@ -19,7 +19,7 @@ pub struct SelectArgs {
 impl SelectArgs {
     /// The filter; refused with a baseline (`gated`), since the scenarios left out would
     /// read as missing.
-    pub fn select(&self, gated: bool) -> Result<Select, Error> {
+    pub(crate) fn select(&self, gated: bool) -> Result<Select, Error> {
         let select = Select::parse(&self.grep, &self.filter).map_err(super::usage)?;
         if gated && !select.is_all() {
             return Err(super::usage(
@@ -38,7 +38,7 @@ impl SelectArgs {
 }
 
 /// No scenario is left once `select` narrowed the suite; the message names its flags.
-pub fn none_match(select: &Select) -> Error {
+pub(crate) fn none_match(select: &Select) -> Error {
     let flags = select.flags();
     super::usage(
         InputError::new(&flags, Reason::NoScenarios, format!("no scenario matches {flags}"))

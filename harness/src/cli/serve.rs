@@ -19,7 +19,7 @@ const CRASH_ENV: &str = "STEPREPLAY_SERVE_CRASH_AFTER";
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:
   stepreplay serve --inbox jobs/     # then drop job files into jobs/inbox/")]
-pub struct Args {
+pub(crate) struct Args {
     /// The jobs folder: job files go in DIR/inbox/, outcomes come back in DIR/processed/
     /// and DIR/failed/ (created if missing).
     #[arg(long, value_name = "DIR")]
@@ -35,7 +35,7 @@ pub struct Args {
     poll_ms: u64,
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     install_stop_handler();
     let mut opts = ServeOptions::new(args.base);
     opts.once = args.once;

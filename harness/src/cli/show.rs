@@ -12,7 +12,7 @@ use super::Global;
 #[command(after_help = "Examples:
   stepreplay show recordings/mail-send-reminder
   stepreplay show recordings/mail-send-reminder --frame 001")]
-pub struct Args {
+pub(crate) struct Args {
     /// The recording folder.
     recording: PathBuf,
     /// Print only this frame's AX tree.
@@ -20,7 +20,7 @@ pub struct Args {
     frame: Option<String>,
 }
 
-pub fn run(args: Args, _: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, _: &Global) -> Result<u8, Error> {
     let rec = load_recording(&args.recording)?;
     print!("{}", render(&rec, args.frame.as_deref())?);
     Ok(0)

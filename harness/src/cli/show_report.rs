@@ -11,7 +11,7 @@ use super::Global;
 #[command(after_help = "Examples:
   stepreplay show-report                  # the page of reports/
   stepreplay show-report reports/shard-1 --open")]
-pub struct Args {
+pub(crate) struct Args {
     /// The report folder (`run --report-dir`), or the HTML page itself.
     #[arg(default_value = "reports")]
     dir: PathBuf,
@@ -20,7 +20,7 @@ pub struct Args {
     open: bool,
 }
 
-pub fn run(args: Args, _g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, _g: &Global) -> Result<u8, Error> {
     let page = if args.dir.is_dir() {
         args.dir.join("index.html")
     } else {

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 /// Set when the user asked to stop.
-pub static STOP: AtomicBool = AtomicBool::new(false);
+pub(crate) static STOP: AtomicBool = AtomicBool::new(false);
 
 /// The signal that asked (0 when none did).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
@@ -22,7 +22,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 
 /// Routes SIGINT and SIGTERM to [`STOP`].
 #[cfg(unix)]
-pub fn install_stop_handler() {
+pub(crate) fn install_stop_handler() {
     let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
     // SAFETY: the handler only stores to an atomic and calls `signal`, both
     // async-signal-safe.
@@ -34,13 +34,13 @@ pub fn install_stop_handler() {
 
 /// Without a handler Ctrl-C ends the process at once.
 #[cfg(not(unix))]
-pub fn install_stop_handler() {
+pub(crate) fn install_stop_handler() {
     let _ = Ordering::SeqCst;
 }
 
 /// The signal that asked to stop, by name and with its exit code (128 + its number, as a
 /// shell reports a process it ended: 130 for SIGINT, 143 for SIGTERM); `None` when none did.
-pub fn stopped_by() -> Option<(&'static str, u8)> {
+pub(crate) fn stopped_by() -> Option<(&'static str, u8)> {
     if !STOP.load(Ordering::SeqCst) {
         return None;
     }

@@ -14,7 +14,7 @@ use super::Global;
                         --out recordings/mail-send-reminder\n  (writes the recording, then \
                         scenarios/mail-send-reminder/plan.json, its crops and the scenario files)"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// The desktop script (`stepreplay-synth/1` JSON).
     script: PathBuf,
     /// The recording folder to write.
@@ -29,7 +29,7 @@ pub struct Args {
     no_plan: bool,
 }
 
-pub fn run(args: Args, g: &Global) -> Result<u8, Error> {
+pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let plan_out = match (&args.plan_out, args.no_plan) {
         (_, true) => None,
         (Some(p), false) => Some(p.clone()),

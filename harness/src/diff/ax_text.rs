@@ -96,7 +96,7 @@ fn render_element(out: &mut String, wp: &str, e: &Element, depth: usize) {
 
 /// The unified diff (`---`/`+++` headers named `before` and `after`) of the renderings of two
 /// snapshots; empty when they render the same.
-pub fn unified(before: &AxSnapshot, after: &AxSnapshot, names: (&str, &str)) -> String {
+pub(crate) fn unified(before: &AxSnapshot, after: &AxSnapshot, names: (&str, &str)) -> String {
     let (b, a) = (render(before), render(after));
     if a == b {
         return String::new();

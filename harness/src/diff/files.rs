@@ -14,7 +14,7 @@ use crate::png::{PngSource, decode_general, parse_png, png_signature, read_png_b
 
 /// What a file to diff holds, judged by its first bytes (not its name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileKind {
+pub(crate) enum FileKind {
     /// A PNG image.
     Png,
     /// A JSON document (an AX snapshot, once parsed).
@@ -22,7 +22,7 @@ pub enum FileKind {
 }
 
 /// Looks at the first bytes of `path` to tell a PNG from a JSON file.
-pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
+pub(crate) fn sniff(path: &Path) -> Result<FileKind, InputError> {
     let mut head = [0u8; 8];
     let (mut f, _) = crate::json::open_regular(path)?;
     let mut n = 0;
@@ -286,7 +286,7 @@ fn same_size(a: (&Path, (u32, u32)), b: (&Path, (u32, u32))) -> Result<(), Input
 /// the bench desktops, see `benches/README.md`). The encoder is [`PngBands`], so a report's
 /// diff image and `stepreplay diff --out`'s are the same file, except where the whole image
 /// fits a smaller layout than bands can know of ahead (two files with the same pixels).
-pub fn encode_png(img: &RgbaImage) -> Result<Vec<u8>, image::ImageError> {
+pub(crate) fn encode_png(img: &RgbaImage) -> Result<Vec<u8>, image::ImageError> {
     encode_rgba(img).map_err(|e| image::ImageError::IoError(std::io::Error::other(e.to_string())))
 }
 

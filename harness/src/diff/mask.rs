@@ -41,7 +41,7 @@ pub struct MaskStats {
 
 /// An AX element named as a mask is not in the snapshot.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownElement(pub String);
+pub(crate) struct UnknownElement(pub String);
 
 impl Masks {
     /// No masks.
@@ -55,7 +55,7 @@ impl Masks {
     }
 
     /// Adds the frame of each named element of `ax`.
-    pub fn push_elements<'a>(
+    pub(crate) fn push_elements<'a>(
         &mut self,
         ax: &AxSnapshot,
         ids: impl IntoIterator<Item = &'a str>,

@@ -3,7 +3,7 @@
 //! diff with its text rendering.
 
 pub mod ax;
-pub mod ax_text;
+pub(crate) mod ax_text;
 mod bands;
 pub mod files;
 pub mod mask;
@@ -16,8 +16,9 @@ pub mod summary;
 pub mod verdict;
 
 pub(crate) use ax::AxSummary;
-pub use mask::{MaskStats, Masks};
-pub use pixel::{Options, PixelDiff};
+pub use mask::Masks;
+pub use pixel::Options;
 pub(crate) use step::StepDiff;
-pub use summary::PixelSummary;
-pub use verdict::{Tolerance, Verdict, verdict};
+pub(crate) use summary::PixelSummary;
+pub(crate) use verdict::Tolerance;
+pub use verdict::{Verdict, verdict};

@@ -367,7 +367,7 @@ impl Rows<'_> {
 }
 
 /// [`diff`] on decoded images; differing dimensions are a [`SizeError::Dimensions`].
-pub fn diff_images(
+pub(crate) fn diff_images(
     a: &image::RgbaImage,
     b: &image::RgbaImage,
     opts: &Options,

@@ -12,14 +12,14 @@ use crate::json::round;
 
 /// Default side of the density window, in pixels: about a control's height at 2x, so a broken
 /// button is dense while the same count of scattered anti-aliasing noise is not.
-pub const DEFAULT_DENSITY_WINDOW: u32 = 32;
+pub(crate) const DEFAULT_DENSITY_WINDOW: u32 = 32;
 
 /// Most regions listed in a summary; `regions_total` still counts them all.
 pub(crate) const MAX_LISTED_REGIONS: usize = 100;
 
 /// What a pixel comparison found, ready to serialize.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PixelSummary {
+pub(crate) struct PixelSummary {
     /// Image width.
     pub width: u32,
     /// Image height.
@@ -45,7 +45,7 @@ pub struct PixelSummary {
 
 /// `Density` with its fraction, for reports.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DensitySummary {
+pub(crate) struct DensitySummary {
     /// Window side.
     pub n: u32,
     /// Changed pixels in the densest window.

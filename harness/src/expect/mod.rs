@@ -18,6 +18,8 @@ mod visible;
 pub(crate) use check::{Check, ExpectCtx, check_expect, check_next_control};
 pub(crate) use diffshot::check as check_diffshot;
 pub(crate) use done::check_done;
-pub(crate) use operation::{OpCheck, Shown, check_operation, check_unknown_role, unbound};
+pub(crate) use operation::{
+    OpCheck, Shown, check_operation, check_unknown_role, same_keys, unbound,
+};
 pub(crate) use reads_text::check as check_reads_text;
 pub(crate) use simulated::check as check_simulated;

@@ -87,7 +87,7 @@ fn same_address(to: &str, shown: &str) -> bool {
 }
 
 /// Whether two chords are one, however spelled (`cmd+s`, `⌘S`).
-fn same_keys(a: &str, b: &str) -> bool {
+pub(crate) fn same_keys(a: &str, b: &str) -> bool {
     match (parse_chord(a), parse_chord(b)) {
         (Some(a), Some(b)) => a == b,
         _ => a.to_lowercase() == b.to_lowercase(),

@@ -274,7 +274,7 @@ impl Dropped {
     }
 
     /// The counts in words, the non-zero ones only: `2 nodes re-addressed (…), 1 link dropped`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let plural =
             |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let mut parts = Vec::new();

@@ -8,6 +8,5 @@ mod atspi_quirks;
 pub(crate) mod macapptree;
 mod realrec;
 
-pub use atspi::Dropped;
-pub use realrec::{ImportOutput, import_realrec};
+pub use realrec::import_realrec;
 pub(crate) use realrec::{import_followed, window_kind};

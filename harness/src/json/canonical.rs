@@ -21,7 +21,7 @@ pub fn to_canonical(v: &Value) -> String {
 }
 
 /// Serializes any value and renders it in canonical form.
-pub fn to_canonical_value<T: Serialize>(v: &T) -> String {
+pub(crate) fn to_canonical_value<T: Serialize>(v: &T) -> String {
     // Serializing plain data into a `Value` only fails for maps with non-string keys,
     // which none of our types have.
     let value = serde_json::to_value(v).unwrap_or(Value::Null);
@@ -30,7 +30,7 @@ pub fn to_canonical_value<T: Serialize>(v: &T) -> String {
 
 /// Takes the items [`write_canonical_spliced`] writes, one at a time: each with its name when
 /// the spliced member is an object, without when it is an array.
-pub type Visit<'a, E> = dyn FnMut(Option<&str>, Value) -> Result<(), E> + 'a;
+pub(crate) type Visit<'a, E> = dyn FnMut(Option<&str>, Value) -> Result<(), E> + 'a;
 
 /// Writes `head` in canonical form to `out`, its member `key` (an array or an object, empty
 /// in `head`) filled with the `count` items `each` hands over, in order (an object's by
@@ -38,7 +38,7 @@ pub type Visit<'a, E> = dyn FnMut(Option<&str>, Value) -> Result<(), E> + 'a;
 /// whole, but only one item is ever held as a `Value`. A report of a thousand scenarios is a
 /// few hundred MB of JSON and several times that as one `Value` tree; written this way its
 /// size costs nothing.
-pub fn write_canonical_spliced<T: Serialize, E>(
+pub(crate) fn write_canonical_spliced<T: Serialize, E>(
     head: &T,
     key: &str,
     count: usize,

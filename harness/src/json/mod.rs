@@ -8,14 +8,13 @@ mod locate;
 mod read;
 mod stream;
 
-pub use canonical::{Visit, round, to_canonical, to_canonical_value, write_canonical_spliced};
+pub(crate) use canonical::{Visit, to_canonical_value, write_canonical_spliced};
+pub use canonical::{round, to_canonical};
 pub(crate) use collect::{expected, type_errors};
 pub(crate) use locate::{locate, locate_all};
-pub use read::{
-    STDIN, Source, expect_schema, json_files_under, parse_typed, parse_value, read_text,
-    refuse_duplicate_keys,
-};
+pub(crate) use read::{STDIN, expect_schema, json_files_under, parse_value, refuse_duplicate_keys};
+pub use read::{Source, parse_typed, read_text};
 pub(crate) use read::{open_regular, read_bounded};
-pub use stream::{
+pub(crate) use stream::{
     read_array_of, read_members_of, read_object_hashed, read_object_without, typed_from_value,
 };

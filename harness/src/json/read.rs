@@ -37,7 +37,7 @@ impl Source {
     }
 
     /// The same text allowed to nest `depth` levels (capped at the parser's real limit).
-    pub fn with_depth(mut self, depth: usize) -> Self {
+    pub(crate) fn with_depth(mut self, depth: usize) -> Self {
         self.depth = depth.min(crate::limits::JSON_DEPTH_MAX);
         self
     }
@@ -71,7 +71,7 @@ impl Source {
 }
 
 /// The path that names standard input, as other Unix tools take it.
-pub const STDIN: &str = "-";
+pub(crate) const STDIN: &str = "-";
 
 /// How standard input is named in messages.
 const STDIN_NAME: &str = "<stdin>";
@@ -200,7 +200,7 @@ fn read_limited(
 
 /// Every `.json` file under `dir`, searched recursively and sorted; links are not followed,
 /// so a walk never leaves the folder it was given.
-pub fn json_files_under(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn json_files_under(dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(rd) = std::fs::read_dir(dir) else {
             return;
@@ -224,7 +224,7 @@ pub fn json_files_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Parses any JSON document, mapping syntax errors to `invalid-json` at their line and column.
-pub fn parse_value(src: &Source) -> Result<Value, InputError> {
+pub(crate) fn parse_value(src: &Source) -> Result<Value, InputError> {
     match serde_json::from_str(&src.text) {
         Err(e) if allowed_deeper(src, &e) => deep(src, || {
             let mut de = serde_json::Deserializer::from_str(&src.text);
@@ -341,7 +341,7 @@ fn syntax_error(src: &Source, e: &serde_json::Error) -> InputError {
 
 /// Refuses a document whose `schema` is not `want` (`unsupported-schema`); `what` names the
 /// kind of file for the hint ("AX snapshots").
-pub fn expect_schema(
+pub(crate) fn expect_schema(
     src: &Source,
     value: &Value,
     want: &str,
@@ -361,7 +361,7 @@ pub fn expect_schema(
 
 /// Refuses a document that repeats a key in any object (`invalid-field` at the repeat).
 /// Typed parsing refuses repeats in typed objects; this covers free-form ones too.
-pub fn refuse_duplicate_keys(src: &Source) -> Result<(), InputError> {
+pub(crate) fn refuse_duplicate_keys(src: &Source) -> Result<(), InputError> {
     let Some((path, position)) = find_duplicate_key(&src.text) else {
         return Ok(());
     };

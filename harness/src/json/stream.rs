@@ -66,7 +66,7 @@ impl<R: Read> Read for Capped<R> {
 
 /// Reads everything in the object at `path` but its `key` array (skipped, not kept), each
 /// top-level value at most `cap` bytes. A key given twice is refused.
-pub fn read_object_without(
+pub(crate) fn read_object_without(
     path: &Path,
     key: &str,
     cap: u64,
@@ -75,7 +75,7 @@ pub fn read_object_without(
 }
 
 /// [`read_object_without`] and the FNV-1a hash of the bytes read (the whole file).
-pub fn read_object_hashed(
+pub(crate) fn read_object_hashed(
     path: &Path,
     key: &str,
     cap: u64,
@@ -88,7 +88,7 @@ pub fn read_object_hashed(
 
 /// Hands each element of the `key` array of the object at `path` to `f`, in file order, as
 /// a `T`; each at most `cap` bytes. `f`'s own error stops the read and is returned as it is.
-pub fn read_array_of<T: DeserializeOwned, E: From<InputError>>(
+pub(crate) fn read_array_of<T: DeserializeOwned, E: From<InputError>>(
     path: &Path,
     key: &str,
     cap: u64,
@@ -100,7 +100,7 @@ pub fn read_array_of<T: DeserializeOwned, E: From<InputError>>(
 /// Hands each member of the `key` object of the object at `path` to `f` (its name and its
 /// value as a `T`), in file order, each value at most `cap` bytes; returns the FNV-1a hash
 /// of the bytes read (the whole file). A name given twice is `f`'s to refuse.
-pub fn read_members_of<T: DeserializeOwned, E: From<InputError>>(
+pub(crate) fn read_members_of<T: DeserializeOwned, E: From<InputError>>(
     path: &Path,
     key: &str,
     cap: u64,
@@ -343,7 +343,10 @@ impl<'de, T: DeserializeOwned> DeserializeSeed<'de> for Tracked<'_, T> {
 }
 
 /// `value` as a `T`; a type error names the field (no position: the value is not text).
-pub fn typed_from_value<T: DeserializeOwned>(path: &Path, value: Value) -> Result<T, InputError> {
+pub(crate) fn typed_from_value<T: DeserializeOwned>(
+    path: &Path,
+    value: Value,
+) -> Result<T, InputError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         InputError::new(path, Reason::InvalidField, serde_message(e.inner()))
             .at(FieldPath::parse(&e.path().to_string()))

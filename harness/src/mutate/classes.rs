@@ -55,7 +55,7 @@ pub enum Class {
 
 impl Class {
     /// Every class, in report order.
-    pub const ALL: [Class; 18] = [
+    pub(crate) const ALL: [Class; 18] = [
         Class::LabelLetter,
         Class::LabelSwapped,
         Class::AxRole,
@@ -103,14 +103,14 @@ pub struct Mutant {
 
 impl Mutant {
     /// The class, the step and the change in one line: `` `typed-text` step 2: … ``.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let step = self.step.map_or(String::new(), |n| format!(" step {n}:"));
         format!("`{}`{step} {}", self.class.name(), self.change)
     }
 }
 
 /// At most this many mutants of one class (sub-kind) per plan, at steps picked by the seed.
-pub const PER_CLASS: usize = 3;
+pub(crate) const PER_CLASS: usize = 3;
 
 /// The mutants of `plan` (its JSON as the file holds it, its pictures under `base`), against
 /// `rec`, picked by `seed`.

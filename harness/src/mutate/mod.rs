@@ -6,8 +6,7 @@ mod classes;
 mod render;
 mod run;
 
-pub use classes::{Class, Mutant, PER_CLASS};
+pub use classes::Class;
+pub(crate) use classes::PER_CLASS;
 pub use render::{to_json, to_markdown};
-pub use run::{
-    MUTATE_SCHEMA, MutationReport, ScenarioMutants, Tally, Tried, Verdict, mutate, mutate_sites,
-};
+pub use run::{Verdict, mutate, mutate_sites};

@@ -18,7 +18,7 @@ use crate::select::Select;
 use crate::suite::{discover_schemas, judge_plan_text, select_files};
 
 /// The schema string of `mutate`'s JSON.
-pub const MUTATE_SCHEMA: &str = "stepreplay-mutate/1";
+pub(crate) const MUTATE_SCHEMA: &str = "stepreplay-mutate/1";
 
 /// What the gate made of one mutant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -38,7 +38,7 @@ pub enum Perturbation {
 }
 
 /// The standard set `--perturb default` applies.
-pub const STANDARD: &[&str] = &[
+pub(crate) const STANDARD: &[&str] = &[
     "move-window",
     "scale",
     "recase-label",
@@ -124,7 +124,11 @@ pub(crate) struct Ctx<'a> {
 /// Applies a perturbation to every frame of a recording, deterministically for a seed.
 /// The result lives in memory (pixels decoded); element ids are kept, so the recorded
 /// transitions still name the right controls.
-pub fn perturb(rec: &Recording, p: &Perturbation, seed: u64) -> Result<Recording, InputError> {
+pub(crate) fn perturb(
+    rec: &Recording,
+    p: &Perturbation,
+    seed: u64,
+) -> Result<Recording, InputError> {
     let targets: BTreeSet<String> = rec
         .file
         .transitions

@@ -18,4 +18,5 @@ mod scale;
 #[cfg(test)]
 mod tests;
 
-pub use apply::{Perturbation, STANDARD, perturb};
+pub(crate) use apply::perturb;
+pub(crate) use apply::{Perturbation, STANDARD};

@@ -41,7 +41,7 @@ pub fn canonical_plan_text(v: &serde_json::Value) -> String {
 /// A whole plan.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct FoxPlan {
+pub(crate) struct FoxPlan {
     pub(crate) schema: String,
     pub(crate) guide: Guide,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

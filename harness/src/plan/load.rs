@@ -12,7 +12,7 @@ use crate::json::{Source, parse_typed, parse_value, read_text, refuse_duplicate_
 use crate::limits;
 
 /// A skill export's plan file, beside its `SKILL.md`.
-pub const SKILL_PLAN: &str = "plan.json";
+pub(crate) const SKILL_PLAN: &str = "plan.json";
 
 /// Reads a plan file's text within the size limit. A folder is a skill export: its plan is
 /// the `plan.json` in it, and the pictures it names are beside it.
@@ -21,7 +21,7 @@ pub fn read_plan_source(path: &Path) -> Result<Source, InputError> {
 }
 
 /// [`read_plan_source`] with a size cap of the user's (`check --max-plan-bytes`).
-pub fn read_plan_source_capped(path: &Path, max_bytes: u64) -> Result<Source, InputError> {
+pub(crate) fn read_plan_source_capped(path: &Path, max_bytes: u64) -> Result<Source, InputError> {
     if path.is_dir() {
         let file = path.join(SKILL_PLAN);
         if !file.is_file() {
@@ -39,7 +39,7 @@ pub fn read_plan_source_capped(path: &Path, max_bytes: u64) -> Result<Source, In
 
 /// A plan as it was handed over: a plan file, or the `plan` of an MCP `get_guide` response.
 #[derive(Debug)]
-pub struct Handed {
+pub(crate) struct Handed {
     /// The plan.
     pub plan: FoxPlan,
     /// Where it sits in the file: the root, or `plan` in a `get_guide` response. Findings
@@ -58,7 +58,7 @@ struct GetGuide {
 /// Whether a parsed file is a plan any dialect reads: a Foxstep plan (or a file naming
 /// another Foxstep schema version), a `get_guide` response, or a protocolv2 plan. A folder
 /// walk checks these and passes over other JSON (recordings, bridge commands).
-pub fn is_plan(value: &Value) -> bool {
+pub(crate) fn is_plan(value: &Value) -> bool {
     let foxstep = value
         .get("schema")
         .and_then(Value::as_str)
@@ -69,7 +69,10 @@ pub fn is_plan(value: &Value) -> bool {
 /// The files under `dir` that `check` and `fmt` take up when given a folder, sorted: those
 /// `keep` accepts, and every `.json` that does not parse (a broken plan is still a plan to
 /// report). Other JSON is passed over.
-pub fn plan_files_under(dir: &Path, keep: impl Fn(&Value) -> bool) -> Vec<std::path::PathBuf> {
+pub(crate) fn plan_files_under(
+    dir: &Path,
+    keep: impl Fn(&Value) -> bool,
+) -> Vec<std::path::PathBuf> {
     crate::json::json_files_under(dir)
         .into_iter()
         .filter(|f| {
@@ -81,12 +84,12 @@ pub fn plan_files_under(dir: &Path, keep: impl Fn(&Value) -> bool) -> Vec<std::p
 
 /// Whether a parsed file is a plan file as saved (a Foxstep or protocolv2 plan): what `fmt`
 /// lays out. A `get_guide` response is transport, not a saved plan.
-pub fn is_plan_file(value: &Value) -> bool {
+pub(crate) fn is_plan_file(value: &Value) -> bool {
     is_plan(value) && !is_get_guide(value)
 }
 
 /// The error for a folder holding nothing `check` or `fmt` would take up.
-pub fn no_plans_under(dir: &Path, what: &str) -> InputError {
+pub(crate) fn no_plans_under(dir: &Path, what: &str) -> InputError {
     InputError::new(dir, Reason::NoPlans, format!("no {what} under this folder")).hint(
         "plans are JSON files with \"schema\": \"foxstep-step-plan/1\" (or a devthink plan); name the files or another folder",
     )
@@ -100,7 +103,7 @@ fn is_get_guide(value: &Value) -> bool {
 /// Parses a plan file or a `get_guide` response. A response whose `plan_status` is
 /// `needs_review` (a guide approved before plans existed) is refused with `plan-needs-review`:
 /// its plan has not been through the privacy review, so nothing may follow it.
-pub fn parse_handed(src: &Source) -> Result<Handed, InputError> {
+pub(crate) fn parse_handed(src: &Source) -> Result<Handed, InputError> {
     let value = parse_value(src)?;
     if super::devthink::is_protocolv2(&value) {
         return Err(src
@@ -165,7 +168,7 @@ pub fn parse_handed(src: &Source) -> Result<Handed, InputError> {
 
 /// Parses a Foxstep plan strictly: `invalid-json`, then `unsupported-schema`, then
 /// `invalid-field` at the exact field path.
-pub fn parse_foxstep(src: &Source) -> Result<FoxPlan, InputError> {
+pub(crate) fn parse_foxstep(src: &Source) -> Result<FoxPlan, InputError> {
     let value = parse_value(src)?;
     check_schema(src, &value, foxstep::SCHEMA)?;
     let plan = parse_typed(src).map_err(explain)?;

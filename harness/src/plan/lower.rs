@@ -15,7 +15,7 @@ use super::model::*;
 use crate::errors::{FieldPath, InputError, Reason};
 
 /// Lowers a strictly parsed Foxstep plan; `base_dir` is the plan file's folder.
-pub fn lower_foxstep(fox: &FoxPlan, base_dir: &Path) -> Result<Plan, Vec<Finding>> {
+pub(crate) fn lower_foxstep(fox: &FoxPlan, base_dir: &Path) -> Result<Plan, Vec<Finding>> {
     let mut problems = Vec::new();
     let inputs = fox
         .inputs

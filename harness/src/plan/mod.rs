@@ -12,11 +12,12 @@ mod model;
 mod redact;
 
 pub(crate) use fill::{fill_known, selected_all_before};
-pub use load::{Handed, SKILL_PLAN, parse_foxstep, parse_handed};
-pub use load::{
-    is_plan, is_plan_file, load_plan, no_plans_under, plan_files_under, plan_from_source,
-    read_plan_source, read_plan_source_capped,
+pub(crate) use load::{SKILL_PLAN, parse_handed};
+pub(crate) use load::{
+    is_plan, is_plan_file, no_plans_under, plan_files_under, read_plan_source_capped,
 };
-pub use lower::lower_foxstep;
+pub use load::{load_plan, plan_from_source, read_plan_source};
 pub use model::*;
-pub use redact::sensitive_values;
+pub(crate) use redact::sensitive_values;
+#[cfg(test)]
+pub(crate) use {load::parse_foxstep, lower::lower_foxstep};

@@ -13,7 +13,7 @@ use crate::errors::FieldPath;
 /// Which dialect a plan was written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Dialect {
+pub(crate) enum Dialect {
     /// `foxstep-step-plan/1`, desktop guides.
     Foxstep,
     /// devthink protocolv2, browser plans.
@@ -24,7 +24,7 @@ pub enum Dialect {
 #[derive(Clone, Debug, Serialize)]
 pub struct Plan {
     /// The dialect it was written in.
-    pub dialect: Dialect,
+    pub(crate) dialect: Dialect,
     /// The guide's (or plan's) id.
     pub(crate) id: String,
     /// Its title or objective.

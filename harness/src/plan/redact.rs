@@ -4,7 +4,7 @@
 use super::foxstep::FoxPlan;
 
 /// The values a plan must never show: the examples of its sensitive inputs.
-pub fn sensitive_values(fox: &FoxPlan) -> Vec<&str> {
+pub(crate) fn sensitive_values(fox: &FoxPlan) -> Vec<&str> {
     fox.inputs
         .iter()
         .filter(|i| i.sensitive)

@@ -6,7 +6,7 @@ use image::{ImageEncoder, RgbImage};
 use crate::errors::Error;
 
 /// Encodes an RGB image as PNG with fixed settings, so the bytes never vary.
-pub fn encode_rgb(img: &RgbImage) -> Result<Vec<u8>, Error> {
+pub(crate) fn encode_rgb(img: &RgbImage) -> Result<Vec<u8>, Error> {
     let mut out = Vec::new();
     PngEncoder::new_with_quality(&mut out, CompressionType::Best, FilterType::Adaptive)
         .write_image(

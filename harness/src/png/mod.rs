@@ -8,7 +8,7 @@ mod read;
 pub(crate) mod rows;
 mod unfilter;
 
-pub use encode::encode_rgb;
+pub(crate) use encode::encode_rgb;
 pub(crate) use read::{
     PngSource, decode_general, decode_png, parse_png, png_signature, read_png_bytes,
 };

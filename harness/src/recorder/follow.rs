@@ -42,7 +42,7 @@ use crate::resolve::nearest_names;
 
 /// What to follow, on what, and where the recording goes.
 #[derive(Clone, Debug)]
-pub struct FollowOptions {
+pub(crate) struct FollowOptions {
     /// The Foxstep plan.
     pub plan: PathBuf,
     /// A scenario file whose inputs and answers the person gives.
@@ -65,7 +65,7 @@ pub struct FollowOptions {
 
 /// A step that asks first, put to the person.
 #[derive(Clone, Debug)]
-pub struct Confirm<'a> {
+pub(crate) struct Confirm<'a> {
     /// The step's number, from 1.
     pub number: u32,
     /// The guide's words for the step.
@@ -76,7 +76,7 @@ pub struct Confirm<'a> {
 
 /// What following the plan live did.
 #[derive(Debug)]
-pub struct FollowOutput {
+pub(crate) struct FollowOutput {
     /// Frames kept.
     pub frames: usize,
     /// Plan steps acted on the live app.
@@ -94,7 +94,7 @@ pub struct FollowOutput {
 
 /// Follows the plan at `opts.plan` live. `confirm` is asked for each step that asks first and
 /// that the given answers do not decide; it says whether the person approves.
-pub fn follow(
+pub(crate) fn follow(
     opts: &FollowOptions,
     confirm: &mut dyn FnMut(&Confirm<'_>) -> bool,
     stop: &AtomicBool,

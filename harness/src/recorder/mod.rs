@@ -14,16 +14,18 @@
 //! With a guide instead of a script it [`follow`]s the guide live: each step found by the
 //! replay's resolver on the live screen, acted, and kept, for a verdict per step.
 
-pub mod browser;
+pub(crate) mod browser;
 pub(crate) mod find;
 mod follow;
 pub(crate) mod place;
 pub(crate) mod plan;
 mod record;
-pub mod script;
+pub(crate) mod script;
 pub(crate) mod session;
 pub(crate) mod tree;
 pub(crate) mod x11;
 
-pub use follow::{Confirm, FollowOptions, FollowOutput, follow};
-pub use record::{RecordOptions, RecordOutput, record};
+pub(crate) use follow::follow;
+pub(crate) use follow::{Confirm, FollowOptions};
+pub(crate) use record::RecordOptions;
+pub(crate) use record::record;

@@ -31,7 +31,7 @@ use super::x11::X11;
 
 /// What to record and where.
 #[derive(Clone, Debug)]
-pub struct RecordOptions {
+pub(crate) struct RecordOptions {
     /// The script, as read.
     pub script: Script,
     /// Where the script came from (for errors).
@@ -50,7 +50,7 @@ pub struct RecordOptions {
 
 /// What [`record`] wrote.
 #[derive(Debug)]
-pub struct RecordOutput {
+pub(crate) struct RecordOutput {
     /// Frames kept.
     pub frames: usize,
     /// Steps acted.
@@ -127,7 +127,7 @@ pub(super) fn already_recorded(path: &Path, name: &str) -> Error {
 
 /// Records `opts.script` on a live desktop. `stop` is set by Ctrl-C; `progress` hears a line
 /// per step kept.
-pub fn record(
+pub(crate) fn record(
     opts: &RecordOptions,
     stop: &AtomicBool,
     progress: &dyn Fn(&str),

@@ -27,8 +27,9 @@ pub(crate) const SCRIPT_SCHEMA: &str = "stepreplay-record-script/1";
 /// A whole script.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Script {
+pub(crate) struct Script {
     /// `stepreplay-record-script/1`.
+    #[allow(dead_code, reason = "checked by the schema; nothing reads it")]
     pub schema: String,
     /// What the recording shows; it becomes the guide's title.
     pub(crate) title: String,
@@ -150,7 +151,7 @@ pub(crate) struct ScriptTarget {
 }
 
 /// Reads and checks a script: every step's fields, input ids, key chords.
-pub fn read_script(path: &Path) -> Result<Script, InputError> {
+pub(crate) fn read_script(path: &Path) -> Result<Script, InputError> {
     let src = read_text(path, limits::SCRIPT_BYTES)?;
     parse_script(&src)
 }

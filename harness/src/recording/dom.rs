@@ -17,10 +17,10 @@ use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
 use crate::limits::AX_BYTES;
 
 /// The schema string of a DOM file.
-pub const DOM_SCHEMA: &str = "stepreplay-dom/1";
+pub(crate) const DOM_SCHEMA: &str = "stepreplay-dom/1";
 
 /// The tag of a text node.
-pub const TEXT: &str = "#text";
+pub(crate) const TEXT: &str = "#text";
 
 /// One DOM file.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -62,7 +62,7 @@ pub struct DomNode {
 impl DomSnapshot {
     /// The text a node shows: its own text, or that of every text node under it, in order,
     /// with runs of white space made one space.
-    pub fn text_of(&self, index: usize) -> String {
+    pub(crate) fn text_of(&self, index: usize) -> String {
         let mut under = vec![false; self.nodes.len()];
         let mut words = Vec::new();
         for (i, n) in self.nodes.iter().enumerate() {

@@ -117,7 +117,7 @@ pub(super) fn within_elements(src: &Source, count: usize) -> Result<(), InputErr
 
 /// Refuses a file given where a recording folder is expected, saying so (reading
 /// `FILE/recording.json` would only say "Not a directory").
-pub fn recording_folder(dir: &Path) -> Result<(), InputError> {
+pub(crate) fn recording_folder(dir: &Path) -> Result<(), InputError> {
     if dir.is_file() {
         return Err(InputError::new(
             dir,

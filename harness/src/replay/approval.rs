@@ -48,7 +48,7 @@ fn hint(plan: &Plan, i: usize, perturbations: &[&str], reason: Option<FailReason
 /// and returns what a guide author must fix (errors) or should look at (warnings). Input
 /// values and answers come from `given` (a scenario file's, or `--answers`); a step the
 /// replay could not reach is an error, never a clean pass.
-pub fn approval_findings(
+pub(crate) fn approval_findings(
     plan: &Plan,
     rec: &Recording,
     given: &ScenarioFile,

@@ -59,7 +59,7 @@ pub(crate) fn wholly_unbound(plan: &Plan, rec: &Recording) -> bool {
 /// An error when no step of `plan` (read from `src`) that acts is bound to `rec`: there is
 /// nothing to compare, so the pair is bad input (`plan-recording-mismatch`), never a run that
 /// "completed". It points at the first step's id.
-pub fn check_bound(
+pub(crate) fn check_bound(
     plan: &Plan,
     rec: &Recording,
     src: &Source,

@@ -20,7 +20,7 @@ pub enum Judged {
     Unjudged,
 }
 
-pub use crate::scenario::Kind;
+pub(crate) use crate::scenario::Kind;
 
 /// One judgement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,7 +44,7 @@ impl Judgement {
 }
 
 /// Step `i`'s judgements, in the order they were made.
-pub fn of_step(trace: &Trace, i: usize) -> Vec<Judgement> {
+pub(crate) fn of_step(trace: &Trace, i: usize) -> Vec<Judgement> {
     let reason = trace.step_events(i).find_map(|e| match e {
         Event::StepFinished { reason, .. } => *reason,
         _ => None,
@@ -95,7 +95,7 @@ pub fn of_step(trace: &Trace, i: usize) -> Vec<Judgement> {
 }
 
 /// The plan's `done`, when a finished run checked it.
-pub fn of_done(trace: &Trace) -> Option<Judgement> {
+pub(crate) fn of_done(trace: &Trace) -> Option<Judgement> {
     trace.events.iter().find_map(|e| match e {
         Event::Done { check, judged, .. } => Some(Judgement::new(
             Kind::Done,

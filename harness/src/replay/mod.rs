@@ -13,10 +13,11 @@ mod tests;
 mod trace;
 pub(crate) mod web;
 
-pub use approval::approval_findings;
-pub use binding::check_bound;
+pub(crate) use approval::approval_findings;
+pub(crate) use binding::check_bound;
 pub(crate) use binding::wholly_unbound;
 pub use follower::{Prepared, replay};
-pub use ocr::Ocr;
-pub use robustness::{DEFAULT_SEED, Pair, Robustness, robustness};
+pub(crate) use ocr::Ocr;
+pub(crate) use robustness::{DEFAULT_SEED, Robustness};
+pub use robustness::{Pair, robustness};
 pub use trace::*;

@@ -19,7 +19,7 @@ use crate::resolve::Strategy;
 use crate::scenario::{Answer, FailReason, ScenarioFile};
 
 /// The seed perturbations use unless told otherwise.
-pub const DEFAULT_SEED: u64 = 20261130;
+pub(crate) const DEFAULT_SEED: u64 = 20261130;
 
 /// One step under one perturbation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -59,7 +59,7 @@ pub struct BaselineScenario {
 /// node of a `BTreeMap` has room for 11, and with one per scenario the gate's peak on a
 /// 100,000-scenario baseline was 192 MB (67 MB with this list).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct ByMode(Vec<(Mode, Scores)>);
+pub(crate) struct ByMode(Vec<(Mode, Scores)>);
 
 impl ByMode {
     /// The scores of `mode`.
@@ -114,7 +114,7 @@ impl Baseline {
     /// `self` (the old baseline) with the entries of `ran` (a narrowed run's) accepted in
     /// place, every other entry and the run-wide scores left as they were: a run of some
     /// scenarios speaks for those only.
-    pub fn updated_by(&self, ran: Baseline) -> Baseline {
+    pub(crate) fn updated_by(&self, ran: Baseline) -> Baseline {
         let mut out = self.clone();
         out.scenarios.extend(ran.scenarios);
         out
@@ -189,7 +189,7 @@ impl Baseline {
     /// (`fnv1a64:<16 hex digits>`), so a report can name the very baseline it was judged
     /// against. The file is read twice (its head, then its scenarios); a file that changed
     /// in between is refused rather than judged half old, half new.
-    pub fn load_hashed(path: &Path) -> Result<(Baseline, String), InputError> {
+    pub(crate) fn load_hashed(path: &Path) -> Result<(Baseline, String), InputError> {
         let mut scenarios = BTreeMap::new();
         let (mut b, _, hash) = read_each(path, &mut |id, s| {
             scenarios.insert(id, s);
@@ -404,7 +404,7 @@ impl RegressionReport {
     /// last); inside a group the root cause first — the scenario no longer met, then new
     /// ambiguity, then the scores that fell with it — and the groups with a real failure before
     /// those where only a score changed, so a review reads one line per scenario.
-    pub fn by_scenario(&self) -> Vec<(Option<&str>, Vec<&Regression>)> {
+    pub(crate) fn by_scenario(&self) -> Vec<(Option<&str>, Vec<&Regression>)> {
         let mut groups: Vec<(Option<&str>, Vec<&Regression>)> = Vec::new();
         let mut at: std::collections::HashMap<Option<&str>, usize> = Default::default();
         for g in &self.regressions {
@@ -425,7 +425,7 @@ impl RegressionReport {
 
     /// [`by_scenario`](Self::by_scenario) as one line each: the root cause, then how many
     /// follow-on changes came with it (their details are in `regressions` and the pages).
-    pub fn grouped(&self) -> Vec<RegressionGroup> {
+    pub(crate) fn grouped(&self) -> Vec<RegressionGroup> {
         self.by_scenario()
             .into_iter()
             .map(|(scenario, gs)| RegressionGroup {
@@ -480,11 +480,11 @@ impl RegressionGroup {
 }
 
 /// The name a review gives the run's totals, beside the scenario ids.
-pub const TOTALS: &str = "(all scenarios)";
+pub(crate) const TOTALS: &str = "(all scenarios)";
 
 /// What accepting `new` over `old` changes, as `(id, line)` per scenario that changes and
 /// [`TOTALS`] for the run's scores: the items `baseline review` decides one by one.
-pub fn review_items(old: &Baseline, new: &Baseline) -> Vec<(String, String)> {
+pub(crate) fn review_items(old: &Baseline, new: &Baseline) -> Vec<(String, String)> {
     baseline_changes(old, new)
         .into_iter()
         .map(|line| {
@@ -499,7 +499,7 @@ pub fn review_items(old: &Baseline, new: &Baseline) -> Vec<(String, String)> {
 
 /// `old` with the changes of `new` to the scenarios in `accepted` (and, when it is there,
 /// [`TOTALS`]) taken, and every other scenario as it was: a review's partial accept.
-pub fn accept_some(old: &Baseline, new: &Baseline, accepted: &[String]) -> Baseline {
+pub(crate) fn accept_some(old: &Baseline, new: &Baseline, accepted: &[String]) -> Baseline {
     let mut out = old.clone();
     for id in accepted {
         if id == TOTALS {
@@ -522,7 +522,7 @@ pub fn accept_some(old: &Baseline, new: &Baseline, accepted: &[String]) -> Basel
 /// What accepting `new` over `old` changes, one line per scenario that changes (`+` new, `-`
 /// gone, `~` changed, with each changed field as `was → now`), then the run's totals: the
 /// review a person reads before accepting, as insta shows a snapshot's change.
-pub fn baseline_changes(old: &Baseline, new: &Baseline) -> Vec<String> {
+pub(crate) fn baseline_changes(old: &Baseline, new: &Baseline) -> Vec<String> {
     let mut out = Vec::new();
     let ids: std::collections::BTreeSet<&String> =
         old.scenarios.keys().chain(new.scenarios.keys()).collect();
@@ -596,7 +596,7 @@ fn score_changes(old: &ByMode, new: &ByMode) -> Vec<String> {
 
 /// How many ids of the baseline's scenarios the run lacks a comparison names (in id order);
 /// past it they are counted, so a baseline far larger than the run gives a short report.
-pub const LISTED: usize = 20;
+pub(crate) const LISTED: usize = 20;
 
 /// The baseline's entries one at a time: called with a function to hand each to.
 pub(crate) type EachEntry<'f> = dyn FnMut(&mut dyn FnMut(String, BaselineScenario) -> Result<(), Error>) -> Result<(), Error>

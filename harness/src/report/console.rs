@@ -129,7 +129,7 @@ pub fn line(r: &ScenarioResult, say: &Say) -> String {
 
 /// Each step of a scenario's first run, one line each: how it ended and, when it did not
 /// pass, why in the run's words. What `record --plan` shows after following a guide live.
-pub fn print_steps(entry: &ScenarioReport, say: &Say) {
+pub(crate) fn print_steps(entry: &ScenarioReport, say: &Say) {
     let Some(run) = entry.runs.values().next() else {
         return;
     };
@@ -149,7 +149,7 @@ pub fn print_steps(entry: &ScenarioReport, say: &Say) {
 
 /// Live progress: one redrawn status line on a terminal (done, failing, ETA), with failures
 /// printed above it; plain lines otherwise. Wall-clock time is shown, never written.
-pub struct Progress {
+pub(crate) struct Progress {
     live: bool,
     say: Say,
     total: usize,
@@ -234,7 +234,7 @@ pub(crate) fn print_regressions(r: &RegressionReport, say: &Say) {
 /// The score table of the deciding mode, the totals, the broken perturbations and the
 /// failures again together at the end, where a reader of a long log looks (and, on GitHub
 /// Actions, as annotations).
-pub fn print_summary(report: ReportRef, say: &Say) -> Result<(), Error> {
+pub(crate) fn print_summary(report: ReportRef, say: &Say) -> Result<(), Error> {
     let Some(&first) = report.head.modes.first() else {
         return Ok(());
     };
@@ -336,7 +336,7 @@ pub(crate) fn print_slow(slow: &super::Slow, say: &Say) {
 }
 
 /// The last line: how many scenarios met their expectation, and where the reports are.
-pub fn print_verdict(head: &Report, dir: Option<&std::path::Path>, say: &Say) {
+pub(crate) fn print_verdict(head: &Report, dir: Option<&std::path::Path>, say: &Say) {
     let shard = head
         .shard
         .map(|s| format!(" (shard {s} of a {}-scenario suite)", head.suite.scenarios))

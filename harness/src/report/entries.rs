@@ -150,7 +150,7 @@ impl Spill {
     }
 
     /// Appends an entry serialized by [`Spill::bytes`].
-    pub fn push_bytes(&mut self, entry: &ScenarioReport, bytes: &[u8]) -> Result<(), Error> {
+    pub(crate) fn push_bytes(&mut self, entry: &ScenarioReport, bytes: &[u8]) -> Result<(), Error> {
         let at = self.write(bytes)?;
         self.places.push(Place {
             id: entry.id.clone(),

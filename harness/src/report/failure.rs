@@ -122,7 +122,7 @@ impl StepReport {
 }
 
 /// The first thing a step's events say went wrong, in words.
-pub fn step_detail(step: &StepReport) -> Option<String> {
+pub(crate) fn step_detail(step: &StepReport) -> Option<String> {
     if let Some(r) = &step.resolution {
         let wrong = r.element.is_none() || r.ambiguous || r.correct == Some(false);
         if wrong {
@@ -179,7 +179,7 @@ pub fn step_detail(step: &StepReport) -> Option<String> {
 }
 
 /// The failure as a GitHub Actions workflow command, so the pull request shows it on the line.
-pub fn github_annotation(id: &str, f: &Failure) -> String {
+pub(crate) fn github_annotation(id: &str, f: &Failure) -> String {
     // Workflow-command escaping: data escapes %, CR, LF; properties also `:` and `,`.
     let data = |s: &str| {
         s.replace('%', "%25")

@@ -78,7 +78,7 @@ pub struct HtmlOutput {
 }
 
 /// Scenarios on one page: a suite of thousands opens as pages a browser shows at once.
-pub const SCENARIOS_PER_PAGE: usize = 100;
+pub(crate) const SCENARIOS_PER_PAGE: usize = 100;
 
 /// The file name of page `k` (from 1): `index.html`, then `index-2.html`, `index-3.html`…
 pub fn page_name(k: usize) -> String {

@@ -64,7 +64,7 @@ pub fn to_json(report: &Report) -> String {
 
 /// The run-wide part of a `report.json`, its `scenarios` skipped (an empty list): the schema
 /// checked before anything else is typed. Bounded per value, not by the file's size.
-pub fn load_report_head(path: &Path) -> Result<Report, InputError> {
+pub(crate) fn load_report_head(path: &Path) -> Result<Report, InputError> {
     let head = read_object_without(path, "scenarios", limits::REPORT_ENTRY_BYTES)?;
     let schema = head.get("schema").and_then(|s| s.as_str());
     if schema != Some(REPORT_SCHEMA) {
@@ -85,7 +85,7 @@ pub fn load_report_head(path: &Path) -> Result<Report, InputError> {
 /// Hands each entry of the `report.json` at `path` to `f`, one at a time in file order, each
 /// at most [`limits::REPORT_ENTRY_BYTES`]: a report of any length is read in the memory of
 /// one entry. Read its head first ([`load_report_head`]), which checks the schema.
-pub fn read_report_entries<E: From<InputError>>(
+pub(crate) fn read_report_entries<E: From<InputError>>(
     path: &Path,
     f: &mut dyn FnMut(ScenarioReport) -> Result<(), E>,
 ) -> Result<(), E> {

@@ -55,7 +55,7 @@ pub fn to_junit_timed<'a>(
 /// pass over the entries counts them and a second writes each suite as quick-junit
 /// serializes it (its escaping and layout), never the whole document in memory. A failed
 /// write names `name`.
-pub fn write_junit<'a>(
+pub(crate) fn write_junit<'a>(
     report: impl Into<ReportRef<'a>>,
     regressions: Option<&RegressionReport>,
     timings: &Timings,

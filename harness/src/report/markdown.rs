@@ -12,7 +12,7 @@ use crate::text::word;
 
 /// Escapes text for a Markdown table cell: HTML specials, pipes, Markdown emphasis and links,
 /// and line breaks; a character XML 1.0 refuses becomes U+FFFD, as on the HTML page.
-pub fn md_escape(s: &str) -> String {
+pub(crate) fn md_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in crate::text::xml_safe(s).chars() {
         match c {
@@ -44,7 +44,7 @@ pub fn to_markdown<'a>(
 
 /// [`to_markdown`] written to `md` a row at a time (a file's writer: see
 /// [`crate::output::FmtIo`]), so the summary of a big suite is never one string.
-pub fn write_markdown(
+pub(crate) fn write_markdown(
     report: ReportRef,
     regressions: Option<&RegressionReport>,
     md: &mut dyn std::fmt::Write,

@@ -105,7 +105,7 @@ pub fn merge(reports: Vec<Report>) -> Result<Report, MergeError> {
 /// Checks that `heads` (shard reports' run-wide parts, in the order given) are every part
 /// `k/n` of one run, before any entry is read; with `gaps` (some parts could not be read),
 /// parts may be missing.
-pub fn check_parts(heads: &[Report], gaps: bool) -> Result<(), MergeError> {
+pub(crate) fn check_parts(heads: &[Report], gaps: bool) -> Result<(), MergeError> {
     let first = heads.first().ok_or(MergeError::Empty)?;
     let mut seen_shards = BTreeSet::new();
     for (i, r) in heads.iter().enumerate() {
@@ -170,7 +170,7 @@ pub fn check_parts(heads: &[Report], gaps: bool) -> Result<(), MergeError> {
 /// may be held or spilled: `merge` of a large suite never holds them all. `unread` says which
 /// parts could not be read: the report is then marked incomplete rather than refused, so the
 /// scenarios that were read still get their verdicts.
-pub fn merged_head(
+pub(crate) fn merged_head(
     heads: &[Report],
     entries: &dyn Entries,
     totals: Totals,

@@ -20,23 +20,25 @@ mod outputs;
 mod session;
 mod verdict;
 
-pub use agent_figures::AgentFigures;
+pub(crate) use agent_figures::AgentFigures;
 pub use baseline::*;
-pub use captures::{CapturesOutput, captures_wanted, write_captures};
-pub use console::{Progress, Say, line, print_steps, print_summary, print_verdict};
+pub use captures::{captures_wanted, write_captures};
+pub(crate) use console::print_steps;
+pub use console::{Say, line};
 pub use entries::{Entries, ReportRef, Spill};
-pub use failure::{Failure, github_annotation, step_detail};
 pub use html::{
-    HtmlOutput, PageImage, PageImages, SCENARIOS_PER_PAGE, html_escape, html_wanted, page_name,
-    to_html, write_html, write_html_paged,
+    PageImage, PageImages, html_escape, html_wanted, page_name, to_html, write_html,
+    write_html_paged,
 };
-pub use json::{
-    load_report, load_report_head, read_report_entries, to_json, write_json, write_json_to,
-};
-pub use junit::{Timings, to_junit, to_junit_timed, write_junit};
-pub use markdown::{md_escape, to_markdown, write_markdown};
-pub use merge::{MergeError, check_parts, merge, merged_head};
+pub use json::{load_report, to_json, write_json, write_json_to};
+pub(crate) use json::{load_report_head, read_report_entries};
+pub use junit::{Timings, to_junit, to_junit_timed};
+pub(crate) use markdown::md_escape;
+pub use markdown::to_markdown;
+pub use merge::{MergeError, merge};
+pub(crate) use merge::{check_parts, merged_head};
 pub use model::*;
 pub use outputs::{Gate, Outputs, write_outputs};
-pub use session::{End, Session};
+pub use session::End;
+pub(crate) use session::Session;
 pub use verdict::Verdict;

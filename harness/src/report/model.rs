@@ -95,7 +95,7 @@ impl Slow {
     }
 
     /// The seconds scenario `id` took, when it was slow.
-    pub fn of_scenario(&self, id: &str) -> Option<f64> {
+    pub(crate) fn of_scenario(&self, id: &str) -> Option<f64> {
         self.scenarios
             .iter()
             .find(|s| s.id == id)
@@ -819,7 +819,7 @@ impl Report {
     }
 
     /// A report of scenarios already folded (each as its run finished), sorted by id.
-    pub fn from_scenarios(scenarios: Vec<ScenarioReport>, modes: &[Mode]) -> Report {
+    pub(crate) fn from_scenarios(scenarios: Vec<ScenarioReport>, modes: &[Mode]) -> Report {
         let ids: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
         let head = Report::head(&ids, modes, Summary::fold(&scenarios, modes));
         Report { scenarios, ..head }
@@ -857,16 +857,11 @@ impl Report {
             scenarios: Vec::new(),
         }
     }
-
-    /// True when every scenario met its expectation.
-    pub fn all_met(&self) -> bool {
-        self.summary.not_met == 0
-    }
 }
 
 impl ScenarioReport {
     /// Whether the scenario failed because its plan, recording or inputs could not be used.
-    pub fn broken_input(&self) -> bool {
+    pub(crate) fn broken_input(&self) -> bool {
         self.cause == Some(Cause::BrokenInput)
     }
 

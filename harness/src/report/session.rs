@@ -21,7 +21,7 @@ use crate::shard::Shard;
 use crate::text::plural;
 
 /// A run in progress.
-pub struct Session {
+pub(crate) struct Session {
     modes: Vec<Mode>,
     progress: Option<Progress>,
     mutation: BTreeMap<String, MutationScore>,
@@ -102,13 +102,13 @@ impl Session {
     }
 
     /// Says each result on the console as it comes, out of `total`.
-    pub fn with_progress(mut self, total: usize, say: Say) -> Session {
+    pub(crate) fn with_progress(mut self, total: usize, say: Say) -> Session {
         self.progress = Some(Progress::new(total, say));
         self
     }
 
     /// Puts each scenario's mutation score into its entry (`run --mutants`).
-    pub fn with_mutation(mut self, scores: BTreeMap<String, MutationScore>) -> Session {
+    pub(crate) fn with_mutation(mut self, scores: BTreeMap<String, MutationScore>) -> Session {
         self.mutation = scores;
         self
     }
@@ -131,14 +131,14 @@ impl Session {
     }
 
     /// Folds an entry another run made (`merge`): counted and spilled, with no time.
-    pub fn add_entry(&self, entry: &ScenarioReport) -> Result<(), Error> {
+    pub(crate) fn add_entry(&self, entry: &ScenarioReport) -> Result<(), Error> {
         let mut st = crate::par::lock(&self.state);
         st.totals.add(entry);
         st.spill.push(entry)
     }
 
     /// The first input that could not be used, if any (a one-plan run makes it its error).
-    pub fn broken_input(&self) -> Option<InputError> {
+    pub(crate) fn broken_input(&self) -> Option<InputError> {
         crate::par::lock(&self.state).broken.first().cloned()
     }
 
@@ -152,7 +152,7 @@ impl Session {
 
     /// Ends the run with the head `head` makes of the entries and totals (`merge` takes
     /// the parts' heads): then prints, writes every output and returns the exit code.
-    pub fn finish_with(
+    pub(crate) fn finish_with(
         self,
         end: End,
         head: impl FnOnce(&Spill, Totals) -> Result<Report, Error>,

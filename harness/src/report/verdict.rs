@@ -40,7 +40,7 @@ impl Verdict {
     }
 
     /// The one line every output opens with: `✅ all as expected`, or the first thing wrong.
-    pub fn headline(&self) -> String {
+    pub(crate) fn headline(&self) -> String {
         let mut line = if let Some(why) = &self.incomplete {
             format!("❌ incomplete ({why})")
         } else if self.regressions > 0 {

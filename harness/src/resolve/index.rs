@@ -21,7 +21,7 @@ use super::name::Namer;
 
 /// An element as the resolver sees it, borrowing its strings from the snapshot.
 #[derive(Clone, Copy, Debug)]
-pub struct Node<'a> {
+pub(crate) struct Node<'a> {
     /// Stable element id.
     pub(crate) id: &'a str,
     /// Index into [`FrameIndex::windows`].
@@ -61,7 +61,7 @@ impl Node<'_> {
 
 /// A window, with its app.
 #[derive(Clone, Debug)]
-pub struct WindowInfo {
+pub(crate) struct WindowInfo {
     /// Its title.
     pub(crate) title: String,
     /// Title, normalized.
@@ -101,7 +101,7 @@ pub struct FrameIndex<'a> {
 
 impl<'a> FrameIndex<'a> {
     /// The same index, with the frame's DOM for CSS-selector targets.
-    pub fn with_dom(mut self, dom: Option<&'a crate::recording::dom::DomSnapshot>) -> Self {
+    pub(crate) fn with_dom(mut self, dom: Option<&'a crate::recording::dom::DomSnapshot>) -> Self {
         self.dom = dom;
         self
     }

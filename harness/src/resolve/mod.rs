@@ -19,10 +19,13 @@ pub(crate) mod selector;
 mod target;
 mod tiebreak;
 
-pub use index::{FrameIndex, Node, WindowInfo};
+pub use index::FrameIndex;
+pub(crate) use index::{Node, WindowInfo};
 pub(crate) use nearest::{nearest, nearest_names};
-pub use picture::PictureCheck;
-pub use target::{AMBIGUITY_MARGIN, Candidate, Resolution, ResolveContext, Strategy, resolve};
+#[cfg(test)]
+pub(crate) use target::AMBIGUITY_MARGIN;
+pub(crate) use target::{Candidate, Resolution};
+pub use target::{ResolveContext, Strategy, resolve};
 pub(crate) use tiebreak::TieBreak;
 
 /// The unit tests' screen, and resolving on it without a picture: `t` on `now`, with the

@@ -30,7 +30,7 @@ pub(crate) const VETO_BELOW: f64 = 0.5;
 /// What the step's picture says of the control found by name.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
-pub enum PictureCheck {
+pub(crate) enum PictureCheck {
     /// The control looks like the picture (a score at least the match floor).
     Confirms {
         /// The picture's score at the control.

@@ -42,7 +42,7 @@ pub enum Strategy {
 
 /// One ranked candidate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// Element id.
     pub(crate) element: String,
     /// Score, 0..1.
@@ -80,7 +80,7 @@ pub struct Resolution {
 }
 
 /// Scores closer than this are a tie.
-pub const AMBIGUITY_MARGIN: f64 = 0.05;
+pub(crate) const AMBIGUITY_MARGIN: f64 = 0.05;
 
 /// Every score the resolver gives, in one place. The order they make is the design: a name
 /// as written, then folded, then shortened, beats any picture; a picture beats geometry; a

@@ -17,7 +17,7 @@ use crate::limits;
 use crate::safe_path::safe_join;
 
 /// The schema string of a scenario file.
-pub const SCENARIO_SCHEMA: &str = "stepreplay-scenario/1";
+pub(crate) const SCENARIO_SCHEMA: &str = "stepreplay-scenario/1";
 
 /// A scenario file.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -334,7 +334,7 @@ pub(crate) struct AnswersFile {
 /// One plan and one recording as a scenario that expects the run to complete: for trying a
 /// plan on a recording without writing a scenario file. Its id is the plan's file name (a
 /// skill export's folder name).
-pub fn adhoc_scenario(
+pub(crate) fn adhoc_scenario(
     plan: &Path,
     recording: &Path,
     answers: Option<&Path>,
@@ -385,7 +385,7 @@ pub fn adhoc_scenario(
 }
 
 /// Reads a file's `schema` without parsing the rest strictly (for discovery).
-pub fn sniff_schema(path: &Path) -> Option<String> {
+pub(crate) fn sniff_schema(path: &Path) -> Option<String> {
     let src = read_text(path, limits::SCENARIO_BYTES).ok()?;
     let v = parse_value(&src).ok()?;
     v.get("schema")?.as_str().map(str::to_string)

@@ -37,7 +37,7 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind a scenario may allow to go unjudged.
-    pub const ALLOWABLE: [Kind; 15] = [
+    pub(crate) const ALLOWABLE: [Kind; 15] = [
         Kind::Element,
         Kind::TypedText,
         Kind::Keys,

@@ -9,8 +9,6 @@ mod kind;
 
 pub use check::check_scenario;
 pub(crate) use file::{Answer, AnswersFile, Injection, ReviewAnswer, StopAnswer, missing_clock};
-pub use file::{
-    Answers, Expected, FailReason, Outcome, SCENARIO_SCHEMA, Scenario, ScenarioFile,
-    adhoc_scenario, load_scenario, scaffold, sniff_schema,
-};
-pub use kind::Kind;
+pub(crate) use file::{Answers, Expected, SCENARIO_SCHEMA, Scenario, adhoc_scenario, sniff_schema};
+pub use file::{FailReason, Outcome, ScenarioFile, load_scenario, scaffold};
+pub(crate) use kind::Kind;

@@ -26,7 +26,7 @@ pub struct Built {
 }
 
 /// The frame id of frame `i`.
-pub fn frame_id(i: usize) -> String {
+pub(crate) fn frame_id(i: usize) -> String {
     format!("{i:03}")
 }
 
@@ -473,7 +473,7 @@ fn element(c: &ControlSpec, st: &State, origin: (i32, i32), k: i32) -> Option<El
 
 /// The name a person would read for an element: its own name, its labelled-by element's, or
 /// the static text just left of it (or just above it) in the same window.
-pub fn accessible_name(ax: &AxSnapshot, id: &str) -> Option<String> {
+pub(crate) fn accessible_name(ax: &AxSnapshot, id: &str) -> Option<String> {
     let (_, win, e) = ax.find(id)?;
     if let Some(n) = e.own_name() {
         return Some(n.to_string());

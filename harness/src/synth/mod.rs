@@ -7,6 +7,7 @@ pub(crate) mod foxplan;
 pub mod script;
 pub mod write;
 
-pub use build::{Built, accessible_name, build, frame_id};
-pub use script::{SCRIPT_SCHEMA, Script, load_script, parse_script};
-pub use write::{SynthOutput, synthesize, synthesize_file};
+pub use build::build;
+pub use script::load_script;
+pub use write::synthesize;
+pub(crate) use write::synthesize_file;

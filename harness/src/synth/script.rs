@@ -20,7 +20,7 @@ use crate::plan::foxstep::{ActionKind, Click, Done, Expect, Guide, Input};
 use crate::scenario::{SCENARIO_SCHEMA, ScenarioFile};
 
 /// The schema string of a desktop script.
-pub const SCRIPT_SCHEMA: &str = "stepreplay-synth/1";
+pub(crate) const SCRIPT_SCHEMA: &str = "stepreplay-synth/1";
 
 /// A whole script.
 #[derive(Clone, Debug, Deserialize)]
@@ -443,7 +443,7 @@ pub fn load_script(path: &Path) -> Result<Script, InputError> {
 }
 
 /// Parses a script: schema first, then strict types.
-pub fn parse_script(src: &Source) -> Result<Script, InputError> {
+pub(crate) fn parse_script(src: &Source) -> Result<Script, InputError> {
     let value = parse_value(src)?;
     expect_schema(src, &value, SCRIPT_SCHEMA, "desktop scripts")?;
     let script: Script = parse_typed(src)?;

@@ -65,7 +65,7 @@ fn folder_name(p: &Path) -> String {
 
 /// Reads the script at `script_path` and [`synthesize`]s it; errors about the script carry
 /// its line and column as well as the field path.
-pub fn synthesize_file(
+pub(crate) fn synthesize_file(
     script_path: &Path,
     out: &Path,
     plan_out: Option<&Path>,

@@ -24,7 +24,7 @@ use crate::plan::devthink::parse_protocolv2;
 /// The findings that need several plans at once, each with the index in `plans` of the plan
 /// it is in. Files that are not protocolv2 plans, or do not parse, are passed over: their own
 /// check says what is wrong with them.
-pub fn across_plans(plans: &[(&Path, &Source)]) -> Vec<(usize, Finding)> {
+pub(crate) fn across_plans(plans: &[(&Path, &Source)]) -> Vec<(usize, Finding)> {
     // Each key's first user: the plan's index, its file and the step's id.
     let mut first: BTreeMap<String, (usize, String, String)> = BTreeMap::new();
     let mut out = Vec::new();

@@ -79,7 +79,7 @@ impl Finding {
     }
 
     /// A finding for an input that could not be read or parsed at all.
-    pub fn from_input_error(e: &InputError) -> Self {
+    pub(crate) fn from_input_error(e: &InputError) -> Self {
         Finding {
             severity: Severity::Error,
             reason: e.reason.code(),

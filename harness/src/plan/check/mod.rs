@@ -7,8 +7,10 @@ mod render;
 mod rules;
 mod run;
 
-pub use across::across_plans;
-pub use finding::{Finding, Severity};
-pub use render::{render_human, render_json, render_sarif, render_summary};
+pub(crate) use across::across_plans;
+pub(crate) use finding::Finding;
+pub use finding::Severity;
+pub(crate) use render::{render_human, render_json, render_sarif, render_summary};
 pub(crate) use rules::canonical::NON_CANONICAL;
-pub use run::{CheckReport, check_source, check_source_capped};
+pub(crate) use run::check_source_capped;
+pub use run::{CheckReport, check_source};

@@ -8,7 +8,7 @@ use crate::json::to_canonical_value;
 use crate::text::plural;
 
 /// The JSON form: one canonical object with `findings` and counts.
-pub fn render_json(report: &CheckReport) -> String {
+pub(crate) fn render_json(report: &CheckReport) -> String {
     to_canonical_value(report)
 }
 
@@ -27,7 +27,7 @@ fn printable(s: &str) -> String {
 }
 
 /// The human form, compiler style. `color` adds ANSI colours.
-pub fn render_human(report: &CheckReport, color: bool) -> String {
+pub(crate) fn render_human(report: &CheckReport, color: bool) -> String {
     let paint = |code: &str, s: &str| {
         if color {
             format!("\x1b[{code}m{s}\x1b[0m")
@@ -64,7 +64,7 @@ pub fn render_human(report: &CheckReport, color: bool) -> String {
 }
 
 /// The line after a file's findings: `p.json: 2 errors, 1 warning`, or `p.json: clean`.
-pub fn render_summary(report: &CheckReport) -> String {
+pub(crate) fn render_summary(report: &CheckReport) -> String {
     if report.findings.is_empty() {
         return format!("{}: clean\n", report.file);
     }
@@ -78,7 +78,7 @@ pub fn render_summary(report: &CheckReport) -> String {
 
 /// SARIF 2.1.0, the format code-scanning viewers (GitHub's among them) read: one run, every
 /// file's findings as results, each reason code a rule.
-pub fn render_sarif(reports: &[CheckReport]) -> String {
+pub(crate) fn render_sarif(reports: &[CheckReport]) -> String {
     let mut rules: Vec<&str> = reports
         .iter()
         .flat_map(|r| r.findings.iter().map(|f| f.reason))

@@ -90,7 +90,7 @@ impl CheckReport {
 
 /// [`check_source`] under the caps a user set: a plan nesting deeper than they allow is
 /// refused where it does.
-pub fn check_source_capped(src: &Source, caps: &crate::limits::PlanCaps) -> CheckReport {
+pub(crate) fn check_source_capped(src: &Source, caps: &crate::limits::PlanCaps) -> CheckReport {
     let src = &src.clone().with_depth(caps.depth);
     match super::caps::too_deep(src, caps) {
         Some(e) => CheckReport::unreadable(&src.path, Finding::from_input_error(&e)),

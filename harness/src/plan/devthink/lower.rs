@@ -20,7 +20,7 @@ use crate::plan::{Action, Click, Dialect, Plan, Step, Target, Text};
 const OFFLINE_ONLY: &[&str] = &["pollrequest", "graphql", "vision", "snapshot", "pipeline"];
 
 /// Lowers a parsed (and so valid) protocolv2 plan.
-pub fn lower_devthink(dev: &DevPlan, base_dir: &Path) -> Plan {
+pub(crate) fn lower_devthink(dev: &DevPlan, base_dir: &Path) -> Plan {
     Plan {
         dialect: Dialect::Devthink,
         id: dev.id.clone(),

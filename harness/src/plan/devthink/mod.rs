@@ -15,7 +15,7 @@ macro_rules! words {
         }
         impl $name {
             /// Every value with its wire word.
-            pub const WORDS: &[(&str, $name)] = &[$(($word, $name::$variant)),+];
+            pub(crate) const WORDS: &[(&str, $name)] = &[$(($word, $name::$variant)),+];
             /// The wire word.
             pub fn word(self) -> &'static str {
                 Self::WORDS.iter().find(|(_, v)| *v == self).map_or("", |(w, _)| w)
@@ -43,20 +43,21 @@ mod parse;
 #[cfg(test)]
 mod tests;
 
-pub use lower::lower_devthink;
-pub use model::{DevPlan, DevStep, Environment, EpochMs, Risk, State};
-pub use options::{Naming, Options, Pair};
+pub(crate) use lower::lower_devthink;
+pub(crate) use model::{DevPlan, DevStep, EpochMs};
+pub use model::{Environment, Risk, State};
+pub use options::{Options, Pair};
 pub(crate) use parse::with_other_field_errors;
-pub use parse::{SCHEMA_ID, is_protocolv2, parse_protocolv2};
+pub(crate) use parse::{is_protocolv2, parse_protocolv2};
 
 /// Parses a CSS selector by the grammar a browser engine uses (Servo's, through `scraper`), or
 /// says why not: what `check` lints a target with and what replay matches with.
-pub fn parse_selector(selector: &str) -> Result<scraper::Selector, String> {
+pub(crate) fn parse_selector(selector: &str) -> Result<scraper::Selector, String> {
     scraper::Selector::parse(selector).map_err(|e| e.to_string())
 }
 
 /// The values a plan's output must never show: what its sensitive steps type or send.
-pub fn sensitive_values(plan: &DevPlan) -> Vec<&str> {
+pub(crate) fn sensitive_values(plan: &DevPlan) -> Vec<&str> {
     plan.steps
         .iter()
         .filter(|s| s.risk == Risk::Sensitive)

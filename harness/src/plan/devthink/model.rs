@@ -15,9 +15,10 @@ use super::options::Options;
 /// A whole plan.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DevPlan {
+pub(crate) struct DevPlan {
     /// The schema's `$id`, which a plan may name; detection does not need it.
     #[serde(rename = "$schema", default)]
+    #[allow(dead_code, reason = "accepted as the schema allows; nothing reads it")]
     pub schema: Option<String>,
     pub id: String,
     pub objective: String,
@@ -35,7 +36,7 @@ pub struct DevPlan {
 /// One step. `options` is the reviewed JSON text; [`DevStep::parsed`] is what it says.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct DevStep {
+pub(crate) struct DevStep {
     pub id: String,
     pub kind: String,
     pub summary: String,
@@ -49,8 +50,13 @@ pub struct DevStep {
     #[serde(default)]
     pub idempotencykey: Option<String>,
     #[serde(default)]
+    #[allow(
+        dead_code,
+        reason = "validated by its type; one recording is one environment"
+    )]
     pub environment: Option<Environment>,
     #[serde(default)]
+    #[allow(dead_code, reason = "who follows the plan is not replayed")]
     pub agentid: Option<String>,
     #[serde(default)]
     pub intenthint: Option<String>,
@@ -97,7 +103,7 @@ words! {
 /// (`expiresat: 1000.5` has not expired at clock 1000, has at 1001); a negative time is
 /// before 1970. Only a number past what a double holds (`1e400`) is refused, by the parser.
 #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
-pub struct EpochMs(pub f64);
+pub(crate) struct EpochMs(pub f64);
 
 /// The largest integer a double holds exactly: up to it an integral time is written as one.
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;

@@ -12,7 +12,7 @@ use crate::json::{Source, parse_typed, parse_value};
 use crate::plan::load::{beside, each_element, explain_as, without_lists, worth_collecting};
 
 /// The schema's `$id`, which a plan may name in `$schema`.
-pub const SCHEMA_ID: &str = "devthink/protocolv2/plan.schema.json";
+pub(crate) const SCHEMA_ID: &str = "devthink/protocolv2/plan.schema.json";
 
 /// Required plan fields no Foxstep plan has. Two of them are the plan's shape: one stray field
 /// in a Foxstep plan that lost its `schema` must still get Foxstep's `unsupported-schema`.
@@ -23,7 +23,7 @@ const DOCS: &str = "see the plan and step fields in docs/devthink.md";
 
 /// Whether a parsed file is a protocolv2 plan: an object without Foxstep's `schema` that names
 /// the protocolv2 schema in `$schema` or has at least two of its own required fields.
-pub fn is_protocolv2(value: &Value) -> bool {
+pub(crate) fn is_protocolv2(value: &Value) -> bool {
     let Some(obj) = value.as_object() else {
         return false;
     };
@@ -35,7 +35,7 @@ pub fn is_protocolv2(value: &Value) -> bool {
 }
 
 /// Parses a protocolv2 plan strictly, options included.
-pub fn parse_protocolv2(src: &Source) -> Result<DevPlan, InputError> {
+pub(crate) fn parse_protocolv2(src: &Source) -> Result<DevPlan, InputError> {
     let value = parse_value(src)?;
     let schema_at = FieldPath::root().key("$schema");
     if let Some(Value::String(s)) = value.get("$schema")

@@ -37,7 +37,7 @@ use cdp::{Browser, PageServer};
 
 /// What to record and where.
 #[derive(Clone, Debug)]
-pub struct BrowserOptions {
+pub(crate) struct BrowserOptions {
     /// The devthink plan to follow.
     pub plan: PathBuf,
     /// The folder served at the plan's origin.
@@ -54,7 +54,7 @@ pub struct BrowserOptions {
 
 /// What [`record_browser`] wrote.
 #[derive(Debug)]
-pub struct BrowserOutput {
+pub(crate) struct BrowserOutput {
     /// Frames kept.
     pub frames: usize,
     /// Steps acted.
@@ -93,7 +93,7 @@ struct Recorder<'p> {
 }
 
 /// Records `opts.plan` in headless Chromium into `opts.out`.
-pub fn record_browser(opts: &BrowserOptions) -> Result<BrowserOutput, Error> {
+pub(crate) fn record_browser(opts: &BrowserOptions) -> Result<BrowserOutput, Error> {
     let program = super::session::need_program(
         &["chromium", "chromium-browser", "google-chrome"],
         "chromium",

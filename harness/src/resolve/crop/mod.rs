@@ -23,5 +23,7 @@ mod reference;
 mod synth;
 
 pub use gray::GrayScreen;
-pub use locate::{CropMatch, CropOptions, CropQuery, Searched, locate};
+#[cfg(test)]
+pub(crate) use locate::CropMatch;
+pub use locate::{CropOptions, CropQuery, Searched, locate};
 pub(crate) use near::score_near;
