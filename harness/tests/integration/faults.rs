@@ -186,6 +186,18 @@ fn references() -> References {
     }
 }
 
+/// Copies the new run's set (its files, not `img/`) into `to`: a report `baseline accept`
+/// reads is one its manifest vouches for.
+fn copy_new_set(refs: &References, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(refs.new_report.parent().unwrap()).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
 /// A suite whose report folder holds the old run's whole set and the baseline.
 fn seeded(name: &str, refs: &References) -> TempDir {
     let dir = mini(name);
@@ -280,7 +292,7 @@ fn sigkill_during_baseline_accept_leaves_the_old_or_the_new_baseline() {
     let dir = mini("accept-kill");
     let d = dir.path();
     std::fs::create_dir_all(d.join("reports")).unwrap();
-    std::fs::copy(&refs.new_report, d.join("reports/report.json")).unwrap();
+    copy_new_set(&refs, &d.join("reports"));
     // The old baseline: the two-scenario run's.
     stepreplay(d)
         .arg("run")
@@ -464,7 +476,7 @@ fn a_full_disk_during_baseline_accept_keeps_the_old_baseline() {
     let Some(_mount) = Tmpfs::mount(&reports, "1m") else {
         return;
     };
-    std::fs::copy(&refs.new_report, reports.join("report.json")).unwrap();
+    copy_new_set(&refs, &reports);
     let old = b"{\"schema\": \"stepreplay-baseline/1\", \"modes\": [], \"scenarios\": {\"x\": {\"met\": true, \"outcome\": \"completed\", \"scores\": {}}}, \"scores\": {}}\n";
     std::fs::write(reports.join("baseline.json"), old).unwrap();
     fill(&reports, 0);
@@ -884,7 +896,7 @@ fn accept_leaves_an_unreadable_baseline_alone_unless_forced() {
     let dir = mini("accept-unreadable");
     let d = dir.path();
     std::fs::create_dir_all(d.join("reports")).unwrap();
-    std::fs::copy(&refs.new_report, d.join("reports/report.json")).unwrap();
+    copy_new_set(&refs, &d.join("reports"));
     let cut = &refs.baseline[..refs.baseline.len() / 2];
     std::fs::write(d.join("reports/baseline.json"), cut).unwrap();
     let run = stepreplay(d).args(["baseline", "accept"]).run();
