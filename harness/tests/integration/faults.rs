@@ -1213,6 +1213,9 @@ fn merge_and_baseline_accept_refuse_a_locked_folder_and_wait_with_wait() {
     }
 }
 
+/// A way to break the report set in a folder.
+type Break<'a> = &'a dyn Fn(&Path);
+
 /// Every reader of a report folder (`merge`, `show-report`, `baseline accept`, `run
 /// --last-failed` and `--durations`) reads a set its manifest vouches for, and refuses one
 /// whose file changed since, whose manifest says incomplete, or that has none: exit 2, naming
@@ -1270,7 +1273,7 @@ fn readers_refuse_a_report_set_its_manifest_does_not_vouch_for() {
             std::fs::write(p, bytes).unwrap();
         }
     };
-    let breaks: [(&str, &dyn Fn(&Path)); 3] = [
+    let breaks: [(&str, Break); 3] = [
         ("a changed file", &|f| {
             let mut text = std::fs::read_to_string(f.join("report.json")).unwrap();
             text.push('\n');
