@@ -4,7 +4,8 @@
 # another. Prints wall time, time per step and peak RSS (GNU time) per run.
 #   benches/scale/run.sh [N…]        default: 10 100 1000      SCRATCH=dir to reuse suites
 #   BIN=path to time a binary already built; SHARDS=0 to leave out the 4-shard runs;
-#   JOBS="2" for the --jobs values to run (default "1 2")
+#   JOBS="2" for the --jobs values to run (default "1 2"); SUITE=copies for N copies of the
+#   bundled suite's scenarios on its own plans and recordings (copies.py) instead
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -19,17 +20,28 @@ echo "== $(date -u '+%F %T UTC') · $(nproc) cores, $(lscpu | sed -n 's/^Model n
 printf '%-6s %-10s %6s %9s %10s %11s\n' scenarios run steps "wall s" "ms/step" "peak MB"
 for n in "${sizes[@]}"; do
   suite="$scratch/suite-$n"
-  python3 "$here/gen.py" "$bin" "$suite" "$n"
+  if [ "${SUITE:-}" = copies ]; then
+    suite="$scratch/copies-$n"
+    python3 "$here/copies.py" "$root" "$suite" "$n"
+  else
+    python3 "$here/gen.py" "$bin" "$suite" "$n"
+  fi
   one() { # label, extra args…  (steps: the plan steps of the scenarios this run replayed)
     local label="$1"; shift
     local out; out="$(mktemp -d)"
     /usr/bin/time -f '%e %M' -o "$out/time" "$bin" run -q "$suite/scenarios" --report-dir "$out/r" "$@" >/dev/null
     read -r wall kb < "$out/time"
+    # The chained tally's steps, from the summary at the end of report.json (a 10,000-scenario
+    # report is about a GB: only its last MiB is read).
     local steps
     steps=$(python3 -c "
 import json
-r = json.load(open('$out/r/report.json'))
-print(sum(s['runs']['chained']['tally']['steps'] for s in r['scenarios']))")
+f = open('$out/r/report.json', 'rb')
+f.seek(0, 2)
+f.seek(max(0, f.tell() - (1 << 20)))
+t = f.read().decode(errors='replace')
+i = t.index('{', t.rindex('\"summary\"'))
+print(json.JSONDecoder().raw_decode(t[i:])[0]['tallies']['chained']['steps'])")
     printf '%-6s %-10s %6s %9.2f %10.2f %11.0f\n' "$n" "$label" "$steps" "$wall" \
       "$(python3 -c "print($wall * 1000 / $steps)")" "$(python3 -c "print($kb / 1024)")"
     rm -rf "$out"

@@ -36,6 +36,8 @@ pub enum Reason {
     PlanNeedsReview,
     /// A baseline that compares nothing: empty, or sharing no scenario with the run.
     BaselineMismatch,
+    /// A report set its manifest does not vouch for: none, incomplete, or its files changed.
+    UnvouchedReport,
 }
 
 impl Reason {
@@ -63,6 +65,7 @@ impl Reason {
             Reason::TargetNotFound => "target-not-found",
             Reason::PlanNeedsReview => "plan-needs-review",
             Reason::BaselineMismatch => "baseline-mismatch",
+            Reason::UnvouchedReport => "unvouched-report",
         }
     }
 }

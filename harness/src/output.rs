@@ -9,7 +9,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::errors::Error;
+use crate::errors::{Error, InputError, Reason};
 
 /// Prefix of the harness's temporary files. Listings skip dot files, so they stay invisible;
 /// our own prefix, not the common `.tmp-`, so a clean-up never takes an agent's file for ours.
@@ -376,8 +376,7 @@ pub(crate) fn write_error(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ 
 #[derive(Debug)]
 struct Claim {
     dir: PathBuf,
-    #[cfg(unix)]
-    _lock: File,
+    _lock: FolderLock,
     id: String,
     started: String,
     /// The manifest written if memory runs out, ready beforehand: then nothing may allocate.
@@ -452,41 +451,100 @@ fn oom_manifest(dir: &Path, run: serde_json::Value) -> Option<OomManifest> {
 
 static CLAIMED: std::sync::Mutex<Vec<Claim>> = std::sync::Mutex::new(Vec::new());
 
-/// Claims the report folder `dir` for this run, once per process: an advisory lock on the
-/// folder (`flock`), held until the process ends, so a second run writing it refuses at once;
-/// and the previous set retired (its manifest removed), so a run killed before its report
-/// phase leaves no set a reader takes for whole. The system's temporary folder is scratch,
-/// never a report folder, and is not claimed.
-pub(crate) fn claim_folder(dir: &Path) -> Result<(), Error> {
+/// Whether a writer that finds its folder locked waits for the lock (`--wait`) instead of
+/// refusing.
+static WAIT_FOR_LOCKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes every folder lock this process takes from now on wait, with a line on standard
+/// error, for the process holding it (`--wait`), instead of refusing.
+pub fn wait_for_locks(wait: bool) {
+    WAIT_FOR_LOCKS.store(wait, Ordering::SeqCst);
+}
+
+/// An advisory lock on a folder (`flock`), held until it is dropped or the process ends.
+#[derive(Debug)]
+pub struct FolderLock {
+    #[cfg(unix)]
+    _file: File,
+}
+
+/// `dir`, made when missing, resolved; `None` for the system's temporary folder (scratch,
+/// never a report folder: never locked).
+fn lockable(dir: &Path) -> Result<Option<PathBuf>, Error> {
     create_dir(dir)?;
     let real = dir.canonicalize().map_err(write_error(dir))?;
-    if std::env::temp_dir().canonicalize().is_ok_and(|t| t == real) {
-        return Ok(());
+    let temp = std::env::temp_dir().canonicalize();
+    Ok((!temp.is_ok_and(|t| t == real)).then_some(real))
+}
+
+/// Locks the folder `real` (named `dir` in errors): a second stepreplay process writing it
+/// refuses at once, or waits when [`wait_for_locks`] says so.
+fn lock(dir: &Path, real: &Path) -> Result<FolderLock, Error> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd as _;
+        let file = File::open(real).map_err(write_error(dir))?;
+        // SAFETY: flock on an open descriptor we own; no memory is passed.
+        let flock = |how| unsafe { libc::flock(file.as_raw_fd(), how) } == 0;
+        if flock(libc::LOCK_EX | libc::LOCK_NB) {
+            return Ok(FolderLock { _file: file });
+        }
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+            return Err(write_error(dir)(e));
+        }
+        if !WAIT_FOR_LOCKS.load(Ordering::SeqCst) {
+            return Err(write_error(dir)(std::io::Error::other(
+                "another stepreplay process is writing this folder; wait for it to end (--wait), \
+                 or give this one a folder of its own",
+            )));
+        }
+        eprintln!(
+            "waiting for another stepreplay process writing `{}` to end…",
+            dir.display()
+        );
+        while !flock(libc::LOCK_EX) {
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(write_error(dir)(e));
+            }
+        }
+        Ok(FolderLock { _file: file })
     }
+    #[cfg(not(unix))]
+    {
+        let _ = (dir, real);
+        Ok(FolderLock {})
+    }
+}
+
+/// Locks the folder `dir` (made when missing) for a writer that is not a run, until the lock
+/// is dropped: `baseline accept` and `review` lock their baseline's folder. `None` when this
+/// process holds the folder already ([`claim_folder`]) or it is the system's temporary folder.
+pub fn lock_folder(dir: &Path) -> Result<Option<FolderLock>, Error> {
+    let Some(real) = lockable(dir)? else {
+        return Ok(None);
+    };
+    if crate::par::lock(&CLAIMED).iter().any(|c| c.dir == real) {
+        return Ok(None);
+    }
+    lock(dir, &real).map(Some)
+}
+
+/// Claims the report folder `dir` for this run, once per process: an advisory lock on the
+/// folder ([`lock`]), held until the process ends; and the previous set retired (its manifest
+/// removed), so a run killed before its report phase leaves no set a reader takes for whole.
+/// The system's temporary folder is scratch, never a report folder, and is not claimed.
+pub fn claim_folder(dir: &Path) -> Result<(), Error> {
+    let Some(real) = lockable(dir)? else {
+        return Ok(());
+    };
     let mut claimed = crate::par::lock(&CLAIMED);
     if claimed.iter().any(|c| c.dir == real) {
         return Ok(());
     }
     crate::limits::on_out_of_memory(mark_out_of_memory);
-    #[cfg(unix)]
-    let lock = {
-        use std::os::fd::AsRawFd as _;
-        let f = File::open(&real).map_err(write_error(dir))?;
-        // SAFETY: flock on an open descriptor we own; no memory is passed.
-        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let e = std::io::Error::last_os_error();
-            let busy = e.raw_os_error() == Some(libc::EWOULDBLOCK);
-            return Err(write_error(dir)(if busy {
-                std::io::Error::other(
-                    "another stepreplay run is writing this report folder; wait for it to end \
-                     or give this run a folder of its own",
-                )
-            } else {
-                e
-            }));
-        }
-        f
-    };
+    let lock = lock(dir, &real)?;
     fault_point();
     remove_file(&dir.join(MANIFEST))?;
     let started = crate::time::now_utc();
@@ -507,7 +565,6 @@ pub(crate) fn claim_folder(dir: &Path) -> Result<(), Error> {
     );
     claimed.push(Claim {
         dir: real,
-        #[cfg(unix)]
         _lock: lock,
         id,
         started,
@@ -614,6 +671,63 @@ impl FileSet {
         let text = crate::json::to_canonical(&serde_json::Value::Object(m));
         write_file(&self.dir.join(MANIFEST), text)
     }
+}
+
+/// Refuses `file` of a report set unless the set's manifest vouches for it; every reader of a
+/// report folder (`merge`, `show-report`, `baseline accept`, `run --last-failed` and
+/// `--durations`) asks first. The manifest must be there, say the run was complete, name
+/// `file`, and give every file it names its size now: a set being written, left by a killed
+/// or stopped run, or changed since is refused, naming the folder.
+pub fn check_set(file: &Path) -> Result<(), InputError> {
+    let dir = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let refused = |why: String| {
+        InputError::new(
+            file,
+            Reason::UnvouchedReport,
+            format!(
+                "the report set in `{}` is not one whole run's: {why}",
+                dir.display()
+            ),
+        )
+        .hint("rerun the suite to the end (stepreplay run) and read its reports")
+    };
+    let path = dir.join(MANIFEST);
+    if !path.is_file() {
+        return Err(refused(format!(
+            "it has no {MANIFEST} (a run is writing it, or was killed before the end)"
+        )));
+    }
+    let m = crate::json::parse_value(&crate::json::read_text(
+        &path,
+        crate::limits::MANIFEST_BYTES,
+    )?)?;
+    if m["complete"] != true {
+        let why = m["incomplete"].as_str().unwrap_or("no reason given");
+        return Err(refused(format!("its {MANIFEST} says incomplete ({why})")));
+    }
+    let files = m["files"].as_object().cloned().unwrap_or_default();
+    let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+    if !name.as_ref().is_some_and(|n| files.contains_key(n)) {
+        return Err(refused(format!(
+            "`{}` is not one of the files its {MANIFEST} names",
+            file.display()
+        )));
+    }
+    for (name, f) in &files {
+        let want = f["bytes"].as_u64();
+        let have = std::fs::metadata(dir.join(name)).ok().map(|m| m.len());
+        if have != want {
+            let have = have.map_or("missing".to_string(), |n| format!("{n} bytes"));
+            let want = want.map_or("no size".to_string(), |n| format!("{n} bytes"));
+            return Err(refused(format!(
+                "`{name}` is {have}, its {MANIFEST} says {want} (changed since the run)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -60,6 +60,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         )));
     }
     let select = args.select.select(args.out.gated())?;
+    args.out.apply_wait();
     let gate = args.out.gate()?;
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("scenarios")]

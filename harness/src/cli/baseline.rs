@@ -49,6 +49,10 @@ enum Sub {
         /// it such a baseline is left as it is and nothing is written.
         #[arg(long)]
         force: bool,
+        /// When another stepreplay process is writing the baseline's folder, wait for it to
+        /// end (saying so on standard error) instead of refusing.
+        #[arg(long)]
+        wait: bool,
     },
     /// Decide each scenario's change one at a time: accept it, reject it (the baseline keeps
     /// the old result) or leave it pending (kept in `<baseline>.new` for the next review).
@@ -70,6 +74,10 @@ enum Sub {
         /// Let a scenario not as expected be accepted.
         #[arg(long)]
         allow_failing: bool,
+        /// When another stepreplay process is writing the baseline's folder, wait for it to
+        /// end (saying so on standard error) instead of refusing.
+        #[arg(long)]
+        wait: bool,
     },
 }
 
@@ -80,21 +88,30 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
             out,
             allow_failing,
             force,
-        } => (report, out, allow_failing, force),
+            wait,
+        } => {
+            crate::output::wait_for_locks(wait);
+            (report, out, allow_failing, force)
+        }
         Sub::Review {
             report,
             out,
             accept,
             reject,
             allow_failing,
+            wait,
         } => {
+            crate::output::wait_for_locks(wait);
+            let _lock = lock_baseline_folder(&out)?;
             let decided = Decided { accept, reject };
             return review(&report, &out, &decided, allow_failing, g);
         }
     };
+    let _lock = lock_baseline_folder(&out)?;
     let report_path = report;
     // The run-wide part first (its checks need no entry), then the entries one at a time:
     // a baseline keeps a few scores of each, so a report of any size is accepted.
+    crate::output::check_set(&report_path)?;
     let report = load_report_head(&report_path)?;
     refuse_partial(&report, &report_path)?;
     let mut new = Baseline::accepting(&report);
@@ -183,9 +200,17 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     Ok(0)
 }
 
+/// Locks the folder the baseline `out` is written in, for as long as the lock is held: one
+/// writer of a baseline (and of the report beside it) at a time.
+fn lock_baseline_folder(out: &Path) -> Result<Option<crate::output::FolderLock>, Error> {
+    let dir = out.parent().filter(|p| !p.as_os_str().is_empty());
+    crate::output::lock_folder(dir.unwrap_or(Path::new(".")))
+}
+
 /// The report at `path`, refused when it is incomplete or one shard's: a baseline holds the
 /// whole suite.
 fn whole_report(path: &Path) -> Result<Report, Error> {
+    crate::output::check_set(path)?;
     let report = load_report(path)?;
     refuse_partial(&report, path)?;
     if let Some(n) = &report.narrowed {

@@ -28,6 +28,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
+    args.output.apply_wait();
     let gate = args.output.gate()?;
     // The parts' run-wide parts first: a part of another run is refused before any entry
     // is read. Then the entries, a part at a time, into a spill: what is held is an index.
@@ -37,7 +38,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let mut read_from = Vec::new();
     let mut unread = Vec::new();
     for path in &args.reports {
-        match load_report_head(path) {
+        match crate::output::check_set(path).and_then(|()| load_report_head(path)) {
             Ok(h) => {
                 heads.push(h);
                 read_from.push(path.clone());

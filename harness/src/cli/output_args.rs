@@ -32,6 +32,10 @@ pub(crate) struct OutputArgs {
     /// are compared as reports show them, to three decimals).
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = super::non_negative)]
     tolerance: f64,
+    /// When another stepreplay process is writing the report folder, wait for it to end
+    /// (saying so on standard error) instead of refusing.
+    #[arg(long)]
+    wait: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -55,6 +59,11 @@ impl OutputArgs {
             summary: self.summary.clone(),
             tolerance: self.tolerance,
         }
+    }
+
+    /// Makes this process wait for a report folder another one is writing (`--wait`).
+    pub fn apply_wait(&self) {
+        crate::output::wait_for_locks(self.wait);
     }
 
     /// Whether a baseline is given.

@@ -124,6 +124,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     if args.last_failed {
         select = select.only(last_failures(&args.report_dir)?);
     }
+    args.out.apply_wait();
     let gate = args.out.gate()?;
     let opts = options(&args)?;
     let mut suite = suite_of(&args, &paths, &select)?;
@@ -228,7 +229,9 @@ fn suite_of(args: &Args, paths: &[PathBuf], select: &Select) -> Result<LoadedSui
             LoadedSuite::one(adhoc_scenario(plan, rec, args.answers.as_deref())?)
         }
         None => {
-            let durations = args.durations.as_deref().map(read_durations).transpose()?;
+            let durations = (args.durations.as_deref())
+                .map(|p| crate::output::check_set(p).and_then(|()| read_durations(p)))
+                .transpose()?;
             let suite = load_suite_by(&discover(paths)?, args.shard, durations.as_ref())?;
             if !select.is_all()
                 && suite.scenarios.len() + suite.bridge.len() + suite.broken.len() > 0
@@ -296,6 +299,7 @@ fn last_failures(dir: &Path) -> Result<BTreeSet<String>, Error> {
             .hint("run once without --last-failed, or name its folder with --report-dir"),
         ));
     }
+    crate::output::check_set(&path)?;
     crate::report::load_report_head(&path)?;
     let mut ids = BTreeSet::new();
     crate::report::read_report_entries(&path, &mut |e| {

@@ -33,6 +33,7 @@ pub(crate) fn run(args: Args, _g: &Global) -> Result<u8, Error> {
                 .into(),
         );
     }
+    crate::output::check_set(&page)?;
     // Absolute, so it can be pasted into a browser from anywhere.
     let page = std::path::absolute(&page).unwrap_or(page);
     println!("{}", page.display());

@@ -186,6 +186,18 @@ fn references() -> References {
     }
 }
 
+/// Copies the new run's set (its files, not `img/`) into `to`: a report `baseline accept`
+/// reads is one its manifest vouches for.
+fn copy_new_set(refs: &References, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(refs.new_report.parent().unwrap()).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
 /// A suite whose report folder holds the old run's whole set and the baseline.
 fn seeded(name: &str, refs: &References) -> TempDir {
     let dir = mini(name);
@@ -280,7 +292,7 @@ fn sigkill_during_baseline_accept_leaves_the_old_or_the_new_baseline() {
     let dir = mini("accept-kill");
     let d = dir.path();
     std::fs::create_dir_all(d.join("reports")).unwrap();
-    std::fs::copy(&refs.new_report, d.join("reports/report.json")).unwrap();
+    copy_new_set(&refs, &d.join("reports"));
     // The old baseline: the two-scenario run's.
     stepreplay(d)
         .arg("run")
@@ -464,7 +476,7 @@ fn a_full_disk_during_baseline_accept_keeps_the_old_baseline() {
     let Some(_mount) = Tmpfs::mount(&reports, "1m") else {
         return;
     };
-    std::fs::copy(&refs.new_report, reports.join("report.json")).unwrap();
+    copy_new_set(&refs, &reports);
     let old = b"{\"schema\": \"stepreplay-baseline/1\", \"modes\": [], \"scenarios\": {\"x\": {\"met\": true, \"outcome\": \"completed\", \"scores\": {}}}, \"scores\": {}}\n";
     std::fs::write(reports.join("baseline.json"), old).unwrap();
     fill(&reports, 0);
@@ -884,7 +896,7 @@ fn accept_leaves_an_unreadable_baseline_alone_unless_forced() {
     let dir = mini("accept-unreadable");
     let d = dir.path();
     std::fs::create_dir_all(d.join("reports")).unwrap();
-    std::fs::copy(&refs.new_report, d.join("reports/report.json")).unwrap();
+    copy_new_set(&refs, &d.join("reports"));
     let cut = &refs.baseline[..refs.baseline.len() / 2];
     std::fs::write(d.join("reports/baseline.json"), cut).unwrap();
     let run = stepreplay(d).args(["baseline", "accept"]).run();
@@ -1094,7 +1106,7 @@ fn two_overlapping_runs_on_one_folder_never_leave_a_mixed_set() {
         second.check(
             second
                 .stderr
-                .contains("another stepreplay run is writing this report folder"),
+                .contains("another stepreplay process is writing this folder"),
             "it says why",
         );
         let pid = first.id();
@@ -1129,6 +1141,168 @@ fn two_overlapping_runs_on_one_folder_never_leave_a_mixed_set() {
                 .any(|a| a == "scenarios"),
             "{run}"
         );
+    }
+}
+
+/// `merge` into a folder a run is writing, and `baseline accept` into one, refuse at once
+/// (exit 3, saying why and naming `--wait`); with `--wait` each says it waits, blocks until the
+/// run ends, then writes: the merge's set is its own, the baseline is written.
+#[test]
+fn merge_and_baseline_accept_refuse_a_locked_folder_and_wait_with_wait() {
+    let dir = mini("lock-writers");
+    let d = dir.path();
+    let reports = d.join("reports");
+    whole_run_accepted(d, "whole/baseline.json");
+    for k in ["1", "2"] {
+        stepreplay(d)
+            .args(["run", "scenarios", "--shard", &format!("{k}/2"), "-q"])
+            .args(["--reports", "json", "--report-dir", &format!("part-{k}")])
+            .expect_code(0);
+    }
+    // A set in `reports/` for `until_claimed` to see go.
+    stepreplay(d)
+        .args(["run", "failing", "--report-dir", "reports", "-q"])
+        .expect_code(1);
+    let merge = [
+        "merge",
+        "--out",
+        "reports/report.json",
+        "part-1/report.json",
+        "part-2/report.json",
+    ];
+    let accept = [
+        "baseline",
+        "accept",
+        "--report",
+        "whole/report.json",
+        "--out",
+        "reports/baseline.json",
+    ];
+    for writer in [&merge[..], &accept[..]] {
+        let mut first = slow_run(d);
+        until_claimed(&reports, &mut first);
+        let refused = stepreplay(d).args(writer).run();
+        refused.check(refused.code == 3, "the second writer is refused");
+        refused.check(
+            refused
+                .stderr
+                .contains("another stepreplay process is writing this folder")
+                && refused.stderr.contains("--wait"),
+            "it says why, and how to wait",
+        );
+        let mut waiting = stepreplay(d).args(writer).arg("--wait").spawn();
+        // Its first line comes before it blocks: the lock was held when it asked.
+        let mut err = std::io::BufReader::new(waiting.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).unwrap();
+        assert!(
+            line.starts_with("waiting for another stepreplay process writing `reports`"),
+            "{writer:?}: {line}"
+        );
+        let out = first.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "the run that held the folder");
+        let pid = waiting.id();
+        let out = waiting.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{writer:?} after waiting");
+        if writer[0] == "merge" {
+            let manifest = json(&reports.join("manifest.json"));
+            assert_eq!(manifest["run"]["pid"], pid, "the set is the merge's");
+        } else {
+            assert!(reports.join("baseline.json").is_file());
+        }
+    }
+}
+
+/// A way to break the report set in a folder.
+type Break<'a> = &'a dyn Fn(&Path);
+
+/// Every reader of a report folder (`merge`, `show-report`, `baseline accept`, `run
+/// --last-failed` and `--durations`) reads a set its manifest vouches for, and refuses one
+/// whose file changed since, whose manifest says incomplete, or that has none: exit 2, naming
+/// the folder and saying to rerun.
+#[test]
+fn readers_refuse_a_report_set_its_manifest_does_not_vouch_for() {
+    let dir = mini("readers");
+    let d = dir.path();
+    stepreplay(d)
+        .args(["run", "scenarios", "--report-dir", "reports", "-q"])
+        .expect_code(0);
+    stepreplay(d)
+        .args(["run", "scenarios", "--shard", "1/1", "--reports", "json"])
+        .args(["--report-dir", "part", "-q"])
+        .expect_code(0);
+    let readers: [&[&str]; 5] = [
+        &["merge", "--out", "merged/report.json", "part/report.json"],
+        &["show-report", "reports"],
+        &["baseline", "accept", "--report", "reports/report.json"],
+        &[
+            "run",
+            "scenarios",
+            "--last-failed",
+            "--report-dir",
+            "reports",
+        ],
+        &[
+            "run",
+            "scenarios",
+            "--shard",
+            "1/2",
+            "--durations",
+            "reports/junit.xml",
+            "--report-dir",
+            "timed",
+        ],
+    ];
+    // The set as its run left it is read (and nothing of it written over).
+    for (i, reader) in readers.iter().enumerate() {
+        let r = stepreplay(d).args(*reader).arg("-q").run();
+        r.check(
+            !r.stderr.contains("unvouched-report"),
+            "a whole set is read",
+        );
+        r.check(i > 2 || r.code == 0, "merged, shown and accepted");
+    }
+    let folders = [d.join("reports"), d.join("part")];
+    let saved: Vec<(PathBuf, Vec<u8>)> = folders
+        .iter()
+        .flat_map(|f| ["report.json", "manifest.json"].map(|n| f.join(n)))
+        .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+        .collect();
+    let restore = || {
+        for (p, bytes) in &saved {
+            std::fs::write(p, bytes).unwrap();
+        }
+    };
+    let breaks: [(&str, Break); 3] = [
+        ("a changed file", &|f| {
+            let mut text = std::fs::read_to_string(f.join("report.json")).unwrap();
+            text.push('\n');
+            std::fs::write(f.join("report.json"), text).unwrap();
+        }),
+        ("an incomplete manifest", &|f| {
+            let mut m = json(&f.join("manifest.json"));
+            m["complete"] = false.into();
+            m["incomplete"] = "stopped by SIGINT".into();
+            std::fs::write(f.join("manifest.json"), m.to_string()).unwrap();
+        }),
+        ("no manifest", &|f| {
+            std::fs::remove_file(f.join("manifest.json")).unwrap();
+        }),
+    ];
+    for (what, broken) in breaks {
+        restore();
+        folders.iter().for_each(|f| broken(f));
+        for reader in readers {
+            let r = stepreplay(d).args(reader).arg("-q").run();
+            r.check(r.code == 2, &format!("{what}: refused as bad input"));
+            r.check(
+                r.stderr.contains("unvouched-report")
+                    && (r.stderr.contains("set in `reports`")
+                        || r.stderr.contains("set in `part`"))
+                    && r.stderr.contains("rerun"),
+                &format!("{what}: names the folder and what to do"),
+            );
+        }
     }
 }
 
