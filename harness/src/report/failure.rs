@@ -76,11 +76,7 @@ impl ScenarioReport {
             });
         }
         if let Some(step) = stopped_at {
-            let reason = step.reason.map(|r| word(&r)).unwrap_or(step.status.clone());
-            let detail = step_detail(step)
-                .map(|d| format!(" — {d}"))
-                .unwrap_or_default();
-            let at_step = format!("{} {reason}{detail}", step.named());
+            let at_step = step.said();
             return Some(Failure {
                 file: self.plan.clone(),
                 line: step.line,
@@ -103,7 +99,27 @@ impl ScenarioReport {
     }
 }
 
+impl ScenarioReport {
+    /// What step `step_id` went wrong with in `mode`'s run, as the failure line says it
+    /// (`check --recording` says a step's failure in these words too).
+    pub fn step_said(&self, mode: Mode, step_id: &str) -> Option<String> {
+        let run = self.runs.get(&mode)?;
+        let step = run.steps.iter().find(|s| s.step_id == step_id)?;
+        Some(step.said())
+    }
+}
+
 impl StepReport {
+    /// `step 1 “Click OK” target-not-found — no control labelled …`: the step, its reason
+    /// and the first thing its events say went wrong.
+    fn said(&self) -> String {
+        let reason = self.reason.map(|r| word(&r)).unwrap_or(self.status.clone());
+        let detail = step_detail(self)
+            .map(|d| format!(" — {d}"))
+            .unwrap_or_default();
+        format!("{} {reason}{detail}", self.named())
+    }
+
     /// `step 4 “Click Replace All”`: the step as a person finds it in the guide, by its
     /// number and its words (cut short when long), never by its id alone. The number is the
     /// plan's own, which every report uses.

@@ -20,7 +20,7 @@ mod target;
 mod tiebreak;
 
 pub use index::{FrameIndex, Node, WindowInfo};
-pub(crate) use nearest::{nearest, nearest_names};
+pub(crate) use nearest::{nearest, nearest_names, nearest_windows};
 pub use picture::PictureCheck;
 pub use target::{AMBIGUITY_MARGIN, Candidate, Resolution, ResolveContext, Strategy, resolve};
 pub(crate) use tiebreak::TieBreak;

@@ -8,6 +8,7 @@ mod file;
 mod kind;
 
 pub use check::check_scenario;
+pub(crate) use check::unknown_names;
 pub(crate) use file::{Answer, AnswersFile, Injection, ReviewAnswer, StopAnswer, missing_clock};
 pub use file::{
     Answers, Expected, FailReason, Outcome, SCENARIO_SCHEMA, Scenario, ScenarioFile,
