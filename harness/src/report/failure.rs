@@ -109,10 +109,24 @@ impl ScenarioReport {
     }
 }
 
+impl ScenarioReport {
+    /// The step `mode`'s run first went wrong at: its first failed step, else the one it
+    /// stopped at.
+    pub(crate) fn cause_step(&self, mode: Mode) -> Option<&StepReport> {
+        let run = self.runs.get(&mode)?;
+        run.steps.iter().find(|s| s.status == "failed").or_else(|| {
+            let id = run.step_id.as_deref()?;
+            run.steps
+                .iter()
+                .find(|s| s.step_id == id && s.status != "passed")
+        })
+    }
+}
+
 impl StepReport {
     /// `step 1 “Click OK” target-not-found — no control labelled …`: the step, its reason
     /// and the first thing its events say went wrong.
-    fn said(&self) -> String {
+    pub(crate) fn said(&self) -> String {
         let reason = self.reason.map(|r| word(&r)).unwrap_or(self.status.clone());
         let detail = step_detail(self)
             .map(|d| format!(" — {d}"))
