@@ -1909,6 +1909,38 @@ fn grep_filter_slow_and_show_report() {
         std::fs::canonicalize(d.join("reports/index.html")).unwrap()
     );
     cli(&["show-report", "nowhere"]).expect_code(2);
+    // With no browser, `--open` says so in one line; xdg-open's own noise is not passed on.
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("xdg-open");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'gio: no browser' >&2\necho noise\nexit 3\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let open = crate::util::stepreplay(d)
+        .env("PATH", path)
+        .args(["show-report", "--open"])
+        .run();
+    open.check(open.code == 3, "the page did not open: exit 3");
+    open.check(
+        open.stdout.lines().count() == 1 && !open.stdout.contains("noise"),
+        "the path only on standard output",
+    );
+    open.check(
+        open.stderr.lines().count() == 1
+            && open
+                .stderr
+                .contains("no browser opened the page (xdg-open ended with exit status: 3)"),
+        "one line says why",
+    );
 }
 
 /// `--slow 0` puts every scenario run in the reports, not only on the terminal: a `slow` list
