@@ -522,11 +522,7 @@ impl RegressionCause {
 
     /// `plan.json:79:18`: where to fix it.
     pub fn place(&self) -> String {
-        match (self.line, self.column) {
-            (Some(l), Some(c)) => format!("{}:{l}:{c}", self.file),
-            (Some(l), None) => format!("{}:{l}", self.file),
-            _ => self.file.clone(),
-        }
+        super::failure::place(&self.file, self.line, self.column)
     }
 }
 

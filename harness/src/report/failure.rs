@@ -27,11 +27,16 @@ pub struct Failure {
 impl Failure {
     /// `plan.json:79:18`: the file, and the line and column when known.
     pub(crate) fn place(&self) -> String {
-        match (self.line, self.column) {
-            (Some(l), Some(c)) => format!("{}:{l}:{c}", self.file),
-            (Some(l), None) => format!("{}:{l}", self.file),
-            _ => self.file.clone(),
-        }
+        place(&self.file, self.line, self.column)
+    }
+}
+
+/// `plan.json:79:18`: a file, and the line and column when known.
+pub(crate) fn place(file: &str, line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!("{file}:{l}:{c}"),
+        (Some(l), None) => format!("{file}:{l}"),
+        _ => file.to_string(),
     }
 }
 
