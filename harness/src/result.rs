@@ -201,6 +201,8 @@ pub(crate) struct StepInfo {
     pub(crate) position: Option<Position>,
     /// Where its target is named (the label, else the target).
     pub(crate) target_position: Option<Position>,
+    /// Where it names its window: in `target`, then in `expect`.
+    pub(crate) window_positions: (Option<Position>, Option<Position>),
     /// For a step that sends a prompt to an AI app, which assistant.
     pub(crate) assistant: Option<String>,
     /// Whether the guide has a picture of the step's control (steps with a target).

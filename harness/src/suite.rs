@@ -203,6 +203,7 @@ fn step_infos(plan: &Plan, facts: &PlanFacts) -> Vec<StepInfo> {
             text: st.text.clone(),
             position: facts.positions.get(i).copied().flatten(),
             target_position: facts.target_positions.get(i).copied().flatten(),
+            window_positions: facts.window_positions.get(i).copied().unwrap_or_default(),
             assistant: st.assistant.clone(),
             crop_available: st.target.as_ref().map(|t| t.crop_available),
         })
@@ -359,6 +360,8 @@ struct PlanFacts {
     /// Where each step's target is named (its label, else the target): a step that fails to
     /// find its control points there, at the field to fix.
     target_positions: Vec<Option<Position>>,
+    /// Where each step names its window: `target.window`, then `expect.window`.
+    window_positions: Vec<(Option<Position>, Option<Position>)>,
 }
 
 impl PlanFacts {
@@ -387,6 +390,15 @@ impl PlanFacts {
             warnings,
             positions: crate::json::locate_all(&src.text, &paths),
             target_positions: crate::json::locate_all(&src.text, &targets),
+            window_positions: {
+                let at = |field: &str| -> Vec<FieldPath> {
+                    let window = |s: &crate::plan::Step| s.path.key(field).key("window");
+                    plan.steps.iter().map(window).collect()
+                };
+                let target = crate::json::locate_all(&src.text, &at("target"));
+                let expect = crate::json::locate_all(&src.text, &at("expect"));
+                target.into_iter().zip(expect).collect()
+            },
         }
     }
 }
@@ -442,6 +454,17 @@ fn check_inputs(s: &Scenario, plan: &Plan) -> Result<(), InputError> {
         return Err(InputError::new(&s.path, Reason::InvalidField, why)
             .at(FieldPath::root().key("clock"))
             .hint(hint));
+    }
+    // A name the plan lacks (`frist-name`) is refused as `check` refuses it, never taken for
+    // an input left without a value.
+    if let Some(e) = crate::scenario::unknown_names(&s.file, plan)
+        .into_iter()
+        .next()
+    {
+        let at = crate::json::read_text(&s.path, crate::limits::SCENARIO_BYTES)
+            .ok()
+            .and_then(|src| src.position(&e.path));
+        return Err(e.in_file(&s.path).at_position(at));
     }
     for input in &plan.inputs {
         if !input.sensitive && input.example.is_none() && !s.file.inputs.contains_key(&input.id) {

@@ -12,8 +12,8 @@ use std::path::Path;
 
 use crate::errors::{Error, InputError, Reason};
 use crate::report::{
-    Baseline, Report, accept_some, baseline_changes, load_report, load_report_head,
-    read_report_entries, review_items,
+    Baseline, RegressionCause, Report, accept_some, baseline_changes, load_report,
+    load_report_head, read_report_entries, review_items,
 };
 
 use super::Global;
@@ -288,7 +288,8 @@ fn review(
     allow_failing: bool,
     g: &Global,
 ) -> Result<u8, Error> {
-    let new = Baseline::from_report(&whole_report(report_path)?);
+    let report = whole_report(report_path)?;
+    let new = Baseline::from_report(&report);
     let old = match Baseline::load(out) {
         Ok(old) => old,
         Err(e) if !out.exists() => {
@@ -330,6 +331,12 @@ fn review(
     );
     let (mut accepted, mut rejected, mut pending) = (Vec::new(), 0, 0);
     for (id, line) in &items {
+        // The cause and its place first, then what changed, as `cargo insta review` shows the
+        // snapshot's diff before asking.
+        let entry = report.scenarios.iter().find(|s| &s.id == id);
+        if let Some(c) = entry.and_then(|s| RegressionCause::of(s, report.modes.first().copied())) {
+            println!("  {id} went wrong at {}: {}", c.place(), c.step);
+        }
         println!("  {line}");
         let mut answer = if decided.accept.contains(id) {
             Answer::Accept

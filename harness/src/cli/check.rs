@@ -14,7 +14,10 @@ use crate::plan::check::{
 use crate::plan::{
     is_plan, no_plans_under, plan_files_under, read_plan_source, read_plan_source_capped,
 };
+use crate::replay::Mode;
+use crate::report::ScenarioReport;
 use crate::scenario::{ScenarioFile, adhoc_scenario, check_scenario, load_scenario};
+use crate::suite::{LoadedSuite, RunOptions};
 
 use super::Global;
 use super::select_args::SelectArgs;
@@ -189,7 +192,7 @@ fn check_one(path: &Path, replay: &Replay) -> Result<(CheckReport, bool), Error>
             .map(|s| s.file)
             .map_err(Error::from),
     }
-    .and_then(|given| replayed(&src, dir, &given));
+    .and_then(|given| replayed(path, &src, dir, &given));
     match found {
         Ok(found) => {
             let placed = found.into_iter().map(|f| {
@@ -218,10 +221,40 @@ fn is_scenario_value(v: &serde_json::Value) -> bool {
 }
 
 /// Findings from replaying the plan on its recording (bad input here is exit 2).
-fn replayed(plan: &Source, dir: &Path, given: &ScenarioFile) -> Result<Vec<Finding>, Error> {
-    let src = plan;
+fn replayed(
+    path: &Path,
+    src: &Source,
+    dir: &Path,
+    given: &ScenarioFile,
+) -> Result<Vec<Finding>, Error> {
     let plan = crate::plan::plan_from_source(src)?;
     let rec = crate::recording::load_recording(dir)?;
     crate::replay::check_bound(&plan, &rec, src, dir)?;
-    Ok(crate::replay::approval_findings(&plan, &rec, given)?)
+    let lenient = crate::replay::lenient(&plan, given);
+    let as_run = as_run(path, dir, &lenient);
+    let said = |mode: Mode, step_id: &str| as_run.as_ref()?.step_said(mode, step_id);
+    Ok(crate::replay::approval_findings(
+        &plan, &rec, &lenient, &said,
+    )?)
+}
+
+/// The plan replayed with `lenient`'s values and answers as `run` replays and judges it
+/// (`suite::run_collected`) and folded into its report entry, so a failing step is said in
+/// `run`'s words (`report/failure.rs`). `None` for a plan read from standard input.
+fn as_run(plan: &Path, dir: &Path, lenient: &ScenarioFile) -> Option<ScenarioReport> {
+    if plan == Path::new("-") {
+        return None;
+    }
+    let mut s = adhoc_scenario(plan, dir, None).ok()?;
+    s.file.inputs = lenient.inputs.clone();
+    s.file.answers = lenient.answers.clone();
+    s.file.clock = lenient.clock;
+    let opts = RunOptions {
+        jobs: 1,
+        modes: vec![Mode::Chained, Mode::PerStep],
+        perturb: Vec::new(),
+        ocr: crate::replay::Ocr::default(),
+    };
+    let results = crate::suite::run_collected(LoadedSuite::one(s), &opts).ok()?;
+    results.first().map(ScenarioReport::of)
 }

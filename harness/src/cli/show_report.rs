@@ -38,13 +38,22 @@ pub(crate) fn run(args: Args, _g: &Global) -> Result<u8, Error> {
     let page = std::path::absolute(&page).unwrap_or(page);
     println!("{}", page.display());
     if args.open {
-        let status = std::process::Command::new("xdg-open")
+        // xdg-open's own complaints (a missing browser, a gio warning) are noise here: one
+        // line says it did not open, and the path above is still there to paste.
+        let quiet = std::process::Stdio::null;
+        let opened = std::process::Command::new("xdg-open")
             .arg(&page)
-            .status()
-            .map_err(|e| Error::Desktop(format!("cannot start xdg-open: {e}")))?;
-        if !status.success() {
-            return Err(Error::Desktop(format!("xdg-open ended with {status}")));
-        }
+            .stdout(quiet())
+            .stderr(quiet())
+            .status();
+        let why = match opened {
+            Ok(status) if status.success() => return Ok(0),
+            Ok(status) => format!("xdg-open ended with {status}"),
+            Err(e) => format!("xdg-open cannot start: {e}"),
+        };
+        return Err(Error::Desktop(format!(
+            "no browser opened the page ({why}); open the path above in one"
+        )));
     }
     Ok(0)
 }

@@ -43,7 +43,14 @@ pub(super) fn check(e: &Expect, ctx: &ExpectCtx, out: &mut Vec<Check>) {
         out.push(Check::new(
             "window",
             ok,
-            format!("expected window “{title}” in front, found {found}"),
+            format!(
+                "expected window “{title}” in front, found {found}{}",
+                if ok {
+                    String::new()
+                } else {
+                    crate::resolve::nearest_windows(ctx.index, title)
+                }
+            ),
         ));
     }
 }

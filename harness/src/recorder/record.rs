@@ -311,9 +311,17 @@ fn write_suite(
     let _ = std::fs::remove_dir_all(opts.out.join("frames"));
     import_realrec(capture, &opts.out, name, Some((&parsed, &plan_src)), false)?;
     let scenario_path = root.join("scenarios").join(format!("{name}.json"));
+    let sc = scenario(&opts.script, name, &parsed);
+    write_file(&scenario_path, to_canonical_value(&sc).as_bytes())?;
+    // The values the plan was recorded with, beside it, so `check plan.json --recording REC
+    // --answers answers.json` replays it as recorded. Secrets stay in the scenario only: `check`
+    // stands in for them, and the plan folder is what a guide ships with.
+    let mut given = sc.answers.clone();
+    given.sensitive.clear();
+    let answers = serde_json::json!({"inputs": sc.inputs, "answers": given});
     write_file(
-        &scenario_path,
-        to_canonical_value(&scenario(&opts.script, name, &parsed)).as_bytes(),
+        &plan_dir.join("answers.json"),
+        to_canonical_value(&answers).as_bytes(),
     )?;
     Ok(RecordOutput {
         frames: rec.frames.len(),

@@ -44,15 +44,10 @@ fn hint(plan: &Plan, i: usize, perturbations: &[&str], reason: Option<FailReason
     "review this step: it breaks when the desktop changes".into()
 }
 
-/// Replays `plan` on `rec` with every confirm approved (the person is not under test here)
-/// and returns what a guide author must fix (errors) or should look at (warnings). Input
-/// values and answers come from `given` (a scenario file's, or `--answers`); a step the
-/// replay could not reach is an error, never a clean pass.
-pub(crate) fn approval_findings(
-    plan: &Plan,
-    rec: &Recording,
-    given: &ScenarioFile,
-) -> Result<Vec<Finding>, InputError> {
+/// `given` with every confirm approved, every prefilled field replaced, every unconditioned
+/// `stop_if` gone on from and a stand-in for each secret: the person is not under test when a
+/// plan is checked against its recording.
+pub(crate) fn lenient(plan: &Plan, given: &ScenarioFile) -> ScenarioFile {
     let mut lenient = given.clone();
     lenient.expect = crate::scenario::Expected::completed();
     lenient.perturbations.clear();
@@ -77,8 +72,21 @@ pub(crate) fn approval_findings(
             .entry(input.id.clone())
             .or_insert_with(|| "0000".into());
     }
+    lenient
+}
+
+/// Replays `plan` on `rec` under the [`lenient`] scenario `lenient` and returns what a guide
+/// author must fix (errors) or should look at (warnings). A step the replay could not reach
+/// is an error, never a clean pass. `said` gives what `run` says of a step that failed in a
+/// mode (its words, reason and detail), so `check` says it in the same words.
+pub(crate) fn approval_findings(
+    plan: &Plan,
+    rec: &Recording,
+    lenient: &ScenarioFile,
+    said: &dyn Fn(Mode, &str) -> Option<String>,
+) -> Result<Vec<Finding>, InputError> {
     let mut out = Vec::new();
-    let chained = replay(plan, &Prepared::new(rec), &lenient, Mode::Chained);
+    let chained = replay(plan, &Prepared::new(rec), lenient, Mode::Chained);
     let (outcome, reason, stopped_at) = chained.outcome();
     let stop = stopped_at
         .as_deref()
@@ -92,6 +100,7 @@ pub(crate) fn approval_findings(
             FailReason::ExpectFailed => "replay-expect-failed",
             FailReason::Diverged => "replay-diverged",
             FailReason::Unbound => "replay-unbound",
+            FailReason::WindowNotFound => "replay-window-not-found",
             _ => "replay-stopped",
         };
         out.push(replay_finding(
@@ -100,12 +109,13 @@ pub(crate) fn approval_findings(
             reason,
             code,
             "replayed on its own recording",
-            note(&chained, i),
+            said(Mode::Chained, &plan.steps[i].id),
+            window_missed(&chained, i),
         ));
     }
-    out.extend(unchecked(plan, rec, &lenient, &chained, stop, reason));
+    out.extend(unchecked(plan, rec, lenient, &chained, stop, reason, said));
     let standard: Vec<Perturbation> = STANDARD.iter().filter_map(|p| p.parse().ok()).collect();
-    let r = robustness(plan, rec, &lenient, &standard, DEFAULT_SEED)?;
+    let r = robustness(plan, rec, lenient, &standard, DEFAULT_SEED)?;
     let mut by_step: BTreeMap<usize, (Vec<&str>, Option<FailReason>, String)> = BTreeMap::new();
     for pair in &r.broken {
         if let Some(i) = plan.steps.iter().position(|s| s.id == pair.step_id) {
@@ -130,7 +140,7 @@ pub(crate) fn approval_findings(
             .hint(hint(plan, i, &perturbations, reason)),
         );
     }
-    let taint = given.taint().join(&plan.secrets());
+    let taint = lenient.taint().join(&plan.secrets());
     for f in &mut out {
         f.message = taint.text(&f.message);
     }
@@ -147,6 +157,7 @@ fn unchecked(
     chained: &super::Trace,
     stop: Option<usize>,
     reason: Option<FailReason>,
+    said: &dyn Fn(Mode, &str) -> Option<String>,
 ) -> Vec<Finding> {
     let judged = |t: &super::Trace, i: usize| {
         t.step_events(i).any(|e| {
@@ -204,25 +215,25 @@ fn unchecked(
         .iter()
         .any(|&i| why(i) == Some(FailReason::NeedsInput))
         || reason == Some(FailReason::NeedsInput);
-    out.push(
-        Finding::new(
-            Severity::Error,
-            "steps-unchecked",
-            FieldPath::root().key("steps").index(first),
-            format!(
-                "step{} {} went unchecked: {cause}",
-                if named.len() == 1 { "" } else { "s" },
-                named.join(", ")
-            ),
-        )
-        .hint(if needs_input {
-            "give the each-time inputs' values with --answers FILE or --scenario FILE"
-        } else if reason == Some(FailReason::Unbound) {
-            "fix the unbound step's id first: the steps after it are judged once it is bound"
-        } else {
-            "give the answers the plan needs with --answers FILE or --scenario FILE"
-        }),
+    let finding = Finding::new(
+        Severity::Error,
+        "steps-unchecked",
+        FieldPath::root().key("steps").index(first),
+        format!(
+            "step{} {} went unchecked: {cause}",
+            if named.len() == 1 { "" } else { "s" },
+            named.join(", ")
+        ),
     );
+    // A hint only where the fix is not the failure reported above it.
+    out.push(match (needs_input, stop, reason) {
+        (true, ..) => finding.hint(missing_values(plan, scenario)),
+        (false, Some(_), Some(FailReason::StopIf | FailReason::StoppedByPerson))
+        | (false, None, _) => {
+            finding.hint("give the answers the plan needs with --answers FILE or --scenario FILE")
+        }
+        _ => finding,
+    });
     // Alone on its recorded screen, a step after the stop can still be judged.
     let alone = replay(plan, &Prepared::new(rec), scenario, Mode::PerStep);
     for &i in &missed {
@@ -240,6 +251,7 @@ fn unchecked(
             Some(r @ FailReason::ExpectFailed) => (r, "replay-expect-failed"),
             Some(r @ FailReason::OperationMismatch) => (r, "replay-operation-mismatch"),
             Some(r @ FailReason::Unbound) => (r, "replay-unbound"),
+            Some(r @ FailReason::WindowNotFound) => (r, "replay-window-not-found"),
             _ => continue,
         };
         out.push(replay_finding(
@@ -248,19 +260,44 @@ fn unchecked(
             r,
             code,
             "replayed alone on its recorded screen",
-            note(&alone, i),
+            said(Mode::PerStep, &plan.steps[i].id),
+            window_missed(&alone, i),
         ));
     }
     out
 }
 
-/// What the resolution of step `i` said in `trace` (the did-you-mean of a name that matched
-/// nothing), as `run` says it.
-fn note(trace: &super::Trace, i: usize) -> Option<String> {
-    trace.step_events(i).find_map(|e| match e {
-        Event::Resolved { resolution, .. } => resolution.note.clone(),
-        _ => None,
-    })
+/// The each-time inputs `scenario` gives no value, and the JSON that gives them: what a
+/// replay that stopped for a value needs.
+fn missing_values(plan: &Plan, scenario: &ScenarioFile) -> String {
+    let missing: serde_json::Map<String, serde_json::Value> = plan
+        .inputs
+        .iter()
+        .filter(|i| i.each_time && !i.sensitive && !scenario.inputs.contains_key(&i.id))
+        .map(|i| {
+            let value = i.example.clone().unwrap_or_else(|| "…".into());
+            (i.id.clone(), value.into())
+        })
+        .collect();
+    let ids: Vec<&String> = missing.keys().collect();
+    let json = serde_json::json!({ "inputs": missing });
+    format!(
+        "each-time input{} {} ha{} no value: add {json} to the file given with --answers (it may be the scenario file)",
+        if ids.len() == 1 { "" } else { "s" },
+        ids.iter()
+            .map(|i| format!("`{i}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if ids.len() == 1 { "s" } else { "ve" },
+    )
+}
+
+/// Whether a `window` check of step `i` failed in `trace`: the step is placed at the field
+/// naming the window.
+fn window_missed(trace: &super::Trace, i: usize) -> bool {
+    trace.step_events(i).any(
+        |e| matches!(e, Event::Checked { check, .. } if check.kind == "window" && !check.passed),
+    )
 }
 
 /// Step `i` failing its replay with `reason`, placed at its `expect` when that failed, else at
@@ -271,37 +308,46 @@ fn replay_finding(
     reason: FailReason,
     code: &'static str,
     how: &str,
-    note: Option<String>,
+    said: Option<String>,
+    window_missed: bool,
 ) -> Finding {
     let labelled = plan.steps[i]
         .target
         .as_ref()
         .is_some_and(|t| t.label.is_some());
     let field = match reason {
+        FailReason::ExpectFailed if window_missed => "expect.window",
         FailReason::ExpectFailed => "expect",
+        FailReason::WindowNotFound => "target.window",
         FailReason::Unbound if plan.dialect == crate::plan::Dialect::Foxstep => "step_id",
         // Placed where `run` places it: at the name that matched nothing (or too much).
-        FailReason::TargetNotFound | FailReason::TargetAmbiguous if labelled => "target.label",
+        FailReason::TargetNotFound | FailReason::TargetAmbiguous | FailReason::Diverged
+            if labelled =>
+        {
+            "target.label"
+        }
         _ => "target",
     };
     let path = match field.split_once('.') {
         Some((a, b)) => step_path(i, a).key(b),
         None => step_path(i, field),
     };
-    Finding::new(
+    let finding = Finding::new(
         Severity::Error,
         code,
         path,
         format!(
-            "{how}, step {} fails: {}{}",
-            plan.steps[i].number,
-            crate::text::word(&reason),
-            note.map(|n| format!(" — {n}")).unwrap_or_default()
+            "{how}: {}",
+            said.unwrap_or_else(|| format!(
+                "step {} {}",
+                plan.steps[i].number,
+                crate::text::word(&reason)
+            ))
         ),
-    )
-    .hint(if reason == FailReason::Unbound {
-        "use the recording's step id for this step, or bind the recording to this plan with `stepreplay import SRC --out DIR --plan PLAN`"
-    } else {
-        "fix the step so it matches what the recording shows"
-    })
+    );
+    // The failure's own words say what to fix; an unbound step needs to be told how.
+    if reason == FailReason::Unbound {
+        return finding.hint("use the recording's step id for this step, or bind the recording to this plan with `stepreplay import SRC --out DIR --plan PLAN`");
+    }
+    finding
 }

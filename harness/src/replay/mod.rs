@@ -13,7 +13,7 @@ mod tests;
 mod trace;
 pub(crate) mod web;
 
-pub(crate) use approval::approval_findings;
+pub(crate) use approval::{approval_findings, lenient};
 pub(crate) use binding::check_bound;
 pub(crate) use binding::wholly_unbound;
 pub use follower::{Prepared, replay};

@@ -392,6 +392,9 @@ pub struct RegressionReport {
     pub groups: Vec<RegressionGroup>,
     /// Every regression, scenario by scenario in the order of `groups`, each root cause first.
     pub regressions: Vec<Regression>,
+    /// Where each scenario that regressed went wrong, for its group.
+    #[serde(skip)]
+    causes: BTreeMap<String, RegressionCause>,
 }
 
 impl RegressionReport {
@@ -429,12 +432,38 @@ impl RegressionReport {
         self.by_scenario()
             .into_iter()
             .map(|(scenario, gs)| RegressionGroup {
+                at: scenario.and_then(|id| self.causes.get(id)).cloned(),
                 scenario: scenario.map(str::to_string),
                 kind: gs[0].kind,
                 cause: gs[0].line(),
                 follow_on: gs.len() - 1,
             })
             .collect()
+    }
+}
+
+/// Groups that come from one place, and that place when known.
+pub type Place = (Option<RegressionCause>, Vec<RegressionGroup>);
+
+impl RegressionReport {
+    /// The groups by where they come from: scenarios that went wrong at the same step of one
+    /// plan are one place; the run's scores fall with its scenarios and are no place of their
+    /// own unless nothing else regressed.
+    pub fn places(&self) -> Vec<Place> {
+        let groups = self.grouped();
+        let any_scenario = groups.iter().any(|g| g.scenario.is_some());
+        let mut out: Vec<Place> = Vec::new();
+        for g in groups {
+            if any_scenario && g.scenario.is_none() && g.kind != RegressionKind::Missing {
+                continue;
+            }
+            let same = |o: &Option<RegressionCause>| matches!((o, &g.at), (Some(o), Some(c)) if o.place() == c.place() && o.step_id == c.step_id);
+            match out.iter_mut().find(|(o, _)| same(o)) {
+                Some((_, gs)) => gs.push(g),
+                None => out.push((g.at.clone(), vec![g])),
+            }
+        }
+        out
     }
 }
 
@@ -448,6 +477,55 @@ fn rank(k: RegressionKind) -> u8 {
     }
 }
 
+/// Where a scenario's regressions come from, as fields: the step its run first went wrong at.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RegressionCause {
+    /// The plan file.
+    pub file: String,
+    /// Line, from 1, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// Column, from 1, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// The step's id.
+    pub step_id: String,
+    /// Its reason code, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The step, its reason and what went wrong, in words.
+    pub step: String,
+}
+
+impl RegressionCause {
+    /// The first step scenario `s` went wrong at: in `deciding`'s run when it is not as
+    /// expected, else the first failed step of any mode's run (a score that fell with it).
+    pub(crate) fn of(s: &ScenarioReport, deciding: Option<Mode>) -> Option<RegressionCause> {
+        // A scenario still as expected stopped where it was meant to: only a failed step in
+        // some mode's run is where its scores fell.
+        let step = if s.met {
+            s.runs
+                .values()
+                .find_map(|r| r.steps.iter().find(|st| st.status == "failed"))
+        } else {
+            deciding.and_then(|m| s.cause_step(m))
+        }?;
+        Some(RegressionCause {
+            file: s.plan.clone(),
+            line: step.line,
+            column: step.column,
+            step_id: step.step_id.clone(),
+            reason: step.reason.map(|r| crate::text::word(&r)),
+            step: step.said(),
+        })
+    }
+
+    /// `plan.json:79:18`: where to fix it.
+    pub fn place(&self) -> String {
+        super::failure::place(&self.file, self.line, self.column)
+    }
+}
+
 /// One scenario's regressions as one line: its root cause and the number of follow-on
 /// changes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -455,6 +533,9 @@ pub struct RegressionGroup {
     /// The scenario; absent for the run's totals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario: Option<String>,
+    /// The step it went wrong at (`file`, `line`, `column`, `step_id`, `reason`, `step`).
+    #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+    pub at: Option<RegressionCause>,
     /// What the root cause is.
     pub kind: RegressionKind,
     /// The root cause, in words (its [`Regression::line`]).
@@ -581,7 +662,8 @@ fn score_changes(old: &ByMode, new: &ByMode) -> Vec<String> {
         let (ob, nb) = (o.by_name(), n.by_name());
         for (name, nv) in &nb {
             let ov = ob[name];
-            if ov != *nv {
+            // As shown: a change below the third decimal is no change to review.
+            if show(name, ov) != show(name, *nv) {
                 out.push(format!(
                     "{} {name} {} → {}",
                     crate::text::word(mode),
@@ -631,6 +713,7 @@ struct Ran {
     scores: ByMode,
     compared: bool,
     found: Vec<Regression>,
+    cause: Option<RegressionCause>,
 }
 
 impl Ran {
@@ -657,6 +740,7 @@ impl Ran {
             scores: s.runs.iter().map(|(m, r)| (*m, r.scores)).collect(),
             compared: false,
             found: Vec::new(),
+            cause: RegressionCause::of(s, deciding),
         }
     }
 }
@@ -727,7 +811,14 @@ pub(crate) fn compare_each(
         .map(|(id, _)| id.clone())
         .collect();
     let same_suite = compared == ran.len() && in_baseline == ran.len();
-    let mut out: Vec<Regression> = ran.into_values().flat_map(|r| r.found).collect();
+    let mut causes = BTreeMap::new();
+    let mut out = Vec::new();
+    for (id, r) in ran {
+        if let Some(c) = r.cause.filter(|_| !r.found.is_empty()) {
+            causes.insert(id, c);
+        }
+        out.extend(r.found);
+    }
     if same_suite {
         for (mode, now) in &report.summary.scores {
             if let Some(was) = baseline_scores.get(mode) {
@@ -747,6 +838,7 @@ pub(crate) fn compare_each(
         missing: missing.1,
         groups: Vec::new(),
         regressions: Vec::new(),
+        causes,
     };
     r.regressions = out;
     r.regressions = r
@@ -821,7 +913,7 @@ fn score_regressions(
                 score: Some(name.to_string()),
                 baseline: Some(w),
                 current: None,
-                detail: format!("{name} was {w}; now nothing is judged"),
+                detail: format!("{name} was {w:.3}; now nothing is judged"),
             });
             continue;
         };
@@ -842,7 +934,7 @@ fn score_regressions(
             }
             (
                 RegressionKind::ScoreDropped,
-                format!("{name} dropped from {w} to {n} (tolerance {tolerance})"),
+                format!("{name} dropped from {w:.3} to {n:.3} (tolerance {tolerance})"),
             )
         };
         out.push(Regression {
@@ -1090,6 +1182,7 @@ mod tests {
                 r(AmbiguityAppeared, Some("a"), "a tie"),
                 r(ScoreDropped, Some("a"), "a score"),
             ],
+            causes: BTreeMap::new(),
         };
         let groups: Vec<(Option<&str>, Vec<&str>)> = report
             .by_scenario()

@@ -212,22 +212,39 @@ impl Progress {
     }
 }
 
-/// One line per scenario that fell below its baseline: the root cause, then how many
-/// follow-on changes came with it (each is in `regressions.json` and the reports). Failures
-/// come before scenarios where only a score changed.
+/// One line per place the regressions come from: the step to fix and the scenarios that
+/// went wrong there, or a scenario's root cause and how many follow-on changes came with it
+/// (each is in `regressions.json` and the reports). Failures come before score changes.
 pub(crate) fn print_regressions(r: &RegressionReport, say: &Say) {
     if r.regressions.is_empty() {
         say.info("no regressions against the baseline");
         return;
     }
-    let groups = r.grouped();
+    let places = r.places();
     say.verdict(format!(
         "{} against the baseline, in {}:",
         plural(r.regressions.len(), "regression", "regressions"),
-        plural(groups.len(), "place", "places")
+        plural(places.len(), "place", "places")
     ));
-    for g in &groups {
-        say.verdict(format!("  {}: {}{}", g.name(), g.cause, g.more()));
+    for (at, groups) in &places {
+        let Some(c) = at else {
+            for g in groups {
+                say.verdict(format!("  {}: {}{}", g.name(), g.cause, g.more()));
+            }
+            continue;
+        };
+        let who: Vec<String> = groups
+            .iter()
+            .map(|g| format!("{} {}", g.name(), crate::text::word(&g.kind)))
+            .collect();
+        let n: usize = groups.iter().map(|g| g.follow_on + 1).sum();
+        say.verdict(format!(
+            "  {}: {} ({}; {})",
+            c.place(),
+            c.step,
+            who.join(", "),
+            plural(n, "regression", "regressions")
+        ));
     }
 }
 

@@ -27,11 +27,16 @@ pub struct Failure {
 impl Failure {
     /// `plan.json:79:18`: the file, and the line and column when known.
     pub(crate) fn place(&self) -> String {
-        match (self.line, self.column) {
-            (Some(l), Some(c)) => format!("{}:{l}:{c}", self.file),
-            (Some(l), None) => format!("{}:{l}", self.file),
-            _ => self.file.clone(),
-        }
+        place(&self.file, self.line, self.column)
+    }
+}
+
+/// `plan.json:79:18`: a file, and the line and column when known.
+pub(crate) fn place(file: &str, line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!("{file}:{l}:{c}"),
+        (Some(l), None) => format!("{file}:{l}"),
+        _ => file.to_string(),
     }
 }
 
@@ -76,11 +81,7 @@ impl ScenarioReport {
             });
         }
         if let Some(step) = stopped_at {
-            let reason = step.reason.map(|r| word(&r)).unwrap_or(step.status.clone());
-            let detail = step_detail(step)
-                .map(|d| format!(" — {d}"))
-                .unwrap_or_default();
-            let at_step = format!("{} {reason}{detail}", step.named());
+            let at_step = step.said();
             return Some(Failure {
                 file: self.plan.clone(),
                 line: step.line,
@@ -103,7 +104,41 @@ impl ScenarioReport {
     }
 }
 
+impl ScenarioReport {
+    /// What step `step_id` went wrong with in `mode`'s run, as the failure line says it
+    /// (`check --recording` says a step's failure in these words too).
+    pub fn step_said(&self, mode: Mode, step_id: &str) -> Option<String> {
+        let run = self.runs.get(&mode)?;
+        let step = run.steps.iter().find(|s| s.step_id == step_id)?;
+        Some(step.said())
+    }
+}
+
+impl ScenarioReport {
+    /// The step `mode`'s run first went wrong at: its first failed step, else the one it
+    /// stopped at.
+    pub(crate) fn cause_step(&self, mode: Mode) -> Option<&StepReport> {
+        let run = self.runs.get(&mode)?;
+        run.steps.iter().find(|s| s.status == "failed").or_else(|| {
+            let id = run.step_id.as_deref()?;
+            run.steps
+                .iter()
+                .find(|s| s.step_id == id && s.status != "passed")
+        })
+    }
+}
+
 impl StepReport {
+    /// `step 1 “Click OK” target-not-found — no control labelled …`: the step, its reason
+    /// and the first thing its events say went wrong.
+    pub(crate) fn said(&self) -> String {
+        let reason = self.reason.map(|r| word(&r)).unwrap_or(self.status.clone());
+        let detail = step_detail(self)
+            .map(|d| format!(" — {d}"))
+            .unwrap_or_default();
+        format!("{} {reason}{detail}", self.named())
+    }
+
     /// `step 4 “Click Replace All”`: the step as a person finds it in the guide, by its
     /// number and its words (cut short when long), never by its id alone. The number is the
     /// plan's own, which every report uses.

@@ -684,8 +684,21 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
     s
 }
 
-/// A step that did not find its control is placed at the field that names it (its label).
+/// A step that did not find its control is placed at the field that names it (its label),
+/// one whose window was not there at the `window` field that names it.
 fn at_target_if_missed(s: &mut StepReport, info: &StepInfo) {
+    let (target_window, expect_window) = info.window_positions;
+    let window = match s.reason {
+        Some(FailReason::WindowNotFound) => target_window,
+        Some(FailReason::ExpectFailed) => {
+            expect_window.filter(|_| s.checks.iter().any(|c| !c.passed && c.kind == "window"))
+        }
+        _ => None,
+    };
+    if let Some(p) = window {
+        (s.line, s.column) = (Some(p.line), Some(p.column));
+        return;
+    }
     let missed = matches!(
         s.reason,
         Some(FailReason::TargetNotFound | FailReason::TargetAmbiguous)

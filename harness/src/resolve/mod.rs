@@ -21,7 +21,7 @@ mod tiebreak;
 
 pub use index::FrameIndex;
 pub(crate) use index::{Node, WindowInfo};
-pub(crate) use nearest::{nearest, nearest_names};
+pub(crate) use nearest::{nearest, nearest_names, nearest_windows};
 #[cfg(test)]
 pub(crate) use target::AMBIGUITY_MARGIN;
 pub(crate) use target::{Candidate, Resolution};

@@ -45,6 +45,33 @@ pub(crate) fn nearest(
     (list, meant)
 }
 
+/// The windows on screen and the one a stale title was most likely meant to be, as a
+/// message's tail: `; windows on screen: “Add Contact” (zenity); did you mean “Add Contact”?`.
+/// Front to back, titled windows only (a nameless popup is no title to write).
+pub(crate) fn nearest_windows(ix: &FrameIndex, want: &str) -> String {
+    let mut shown: Vec<&super::WindowInfo> = ix
+        .windows
+        .iter()
+        .filter(|w| !w.title.trim().is_empty())
+        .collect();
+    shown.sort_by(|a, b| a.z.cmp(&b.z).then(a.title.cmp(&b.title)));
+    shown.dedup_by(|a, b| a.title == b.title && a.app == b.app);
+    if shown.is_empty() {
+        return "; no titled window is on screen".into();
+    }
+    let list: Vec<String> = shown
+        .iter()
+        .take(8)
+        .map(|w| format!("“{}” ({})", w.title, w.app))
+        .collect();
+    let titles: Vec<&str> = shown.iter().map(|w| w.norm_title.as_str()).collect();
+    let meant = crate::text::closest(&normalize_label(want), &titles)
+        .and_then(|t| shown.iter().find(|w| w.norm_title == t))
+        .map(|w| format!("; did you mean “{}”?", w.title))
+        .unwrap_or_default();
+    format!("; windows on screen: {}{meant}", list.join(", "))
+}
+
 /// [`nearest`] as a hint's tail: `; nearest names on screen: …; did you mean "OK"?`, so a
 /// newcomer sees what to write instead.
 pub(crate) fn nearest_names(

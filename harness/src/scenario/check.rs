@@ -2,7 +2,7 @@
 //! plan and the recording load, and every step id and input it names is the plan's. A typo in
 //! `answers.confirm` would otherwise only show as a declined step at run time.
 
-use super::file::{Scenario, parse_scenario};
+use super::file::{ScenarioFile, parse_scenario};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::Source;
 use crate::plan::check::{CheckReport, Finding, Severity};
@@ -75,7 +75,19 @@ pub fn check_scenario(src: &Source) -> CheckReport {
         }
     }
     if let Some(plan) = plan {
-        names(&sc, &plan, &mut findings);
+        if let Some((why, hint)) = super::file::missing_clock(&plan, &sc.file) {
+            findings.push(
+                Finding::new(
+                    Severity::Error,
+                    Reason::InvalidField.code(),
+                    FieldPath::root().key("clock"),
+                    why,
+                )
+                .hint(hint),
+            );
+        }
+        let unknown = unknown_names(&sc.file, &plan);
+        findings.extend(unknown.iter().map(Finding::from_input_error));
     }
     let placed = findings.into_iter().map(|f| {
         let at = src.position(&f.path);
@@ -84,23 +96,13 @@ pub fn check_scenario(src: &Source) -> CheckReport {
     CheckReport::of(&src.path, placed.collect())
 }
 
-/// Every step id and input the scenario names, checked against the plan.
-fn names(sc: &Scenario, plan: &Plan, out: &mut Vec<Finding>) {
+/// Every step id and input the scenario names that the plan does not have, each at its field
+/// with the nearest the plan has: `check` lists them, `run` refuses the scenario with the first.
+pub(crate) fn unknown_names(f: &ScenarioFile, plan: &Plan) -> Vec<InputError> {
     let steps: Vec<&str> = plan.steps.iter().map(|s| s.id.as_str()).collect();
     let inputs: Vec<&str> = plan.inputs.iter().map(|i| i.id.as_str()).collect();
-    let f = &sc.file;
     let a = &f.answers;
-    if let Some((why, hint)) = super::file::missing_clock(plan, f) {
-        out.push(
-            Finding::new(
-                Severity::Error,
-                Reason::InvalidField.code(),
-                FieldPath::root().key("clock"),
-                why,
-            )
-            .hint(hint),
-        );
-    }
+    let mut out = Vec::new();
     let mut unknown = |path: FieldPath, what: &str, id: &str, known: &[&str]| {
         if known.contains(&id) {
             return;
@@ -110,13 +112,16 @@ fn names(sc: &Scenario, plan: &Plan, out: &mut Vec<Finding>) {
         } else {
             format!("it has {}", known.join(", "))
         };
+        let meant = crate::text::closest(id, known)
+            .map(|m| format!("; did you mean `{m}`?"))
+            .unwrap_or_default();
         out.push(
-            Finding::new(
-                Severity::Error,
-                Reason::UnknownId.code(),
-                path,
-                format!("the plan has no {what} `{id}`; {listed}"),
+            InputError::new(
+                &f.plan,
+                Reason::UnknownId,
+                format!("the plan has no {what} `{id}`; {listed}{meant}"),
             )
+            .at(path)
             .hint(format!("use one of the {what}s of {}", f.plan)),
         );
     };
@@ -149,4 +154,5 @@ fn names(sc: &Scenario, plan: &Plan, out: &mut Vec<Finding>) {
             &steps,
         );
     }
+    out
 }

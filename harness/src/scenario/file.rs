@@ -316,7 +316,7 @@ impl Scenario {
 }
 
 /// What `run PLAN --recording DIR --answers FILE` reads from FILE: input values and the
-/// scripted person's answers, as a scenario file holds them.
+/// scripted person's answers, as a scenario file holds them (or a whole scenario file).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct AnswersFile {
@@ -354,7 +354,20 @@ pub(crate) fn adhoc_scenario(
         .hint("name a recording folder (one holding recording.json)"));
     }
     let given = match answers {
-        Some(p) => parse_typed::<AnswersFile>(&read_text(p, limits::SCENARIO_BYTES)?)?,
+        Some(p) => {
+            let src = read_text(p, limits::SCENARIO_BYTES)?;
+            // A whole scenario file gives its values and answers; the rest of it is not asked.
+            if parse_value(&src)?.get("schema").and_then(|s| s.as_str()) == Some(SCENARIO_SCHEMA) {
+                let f = parse_typed::<ScenarioFile>(&src)?;
+                AnswersFile {
+                    inputs: f.inputs,
+                    answers: f.answers,
+                    clock: f.clock,
+                }
+            } else {
+                parse_typed::<AnswersFile>(&src)?
+            }
+        }
         None => AnswersFile::default(),
     };
     let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());

@@ -8,6 +8,7 @@ mod file;
 mod kind;
 
 pub use check::check_scenario;
+pub(crate) use check::unknown_names;
 pub(crate) use file::{Answer, AnswersFile, Injection, ReviewAnswer, StopAnswer, missing_clock};
 pub(crate) use file::{Answers, Expected, SCENARIO_SCHEMA, Scenario, adhoc_scenario, sniff_schema};
 pub use file::{FailReason, Outcome, ScenarioFile, load_scenario, scaffold};

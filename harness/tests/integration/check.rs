@@ -556,6 +556,44 @@ fn check_names_a_scenarios_typos_where_they_are() {
         "{}",
         o.stdout
     );
+    // `run` refuses a mistyped input name as `check` does, at its place, with the nearest
+    // name, rather than replaying without the value.
+    let mut one: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("scenarios/mail-send-reminder.json")).unwrap(),
+    )
+    .unwrap();
+    let value = one["inputs"]["client-email"].take();
+    one["inputs"] = serde_json::json!({ "client-emial": value });
+    let text = serde_json::to_string_pretty(&one).unwrap();
+    std::fs::write(suite.join("scenarios/typos.json"), &text).unwrap();
+    let run = stepreplay(suite)
+        .args(["run", "-q", "scenarios/typos.json"])
+        .run();
+    run.check(
+        run.code == 2,
+        "a scenario naming what the plan lacks is bad input",
+    );
+    let check = stepreplay(suite)
+        .args(["check", "scenarios/typos.json"])
+        .run();
+    for o in [&run, &check] {
+        o.check(
+            o.stdout.contains("did you mean `client-email`?")
+                || o.stderr.contains("did you mean `client-email`?"),
+            "the nearest input is named",
+        );
+    }
+    run.check(
+        run.stderr
+            .contains("scenarios/typos.json`:15:21 at `inputs.client-emial`: the plan has no input `client-emial`"),
+        "run places it as check does",
+    );
+    check.check(
+        check
+            .stdout
+            .contains("scenarios/typos.json:15:21 at `inputs.client-emial`"),
+        "check places it",
+    );
     // A field the format does not have: the runner would refuse it, so does check.
     sc["expect"]["outcom"] = "completed".into();
     std::fs::write(suite.join("scenarios/typos.json"), sc.to_string()).unwrap();

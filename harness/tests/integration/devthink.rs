@@ -632,15 +632,11 @@ fn times_spelled_as_floats_check_clean_and_replay() {
             .map(|f| f.iter().filter_map(|f| f["reason"].as_str()).collect())
             .unwrap_or_default();
         // An exponent is respelled by `fmt` (the same number): only the layout is flagged.
-        match name {
-            "float" => {
-                check.expect_code(0);
-            }
-            _ => {
-                check.expect_code(1);
-                assert_eq!(reasons, ["non-canonical"], "{findings}");
-            }
-        };
+        // Layout is a warning: the plan still checks clean.
+        check.expect_code(0);
+        if name != "float" {
+            assert_eq!(reasons, ["non-canonical"], "{findings}");
+        }
         let chained = run_login(suite, 0);
         assert_eq!(chained["outcome"], "completed", "{name}: {chained}");
     }

@@ -496,17 +496,16 @@ fn baseline_accept_round_trips_and_run_gates_on_it() {
     let out = text(&o);
     let line = out
         .lines()
-        .find(|l| l.starts_with("  mini-expects-send: now-failing "))
+        .find(|l| l.ends_with(" (mini-expects-send now-failing; 2 regressions)"))
         .unwrap_or_else(|| panic!("{out}"));
     assert!(
-        line.contains("now-failing step 2 “Type your PIN” stopped-by-person")
-            && line.ends_with(" · 1 follow-on change"),
-        "the root cause, then the count of follow-on changes: {out}"
+        line.contains("mini/plan.json:46:5: step 2 “Type your PIN” stopped-by-person"),
+        "the place and the root cause, then the scenarios and their count: {out}"
     );
     assert_eq!(
-        out.matches("mini-expects-send:").count(),
+        out.matches("mini-expects-send now-failing").count(),
         1,
-        "one line per scenario: {out}"
+        "one line per place: {out}"
     );
     let summary = std::fs::read_to_string(reports.join("summary.md")).unwrap();
     let (regs_at, table_at) = (
@@ -1550,8 +1549,47 @@ fn one_label_typo_gives_one_regression_line_per_affected_scenario() {
         .skip(1)
         .take_while(|l| l.starts_with("  "))
         .collect();
-    assert_eq!(lines.len(), groups.len(), "{console}");
+    // One typo is one place: the scenarios that went wrong at it fold into one line, and the
+    // suite's scores, which fell with them, are no place of their own.
+    assert_eq!(lines.len(), 1, "{console}");
+    assert!(
+        console.contains("regressions against the baseline, in 1 place:"),
+        "{console}"
+    );
+    for g in groups.iter().filter(|g| g["scenario"].is_string()) {
+        assert_eq!(g["file"], "scenarios/mail-send-reminder/plan.json", "{g}");
+        assert_eq!(
+            (g["line"].as_u64(), g["column"].as_u64()),
+            (Some(79), Some(18)),
+            "{g}"
+        );
+        assert_eq!(g["reason"], "target-not-found", "{g}");
+        assert!(g["step_id"].is_string(), "{g}");
+    }
+    // Figures to three decimals, as every table shows them.
+    for r in regressions["regressions"].as_array().unwrap() {
+        let detail = r["detail"].as_str().unwrap();
+        let long = detail
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .any(|n| n.split_once('.').is_some_and(|(_, d)| d.len() > 3));
+        assert!(!long, "{detail}");
+    }
     insta::assert_snapshot!("label_typo_console", console);
+    // The review shows where each scenario went wrong before what changed, and no value that
+    // did not change as shown.
+    let review = cli(&["baseline", "review"]);
+    review.expect_code(0);
+    let shown = review.stdout.replace(&d.display().to_string(), "[DIR]");
+    assert!(
+        shown.contains("  mail-send-reminder went wrong at scenarios/mail-send-reminder/plan.json:79:18: step 3"),
+        "{shown}"
+    );
+    let same = shown.split(['~', ';']).any(|part| {
+        part.split_once(" → ")
+            .is_some_and(|(a, b)| a.rsplit(' ').next() == b.split([' ', '\n']).next())
+    });
+    assert!(!same, "an unchanged value is listed: {shown}");
+    insta::assert_snapshot!("label_typo_review", shown);
     let summary = std::fs::read_to_string(d.join("reports/summary.md")).unwrap();
     insta::assert_snapshot!("label_typo_summary", summary);
 }
@@ -1871,6 +1909,38 @@ fn grep_filter_slow_and_show_report() {
         std::fs::canonicalize(d.join("reports/index.html")).unwrap()
     );
     cli(&["show-report", "nowhere"]).expect_code(2);
+    // With no browser, `--open` says so in one line; xdg-open's own noise is not passed on.
+    let bin = d.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("xdg-open");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'gio: no browser' >&2\necho noise\nexit 3\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let open = crate::util::stepreplay(d)
+        .env("PATH", path)
+        .args(["show-report", "--open"])
+        .run();
+    open.check(open.code == 3, "the page did not open: exit 3");
+    open.check(
+        open.stdout.lines().count() == 1 && !open.stdout.contains("noise"),
+        "the path only on standard output",
+    );
+    open.check(
+        open.stderr.lines().count() == 1
+            && open
+                .stderr
+                .contains("no browser opened the page (xdg-open ended with exit status: 3)"),
+        "one line says why",
+    );
 }
 
 /// `--slow 0` puts every scenario run in the reports, not only on the terminal: a `slow` list

@@ -13,6 +13,7 @@ mod evidence;
 mod faults;
 mod fuzz;
 mod gate;
+mod guide_loop;
 mod hardening;
 mod import_whole;
 mod layers;

@@ -188,6 +188,78 @@ fn a_recording_replays_and_a_second_one_is_equal() {
     }
 }
 
+/// A guide author's round trip: `record` writes the plan and, beside it, the values it was
+/// recorded with (`answers.json`); `check --recording` is clean with them; a label typo then
+/// gets a did-you-mean at the `label` field's line and column from `check` and `run` alike.
+#[test]
+fn a_recorded_plan_checks_clean_and_a_label_typo_is_named_by_check_and_run() {
+    if !have_desktop() {
+        return;
+    }
+    let dir = TempDir::new("record-loop");
+    let tag = format!("loop-{}", std::process::id());
+    let rec = record(dir.path(), &tag);
+    rec.check(rec.code == 0, "record failed");
+    let plan = "scenarios/signin/plan.json";
+    let answers = "scenarios/signin/answers.json";
+    let written = fs::read_to_string(dir.path().join(answers)).unwrap();
+    assert!(!written.contains("s3cret-Plum"), "{written}");
+    let check = |plan: &str| {
+        stepreplay(dir.path())
+            .args([
+                "check",
+                plan,
+                "--recording",
+                "recordings/signin",
+                "--answers",
+                answers,
+            ])
+            .run()
+    };
+    let clean = check(plan);
+    clean.check(
+        clean.code == 0 && clean.stdout.contains(": 0 errors"),
+        "a recorded plan checks clean with the answers record wrote",
+    );
+    // One letter off in the first step's label, as the author edits the plan.
+    let text = fs::read_to_string(dir.path().join(plan)).unwrap();
+    let typo = text.replacen("\"label\": \"Name\"", "\"label\": \"Nmae\"", 1);
+    assert_ne!(typo, text);
+    fs::write(dir.path().join(plan), &typo).unwrap();
+    let (line, col) = typo
+        .lines()
+        .enumerate()
+        .find_map(|(n, l)| l.find("\"Nmae\"").map(|c| (n + 1, c + 1)))
+        .unwrap();
+    let at = format!("{plan}:{line}:{col}");
+    let said = "did you mean “Name”?";
+    let checked = check(plan);
+    checked.check(
+        checked.code == 1
+            && checked.stdout.contains(said)
+            && checked
+                .stdout
+                .contains(&format!("--> {at} at `steps[0].target.label`")),
+        "check: the did-you-mean at the label",
+    );
+    let run = stepreplay(dir.path())
+        .args([
+            "run",
+            "-q",
+            plan,
+            "--recording",
+            "recordings/signin",
+            "--answers",
+            answers,
+        ])
+        .args(["--report-dir", "reports"])
+        .run();
+    run.check(
+        run.code == 1 && run.stdout.contains(&format!("at {at}: ")) && run.stdout.contains(said),
+        "run: the did-you-mean at the label",
+    );
+}
+
 #[test]
 fn a_target_that_is_not_there_is_refused_and_nothing_is_left() {
     if !have_desktop() {

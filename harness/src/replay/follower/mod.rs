@@ -16,7 +16,7 @@ use crate::expect::{
     check_operation, check_reads_text, check_simulated, check_unknown_role,
 };
 use crate::plan::{Action, Part, Plan, Step, Target, Text, fill_known, selected_all_before};
-use crate::resolve::{ResolveContext, resolve};
+use crate::resolve::{ResolveContext, nearest_windows, resolve};
 use crate::scenario::{Answer, FailReason, Outcome, ScenarioFile, StopAnswer};
 use crate::secret::REDACTED;
 use crate::text::normalize_label;

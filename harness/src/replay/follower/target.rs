@@ -14,7 +14,7 @@ impl<'r> Follower<'_, 'r> {
         let step: &Step = &self.plan.steps[i];
         let screen = self.prep.screen();
         if let Some(target) = &step.target {
-            self.window_shown(i, target.window.as_deref(), "target")?;
+            self.window_shown(i, target.window.as_deref(), desk)?;
             // A `wait` is for what the page shows later: its control is looked for on the frame
             // the wait ended on, not on the one before it.
             let frame = match (&step.web, recorded) {
@@ -182,7 +182,7 @@ impl<'r> Follower<'_, 'r> {
         &mut self,
         i: usize,
         window: Option<&str>,
-        field: &str,
+        desk: &Desktop<'r>,
     ) -> Result<(), Stop> {
         let Some(title) = window.filter(|t| !t.trim().is_empty()) else {
             return Ok(());
@@ -202,7 +202,10 @@ impl<'r> Follower<'_, 'r> {
             check: Check::new(
                 "window",
                 false,
-                format!("{field}.window “{title}” shows on no frame of the recording"),
+                format!(
+                    "target.window “{title}” shows on no frame of the recording{}",
+                    nearest_windows(self.prep.frame_index(desk.frame_index()), title)
+                ),
             ),
         });
         Err((StepStatus::Failed, FailReason::WindowNotFound))
