@@ -905,11 +905,30 @@ fn each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there()
             "{id}: {checks:?}"
         );
     }
+    // Answers are a version-2 field: a version-1 recording carrying them is refused.
+    let suite = tmp.path().join("v1");
+    crate::util::copy_scenario(&suite, "devthink-orders", "devthink-orders");
+    let rec = suite.join("recordings/devthink-orders/recording.json");
+    edit_json(&rec, |r| r["schema"] = "stepreplay-recording/1".into());
+    let refused = run_in(
+        &suite,
+        &[
+            "run",
+            "scenarios/devthink-orders.json",
+            "--report-dir",
+            "out",
+        ],
+    );
+    refused.expect_code(2);
+    assert!(
+        refused.stderr.contains("`exchanges`") && refused.stderr.contains("stepreplay-recording/2"),
+        "{}",
+        refused.stderr
+    );
 }
 
 /// `record-browser` asks each family live in Chromium and keeps what it received, keyed by
 /// the request (the correlation filled in); the checked-in `devthink-orders` holds the same.
-/// A version-1 recording does not carry answers.
 #[cfg(target_os = "linux")]
 #[test]
 fn chromium_records_what_each_family_received() {
@@ -973,22 +992,4 @@ fn chromium_records_what_each_family_received() {
         ],
     )
     .expect_code(0);
-    edit_json(&rec.join("recording.json"), |r| {
-        r["schema"] = "stepreplay-recording/1".into()
-    });
-    let refused = run_in(
-        suite,
-        &[
-            "run",
-            "scenarios/devthink-orders.json",
-            "--report-dir",
-            "out",
-        ],
-    );
-    refused.expect_code(2);
-    assert!(
-        refused.stderr.contains("exchanges") && refused.stderr.contains("stepreplay-recording/2"),
-        "{}",
-        refused.stderr
-    );
 }
