@@ -113,6 +113,25 @@ fn chromium_records_a_local_page_and_the_recording_replays() {
     );
 }
 
+/// Runs bundled scenario files (they must all be as expected) into `out`; `report.json`.
+fn run_bundled(files: &[String], out: &Path) -> Value {
+    let mut args = vec!["run", "--report-dir", out.to_str().unwrap()];
+    args.extend(files.iter().map(String::as_str));
+    run_in(repo(), &args).expect_code(0);
+    read_json(&out.join("report.json"))
+}
+
+/// Scenario `id`'s chained run in a report.
+fn chained_of(report: &Value, id: &str) -> Value {
+    report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id)
+        .unwrap_or_else(|| panic!("no {id}"))["runs"]["chained"]
+        .clone()
+}
+
 /// The checked-in devthink scenarios, run on their own, each as expected, and what each one
 /// is about shows in the report.
 #[test]
@@ -126,19 +145,8 @@ fn the_devthink_scenarios_replay_as_expected() {
         .collect();
     assert!(scenarios.len() >= 8, "{scenarios:?}");
     let out = tmp.path().join("out");
-    let mut args = vec!["run", "--report-dir", out.to_str().unwrap()];
-    args.extend(scenarios.iter().map(String::as_str));
-    run_in(repo(), &args).expect_code(0);
-    let report = read_json(&out.join("report.json"));
-    let by_id = |id: &str| -> Value {
-        report["scenarios"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["id"] == id)
-            .unwrap_or_else(|| panic!("no {id}"))["runs"]["chained"]
-            .clone()
-    };
+    let report = run_bundled(&scenarios, &out);
+    let by_id = |id: &str| chained_of(&report, id);
     // The retried add-to-cart is deduplicated, not clicked twice; the payment is captured
     // before and after under its naming pattern, and the diffshot saw the page change.
     let pay = by_id("devthink-pay");
@@ -784,25 +792,8 @@ fn each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there()
         .iter()
         .map(|id| format!("scenarios/{id}.json"))
         .collect();
-    let mut args = vec![
-        "run",
-        "--reports",
-        "json",
-        "--report-dir",
-        out.to_str().unwrap(),
-    ];
-    args.extend(files.iter().map(String::as_str));
-    run_in(repo(), &args).expect_code(0);
-    let report = read_json(&out.join("report.json"));
-    let chained = |id: &str| -> Value {
-        report["scenarios"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["id"] == id)
-            .unwrap_or_else(|| panic!("no {id}"))["runs"]["chained"]
-            .clone()
-    };
+    let report = run_bundled(&files, &out);
+    let chained = |id: &str| chained_of(&report, id);
     let done = chained("devthink-orders");
     assert_eq!(done["outcome"], "completed", "{done}");
     let step = |run: &Value, id: &str| -> Value {
@@ -905,8 +896,14 @@ fn each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there()
             "{id}: {checks:?}"
         );
     }
-    // Answers are a version-2 field: a version-1 recording carrying them is refused.
-    let suite = tmp.path().join("v1");
+}
+
+/// Answers are a version-2 field: a version-1 recording carrying them is refused at
+/// `exchanges`, naming the version that has them.
+#[test]
+fn a_version_1_recording_with_answers_is_refused() {
+    let tmp = TempDir::new("devthink-orders-v1");
+    let suite = tmp.path().to_path_buf();
     crate::util::copy_scenario(&suite, "devthink-orders", "devthink-orders");
     let rec = suite.join("recordings/devthink-orders/recording.json");
     edit_json(&rec, |r| r["schema"] = "stepreplay-recording/1".into());
