@@ -1,7 +1,8 @@
 //! Expect checks: what should be true after a step. One check per file, each returning a
 //! [`Check`]; the replay runs them and the reports show them. A browser step's options add
-//! three kinds: `diffshot` (the page changed), `reads-text` (what was read), `simulated` (an
-//! option that cannot be replayed offline).
+//! four kinds: `diffshot` (the page changed), `reads-text` (what was read), `received` (what
+//! the recording answered a step's request), `simulated` (an option that cannot be replayed
+//! offline).
 
 mod app_window;
 mod check;
@@ -11,6 +12,7 @@ mod field_contains;
 mod next_control;
 mod operation;
 mod reads_text;
+mod received;
 mod screen;
 mod simulated;
 mod visible;
@@ -22,4 +24,5 @@ pub(crate) use operation::{
     OpCheck, Shown, check_operation, check_unknown_role, same_keys, unbound,
 };
 pub(crate) use reads_text::check as check_reads_text;
+pub(crate) use received::check as check_received;
 pub(crate) use simulated::check as check_simulated;

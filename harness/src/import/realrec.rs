@@ -519,6 +519,7 @@ fn import_bound(
         },
         frames,
         transitions,
+        exchanges: Vec::new(),
     };
     files.push((
         out.join("recording.json"),

@@ -104,6 +104,10 @@ pub(crate) struct WebStep {
     pub(crate) region: Option<ReadRegion>,
     /// Option families the harness cannot replay offline: the step is not judged.
     pub(crate) not_simulated: Vec<String>,
+    /// What the step asks that the recording answers (a long poll, a vision prompt, …).
+    pub(crate) asks: Vec<crate::plan::devthink::exchange::Ask>,
+    /// Earlier answers that fill `{name}` in the step's requests.
+    pub(crate) correlation: Vec<crate::plan::devthink::exchange::Correlate>,
     /// The `targetref` of a step that also has a selector: the selector finds the element,
     /// and a `targetref` naming another one is reported.
     #[serde(skip)]

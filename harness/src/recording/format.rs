@@ -1,11 +1,15 @@
 //! The `stepreplay-recording/1` file (`recording.json`): the screen, the frames (a screenshot
 //! and an AX snapshot each, paths relative to the recording folder), the transitions between
-//! frames, and where the recording came from.
+//! frames, and where the recording came from. `stepreplay-recording/2` adds `exchanges`: what
+//! a browser plan's steps asked outside the page (a long poll, a vision prompt, …) and were
+//! answered, which replay serves back.
 
 use serde::{Deserialize, Serialize};
 
 /// The schema string of `recording.json`.
 pub(crate) const RECORDING_SCHEMA: &str = "stepreplay-recording/1";
+/// The schema string of a `recording.json` with `exchanges` (version 1 with that field).
+pub(crate) const RECORDING_SCHEMA_2: &str = "stepreplay-recording/2";
 
 /// `recording.json`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -24,6 +28,25 @@ pub struct RecordingFile {
     /// What moved the desktop from one frame to the next.
     #[serde(default)]
     pub transitions: Vec<Transition>,
+    /// What steps asked outside the page and were answered, in the order asked (version 2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exchanges: Vec<Exchange>,
+}
+
+/// One answer a step received: a long poll's response (`{"status", "body"}`), a GraphQL
+/// subscription's messages (`{"status", "messages"}`), a vision answer (`{"answer"}`), a
+/// session snapshot (the snapshot), a pipeline's output (`{"output"}`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exchange {
+    /// The step that asked.
+    pub step_id: String,
+    /// `pollrequest`, `graphql`, `vision`, `snapshot` or `pipeline`.
+    pub family: String,
+    /// What was asked, correlation filled in: the key an answer is served back by.
+    pub request: serde_json::Value,
+    /// The answer.
+    pub response: serde_json::Value,
 }
 
 /// The screen.

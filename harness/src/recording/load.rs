@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use image::RgbaImage;
 
 use super::ax::{AX_SCHEMA, AxSnapshot};
-use super::format::{RECORDING_SCHEMA, RecordingFile};
+use super::format::{RECORDING_SCHEMA, RECORDING_SCHEMA_2, RecordingFile};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
 use crate::limits::{AX_BYTES, AX_ELEMENTS, RECORDING_BYTES};
@@ -136,8 +136,19 @@ pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
     let path = safe_join(dir, "recording.json", dir, FieldPath::root())?;
     let src = read_text(&path, RECORDING_BYTES)?;
     let value = parse_value(&src)?;
-    expect_schema(&src, &value, RECORDING_SCHEMA, "recordings")?;
+    if value.get("schema").and_then(|s| s.as_str()) != Some(RECORDING_SCHEMA_2) {
+        expect_schema(&src, &value, RECORDING_SCHEMA, "recordings")?;
+    }
     let file: RecordingFile = parse_typed(&src)?;
+    if !file.exchanges.is_empty() && file.schema == RECORDING_SCHEMA {
+        return Err(src
+            .error(
+                FieldPath::root().key("exchanges"),
+                Reason::InvalidField,
+                format!("`exchanges` are in \"{RECORDING_SCHEMA_2}\" recordings only"),
+            )
+            .hint(format!("set `schema` to \"{RECORDING_SCHEMA_2}\"")));
+    }
     if file.screen.scale == 0 || file.screen.width == 0 || file.screen.height == 0 {
         return Err(src.error(
             FieldPath::root().key("screen"),

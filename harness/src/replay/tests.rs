@@ -113,6 +113,7 @@ fn recording(
                 operation: Default::default(),
             })
             .collect(),
+        exchanges: Vec::new(),
     };
     let frames = frames
         .into_iter()

@@ -182,6 +182,11 @@ pub enum FailReason {
     /// The step carries an option the harness cannot replay offline (vision, pollrequest, …):
     /// it is not judged, so it does not pass.
     NotSimulated,
+    /// The step asks something (a long poll, a subscription, a vision prompt, a session
+    /// snapshot, a pipeline) the recording holds no answer to: nothing can be served back.
+    NotRecorded,
+    /// A `correlation` entry names a step or a field of its answer no earlier step received.
+    CorrelationUnresolved,
     /// What a reading step read is not what the plan says it should be.
     ReadMismatch,
     /// A retry whose idempotency key already ran was applied again in the recording.

@@ -134,6 +134,7 @@ pub fn synthesize(
         },
         frames,
         transitions: built.transitions.clone(),
+        exchanges: Vec::new(),
     };
     w.write(
         &out.join("recording.json"),

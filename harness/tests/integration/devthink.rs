@@ -113,6 +113,25 @@ fn chromium_records_a_local_page_and_the_recording_replays() {
     );
 }
 
+/// Runs bundled scenario files (they must all be as expected) into `out`; `report.json`.
+fn run_bundled(files: &[String], out: &Path) -> Value {
+    let mut args = vec!["run", "--report-dir", out.to_str().unwrap()];
+    args.extend(files.iter().map(String::as_str));
+    run_in(repo(), &args).expect_code(0);
+    read_json(&out.join("report.json"))
+}
+
+/// Scenario `id`'s chained run in a report.
+fn chained_of(report: &Value, id: &str) -> Value {
+    report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id)
+        .unwrap_or_else(|| panic!("no {id}"))["runs"]["chained"]
+        .clone()
+}
+
 /// The checked-in devthink scenarios, run on their own, each as expected, and what each one
 /// is about shows in the report.
 #[test]
@@ -126,19 +145,8 @@ fn the_devthink_scenarios_replay_as_expected() {
         .collect();
     assert!(scenarios.len() >= 8, "{scenarios:?}");
     let out = tmp.path().join("out");
-    let mut args = vec!["run", "--report-dir", out.to_str().unwrap()];
-    args.extend(scenarios.iter().map(String::as_str));
-    run_in(repo(), &args).expect_code(0);
-    let report = read_json(&out.join("report.json"));
-    let by_id = |id: &str| -> Value {
-        report["scenarios"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["id"] == id)
-            .unwrap_or_else(|| panic!("no {id}"))["runs"]["chained"]
-            .clone()
-    };
+    let report = run_bundled(&scenarios, &out);
+    let by_id = |id: &str| chained_of(&report, id);
     // The retried add-to-cart is deduplicated, not clicked twice; the payment is captured
     // before and after under its naming pattern, and the diffshot saw the page change.
     let pay = by_id("devthink-pay");
@@ -166,9 +174,9 @@ fn the_devthink_scenarios_replay_as_expected() {
     assert_eq!(review, ["preview", "approve", "execute"]);
     let ambiguous = by_id("devthink-cart-ambiguous");
     assert_eq!(ambiguous["steps"][1]["resolution"]["candidate_count"], 2);
-    let unsimulated = by_id("devthink-vision-not-simulated");
-    assert_eq!(unsimulated["reason"], "not-simulated");
-    assert_ne!(unsimulated["steps"][4]["status"], "passed");
+    let unrecorded = by_id("devthink-vision-not-recorded");
+    assert_eq!(unrecorded["reason"], "not-recorded");
+    assert_eq!(unrecorded["steps"][4]["status"], "failed");
     // JUnit and Markdown carry the devthink runs like any other.
     let junit = std::fs::read_to_string(out.join("junit.xml")).unwrap();
     assert!(junit.contains("devthink-pay"), "{junit}");
@@ -679,7 +687,7 @@ fn a_missing_page_is_a_failed_load_inside_the_origin() {
             {"id": "open", "kind": "navigate", "risk": "interaction",
              "summary": "Open the sign-in page", "value": "/login.html"},
             {"id": "lost", "kind": "navigate", "risk": "interaction",
-             "summary": "Open the order history", "value": "/orders.html"}
+             "summary": "Open the order history", "value": "/order-history.html"}
         ]
     });
     std::fs::create_dir_all(suite.join("scenarios/missing")).unwrap();
@@ -696,7 +704,10 @@ fn a_missing_page_is_a_failed_load_inside_the_origin() {
         .unwrap()
         .clone();
     let dom = read_json(&rec.join(last["dom"].as_str().unwrap()));
-    assert_eq!(dom["url"], "http://127.0.0.1:8000/orders.html", "{dom}");
+    assert_eq!(
+        dom["url"], "http://127.0.0.1:8000/order-history.html",
+        "{dom}"
+    );
     assert!(
         dom.to_string().contains("404 Not Found"),
         "a visible page: {dom}"
@@ -734,7 +745,244 @@ fn a_missing_page_is_a_failed_load_inside_the_origin() {
         .unwrap_or_else(|| panic!("a load check: {lost}"));
     let detail = load["detail"].as_str().unwrap();
     assert!(
-        detail.contains("404") && detail.contains("http://127.0.0.1:8000/orders.html"),
+        detail.contains("404") && detail.contains("http://127.0.0.1:8000/order-history.html"),
         "{detail}"
     );
+}
+
+/// The `received` and `correlation` checks of a chained run's step, as `(kind, passed, detail)`.
+fn answer_checks(step: &Value) -> Vec<(String, bool, String)> {
+    step["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["kind"] == "received" || c["kind"] == "correlation")
+        .map(|c| {
+            (
+                c["kind"].as_str().unwrap().to_string(),
+                c["passed"].as_bool().unwrap(),
+                c["detail"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Each family a step asks outside the page is served back from the Chromium recording of
+/// `devthink-orders` and judged by what it received; a plan asking what the recording lacks
+/// fails at that step, naming the option's field path: `not-recorded`, or for a correlation
+/// naming something never received, `correlation-unresolved`.
+#[test]
+fn each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there() {
+    let tmp = TempDir::new("devthink-orders");
+    let out = tmp.path().join("out");
+    let ids = [
+        "devthink-orders",
+        "devthink-orders-poll-not-recorded",
+        "devthink-orders-graphql-not-recorded",
+        "devthink-orders-pipeline-not-recorded",
+        "devthink-orders-snapshot-not-recorded",
+        "devthink-orders-correlation-unresolved",
+        "devthink-vision-not-recorded",
+    ];
+    let files: Vec<String> = ids
+        .iter()
+        .map(|id| format!("scenarios/{id}.json"))
+        .collect();
+    let report = run_bundled(&files, &out);
+    let chained = |id: &str| chained_of(&report, id);
+    let done = chained("devthink-orders");
+    assert_eq!(done["outcome"], "completed", "{done}");
+    let step = |run: &Value, id: &str| -> Value {
+        run["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["step_id"] == id)
+            .unwrap_or_else(|| panic!("no step {id}"))
+            .clone()
+    };
+    // Every family passed on what it received; the second poll's URL was filled by the
+    // request id the first poll answered.
+    for (id, detail) in [
+        (
+            "poll",
+            "steps[1].options.pollrequest: the recorded answer “{\"requestId\": \"r-41\", \"state\": \"pending\"}” holds “pending”",
+        ),
+        (
+            "result",
+            "steps[2].options.pollrequest: the recorded answer “{\"requestId\": \"r-41\", \"state\": \"shipped\"}” holds “shipped”",
+        ),
+        (
+            "state",
+            "steps[4].options.pipeline: the recorded answer “shipped” is “shipped”",
+        ),
+        (
+            "look",
+            "steps[5].options.vision: the recorded answer “yes” is “yes”",
+        ),
+        (
+            "session",
+            "steps[6].options.snapshot: the recorded session snapshot holds “sid=demo-session-7”",
+        ),
+    ] {
+        let s = step(&done, id);
+        assert_eq!(s["status"], "passed", "{s}");
+        assert_eq!(
+            answer_checks(&s),
+            [("received".into(), true, detail.into())],
+            "{id}"
+        );
+    }
+    let watch = answer_checks(&step(&done, "watch"));
+    assert!(
+        watch[0].1 && watch[0].2.contains("\"state\":\"shipped\"}}}”"),
+        "{watch:?}"
+    );
+    // Each plan asking what the recording lacks fails at that step, with the option's path.
+    for (id, at, reason, path) in [
+        (
+            "devthink-orders-poll-not-recorded",
+            "poll",
+            "not-recorded",
+            "steps[1].options.pollrequest",
+        ),
+        (
+            "devthink-orders-graphql-not-recorded",
+            "watch",
+            "not-recorded",
+            "steps[3].options.graphql",
+        ),
+        (
+            "devthink-orders-pipeline-not-recorded",
+            "state",
+            "not-recorded",
+            "steps[4].options.pipeline",
+        ),
+        (
+            "devthink-orders-snapshot-not-recorded",
+            "session",
+            "not-recorded",
+            "steps[6].options.snapshot",
+        ),
+        (
+            "devthink-vision-not-recorded",
+            "shot",
+            "not-recorded",
+            "steps[4].options.vision",
+        ),
+        (
+            "devthink-orders-correlation-unresolved",
+            "result",
+            "correlation-unresolved",
+            "steps[2].options.correlation.rid",
+        ),
+    ] {
+        let run = chained(id);
+        assert_eq!(
+            (run["outcome"].as_str(), run["reason"].as_str()),
+            (Some("failed"), Some(reason)),
+            "{id}"
+        );
+        let s = step(&run, at);
+        assert_eq!(s["status"], "failed", "{id}");
+        let checks = answer_checks(&s);
+        let last = checks.last().unwrap();
+        assert!(
+            !last.1 && last.2.starts_with(&format!("{path}: ")),
+            "{id}: {checks:?}"
+        );
+    }
+}
+
+/// Answers are a version-2 field: a version-1 recording carrying them is refused at
+/// `exchanges`, naming the version that has them.
+#[test]
+fn a_version_1_recording_with_answers_is_refused() {
+    let tmp = TempDir::new("devthink-orders-v1");
+    let suite = tmp.path().to_path_buf();
+    crate::util::copy_scenario(&suite, "devthink-orders", "devthink-orders");
+    let rec = suite.join("recordings/devthink-orders/recording.json");
+    edit_json(&rec, |r| r["schema"] = "stepreplay-recording/1".into());
+    let refused = run_in(
+        &suite,
+        &[
+            "run",
+            "scenarios/devthink-orders.json",
+            "--report-dir",
+            "out",
+        ],
+    );
+    refused.expect_code(2);
+    assert!(
+        refused.stderr.contains("`exchanges`") && refused.stderr.contains("stepreplay-recording/2"),
+        "{}",
+        refused.stderr
+    );
+}
+
+/// `record-browser` asks each family live in Chromium and keeps what it received, keyed by
+/// the request (the correlation filled in); the checked-in `devthink-orders` holds the same.
+#[cfg(target_os = "linux")]
+#[test]
+fn chromium_records_what_each_family_received() {
+    if !have_tool("chromium", "scripts/install-test-deps installs chromium") {
+        return;
+    }
+    let tmp = TempDir::new("devthink-orders-live");
+    let suite = tmp.path();
+    let browser = repo().join("recordings/scripts/browser");
+    let rec = suite.join("recordings/devthink-orders");
+    record_browser(
+        suite,
+        browser.join("orders.json"),
+        browser.join("pages"),
+        &rec,
+        &["--viewport", "480x320"],
+    )
+    .expect_code(0);
+    let live = read_json(&rec.join("recording.json"));
+    let bundled = read_json(&repo().join("recordings/devthink-orders/recording.json"));
+    assert_eq!(live["schema"], "stepreplay-recording/2");
+    assert_eq!(live["exchanges"], bundled["exchanges"]);
+    let families: Vec<&str> = live["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["family"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        families,
+        [
+            "pollrequest",
+            "pollrequest",
+            "graphql",
+            "pipeline",
+            "vision",
+            "snapshot"
+        ]
+    );
+    assert_eq!(
+        live["exchanges"][1]["request"]["url"],
+        "/api/result/r-41.json"
+    );
+    // The live recording replays the bundled scenario.
+    crate::util::copy_tree(
+        &repo().join("scenarios/devthink-orders"),
+        &suite.join("scenarios/devthink-orders"),
+    );
+    std::fs::copy(
+        repo().join("scenarios/devthink-orders.json"),
+        suite.join("scenarios/devthink-orders.json"),
+    )
+    .unwrap();
+    run_in(
+        suite,
+        &[
+            "run",
+            "scenarios/devthink-orders.json",
+            "--report-dir",
+            "out",
+        ],
+    )
+    .expect_code(0);
 }

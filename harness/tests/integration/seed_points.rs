@@ -806,16 +806,47 @@ const DEVTHINK: &[Point] = &[
     ),
     p(
         "options.pipeline",
-        "the extractpipeline reference of extract steps",
-        &["src/plan/devthink/lower.rs::reading_families_read_and_capture_families_capture"],
+        "the extractpipeline reference of extract steps: its recorded output is served back and judged; an output the recording lacks fails `not-recorded`",
+        &[
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders-pipeline-not-recorded.json]",
+            "tests/integration/devthink.rs::chromium_records_what_each_family_received",
+        ],
     ),
     p(
-        "options.pollrequest, graphql, correlation, vision",
-        "families that need a live service are named as not simulated",
+        "options.pollrequest",
+        "the long-poll request of a transport step: its recorded response is served back in order and judged; a request the recording lacks fails `not-recorded`",
         &[
-            "src/plan/devthink/lower.rs::families_needing_a_live_service_are_not_simulated",
-            "src/expect/simulated.rs::an_option_that_cannot_be_replayed_fails_the_step_by_name",
-            "tests/integration/devthink.rs::the_devthink_scenarios_replay_as_expected [scenarios/devthink-vision-not-simulated.json]",
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders-poll-not-recorded.json]",
+            "tests/integration/devthink.rs::chromium_records_what_each_family_received",
+        ],
+    ),
+    p(
+        "options.graphql",
+        "the GraphQL subscription of a channel step: its recorded messages are served back and judged; a subscription the recording lacks fails `not-recorded`",
+        &[
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders-graphql-not-recorded.json]",
+            "tests/integration/devthink.rs::chromium_records_what_each_family_received",
+        ],
+    ),
+    p(
+        "options.correlation",
+        "the per-run request correlation map: a field one step received fills a later request; a map naming what no step received fails `correlation-unresolved`",
+        &[
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders-correlation-unresolved.json]",
+            "tests/integration/devthink.rs::chromium_records_what_each_family_received",
+        ],
+    ),
+    p(
+        "options.vision",
+        "the vision prompt block of a capture step: the recorded answer is served back and judged; a prompt the recording lacks fails `not-recorded`",
+        &[
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-vision-not-recorded.json]",
+            "tests/integration/devthink.rs::chromium_records_what_each_family_received",
         ],
     ),
     p(
@@ -861,8 +892,12 @@ const DEVTHINK: &[Point] = &[
     ),
     p(
         "options.snapshot",
-        "the session snapshot plan of a capturesession step",
-        &["src/plan/devthink/lower.rs::reading_families_read_and_capture_families_capture"],
+        "the session snapshot plan of a capturesession step: the recorded snapshot is served back and judged; a snapshot the recording lacks fails `not-recorded`",
+        &[
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
+            "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders-snapshot-not-recorded.json]",
+            "tests/integration/devthink.rs::chromium_records_what_each_family_received",
+        ],
     ),
     p(
         "recording",

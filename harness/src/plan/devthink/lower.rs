@@ -9,15 +9,12 @@
 
 use std::path::Path;
 
+use super::exchange;
 use super::kinds::Kind;
 use super::{DevPlan, DevStep, Risk};
 use crate::errors::FieldPath;
 use crate::plan::model::{ReadRegion, Review, WebStep};
 use crate::plan::{Action, Click, Dialect, Plan, Step, Target, Text};
-
-/// Families replay cannot act out offline: each needs a live server, a model or the
-/// browser's session, so a step carrying one is reported as not simulated, never as passed.
-const OFFLINE_ONLY: &[&str] = &["pollrequest", "graphql", "vision", "snapshot", "pipeline"];
 
 /// Lowers a parsed (and so valid) protocolv2 plan.
 pub(crate) fn lower_devthink(dev: &DevPlan, base_dir: &Path) -> Plan {
@@ -98,18 +95,15 @@ fn lower_step(s: &DevStep, i: usize) -> Step {
             })
             .or_else(|| o.targetref.as_ref().and_then(targetref)),
     };
-    let reads = matches!(kind, Some(Kind::Extract | Kind::RegionOcr))
+    // An extract through a pipeline is judged by the pipeline's recorded output instead.
+    let reads = (matches!(kind, Some(Kind::Extract | Kind::RegionOcr)) && o.pipeline.is_none())
         || (matches!(kind, Some(Kind::Capture)) && o.ocr == Some(true));
-    let mut not_simulated: Vec<String> = o
-        .families
-        .iter()
-        .filter(|f| OFFLINE_ONLY.contains(&f.as_str()))
-        .cloned()
-        .collect();
     // `ocr` on a session snapshot reads bytes no frame holds.
-    if matches!(kind, Some(Kind::CaptureSession)) && o.ocr == Some(true) {
-        not_simulated.push("ocr".into());
-    }
+    let not_simulated = if matches!(kind, Some(Kind::CaptureSession)) && o.ocr == Some(true) {
+        vec!["ocr".to_string()]
+    } else {
+        Vec::new()
+    };
     Step {
         id: s.id.clone(),
         number: i as u32 + 1,
@@ -133,6 +127,8 @@ fn lower_step(s: &DevStep, i: usize) -> Step {
             read_expect: s.value.clone().filter(|_| reads),
             region: o.ocrregion.as_ref().filter(|_| reads).map(read_region),
             not_simulated,
+            asks: exchange::asks(o, s.target.as_deref(), s.value.as_deref()),
+            correlation: exchange::correlations(o),
             targetref: s
                 .target
                 .as_ref()
@@ -331,38 +327,58 @@ mod families {
     }
 
     #[test]
-    fn families_needing_a_live_service_are_not_simulated() {
-        for (kind, options, family) in [
-            ("extract", r#"{"pipeline": "prices"}"#, "pipeline"),
+    fn families_answered_by_the_recording_ask_by_their_request() {
+        for (kind, options, family, request) in [
+            (
+                "extract",
+                r#"{"pipeline": "prices"}"#,
+                "pipeline",
+                serde_json::json!({"pipeline": "prices", "target": "#x"}),
+            ),
             (
                 "transport",
-                r#"{"pollrequest": {"url": "/poll"}}"#,
+                r#"{"pollrequest": {"url": "/poll", "expect": "ready"}}"#,
                 "pollrequest",
+                serde_json::json!({"url": "/poll"}),
             ),
             (
                 "channel",
                 r#"{"graphql": {"query": "subscription { a }"}}"#,
                 "graphql",
+                serde_json::json!({"query": "subscription { a }"}),
             ),
             (
                 "capture",
                 r#"{"vision": {"prompt": "what is shown?"}}"#,
                 "vision",
+                serde_json::json!({"prompt": "what is shown?"}),
             ),
             (
                 "capturesession",
                 r#"{"snapshot": {"cookies": true}}"#,
                 "snapshot",
+                serde_json::json!({"cookies": true}),
             ),
-            ("capturesession", r#"{"ocr": true}"#, "ocr"),
         ] {
-            let s = step(kind, Some("#x"), None, options);
-            assert_eq!(
-                web(&s).not_simulated,
-                vec![family.to_string()],
-                "{kind} {options}"
-            );
+            let s = step(kind, Some("#x"), Some("v"), options);
+            let w = web(&s);
+            assert!(w.not_simulated.is_empty(), "{kind} {options}");
+            assert_eq!(w.asks.len(), 1, "{kind} {options}");
+            assert_eq!((w.asks[0].family, &w.asks[0].request), (family, &request));
         }
+        let poll = step(
+            "transport",
+            None,
+            None,
+            r#"{"pollrequest": {"url": "/p", "expect": "ready"}}"#,
+        );
+        assert_eq!(web(&poll).asks[0].expect.as_deref(), Some("ready"));
+        let session = step("capturesession", Some("#x"), None, r#"{"ocr": true}"#);
+        assert_eq!(
+            web(&session).not_simulated,
+            ["ocr"],
+            "no frame holds the session's bytes"
+        );
     }
 
     #[test]
@@ -422,12 +438,16 @@ mod families {
             "capture",
             Some("#x"),
             None,
-            r#"{"correlation": {"run": "r1"}}"#,
+            r#"{"correlation": {"rid": "poll.requestId"}}"#,
         );
         assert!(!web(&plain).reads, "a capture without ocr reads nothing");
-        assert!(
-            web(&plain).not_simulated.is_empty(),
-            "correlation changes nothing replayed"
+        assert_eq!(
+            web(&plain).correlation[0],
+            exchange::Correlate {
+                name: "rid".into(),
+                step: "poll".into(),
+                field: "requestId".into()
+            }
         );
         let pair = step(
             "submit",

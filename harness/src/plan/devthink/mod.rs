@@ -34,6 +34,7 @@ macro_rules! words {
     };
 }
 
+pub(crate) mod exchange;
 pub(crate) mod kinds;
 mod lower;
 mod model;

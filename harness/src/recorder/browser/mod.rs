@@ -12,6 +12,7 @@
 //! What a sensitive step types never reaches the files: it is taken out of the DOM and AX
 //! files, and the recorded operation leaves the text out.
 
+mod asks;
 mod capture;
 mod cdp;
 
@@ -30,7 +31,7 @@ use crate::plan::devthink::{DevPlan, DevStep, Risk, parse_protocolv2};
 use crate::plan::read_plan_source;
 use crate::recording::dom::DomSnapshot;
 use crate::recording::format::{
-    FrameRef, Operation, RecordingFile, Screen, SourceInfo, SourceKind, Transition,
+    Exchange, FrameRef, Operation, RecordingFile, Screen, SourceInfo, SourceKind, Transition,
 };
 use crate::secret::REDACTED;
 use cdp::{Browser, PageServer};
@@ -83,6 +84,10 @@ struct Recorder<'p> {
     plan: &'p DevPlan,
     frames: Vec<FrameRef>,
     transitions: Vec<Transition>,
+    /// What steps asked outside the page, answered.
+    exchanges: Vec<Exchange>,
+    /// The last answer each step received, for later steps' `correlation`.
+    received: HashMap<String, Value>,
     /// What must never be written: the values of sensitive steps.
     secrets: Vec<String>,
     /// The fields sensitive steps typed into, by path: painted over in every frame after in
@@ -143,6 +148,8 @@ pub(crate) fn record_browser(opts: &BrowserOptions) -> Result<BrowserOutput, Err
             plan: &plan,
             frames: Vec::new(),
             transitions: Vec::new(),
+            exchanges: Vec::new(),
+            received: HashMap::new(),
             secrets: crate::plan::devthink::sensitive_values(&plan)
                 .into_iter()
                 .map(str::to_string)
@@ -181,6 +188,13 @@ impl Recorder<'_> {
             }
             let (element, op) = self.act(step, &now)?;
             self.settle()?;
+            asks::ask_all(
+                &mut self.browser,
+                step,
+                &self.secrets,
+                &mut self.received,
+                &mut self.exchanges,
+            )?;
             let next = self.keep()?;
             self.transitions.push(Transition {
                 from: now.id.clone(),
@@ -195,8 +209,14 @@ impl Recorder<'_> {
             acted += 1;
         }
         let (w, h) = self.opts.viewport;
+        let exchanges = std::mem::take(&mut self.exchanges);
         let file = RecordingFile {
-            schema: crate::recording::format::RECORDING_SCHEMA.into(),
+            schema: if exchanges.is_empty() {
+                crate::recording::format::RECORDING_SCHEMA
+            } else {
+                crate::recording::format::RECORDING_SCHEMA_2
+            }
+            .into(),
             name: self
                 .opts
                 .out
@@ -217,6 +237,7 @@ impl Recorder<'_> {
             },
             frames: std::mem::take(&mut self.frames),
             transitions: std::mem::take(&mut self.transitions),
+            exchanges,
         };
         let frames = file.frames.len();
         write_file(

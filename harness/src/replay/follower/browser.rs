@@ -102,9 +102,79 @@ impl<'r> Follower<'_, 'r> {
                 }
             }
         }
+        self.exchanges(i)?;
         if let Some(check) = check_simulated(&web.not_simulated) {
             self.events.push(Event::Checked { step: i, check });
             return Err((StepStatus::Failed, FailReason::NotSimulated));
+        }
+        Ok(())
+    }
+
+    /// Serves a step's asks from the recording, its `correlation` filled from what earlier
+    /// steps were served: each ask gets the first answer not yet served to the same request.
+    fn exchanges(&mut self, i: usize) -> Result<(), Stop> {
+        use crate::plan::devthink::exchange::{answer_json, field_of, fill};
+        let step: &Step = &self.plan.steps[i];
+        let Some(web) = &step.web else {
+            return Ok(());
+        };
+        let options = step.path.key("options");
+        let mut values = Vec::new();
+        for c in &web.correlation {
+            let value = self
+                .received
+                .get(&c.step)
+                .and_then(|answer| field_of(answer, &c.field));
+            let Some(value) = value else {
+                let at = options.key("correlation").key(&c.name);
+                self.events.push(Event::Checked {
+                    step: i,
+                    check: Check::new(
+                        "correlation",
+                        false,
+                        format!(
+                            "{at}: `{}.{}` names nothing an earlier step received",
+                            c.step, c.field
+                        ),
+                    ),
+                });
+                return Err((StepStatus::Failed, FailReason::CorrelationUnresolved));
+            };
+            values.push((c.name.clone(), value));
+        }
+        let recorded = &self.prep.rec.file.exchanges;
+        for ask in &web.asks {
+            let at = options.key(ask.family);
+            let request = fill(&ask.request, &values);
+            let found = (0..recorded.len()).find(|&k| {
+                !self.served[k]
+                    && recorded[k].family == ask.family
+                    && recorded[k].request == request
+            });
+            let Some(k) = found else {
+                self.events.push(Event::Checked {
+                    step: i,
+                    check: Check::new(
+                        "received",
+                        false,
+                        format!(
+                            "{at}: the recording holds no answer to {request}: record the plan \
+                             again to serve it"
+                        ),
+                    ),
+                });
+                return Err((StepStatus::Failed, FailReason::NotRecorded));
+            };
+            self.served[k] = true;
+            let response = &recorded[k].response;
+            self.received
+                .insert(step.id.clone(), answer_json(ask.family, response));
+            let check = check_received(ask, response, &at);
+            let passed = check.passed;
+            self.events.push(Event::Checked { step: i, check });
+            if !passed {
+                return Err((StepStatus::Failed, FailReason::ExpectFailed));
+            }
         }
         Ok(())
     }

@@ -13,7 +13,7 @@ use super::trace::{AskKind, Event, Mode, StepStatus, Trace};
 use crate::desktop::{Acted, Desktop};
 use crate::expect::{
     Check, ExpectCtx, OpCheck, Shown, check_diffshot, check_done, check_expect, check_next_control,
-    check_operation, check_reads_text, check_simulated, check_unknown_role,
+    check_operation, check_reads_text, check_received, check_simulated, check_unknown_role,
 };
 use crate::plan::{Action, Part, Plan, Step, Target, Text, fill_known, selected_all_before};
 use crate::resolve::{ResolveContext, nearest_windows, resolve};
@@ -36,6 +36,8 @@ pub fn replay(plan: &Plan, prep: &Prepared, scenario: &ScenarioFile, mode: Mode)
         scenario,
         anchors: anchors(plan),
         events: Vec::new(),
+        served: vec![false; prep.rec.file.exchanges.len()],
+        received: std::collections::HashMap::new(),
     };
     let (review, refused) = crate::replay::web::review(plan, scenario);
     f.events.extend(review);
@@ -63,6 +65,10 @@ struct Follower<'a, 'r> {
     /// The plan's named and placed targets, for telling how far a step's window moved.
     anchors: Vec<&'a Target>,
     events: Vec<Event>,
+    /// The recording's exchanges already served back (each answers one ask).
+    served: Vec<bool>,
+    /// The answer each step was served last, by step id, for later `correlation`.
+    received: std::collections::HashMap<String, serde_json::Value>,
 }
 
 /// The plan's targets with a label and a place: all a follower knows about where controls
