@@ -306,7 +306,7 @@ const FOXSTEP: &[Point] = &[
         &[
             "src/expect/operation.rs::a_right_double_drag_with_command_is_not_the_recorded_left_click",
             "src/expect/operation.rs::a_click_detail_the_recording_does_not_keep_is_unjudged_not_passed",
-            "src/agent/clicks.rs::clicks_are_compared_part_by_part",
+            "src/agent/operation.rs::clicks_are_compared_part_by_part",
             "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/click-count-zero.json]",
         ],
     ),
