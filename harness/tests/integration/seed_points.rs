@@ -751,10 +751,12 @@ const DEVTHINK: &[Point] = &[
             "tests/integration/check.rs::a_key_shared_by_two_plans_of_a_suite_is_found_by_check_over_the_folder",
         ],
     ),
-    p(
+    unjudged(
         "step.environment",
         "pagecontext, isolatedworld, offscreenworker or sandboxframe",
-        &["src/plan/devthink/tests.rs::each_enum"],
+        "a recording is one page's frames, with no world or frame to run a step in; the value \
+         is checked against the four names (`src/plan/devthink/tests.rs::each_enum`) and not \
+         replayed",
     ),
     unjudged(
         "step.agentid",
