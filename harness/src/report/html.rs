@@ -680,6 +680,18 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
     if let Some(m) = &sc.mutation {
         mutation(h, m);
     }
+    runs(h, report, sc, fail, images);
+    h.push_str("</div></details>\n");
+}
+
+/// A scenario's runs, one per mode, the first open; the steps before the first failure fold.
+fn runs(
+    h: &mut String,
+    report: &Report,
+    sc: &ScenarioReport,
+    fail: Option<(&Mode, &StepReport)>,
+    images: &PageImages,
+) {
     for (i, mode) in report.modes.iter().enumerate() {
         let Some(run) = sc.runs.get(mode) else {
             continue;
@@ -728,7 +740,6 @@ fn scenario(h: &mut String, report: &Report, sc: &ScenarioReport, images: &PageI
         }
         h.push_str("</div></details>");
     }
-    h.push_str("</div></details>\n");
 }
 
 /// A scenario's tags and, under `run --slow`, its time when it was slow: marks beside its
