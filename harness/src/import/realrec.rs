@@ -485,21 +485,7 @@ fn import_bound(
     }
     output.transitions = transitions.len();
     let fields = secret_fields(plan.map(|(p, _)| p), &transitions);
-    for (ax, &at) in snapshots.iter().zip(&png_at) {
-        let boxes = crate::paint::mask::secret_boxes(ax, &fields);
-        if boxes.is_empty() {
-            continue;
-        }
-        let (path, bytes) = &mut files[at];
-        let unreadable = |e: image::ImageError| {
-            InputError::new(&*path, Reason::InvalidImage, format!("cannot mask it: {e}"))
-        };
-        let mut img = image::load_from_memory(bytes)
-            .map_err(unreadable)?
-            .to_rgb8();
-        crate::paint::mask::cover(&mut img, &boxes);
-        *bytes = crate::png::encode_rgb(&img)?;
-    }
+    mask_secrets(&snapshots, &png_at, &fields, &mut files)?;
     let meta_title = read_text(&src.join("meta.json"), limits::IMPORT_SOURCE_BYTES)
         .ok()
         .and_then(|m| parse_value(&m).ok())
@@ -530,6 +516,32 @@ fn import_bound(
     }
     load_recording(out)?;
     Ok(output)
+}
+
+/// Covers, in each frame's screenshot (`files[png_at[i]]`), the boxes of the fields a secret
+/// was typed into.
+fn mask_secrets(
+    snapshots: &[AxSnapshot],
+    png_at: &[usize],
+    fields: &std::collections::BTreeSet<String>,
+    files: &mut [(PathBuf, Vec<u8>)],
+) -> Result<(), Error> {
+    for (ax, &at) in snapshots.iter().zip(png_at) {
+        let boxes = crate::paint::mask::secret_boxes(ax, fields);
+        if boxes.is_empty() {
+            continue;
+        }
+        let (path, bytes) = &mut files[at];
+        let unreadable = |e: image::ImageError| {
+            InputError::new(&*path, Reason::InvalidImage, format!("cannot mask it: {e}"))
+        };
+        let mut img = image::load_from_memory(bytes)
+            .map_err(unreadable)?
+            .to_rgb8();
+        crate::paint::mask::cover(&mut img, &boxes);
+        *bytes = crate::png::encode_rgb(&img)?;
+    }
+    Ok(())
 }
 
 /// The elements that steps typing a sensitive input acted on, by the bound plan: their boxes are
