@@ -103,6 +103,34 @@ pub(crate) enum Miss {
     },
 }
 
+/// The control under a point given as a share of the screen: the smallest, as a click lands
+/// on the innermost one; none found is a point with no control.
+fn under_point(ix: &FrameIndex, [sx, sy]: [f64; 2], screen: (u32, u32)) -> Found {
+    let (x, y) = (sx * screen.0 as f64, sy * screen.1 as f64);
+    let hit = ix
+        .at_point(x, y)
+        .into_iter()
+        .map(|i| &ix.nodes[i as usize])
+        .min_by_key(|n| n.frame.area());
+    let point = (x.round() as i32, y.round() as i32);
+    match hit {
+        Some(n) => Found {
+            id: n.id.to_string(),
+            path: path_of(n.id),
+            point,
+            frame: Some(n.frame),
+            window: Some(ix.window_of(n).title.clone()).filter(|t| !t.is_empty()),
+        },
+        None => Found {
+            id: String::new(),
+            path: None,
+            point,
+            frame: None,
+            window: None,
+        },
+    }
+}
+
 /// Finds `t` in a frame: `ax` is the dump converted by the importer, `dump` the dump itself.
 pub(crate) fn find(
     t: &ScriptTarget,
@@ -111,31 +139,8 @@ pub(crate) fn find(
     screen: (u32, u32),
 ) -> Result<Found, Miss> {
     let ix = FrameIndex::new(ax);
-    if let Some([sx, sy]) = t.point {
-        let (x, y) = (sx * screen.0 as f64, sy * screen.1 as f64);
-        // The smallest control under the point, as a click lands on the innermost one.
-        let hit = ix
-            .at_point(x, y)
-            .into_iter()
-            .map(|i| &ix.nodes[i as usize])
-            .min_by_key(|n| n.frame.area());
-        let point = (x.round() as i32, y.round() as i32);
-        return Ok(match hit {
-            Some(n) => Found {
-                id: n.id.to_string(),
-                path: path_of(n.id),
-                point,
-                frame: Some(n.frame),
-                window: Some(ix.window_of(n).title.clone()).filter(|t| !t.is_empty()),
-            },
-            None => Found {
-                id: String::new(),
-                path: None,
-                point,
-                frame: None,
-                window: None,
-            },
-        });
+    if let Some(p) = t.point {
+        return Ok(under_point(&ix, p, screen));
     }
     let want_name = t.name.as_deref().map(normalize_label);
     let want_window = t.window.as_deref().map(normalize_label);
