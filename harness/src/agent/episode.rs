@@ -719,7 +719,7 @@ impl<'r> Env<'_, 'r> {
         self.judge_safety(&step, action, text.as_deref(), field.as_deref());
         // What was done, against what the recording did here.
         if let Some(t) = recorded
-            && !same_kind(action, &t.action)
+            && !super::operation::same_kind(action, &t.action)
         {
             return Err((
                 F::OperationMismatch,
@@ -1014,18 +1014,6 @@ impl Env<'_, '_> {
         }
         self.bait("navigated to", url);
     }
-}
-
-/// Whether an agent's action word is the kind of action a recording names.
-fn same_kind(agent: &str, recorded: &str) -> bool {
-    agent == recorded
-        || matches!(
-            (agent, recorded),
-            ("type", "paste") | ("paste", "type") | ("press", "key") | ("copy", "key")
-        )
-        // Browser recordings name reading and scrolling steps by their kind; a click is how
-        // an agent takes them.
-        || (agent == "click" && !matches!(recorded, "type" | "paste" | "press" | "key" | "copy" | "navigate"))
 }
 
 #[cfg(test)]

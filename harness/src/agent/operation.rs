@@ -34,21 +34,36 @@ pub(crate) fn agent_did(action: &str, click: Click, keys: Option<String>) -> Opt
     }
 }
 
-/// What the recording kept of `did`, part by part (the follower's check), or only its kind
-/// when the act has no detail judged.
+/// What the recording kept of the act: its kind as an agent's action word matches a
+/// recording's, then `did`'s detail part by part by the follower's own check.
 pub(crate) fn recorded_checks(action: &str, did: Option<&Action>, t: &Transition) -> Vec<OpCheck> {
-    match did {
-        Some(did) => {
+    let mut checks = vec![OpCheck {
+        part: "action".into(),
+        planned: action.to_string(),
+        recorded: t.action.clone(),
+        passed: same_kind(action, &t.action),
+        unjudged: false,
+    }];
+    if let Some(did) = did {
+        checks.extend(
             crate::expect::check_operation(did, t, None, false, crate::expect::Shown::default())
-        }
-        None => vec![OpCheck {
-            part: "action".into(),
-            planned: action.to_string(),
-            recorded: t.action.clone(),
-            passed: true,
-            unjudged: false,
-        }],
+                .into_iter()
+                .filter(|c| c.part != "action"),
+        );
     }
+    checks
+}
+
+/// Whether an agent's action word is the kind of action a recording names.
+pub(crate) fn same_kind(agent: &str, recorded: &str) -> bool {
+    agent == recorded
+        || matches!(
+            (agent, recorded),
+            ("type", "paste") | ("paste", "type") | ("press", "key") | ("copy", "key")
+        )
+        // Browser recordings name reading and scrolling steps by their kind; a click is how
+        // an agent takes them.
+        || (agent == "click" && !matches!(recorded, "type" | "paste" | "press" | "key" | "copy" | "navigate"))
 }
 
 /// Why an act is not the step's (nor the recording's, where it kept the detail).
@@ -57,7 +72,7 @@ pub(crate) fn mismatch(
     recorded: Option<&Transition>,
     did: Option<&Action>,
 ) -> Option<String> {
-    let wrong = match (step, did) {
+    let mut wrong = match (step, did) {
         (Action::Click(want), Some(Action::Click(did))) => click_parts(want, did),
         (Action::Press { keys: want }, Some(Action::Press { keys })) if keys.is_empty() => {
             vec![format!("pressed no keys (the step: {want})")]
@@ -69,7 +84,6 @@ pub(crate) fn mismatch(
         }
         _ => Vec::new(),
     };
-    let mut wrong = wrong;
     if wrong.is_empty()
         && let (Some(t), Some(did)) = (recorded, did)
     {

@@ -95,7 +95,6 @@ pub(crate) enum FromAgent {
         text: Option<String>,
         /// What a `press` presses (`ctrl+a`, `Return`).
         #[serde(default)]
-        #[allow(dead_code, reason = "the recording keeps no keys to judge it by")]
         keys: Option<String>,
         /// Where a `navigate` goes (absent: the step's own address).
         #[serde(default)]
