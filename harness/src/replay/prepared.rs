@@ -136,6 +136,37 @@ impl<'r> Prepared<'r> {
             .clone()
     }
 
+    /// A step's picture of its control, as [`Prepared::picture`], resized to the control's box
+    /// on this screen when it was cut at another scale (a 1x picture on a 2x screen): a
+    /// follower looks for the control at the size the screen shows it. Within a third of the
+    /// box's size it is left as cut (a cut with a margin, a control that grew a little).
+    pub(crate) fn picture_for(
+        &self,
+        base: &Path,
+        rel: &Path,
+        bounds: Option<&Bounds>,
+    ) -> Option<Arc<RgbaImage>> {
+        let pic = self.picture(base, rel)?;
+        let Some(b) = bounds else { return Some(pic) };
+        let (w, h) = self.screen();
+        let k = (b.width * f64::from(w) / f64::from(pic.width().max(1))
+            + b.height * f64::from(h) / f64::from(pic.height().max(1)))
+            / 2.0;
+        if (0.75..=1.33).contains(&k) || !k.is_finite() || k <= 0.0 {
+            return Some(pic);
+        }
+        let size = |v: u32| (f64::from(v) * k).round().clamp(1.0, f64::from(u16::MAX));
+        // Clamped to 1..=u16::MAX just above.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let (pw, ph) = (size(pic.width()) as u32, size(pic.height()) as u32);
+        let filter = if k > 1.0 {
+            image::imageops::FilterType::Nearest
+        } else {
+            image::imageops::FilterType::Triangle
+        };
+        Some(Arc::new(image::imageops::resize(&*pic, pw, ph, filter)))
+    }
+
     /// The picture of step `i`'s control an MCP-form plan gets from `get_step_image` with
     /// `region: "target"`: the step's recorded screenshot cut at its `bounds`. None when the
     /// step has no recorded screenshot or the box is empty.

@@ -29,7 +29,7 @@ impl<'r> Follower<'_, 'r> {
             // A skill export ships the picture; the MCP form has the flag only, and the picture
             // is what `get_step_image` cuts from the step's screenshot.
             let crop = match (&target.crop, &target.bounds) {
-                (Some(c), _) => self.prep.picture(&self.plan.base_dir, c),
+                (Some(c), b) => self.prep.picture_for(&self.plan.base_dir, c, b.as_ref()),
                 (None, Some(b)) if target.crop_available => self.prep.step_image(self.plan, i, b),
                 _ => None,
             };
