@@ -1014,3 +1014,38 @@ fn a_skill_exports_done_picture_is_compared_with_the_last_screen() {
     }
     assert!(done_event(&small).2.contains("cannot be compared"));
 }
+
+#[test]
+fn a_picture_cut_at_another_scale_is_looked_for_at_the_size_of_its_box() {
+    let dir = std::env::temp_dir().join(format!("stepreplay-picture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // 20 × 10 pixels: the box below is 40 × 20 on the 200 × 100 screen (a 1x picture, 2x screen).
+    RgbaImage::from_pixel(20, 10, image::Rgba([9, 99, 199, 255]))
+        .save(dir.join("small.png"))
+        .unwrap();
+    RgbaImage::new(36, 19).save(dir.join("near.png")).unwrap();
+    let rec = recording(vec![("f0", ax(json!([]), "W"))], &[]);
+    let prep = Prepared::new(&rec);
+    let b = crate::plan::Bounds {
+        x: 0.1,
+        y: 0.1,
+        width: 0.2,
+        height: 0.2,
+    };
+    let at = |name: &str, b: Option<&crate::plan::Bounds>| {
+        let p = prep.picture_for(&dir, Path::new(name), b).unwrap();
+        (p.width(), p.height())
+    };
+    assert_eq!(at("small.png", Some(&b)), (40, 20));
+    assert_eq!(
+        *prep
+            .picture_for(&dir, Path::new("small.png"), Some(&b))
+            .unwrap()
+            .get_pixel(39, 19),
+        image::Rgba([9, 99, 199, 255])
+    );
+    // A cut a little off its box, or a picture without a box, is used as it is.
+    assert_eq!(at("near.png", Some(&b)), (36, 19));
+    assert_eq!(at("small.png", None), (20, 10));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
