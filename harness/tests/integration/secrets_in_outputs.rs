@@ -96,9 +96,11 @@ fn suite(dir: &Path, secret: &str, fault: Fault) {
     std::fs::write(&sc_path, serde_json::to_vec_pretty(&sc).unwrap()).unwrap();
 }
 
-/// Runs the suite with every output on, and `check --recording` on its plan; fails when the
-/// secret is in any byte they print or write, or when the run passed.
-fn assert_hidden(secret: &str, fault: Fault) {
+/// Runs the suite with every output on, and `check --recording` on its plan (in both of
+/// `check`'s formats when `both_checks`, else for people only: each replays the plan under
+/// every perturbation); fails when the secret is in any byte they print or write, or when the
+/// run passed.
+fn assert_hidden(secret: &str, fault: Fault, both_checks: bool) {
     let tmp = TempDir::new("secret-outputs");
     let dir = tmp.path();
     suite(dir, secret, fault);
@@ -134,7 +136,10 @@ fn assert_hidden(secret: &str, fault: Fault) {
             "--scenario",
             "scenarios/mail-send-reminder.json",
         ],
-    ] {
+    ]
+    .into_iter()
+    .take(if both_checks { 4 } else { 3 })
+    {
         let r = run_in(dir, args);
         r.assert_no_panic();
         if args[0] == "run" {
@@ -159,18 +164,19 @@ fn assert_hidden(secret: &str, fault: Fault) {
 /// The audit's probe: a literal `field_contains` on the sensitive field printed the value.
 #[test]
 fn a_failed_field_check_on_a_sensitive_field_does_not_show_its_value() {
-    assert_hidden("zq-secret-771@example.com", Fault::FieldLiteral);
+    assert_hidden("zq-secret-771@example.com", Fault::FieldLiteral, true);
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
 
-    /// However the run fails after the sensitive step, the value is in no output byte.
+    /// However the run fails after the sensitive step, the value is in no output byte. `check`'s
+    /// JSON writer passes the same redactor as its human one; the probe above reads it.
     #[test]
     fn a_sensitive_value_is_in_no_output_byte(
         secret in "[a-z]{2,5}[0-9]{3,6}(@example\\.com)?",
         fault in 0..FAULTS.len(),
     ) {
-        assert_hidden(&secret, FAULTS[fault]);
+        assert_hidden(&secret, FAULTS[fault], false);
     }
 }
