@@ -57,6 +57,9 @@ pub(crate) struct Picture {
     pub(crate) width: u32,
     /// Pixel height.
     pub(crate) height: u32,
+    /// The boxes of the windows on screen, the frontmost app's first (none for an image that
+    /// is no recorded frame): the page crops a step's pictures to its app's window.
+    pub(crate) windows: Vec<crate::recording::ax::Rect>,
 }
 
 /// What one step's frame pair shows.
@@ -194,6 +197,7 @@ impl Evidence {
                 png: encode_png(&img)?,
                 width: img.width(),
                 height: img.height(),
+                windows: Vec::new(),
             },
             pixels: before.pixels()?,
         })
@@ -212,7 +216,20 @@ impl Evidence {
             image::ImageReader::with_format(std::io::Cursor::new(&png), image::ImageFormat::Png)
                 .into_dimensions()
                 .ok()?;
-        let p = Arc::new(Picture { png, width, height });
+        let mut apps: Vec<_> = f.ax.apps.iter().collect();
+        apps.sort_by_key(|a| !a.frontmost);
+        let windows = apps
+            .iter()
+            .flat_map(|a| &a.windows)
+            .map(|w| w.frame)
+            .filter(|r| r.width > 0 && r.height > 0)
+            .collect();
+        let p = Arc::new(Picture {
+            png,
+            width,
+            height,
+            windows,
+        });
         self.frames.insert(key, p.clone());
         Some(p)
     }

@@ -1,10 +1,10 @@
 //! Which scenarios of a suite a command keeps ([`Select`]): `--grep` words, any of which a
-//! scenario's id holds; `--filter` expressions over its id, dialect, kind and tags, joined
-//! by `and`, `or`, `not` and parentheses (nextest's filter expressions, Playwright's
-//! `--grep-invert`), each of which must hold; and the ids of a last run's failures
-//! (`--last-failed`). `run`, `mutate` and `agent` narrow their suite with this one filter.
+//! scenario's id holds; `--filter` expressions over its id, dialect, kind, tags and status in
+//! the last run, joined by `and`, `or`, `not` and parentheses (nextest's filter expressions,
+//! Playwright's `--grep-invert`), each of which must hold; and a last run's failures
+//! (`--last-failed`, the same as `status:failed`). `run`, `mutate` and `agent` narrow their suite with this one filter.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::errors::{InputError, Reason};
@@ -30,19 +30,28 @@ enum Pred {
     Kind(String),
     /// `tag:NAME`: the scenario file's `tags` hold NAME.
     Tag(String),
+    /// `status:failed|passed|new`: missed or met its expectation in the last run, or was not
+    /// in it.
+    Status(String),
 }
 
 const DIALECTS: [&str; 3] = ["foxstep", "devthink", "bridge"];
 
+const STATUSES: [&str; 3] = ["failed", "passed", "new"];
+
 const FILTER_HINT: &str = "KEY:VALUE with id:GLOB, dialect:foxstep|devthink|bridge, \
-kind:plan|bridge or tag:NAME, joined by and, or, not (or &, |, !) and parentheses";
+kind:plan|bridge, tag:NAME or status:failed|passed|new, joined by and, or, not (or &, |, !) \
+and parentheses";
 
 /// The scenarios a run keeps; the default keeps every one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Select {
     grep: Vec<String>,
     exprs: Vec<Expr>,
-    only: Option<BTreeSet<String>>,
+    /// `--last-failed`.
+    last_failed: bool,
+    /// The last run: whether each scenario in it met its expectation, by id.
+    last: BTreeMap<String, bool>,
 }
 
 /// A scenario as a filter sees it.
@@ -51,6 +60,8 @@ struct Seen<'a> {
     bridge: bool,
     plan: Option<&'a Path>,
     tags: &'a [String],
+    /// Whether it met its expectation in the last run; None when it was not in it.
+    met: Option<bool>,
 }
 
 impl Select {
@@ -64,19 +75,29 @@ impl Select {
         Ok(Select {
             grep: grep.iter().map(|g| g.to_lowercase()).collect(),
             exprs,
-            only: None,
+            last_failed: false,
+            last: BTreeMap::new(),
         })
     }
 
-    /// Keeps only these ids as well (`--last-failed`: the last run's failures).
-    pub(crate) fn only(mut self, ids: BTreeSet<String>) -> Select {
-        self.only = Some(ids);
+    /// Whether it reads the last run (`--last-failed` or a `status:` filter).
+    pub(crate) fn reads_last_run(&self) -> bool {
+        let mut asked = Vec::new();
+        self.exprs.iter().for_each(|e| e.statuses(&mut asked));
+        self.last_failed || !asked.is_empty()
+    }
+
+    /// With the last run's outcomes (whether each scenario met its expectation, by id), and
+    /// keeping only its failures when `failed_only` (`--last-failed`).
+    pub(crate) fn last_run(mut self, met: BTreeMap<String, bool>, failed_only: bool) -> Select {
+        self.last = met;
+        self.last_failed = failed_only;
         self
     }
 
     /// Whether nothing is asked for (every scenario is kept).
     pub(crate) fn is_all(&self) -> bool {
-        self.grep.is_empty() && self.exprs.is_empty() && self.only.is_none()
+        self.grep.is_empty() && self.exprs.is_empty() && !self.last_failed
     }
 
     /// The flags that narrowed, for a message (`--grep`, `--filter`, `--last-failed`).
@@ -84,7 +105,7 @@ impl Select {
         let given = [
             (!self.grep.is_empty(), "--grep"),
             (!self.exprs.is_empty(), "--filter"),
-            (self.only.is_some(), "--last-failed"),
+            (self.last_failed, "--last-failed"),
         ];
         let names: Vec<&str> = given.iter().filter(|g| g.0).map(|g| g.1).collect();
         names.join(" and ")
@@ -128,7 +149,8 @@ impl Select {
         if !self.grep.is_empty() && !self.grep.iter().any(|g| folded.contains(g.as_str())) {
             return false;
         }
-        if self.only.as_ref().is_some_and(|ids| !ids.contains(id)) {
+        let met = self.last.get(id).copied();
+        if self.last_failed && met != Some(false) {
             return false;
         }
         let seen = Seen {
@@ -136,6 +158,7 @@ impl Select {
             bridge,
             plan,
             tags,
+            met,
         };
         self.exprs.iter().all(|e| e.holds(&seen))
     }
@@ -157,6 +180,10 @@ impl Expr {
             Expr::Pred(Pred::Id(glob)) => glob_matches(glob, s.id),
             Expr::Pred(Pred::Kind(k)) => (k == "bridge") == s.bridge,
             Expr::Pred(Pred::Tag(t)) => s.tags.contains(t),
+            Expr::Pred(Pred::Status(w)) => match s.met {
+                Some(met) => w == if met { "passed" } else { "failed" },
+                None => w == "new",
+            },
             Expr::Pred(Pred::Dialect(d)) => {
                 let dialect = if s.bridge {
                     "bridge"
@@ -169,11 +196,27 @@ impl Expr {
     }
 
     fn tags<'a>(&'a self, out: &mut Vec<&'a str>) {
+        self.each(&mut |p| {
+            if let Pred::Tag(t) = p {
+                out.push(t);
+            }
+        });
+    }
+
+    fn statuses<'a>(&'a self, out: &mut Vec<&'a str>) {
+        self.each(&mut |p| {
+            if let Pred::Status(w) = p {
+                out.push(w);
+            }
+        });
+    }
+
+    /// Calls `f` with each `KEY:VALUE` of the expression.
+    fn each<'a>(&'a self, f: &mut dyn FnMut(&'a Pred)) {
         match self {
-            Expr::Pred(Pred::Tag(t)) => out.push(t),
-            Expr::Pred(_) => {}
-            Expr::Not(e) => e.tags(out),
-            Expr::And(es) | Expr::Or(es) => es.iter().for_each(|e| e.tags(out)),
+            Expr::Pred(p) => f(p),
+            Expr::Not(e) => e.each(f),
+            Expr::And(es) | Expr::Or(es) => es.iter().for_each(|e| e.each(f)),
         }
     }
 }
@@ -289,7 +332,10 @@ fn pred(word: &str) -> Result<Pred, String> {
         "dialect" if DIALECTS.contains(&value) => Ok(Pred::Dialect(value.to_string())),
         "kind" if value == "plan" || value == "bridge" => Ok(Pred::Kind(value.to_string())),
         "tag" if !value.is_empty() => Ok(Pred::Tag(value.to_string())),
-        "id" | "dialect" | "kind" | "tag" => Err(format!("`{value}` is not a {key} to filter on")),
+        "status" if STATUSES.contains(&value) => Ok(Pred::Status(value.to_string())),
+        "id" | "dialect" | "kind" | "tag" | "status" => {
+            Err(format!("`{value}` is not a {key} to filter on"))
+        }
         _ => Err(format!("cannot filter on `{key}`")),
     }
 }
@@ -409,14 +455,40 @@ mod tests {
         assert!(fine.unknown_tag(&known).is_ok());
     }
 
+    fn last() -> BTreeMap<String, bool> {
+        [("a".to_string(), true), ("b".to_string(), false)].into()
+    }
+
     #[test]
     fn only_the_last_failures_are_kept_and_the_flags_are_named() {
         let s = Select::parse(&[], &["kind:plan".into()])
             .unwrap()
-            .only(["b".to_string()].into());
+            .last_run(last(), true);
         assert!(s.keeps("b", false, None, &[]) && !s.keeps("a", false, None, &[]));
+        assert!(!s.keeps("c", false, None, &[]), "not in the last run");
         assert_eq!(s.flags(), "--filter and --last-failed");
-        assert!(!s.is_all());
+        assert!(!s.is_all() && s.reads_last_run());
+    }
+
+    #[test]
+    fn status_filters_read_the_last_run() {
+        let kept = |f: &str| {
+            let s = Select::parse(&[], &[f.into()]).unwrap();
+            assert!(s.reads_last_run(), "{f}");
+            let s = s.last_run(last(), false);
+            ["a", "b", "c"]
+                .into_iter()
+                .filter(|id| s.keeps(id, false, None, &[]))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(kept("status:failed"), ["b"]);
+        assert_eq!(kept("status:passed"), ["a"]);
+        assert_eq!(kept("status:new"), ["c"]);
+        assert_eq!(kept("not status:passed"), ["b", "c"]);
+        assert_eq!(kept("status:failed or id:c"), ["b", "c"]);
+        let plain = Select::parse(&[], &["tag:x".into()]).unwrap();
+        assert!(!plain.reads_last_run());
+        assert!(Select::parse(&[], &["status:flaky".into()]).is_err());
     }
 
     #[test]
@@ -433,6 +505,8 @@ mod tests {
             "tag:a)",
             "not",
             "tag:a tag:b",
+            "status:",
+            "status:broken",
         ] {
             let e = Select::parse(&[], &[bad.into()]).unwrap_err();
             assert_eq!(e.reason, Reason::InvalidArgument, "{bad}");

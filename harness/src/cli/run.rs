@@ -1,7 +1,7 @@
 //! `stepreplay run [PATHS…]`: replay scenarios (or one shard of them), show progress, write
 //! every report format, and gate on the baseline when one is given.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -121,8 +121,8 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     };
     // Refused with a baseline before the baseline is read: a narrowed run is never gated.
     let mut select = args.select.select(args.out.gated())?;
-    if args.last_failed {
-        select = select.only(last_failures(&args.report_dir)?);
+    if args.last_failed || select.reads_last_run() {
+        select = select.last_run(last_run(&args.report_dir)?, args.last_failed);
     }
     args.out.apply_wait();
     let gate = args.out.gate()?;
@@ -286,29 +286,25 @@ fn replay_all(suite: LoadedSuite, opts: &RunOptions, session: &Session) -> Resul
     })
 }
 
-/// The ids of the scenarios that missed their expectation in the report in `dir`.
-fn last_failures(dir: &Path) -> Result<BTreeSet<String>, Error> {
+/// Whether each scenario of the report in `dir` met its expectation, by id (`--last-failed`,
+/// `status:`).
+fn last_run(dir: &Path) -> Result<BTreeMap<String, bool>, Error> {
     let path = dir.join("report.json");
     if !path.is_file() {
         return Err(super::usage(
-            InputError::new(
-                &path,
-                Reason::MissingFile,
-                "no last run to rerun the failures of",
-            )
-            .hint("run once without --last-failed, or name its folder with --report-dir"),
+            InputError::new(&path, Reason::MissingFile, "no last run to read").hint(
+                "run once without --last-failed or status:, or name its folder with --report-dir",
+            ),
         ));
     }
     crate::output::check_set(&path)?;
     crate::report::load_report_head(&path)?;
-    let mut ids = BTreeSet::new();
+    let mut met = BTreeMap::new();
     crate::report::read_report_entries(&path, &mut |e| {
-        if !e.met {
-            ids.insert(e.id);
-        }
+        met.insert(e.id, e.met);
         Ok::<(), InputError>(())
     })?;
-    Ok(ids)
+    Ok(met)
 }
 
 /// Each scenario's mutation score, by id: `mutate` makes and judges the copies, the reports

@@ -42,6 +42,6 @@ pub(crate) fn none_match(select: &Select) -> Error {
     let flags = select.flags();
     super::usage(
         InputError::new(&flags, Reason::NoScenarios, format!("no scenario matches {flags}"))
-            .hint("grep words are parts of ids; filters are id:GLOB, dialect:NAME, kind:plan|bridge, tag:NAME joined by and, or, not; `run --list` shows what would run"),
+            .hint("grep words are parts of ids; filters are id:GLOB, dialect:NAME, kind:plan|bridge, tag:NAME, status:failed|passed|new (run only) joined by and, or, not; `run --list` shows what would run"),
     )
 }

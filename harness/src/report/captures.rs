@@ -3,8 +3,10 @@
 //! (a consumer like the other formats: it reads no recording and computes no diff). The HTML
 //! page shows the diff images too.
 //!
-//! Layout: `DIR/<scenario>/<mode>/<NN>-<step>-{before,after,diff,overlay}.png`, names slugged
-//! so no id can climb out of `DIR`. The overlay is the before frame with, in the page legend's
+//! Layout: `DIR/<scenario>/<mode>/<NN>-<step's words>-{before,after,diff,overlay}.png`
+//! (`03-click-the-last-name-text-field-before.png`), names slugged so no id can climb out of
+//! `DIR`. A step that failed has its pictures whether or not it acted: the screen it failed
+//! on, the screen after it (the same one when nothing was done) and their diff. The overlay is the before frame with, in the page legend's
 //! colours, the box of the target the follower chose (blue), the box of the element the
 //! recording acted on when it is another (amber) and the click point (a red ring and cross);
 //! a step with none of these (no target) has no overlay.
@@ -16,7 +18,7 @@ use image::{Rgba, RgbaImage};
 use imageproc::drawing::{draw_cross_mut, draw_hollow_circle_mut, draw_hollow_rect_mut};
 
 use super::entries::Entries;
-use super::model::{CaptureFiles, ResolutionReport};
+use super::model::{CaptureFiles, ResolutionReport, StepReport};
 use crate::diff::files::encode_png;
 use crate::errors::Error;
 use crate::evidence::{PairKey, PairPictures, Pictures, Wanted};
@@ -41,13 +43,13 @@ pub struct CapturesOutput {
     pub missing: Vec<String>,
 }
 
-/// The pictures the captures draw: every acting step's frame pair.
+/// The pictures the captures draw: every acting or failed step's frame pair.
 pub fn captures_wanted(entries: &dyn Entries) -> Result<Wanted, Error> {
     let mut out = Wanted::default();
     entries.each(&mut |sc| {
-        let acting = sc.steps().filter(|st| st.diff.is_some());
+        let shown = sc.steps().filter(|st| pictured(st));
         out.pairs
-            .extend(acting.filter_map(|st| st.pair(&sc.recording)));
+            .extend(shown.filter_map(|st| st.pair(&sc.recording)));
         Ok(())
     })?;
     Ok(out)
@@ -87,14 +89,14 @@ pub fn write_captures(
         }
         for (mode, run) in &sc.runs {
             for st in &run.steps {
-                let Some(key) = st.diff.as_ref().and(st.pair(&sc.recording)) else {
+                let Some(key) = st.pair(&sc.recording).filter(|_| pictured(st)) else {
                     continue;
                 };
                 by_pair.entry(key).or_default().push(plan.len());
                 plan.push(Planned {
                     label: format!("{} step {}", sc.id, st.number),
                     folder: Path::new(&name).join(word(mode)),
-                    stem: format!("{:02}-{}", st.number, slug(&st.step_id)),
+                    stem: stem(st),
                     resolution: st.resolution.clone(),
                     got: None,
                 });
@@ -133,7 +135,7 @@ pub fn write_captures(
     entries.each_mut(&mut |sc| {
         for run in sc.runs.values_mut() {
             for st in &mut run.steps {
-                if st.diff.is_some() && st.pair(&sc.recording).is_some() {
+                if pictured(st) && st.pair(&sc.recording).is_some() {
                     let p = next.next().ok_or_else(|| {
                         Error::Internal("the entries changed while captures were written".into())
                     })?;
@@ -144,6 +146,23 @@ pub fn write_captures(
         Ok(())
     })?;
     Ok(out)
+}
+
+/// Whether a step's pictures are written: it acted (it has a diff) or it failed.
+fn pictured(st: &StepReport) -> bool {
+    st.diff.is_some() || st.status == "failed" || st.status == "stopped"
+}
+
+/// `03-click-the-last-name-text-field`: the step's number and its words (at most 48
+/// characters of them), else its id when its words have no letter or digit.
+fn stem(st: &StepReport) -> String {
+    let mut said = slug(&crate::text::words(&st.text).join("-"));
+    if said.bytes().all(|b| b == b'_' || b == b'-') {
+        said = slug(&st.step_id);
+    }
+    // `slug` keeps ASCII only, so any byte is a character boundary.
+    said.truncate(48);
+    format!("{:02}-{}", st.number, said.trim_end_matches('-'))
 }
 
 /// Writes one step's before, after and diff PNGs, and its overlay when there is something to

@@ -57,6 +57,9 @@ pub struct PageImage {
     pub width: u32,
     /// Pixel height.
     pub height: u32,
+    /// The boxes of the windows on it, the frontmost app's first (thumbnails are cropped to
+    /// the step's window); empty for an image that is no recorded frame.
+    pub windows: Vec<Rect>,
 }
 
 /// The images a page shows.
@@ -140,6 +143,7 @@ fn place(pic: &Picture, name: &str, dir: &Path) -> Result<PageImage, Error> {
         href: format!("img/{name}"),
         width: pic.width,
         height: pic.height,
+        windows: pic.windows.clone(),
     })
 }
 
@@ -283,10 +287,9 @@ details.scenario[open]>summary{border-bottom:1px solid var(--line);background:va
 .mode>h3{font-size:14px;margin:8px 0}
 .steps{display:flex;flex-direction:column;gap:10px}
 .card{border:1px solid var(--line);border-left:4px solid var(--mute);border-radius:6px;padding:8px 12px}
-.card.not-run{opacity:.6;padding:4px 12px}.card.not-run .text{margin:0}
+.card.not-run{opacity:.6;padding:4px 12px}.card.not-run h4{margin:0}
 .card.passed{border-left-color:var(--ok)}.card.failed{border-left-color:var(--bad)}.card.stopped{border-left-color:var(--want)}
 .card h4{margin:0 0 4px;font-size:14px}
-.text{margin:2px 0 6px}
 .meta:empty{display:none}
 .meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;font-size:13px}
 .meta dt{color:var(--mute)}.meta dd{margin:0}
@@ -296,6 +299,7 @@ figure{margin:0;flex:1 1 0;min-width:200px;max-width:480px}
 figcaption{font-size:12px;color:var(--mute)}
 .shot{position:relative;border:1px solid var(--line);line-height:0}
 .shot img{width:100%;height:auto;image-rendering:pixelated}
+.shot.crop{overflow:hidden}.shot.crop img{position:absolute;max-width:none}
 .box{position:absolute;border:2px solid var(--win);background:rgba(9,105,218,.12)}
 .box.want{border:2px dashed var(--want);background:none}
 .dot{position:absolute;width:8px;height:8px;margin:-4px 0 0 -4px;border-radius:50%;background:var(--bad);border:1px solid #fff}
@@ -308,13 +312,13 @@ figcaption{font-size:12px;color:var(--mute)}
 .files{font-size:12px;margin:0 0 6px}.files code{font-size:12px}
 .jump{margin:0 0 8px}
 .card.first-fail{box-shadow:0 0 0 2px var(--bad)}
-.card.fold>.text,.card.fold>.meta,.card.fold>.frames{display:none}
+.card.fold>.meta,.card.fold>.frames{display:none}
 .card.fold>h4{cursor:pointer;margin:0}.card.fold>h4::after{content:" ▸ show";color:var(--mute);font-weight:400}
 .card:target{box-shadow:0 0 0 3px var(--win)}
 .shot{cursor:zoom-in}
 #zoom{position:fixed;inset:0;z-index:10;background:rgba(20,20,24,.92);display:flex;flex-direction:column}
 #zoom[hidden]{display:none}
-.zbar{display:flex;gap:12px;align-items:center;padding:8px 16px;color:#fff}
+.zbar{display:flex;gap:12px;align-items:center;padding:8px 16px;color:#fff;background:#1f2328}
 .zbar .zcap{flex:1;font-size:13px}
 .zclose{font:inherit;background:none;border:0;color:#fff;font-size:20px;cursor:pointer}
 .zimg{flex:1;overflow:auto;text-align:center}
@@ -325,7 +329,17 @@ body{overflow-wrap:anywhere}
 table.totals{display:block;overflow-x:auto;max-width:100%}
 .bar,details.scenario>summary{flex-wrap:wrap}
 pre{overflow-x:auto}
-@media (max-width:600px){header,main,.bar{padding-left:10px;padding-right:10px}figure{min-width:0}}
+@media (max-width:600px){header,main,.bar{padding-left:10px;padding-right:10px}figure{min-width:0}
+table.totals tr{display:block;padding:2px 0;border-bottom:1px solid var(--line)}
+table.totals tr:first-child{display:none}
+table.totals td{display:inline-block;border:0;padding:0 10px 0 0;text-align:left}
+table.totals td:first-child{display:block;font-weight:600}
+table.totals td[data-h]::before{content:attr(data-h) " ";color:var(--mute)}
+.legend{display:none}
+h1{font-size:17px}.bar{gap:6px 10px;padding-top:6px;padding-bottom:6px}#q{flex:1 1 160px}
+details.scenario>summary{gap:2px 10px}
+details.scenario>summary .scores,.body>.files{display:none}
+details.scenario>summary>.mute{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:100%}}
 "#;
 
 /// The page's behaviour: the status filter, the search box, the zoom view of screenshots and
@@ -542,7 +556,7 @@ fn page_head(h: &mut String, report: &Report, regressions: Option<&RegressionRep
     for (mode, sc) in &s.scores {
         let _ = write!(h, "<tr><td>{}</td>", word(mode));
         for c in &COLUMNS {
-            let _ = write!(h, "<td>{}</td>", c.of(sc));
+            let _ = write!(h, "<td data-h=\"{}\">{}</td>", c.header, c.of(sc));
         }
         h.push_str("</tr>");
     }
@@ -907,19 +921,19 @@ fn step(
 ) {
     let _ = write!(
         h,
-        "<div class=\"card {}{}\" id=\"{}\"><h4>Step {} · <span class=\"sid\">{}</span> · {} · {}{}\
-         </h4><div class=\"text\">{}</div>{}<dl class=\"meta\">",
+        "<div class=\"card {}{}\" id=\"{}\"><h4 title=\"step {}\">Step {} · {} · \
+         <span class=\"mute\">{} · {}{}</span></h4>{}<dl class=\"meta\">",
         slug(&st.status),
         class,
         step_anchor(sc, mode, st),
-        st.number,
         html_escape(&st.step_id),
+        st.number,
+        html_escape(&st.text),
         html_escape(&st.action),
         html_escape(&st.status),
         st.reason
             .map(|r| format!(" ({})", word(&r)))
             .unwrap_or_default(),
-        html_escape(&st.text),
         located(sc, st)
             .filter(|_| st.status == "failed" || st.status == "stopped")
             .map(|at| format!(
@@ -968,15 +982,24 @@ fn step(
     if let Some((before, after)) = &st.frames {
         h.push_str("<div class=\"frames\">");
         let img = |f: &str| images.frames.get(&(sc.recording.clone(), f.to_string()));
+        let res = st.resolution.as_ref();
+        let crop = window_of(img(before), res);
         figure(
             h,
             "before",
             &format!("before · {before}"),
             img(before),
-            st.resolution.as_ref(),
+            res,
+            crop,
         );
-        figure(h, "after", &format!("after · {after}"), img(after), None);
-        diff_slot(h, st, images);
+        let same = if before == after {
+            " (nothing done)"
+        } else {
+            ""
+        };
+        let caption = format!("after · {after}{same}");
+        figure(h, "after", &caption, img(after), None, crop);
+        diff_slot(h, st, images, crop);
         h.push_str("</div>");
     }
     h.push_str("</div>");
@@ -1024,24 +1047,54 @@ fn resolution(h: &mut String, r: &ResolutionReport) {
     h.push_str("</ul></dd>");
 }
 
-/// `left/top/width/height` in percent of the image, so boxes scale with it.
-fn pct(r: &Rect, img: &PageImage) -> String {
-    let (w, hh) = (f64::from(img.width.max(1)), f64::from(img.height.max(1)));
+/// The part of a step's screen its thumbnails show: the window holding its target (the one
+/// found, else the one the recording acted on), else the frontmost app's first window, cut to
+/// the screen; None when that is the whole screen or the frame names no window.
+fn window_of(img: Option<&PageImage>, res: Option<&ResolutionReport>) -> Option<Rect> {
+    let img = img?;
+    let target = res.and_then(|r| r.element_frame.or(r.expected_frame));
+    let w = img
+        .windows
+        .iter()
+        .find(|w| target.is_some_and(|t| w.encloses(&t)))
+        .or(img.windows.first())?;
+    let (right, bottom) = (
+        (w.x + w.width).min(img.width as i32),
+        (w.y + w.height).min(img.height as i32),
+    );
+    let (x, y) = (w.x.max(0), w.y.max(0));
+    let cut = Rect {
+        x,
+        y,
+        width: right - x,
+        height: bottom - y,
+    };
+    let whole = cut.width as u32 == img.width && cut.height as u32 == img.height;
+    (cut.width > 0 && cut.height > 0 && !whole).then_some(cut)
+}
+
+/// `left/top/width/height` of `r` in percent of `view` (the part of the image shown), so boxes
+/// scale with it.
+fn pct(r: &Rect, view: &Rect) -> String {
+    let (w, hh) = (f64::from(view.width.max(1)), f64::from(view.height.max(1)));
     format!(
         "left:{:.3}%;top:{:.3}%;width:{:.3}%;height:{:.3}%",
-        f64::from(r.x) * 100.0 / w,
-        f64::from(r.y) * 100.0 / hh,
+        f64::from(r.x - view.x) * 100.0 / w,
+        f64::from(r.y - view.y) * 100.0 / hh,
         f64::from(r.width) * 100.0 / w,
         f64::from(r.height) * 100.0 / hh
     )
 }
 
+/// A picture with its caption; cropped to `crop` (the zoom view shows it whole) when it fits
+/// in the picture, with the step's boxes drawn over it.
 fn figure(
     h: &mut String,
     label: &str,
     caption: &str,
     img: Option<&PageImage>,
     res: Option<&ResolutionReport>,
+    crop: Option<Rect>,
 ) {
     let _ = write!(
         h,
@@ -1050,10 +1103,30 @@ fn figure(
     );
     match img {
         Some(img) => {
+            let whole = Rect {
+                x: 0,
+                y: 0,
+                width: img.width as i32,
+                height: img.height as i32,
+            };
+            let crop = crop.filter(|c| whole.encloses(c));
+            let view = crop.unwrap_or(whole);
+            let (shot, style) = match crop {
+                Some(c) => (
+                    format!("shot crop\" style=\"aspect-ratio:{}/{}", c.width, c.height),
+                    format!(
+                        " style=\"width:{:.3}%;left:{:.3}%;top:{:.3}%\"",
+                        f64::from(img.width) * 100.0 / f64::from(c.width),
+                        -f64::from(c.x) * 100.0 / f64::from(c.width),
+                        -f64::from(c.y) * 100.0 / f64::from(c.height)
+                    ),
+                ),
+                None => ("shot".to_string(), String::new()),
+            };
             let _ = write!(
                 h,
-                "<div class=\"shot\"><img src=\"{}\" width=\"{}\" height=\"{}\" alt=\"{}\" \
-                 loading=\"lazy\" decoding=\"async\">",
+                "<div class=\"{shot}\"><img src=\"{}\" width=\"{}\" height=\"{}\" alt=\"{}\" \
+                 loading=\"lazy\" decoding=\"async\"{style}>",
                 html_escape(&img.href),
                 img.width,
                 img.height,
@@ -1064,18 +1137,18 @@ fn figure(
                     let _ = write!(
                         h,
                         "<div class=\"box want\" style=\"{}\"></div>",
-                        pct(f, img)
+                        pct(f, &view)
                     );
                 }
                 if let Some(f) = &r.element_frame {
-                    let _ = write!(h, "<div class=\"box\" style=\"{}\"></div>", pct(f, img));
+                    let _ = write!(h, "<div class=\"box\" style=\"{}\"></div>", pct(f, &view));
                 }
                 if let Some((x, y)) = r.click {
                     let _ = write!(
                         h,
                         "<div class=\"dot\" style=\"left:{:.3}%;top:{:.3}%\"></div>",
-                        x * 100.0 / f64::from(img.width.max(1)),
-                        y * 100.0 / f64::from(img.height.max(1))
+                        (x - f64::from(view.x)) * 100.0 / f64::from(view.width.max(1)),
+                        (y - f64::from(view.y)) * 100.0 / f64::from(view.height.max(1))
                     );
                 }
             }
@@ -1086,16 +1159,17 @@ fn figure(
     h.push_str("</figure>");
 }
 
-/// The step's diff: pixelmatch's image when `run --captures` wrote one, and in words what
-/// changed on screen and in the AX tree.
-fn diff_slot(h: &mut String, st: &StepReport, images: &PageImages) {
-    let Some(d) = &st.diff else {
-        return;
-    };
-    let words = diff_words(d);
+/// The step's diff: pixelmatch's image when `run --captures` wrote one (a failed step's too,
+/// though it did nothing), and in words what changed on screen and in the AX tree.
+fn diff_slot(h: &mut String, st: &StepReport, images: &PageImages, crop: Option<Rect>) {
+    let words = st
+        .diff
+        .as_ref()
+        .map_or_else(|| "nothing done".to_string(), diff_words);
     let img = st.captures.as_ref().and_then(|c| images.diffs.get(&c.diff));
     match img {
-        Some(img) => figure(h, "diff", &format!("diff · {words}"), Some(img), None),
+        Some(img) => figure(h, "diff", &format!("diff · {words}"), Some(img), None, crop),
+        None if st.diff.is_none() => {}
         None => {
             let _ = write!(
                 h,

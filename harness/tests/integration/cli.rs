@@ -407,7 +407,7 @@ fn filters_join_with_or_and_not_and_a_mistyped_tag_is_named() {
 }
 
 /// `--last-failed` reruns what missed its expectation in the last run in `--report-dir`, and
-/// says the run was narrowed by it.
+/// says the run was narrowed by it; `status:` filters read the same run.
 #[test]
 fn last_failed_reruns_the_last_runs_failures_only() {
     let root = mini();
@@ -427,12 +427,31 @@ fn last_failed_reruns_the_last_runs_failures_only() {
             .args(extra)
             .run()
     };
-    let missing = run(&["--last-failed"]);
-    missing.check(missing.code == 64, "no last run: nothing to rerun");
+    for flag in ["--last-failed", "--filter=status:failed"] {
+        let missing = run(&[flag]);
+        missing.check(
+            missing.code == 64 && missing.stderr.contains("no last run to read"),
+            "no last run: nothing to read",
+        );
+    }
     let first = run(&[]);
     first.check(first.code == 1, "one scenario misses its expectation");
     let listed = run(&["--last-failed", "--list"]);
     assert_eq!(listed.stdout, "mini-expects-send\n");
+    let status = run(&["--filter", "status:failed", "--list"]);
+    assert_eq!(
+        status.stdout, listed.stdout,
+        "status:failed is --last-failed"
+    );
+    let all = run(&["--list"]);
+    let passed = run(&["--filter", "status:passed or status:new", "--list"]);
+    let others: Vec<&str> = all
+        .stdout
+        .lines()
+        .filter(|l| *l != "mini-expects-send")
+        .collect();
+    assert!(!others.is_empty());
+    assert_eq!(passed.stdout.lines().collect::<Vec<_>>(), others);
     let again = run(&["--last-failed"]);
     again.check(
         again.code == 1

@@ -1139,6 +1139,7 @@ fn the_html_page_copies_only_referenced_frames_and_is_deterministic() {
                 href: "img/mini-f0.png".into(),
                 width: 160,
                 height: 100,
+                windows: Vec::new(),
             },
         )]
         .into_iter()
@@ -1638,7 +1639,15 @@ window.addEventListener('load',function(){
 </script>"##;
 
 /// `page` with `script` added, opened in headless Chromium at `size`; what the script wrote.
-fn drive_in_chromium(page: &str, script: &str, size: &str, dir: &Path) -> serde_json::Value {
+/// With `shot`, a screenshot of the first screen too, at `size` (the script runs at load, laid
+/// out at 500 px or wider: headless Chromium's narrowest window until it takes the picture).
+fn drive_in_chromium(
+    page: &str,
+    script: &str,
+    size: &str,
+    dir: &Path,
+    shot: Option<&Path>,
+) -> serde_json::Value {
     let driven = dir.join("driven.html");
     std::fs::write(
         &driven,
@@ -1660,6 +1669,7 @@ fn drive_in_chromium(page: &str, script: &str, size: &str, dir: &Path) -> serde_
         .arg(format!("--window-size={size}"))
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
+        .args(shot.map(|p| format!("--screenshot={}", p.display())))
         .arg(format!("file://{}", driven.display()))
         .output()
         .unwrap();
@@ -1670,6 +1680,131 @@ fn drive_in_chromium(page: &str, script: &str, size: &str, dir: &Path) -> serde_
         .and_then(|t| t.split("</pre>").next())
         .unwrap_or_else(|| panic!("the page script did not finish: {}", text(&o)));
     serde_json::from_str(&json.replace("&quot;", "\"").replace("&amp;", "&")).unwrap()
+}
+
+/// What a real recording's page shows where it failed, read in the browser: the failing
+/// card's place and header, its pictures and how they are cropped, the score table's cells
+/// and the zoom toolbar's colour.
+const MEASURE_FAILURE: &str = r#"<script>
+window.addEventListener('load',function(){
+ var d=document,out={};
+ try{
+  var card=d.querySelector('.card.first-fail'),before=card.querySelector('figure[data-label=before] .shot');
+  out.top=card.getBoundingClientRect().top+scrollY;
+  out.header=card.querySelector('h4').textContent;
+  out.figures=[].map.call(card.querySelectorAll('figure'),function(f){return f.getAttribute('data-label');});
+  out.crop=before.className+' '+before.getAttribute('style');
+  var probe=d.createElement('span');probe.textContent='000';d.querySelector('table.totals td').appendChild(probe);
+  out.threeChars=probe.getBoundingClientRect().width;probe.remove();
+  var cells=[].filter.call(d.querySelectorAll('table.totals td'),function(c){return c.offsetParent;});
+  out.cells=cells.length;
+  out.narrowest=Math.min.apply(null,cells.map(function(c){return c.getBoundingClientRect().width;}));
+  out.tallest=Math.max.apply(null,cells.map(function(c){return c.getBoundingClientRect().height;}));
+  out.zbar=getComputedStyle(d.querySelector('.zbar')).backgroundColor;
+  out.overflow=d.documentElement.scrollWidth-innerWidth;
+ }catch(e){out.error=String(e);}
+ var pre=d.createElement('pre');pre.id='test-result';pre.textContent=JSON.stringify(out);d.body.appendChild(pre);
+});
+</script>"#;
+
+/// A real app's recording (zenity's GTK 3 form) with one label typo, its page in headless
+/// Chromium at 1400 and 390 px: the failing step's card is on the first screen at both widths,
+/// headed by the step's words (its id only in the tooltip), with before, after and diff
+/// pictures cropped to the app's window (the box of the window in the frame's AX snapshot);
+/// the score table stacks on a phone (no cell narrower than three digits, none wrapped); the
+/// zoom toolbar is opaque. The captures of the failing step are named by its words and hold
+/// all four pictures. The screenshots at both widths show the failing card's red edge on the
+/// first screen.
+#[test]
+fn a_real_recordings_page_shows_the_failing_step_at_1400_and_390_px_in_headless_chromium() {
+    if !have_tool("chromium", "apt-get install chromium") {
+        return;
+    }
+    let tmp = crate::util::TempDir::new("real-html");
+    let d = tmp.path();
+    let id = "gtk3-zenity-contact";
+    crate::util::copy_scenario(d, id, id);
+    let plan = d.join(format!("scenarios/{id}/plan.json"));
+    let json = std::fs::read_to_string(&plan).unwrap();
+    // Step 3's label only: the per-step run fails at step 3 alone, as the chained run does.
+    std::fs::write(
+        &plan,
+        json.replacen("\"label\": \"Last name\"", "\"label\": \"Lastname\"", 1),
+    )
+    .unwrap();
+    crate::util::stepreplay(d)
+        .args(["run", "-q", "scenarios", "--reports", "html"])
+        .args(["--captures", "reports/captures"])
+        .run()
+        .expect_code(1);
+    let reports = d.join("reports");
+    let folder = reports.join(format!("captures/{id}/chained"));
+    for what in ["before", "after", "diff", "overlay"] {
+        let f = folder.join(format!("03-click-the-last-name-text-field-{what}.png"));
+        assert!(f.is_file(), "{}", f.display());
+    }
+    let read = |what: &str| {
+        std::fs::read(folder.join(format!("03-click-the-last-name-text-field-{what}.png"))).unwrap()
+    };
+    assert_ne!(read("overlay"), read("before"), "the overlay draws the box");
+    // The window the step's pictures are cut to: zenity's, in the frame the step failed on.
+    let ax: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(d.join(format!("recordings/{id}/frames/002.ax.json"))).unwrap(),
+    )
+    .unwrap();
+    let win = &ax["apps"][0]["windows"][0]["frame"];
+    let aspect = format!("aspect-ratio:{}/{}", win["width"], win["height"]);
+    let page = std::fs::read_to_string(reports.join("index.html")).unwrap();
+    for (size, height) in [("1400,1000", 1000.0), ("390,844", 844.0)] {
+        let png = d.join(format!("{size}.png"));
+        let got = drive_in_chromium(&page, MEASURE_FAILURE, size, &reports, Some(&png));
+        assert!(got["error"].is_null(), "{got}");
+        let num = |k: &str| got[k].as_f64().unwrap_or_else(|| panic!("{k}: {got}"));
+        assert!(
+            num("top") < height - 60.0,
+            "the failing step is on the first screen at {size}: {got}"
+        );
+        assert_eq!(
+            got["header"],
+            "Step 3 · Click the Last name text field · click · failed (target-not-found)",
+            "{got}"
+        );
+        assert_eq!(
+            got["figures"],
+            serde_json::json!(["before", "after", "diff"])
+        );
+        let crop = got["crop"].as_str().unwrap();
+        assert!(
+            crop.starts_with("shot crop ") && crop.contains(&aspect),
+            "{aspect}: {got}"
+        );
+        assert!(num("cells") >= 16.0, "{got}");
+        assert!(num("narrowest") >= num("threeChars"), "{got}");
+        assert!(num("tallest") < 30.0, "no cell wraps: {got}");
+        assert_eq!(got["zbar"], "rgb(31, 35, 40)", "opaque: {got}");
+        assert!(num("overflow") <= 0.0, "{got}");
+        // The first screen as drawn at `size`: the failing card's red edge (a column of the
+        // page's --bad) is on it.
+        let img = image::open(&png).unwrap().to_rgb8();
+        let (w, h) = size.split_once(',').unwrap();
+        assert_eq!(
+            (img.width().to_string(), img.height().to_string()),
+            (w.into(), h.into())
+        );
+        let red = image::Rgb([0xcf, 0x22, 0x2e]);
+        let edge = (0..img.width()).any(|x| {
+            let mut run = 0;
+            (0..img.height()).any(|y| {
+                run = if *img.get_pixel(x, y) == red {
+                    run + 1
+                } else {
+                    0
+                };
+                run >= 24
+            })
+        });
+        assert!(edge, "the failing card is on the {size} screenshot");
+    }
 }
 
 /// The regression page in a real browser, on a desktop and at a phone's width: the banner is
@@ -1692,7 +1827,7 @@ fn every_link_of_the_html_report_shows_what_it_names_in_headless_chromium() {
     let page = to_html(&report, Some(&regs), &Default::default());
     let tmp = crate::util::TempDir::new("html-links");
     for (size, phone) in [("1400,1000", false), ("390,844", true)] {
-        let got = drive_in_chromium(&page, FOLLOW_LINKS, size, tmp.path());
+        let got = drive_in_chromium(&page, FOLLOW_LINKS, size, tmp.path(), None);
         assert!(got["error"].is_null(), "{got}");
         assert_eq!(got["banner"], true, "{got}");
         assert_eq!(got["bannerOpen"], false, "the banner is folded: {got}");
