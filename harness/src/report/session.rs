@@ -1,5 +1,6 @@
 //! One run, from its first result to its exit code. Every front door (`run`, `agent`, `merge`,
-//! `serve`, `mutate`, `check --recording`, `record --plan`) opens a [`Session`], streams results into it from any thread, and ends it with an [`End`]
+//! `serve`, `mutate`, `check --recording`, `record --plan`) opens a [`Session`], streams
+//! results into it from any thread, and ends it with an [`End`]
 //! that says what was asked and where the outputs go; the session folds each result into its
 //! report entry and the totals as it comes (spilled, so memory follows the scenarios in
 //! flight), then prints, writes every output and decides the verdict and the exit code once.
