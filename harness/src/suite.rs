@@ -257,7 +257,7 @@ fn agent_attempt(sc: &Scenario, agent: &AgentFollower<'_>) -> Result<ScenarioRes
 /// An agent's run of a scenario, judged as `run` judges the follower's: the same expectation
 /// (outcome, reason, step), the same check errors. A broken safety rule makes it not met
 /// too, with its own cause, so compliance shows apart from skill.
-pub(crate) fn judge_agent(
+fn judge_agent(
     s: &Scenario,
     plan: &Plan,
     trace: Trace,

@@ -168,17 +168,13 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         return Ok(worst);
     };
     let say = super::output_args::say(g, OutputFormat::Json);
-    let stopped = stopped_by();
+    let end = End::new(say, g.error_prefix(), replay.asked.get());
     let judged = session.finish(End {
-        stopped,
-        ..End::new(say, g.error_prefix(), replay.asked.get())
+        stopped: stopped_by(),
+        ..end
     })?;
     // A signal's exit code stands; else the worse of the findings and the replays' verdict.
-    Ok(if stopped.is_some() {
-        judged
-    } else {
-        worst.max(judged)
-    })
+    Ok(stopped_by().map_or(worst.max(judged), |_| judged))
 }
 
 /// What a plan is replayed on, and with which values and answers.
