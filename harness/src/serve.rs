@@ -540,7 +540,7 @@ fn run_session(suite: crate::suite::LoadedSuite, dir: &Path) -> Result<(u8, Valu
         ocr: crate::replay::Ocr::Dom,
     };
     let asked = suite.scenarios.len() + suite.bridge.len() + suite.broken.len();
-    let session = Session::open(dir, &modes)?;
+    let session = Session::open(Some(dir), &modes)?;
     crate::suite::run(suite, &opts, &AtomicBool::new(false), &|r| session.add(&r))?;
     let code = session.finish(End {
         dir: Some(dir),

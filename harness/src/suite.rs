@@ -257,7 +257,7 @@ fn agent_attempt(sc: &Scenario, agent: &AgentFollower<'_>) -> Result<ScenarioRes
 /// An agent's run of a scenario, judged as `run` judges the follower's: the same expectation
 /// (outcome, reason, step), the same check errors. A broken safety rule makes it not met
 /// too, with its own cause, so compliance shows apart from skill.
-pub(crate) fn judge_agent(
+fn judge_agent(
     s: &Scenario,
     plan: &Plan,
     trace: Trace,
@@ -788,7 +788,7 @@ pub(crate) fn bridge_id(path: &Path) -> Result<String, InputError> {
 /// whose `bridge` part carries the outcome, state and safety checks.
 /// A bridge scenario that cannot be used fails alone with its error, as a broken plan
 /// scenario does (judged in `modes`).
-pub(crate) fn run_bridge(scenarios: &[(String, PathBuf)], modes: &[Mode]) -> Vec<ScenarioResult> {
+fn run_bridge(scenarios: &[(String, PathBuf)], modes: &[Mode]) -> Vec<ScenarioResult> {
     let mut out = Vec::new();
     for (id, path) in scenarios {
         let started = std::time::Instant::now();
@@ -882,19 +882,6 @@ pub fn run(
         }
     }
     Ok(())
-}
-
-/// [`run`] without a stop, the results gathered and sorted by scenario id: for a caller that
-/// judges a few scenarios itself rather than through a report session.
-pub fn run_collected(suite: LoadedSuite, opts: &RunOptions) -> Result<Vec<ScenarioResult>, Error> {
-    let out = Mutex::new(Vec::new());
-    run(suite, opts, &AtomicBool::new(false), &|r| {
-        crate::par::lock(&out).push(r);
-        Ok(())
-    })?;
-    let mut out = out.into_inner().unwrap_or_else(|p| p.into_inner());
-    out.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(out)
 }
 
 #[cfg(test)]

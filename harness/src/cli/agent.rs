@@ -11,6 +11,7 @@ use crate::errors::{Error, InputError, Reason};
 use crate::replay::Mode;
 use crate::report::{End, Session};
 use crate::scenario::SCENARIO_SCHEMA;
+use crate::shard::Shard;
 use crate::suite::{broken_results, load_suite};
 
 use super::output_args::{OutputArgs, say};
@@ -43,6 +44,10 @@ pub(crate) struct Args {
     /// What to print: lines for people, or the report JSON (as `run --format json` prints it).
     #[arg(long, value_enum, default_value = "human")]
     format: OutputFormat,
+    /// Run only part `k` of `n` (1-based), split as `run --shard` splits a suite; join the
+    /// parts' reports with `stepreplay merge`.
+    #[arg(long, value_name = "K/N", value_parser = super::select_args::shard)]
+    shard: Option<Shard>,
     #[command(flatten)]
     select: SelectArgs,
     #[command(flatten)]
@@ -95,23 +100,25 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .into_iter()
         .partition(|f| crate::scenario::sniff_schema(f).as_deref() == Some(BRIDGE_TASK));
     let modes = [Mode::Agent];
-    let suite = load_suite(&plans, None)?.select(&select);
-    // Agent-bridge tasks are narrowed by id as bridge batches are.
+    let suite = load_suite(&plans, args.shard)?.select(&select);
+    let mut all_ids = suite.all_ids.clone();
+    // Agent-bridge tasks are narrowed and sharded by id as bridge batches are.
     let mut kept = Vec::new();
     for t in tasks {
-        if select.keeps(&crate::suite::bridge_id(&t)?, true, None, &[]) {
+        let id = crate::suite::bridge_id(&t)?;
+        if select.keeps(&id, true, None, &[]) && args.shard.is_none_or(|s| s.contains(&id)) {
             kept.push(t);
         }
+        all_ids.push(id);
     }
+    all_ids.sort();
     let tasks = kept;
     if !select.is_all() && suite.scenarios.is_empty() && suite.broken.is_empty() && tasks.is_empty()
     {
         return Err(none_match(&select));
     }
     let asked = suite.scenarios.len() + suite.broken.len() + tasks.len();
-    // Entries spill into the report folder, or a scratch file unlinked at once.
-    let spill_dir = args.report_dir.clone().unwrap_or_else(std::env::temp_dir);
-    let session = Session::open(&spill_dir, &modes)?.with_progress(asked, say);
+    let session = Session::open(args.report_dir.as_deref(), &modes)?.with_progress(asked, say);
     // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
     super::stop::install_stop_handler();
     let running = || !super::stop::STOP.load(std::sync::atomic::Ordering::SeqCst);
@@ -132,6 +139,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         json_stdout: args.format == OutputFormat::Json,
         stopped: super::stop::stopped_by(),
         narrowed: (!select.is_all()).then(|| format!("{asked} scenarios, by {}", select.flags())),
+        shard: args.shard.map(|s| (s, all_ids)),
         ..End::new(say, g.error_prefix(), asked)
     };
     session.finish(end)

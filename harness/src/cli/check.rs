@@ -15,12 +15,13 @@ use crate::plan::{
     is_plan, no_plans_under, plan_files_under, read_plan_source, read_plan_source_capped,
 };
 use crate::replay::Mode;
-use crate::report::ScenarioReport;
+use crate::report::{End, ScenarioReport, Session};
 use crate::scenario::{ScenarioFile, adhoc_scenario, check_scenario, load_scenario};
 use crate::suite::{LoadedSuite, RunOptions};
 
-use super::Global;
 use super::select_args::SelectArgs;
+use super::stop::{STOP, install_stop_handler, stopped_by};
+use super::{Global, OutputFormat};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -84,11 +85,20 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         Some(p) => Some(load_scenario(p)?),
         None => None,
     };
+    let recording =
+        (args.recording.clone()).or_else(|| given.as_ref().map(|s| s.recording_dir.clone()));
+    // The replays are judged in one run session, as `run` judges them.
+    let session = match &recording {
+        Some(_) => {
+            install_stop_handler();
+            Some(Session::open(None, &[Mode::Chained, Mode::PerStep])?)
+        }
+        None => None,
+    };
     let replay = Replay {
-        recording: args
-            .recording
-            .clone()
-            .or_else(|| given.as_ref().map(|s| s.recording_dir.clone())),
+        recording,
+        session,
+        asked: std::cell::Cell::new(0),
         answers: args.answers.clone(),
         scenario: given.map(|s| s.file),
         caps: PlanCaps {
@@ -153,12 +163,26 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         CheckFormat::Sarif => print!("{}", render_sarif(&reports)),
     }
     let worst = reports.iter().map(CheckReport::exit_code).max();
-    Ok(worst.unwrap_or(0).max(if broken { 2 } else { 0 }))
+    let worst = worst.unwrap_or(0).max(if broken { 2 } else { 0 });
+    let Some(session) = replay.session else {
+        return Ok(worst);
+    };
+    let say = super::output_args::say(g, OutputFormat::Json);
+    let end = End::new(say, g.error_prefix(), replay.asked.get());
+    let judged = session.finish(End {
+        stopped: stopped_by(),
+        ..end
+    })?;
+    // A signal's exit code stands; else the worse of the findings and the replays' verdict.
+    Ok(stopped_by().map_or(worst.max(judged), |_| judged))
 }
 
 /// What a plan is replayed on, and with which values and answers.
 struct Replay {
     recording: Option<PathBuf>,
+    /// The session the replays are judged in (with a recording), and how many were started.
+    session: Option<Session>,
+    asked: std::cell::Cell<usize>,
     answers: Option<PathBuf>,
     scenario: Option<ScenarioFile>,
     /// The caps the plan is held to.
@@ -192,7 +216,7 @@ fn check_one(path: &Path, replay: &Replay) -> Result<(CheckReport, bool), Error>
             .map(|s| s.file)
             .map_err(Error::from),
     }
-    .and_then(|given| replayed(path, &src, dir, &given));
+    .and_then(|given| replayed(path, &src, dir, &given, replay));
     match found {
         Ok(found) => {
             let placed = found.into_iter().map(|f| {
@@ -226,25 +250,30 @@ fn replayed(
     src: &Source,
     dir: &Path,
     given: &ScenarioFile,
+    replay: &Replay,
 ) -> Result<Vec<Finding>, Error> {
     let plan = crate::plan::plan_from_source(src)?;
     let rec = crate::recording::load_recording(dir)?;
     crate::replay::check_bound(&plan, &rec, src, dir)?;
     let lenient = crate::replay::lenient(&plan, given);
-    let as_run = as_run(path, dir, &lenient);
+    let as_run = as_run(path, dir, &lenient, replay);
     let said = |mode: Mode, step_id: &str| as_run.as_ref()?.step_said(mode, step_id);
     Ok(crate::replay::approval_findings(
         &plan, &rec, &lenient, &said,
     )?)
 }
 
-/// The plan replayed with `lenient`'s values and answers as `run` replays and judges it
-/// (`suite::run_collected`) and folded into its report entry, so a failing step is said in
-/// `run`'s words (`report/failure.rs`). `None` for a plan read from standard input.
-fn as_run(plan: &Path, dir: &Path, lenient: &ScenarioFile) -> Option<ScenarioReport> {
-    if plan == Path::new("-") {
-        return None;
-    }
+/// The plan replayed with `lenient`'s values and answers as `run` replays it, judged in the
+/// check's run session and folded into its report entry, so a failing step is said in
+/// `run`'s words (`report/failure.rs`). `None` for a plan read from standard input, or once
+/// a stop was asked for.
+fn as_run(
+    plan: &Path,
+    dir: &Path,
+    lenient: &ScenarioFile,
+    replay: &Replay,
+) -> Option<ScenarioReport> {
+    let session = replay.session.as_ref().filter(|_| plan != Path::new("-"))?;
     let mut s = adhoc_scenario(plan, dir, None).ok()?;
     s.file.inputs = lenient.inputs.clone();
     s.file.answers = lenient.answers.clone();
@@ -255,6 +284,13 @@ fn as_run(plan: &Path, dir: &Path, lenient: &ScenarioFile) -> Option<ScenarioRep
         perturb: Vec::new(),
         ocr: crate::replay::Ocr::default(),
     };
-    let results = crate::suite::run_collected(LoadedSuite::one(s), &opts).ok()?;
-    results.first().map(ScenarioReport::of)
+    replay.asked.set(replay.asked.get() + 1);
+    let entry = std::sync::Mutex::new(None);
+    crate::suite::run(LoadedSuite::one(s), &opts, &STOP, &|r| {
+        session.add(&r)?;
+        *crate::par::lock(&entry) = Some(ScenarioReport::of(&r));
+        Ok(())
+    })
+    .ok()?;
+    entry.into_inner().ok()?
 }

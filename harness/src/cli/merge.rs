@@ -70,7 +70,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."))
         .to_path_buf();
-    let session = Session::open(&dir, &heads[0].modes)?;
+    let session = Session::open(Some(&dir), &heads[0].modes)?;
     for p in &read_from {
         read_report_entries(p, &mut |s| session.add_entry(&s))?;
     }

@@ -9,11 +9,11 @@ use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use crate::errors::{Error, InputError, Reason};
 use crate::recorder::script::read_script;
 use crate::recorder::{Confirm, FollowOptions, RecordOptions, follow, record};
-use crate::report::{ScenarioReport, line, print_steps};
-use crate::suite::{LoadedSuite, RunOptions, run_collected};
+use crate::report::{End, Outputs, ScenarioReport, Session, print_steps};
+use crate::suite::{LoadedSuite, RunOptions};
 
 use super::Global;
-use super::stop::{STOP, install_stop_handler};
+use super::stop::{STOP, install_stop_handler, stopped_by};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -53,6 +53,9 @@ pub(crate) struct Args {
     /// Longest wait, in milliseconds, for the screen and tree to settle after a step.
     #[arg(long, default_value_t = 10_000)]
     settle_ms: u64,
+    /// With `--plan` or `--scenario`: also write `run`'s reports of the replay here.
+    #[arg(long, value_name = "DIR", conflicts_with = "script")]
+    report_dir: Option<PathBuf>,
     /// Also keep the raw capture (screens, AT-SPI trees, steps) in this folder.
     #[arg(long, value_name = "DIR")]
     keep_capture: Option<PathBuf>,
@@ -137,6 +140,7 @@ fn follow_live(args: Args, g: &Global) -> Result<u8, Error> {
     if let Some(why) = &o.halted {
         println!("stopped live at {why}");
     }
+    // What was kept is replayed and judged as `run` judges it, in a run session.
     let say = super::output_args::say(g, super::OutputFormat::Human);
     let run = RunOptions {
         jobs: 1,
@@ -144,15 +148,19 @@ fn follow_live(args: Args, g: &Global) -> Result<u8, Error> {
         perturb: Vec::new(),
         ocr: crate::replay::Ocr::Dom,
     };
-    let results = run_collected(LoadedSuite::one(o.scenario), &run)?;
-    let Some(r) = results.first() else {
-        return Err(Error::Internal(
-            "the replay of the followed guide gave no result".into(),
-        ));
-    };
-    say.verdict(line(r, &say));
-    print_steps(&ScenarioReport::of(r), &say);
-    Ok(u8::from(!r.met || o.halted.is_some()))
+    let dir = args.report_dir.as_deref();
+    let session = Session::open(dir, &run.modes)?.with_progress(1, say);
+    crate::suite::run(LoadedSuite::one(o.scenario), &run, &STOP, &|r| {
+        session.add(&r)?;
+        print_steps(&ScenarioReport::of(&r), &say);
+        Ok(())
+    })?;
+    session.finish(End {
+        dir,
+        outputs: Outputs::every(),
+        stopped: stopped_by(),
+        ..End::new(say, g.error_prefix(), 1)
+    })
 }
 
 /// Puts a step that asks first to the person at the terminal; anything but yes declines, and

@@ -3,13 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::errors::{Error, InputError, Reason};
 use crate::perturb::{Perturbation, STANDARD};
 use crate::replay::Mode;
 use crate::replay::ledger::Kind;
-use crate::report::{End, MutationScore, Session};
+use crate::report::{End, Session};
 use crate::scenario::adhoc_scenario;
 use crate::select::Select;
 use crate::shard::{Shard, read_durations};
@@ -18,10 +17,6 @@ use crate::suite::{LoadedSuite, RunOptions, discover, load_suite_by};
 use super::output_args::OutputArgs;
 use super::select_args::{SelectArgs, none_match};
 use super::{Global, OutputFormat};
-
-/// Test hook: wait this many milliseconds after each scenario, so a test can stop a run
-/// in the middle of its replay.
-const SLOW_ENV: &str = "STEPREPLAY_TEST_SCENARIO_MS";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -62,7 +57,7 @@ pub(crate) struct Args {
     ocr: crate::replay::Ocr,
     /// Run only part `k` of `n` (1-based): scenarios whose id hashes to it. Join the parts'
     /// reports with `stepreplay merge`.
-    #[arg(long, value_name = "K/N", value_parser = |s: &str| s.parse::<Shard>().map_err(|e| e.message))]
+    #[arg(long, value_name = "K/N", value_parser = super::select_args::shard)]
     shard: Option<Shard>,
     /// With `--shard`: balance the shards by each scenario's time in an earlier run's
     /// `junit.xml` (longest first, each to the least loaded shard) instead of by a hash of its
@@ -142,15 +137,16 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
     super::stop::install_stop_handler();
     let mutation = if args.mutants {
-        mutation_scores(&paths, opts.jobs)?
+        crate::mutate::mutate(&paths, opts.jobs)?.scores()
     } else {
         BTreeMap::new()
     };
     let all_ids = suite.all_ids.clone();
-    let session = Session::open(&args.report_dir, &opts.modes)?
+    let session = Session::open(Some(&args.report_dir), &opts.modes)?
         .with_progress(asked, say)
         .with_mutation(mutation);
-    replay_all(suite, &opts, &session)?;
+    // Stopped by Ctrl-C, the scenarios not started are left out.
+    crate::suite::run(suite, &opts, &super::stop::STOP, &|r| session.add(&r))?;
     // One plan replayed with `--recording` has nothing else to judge, so its broken input is
     // the command's error, as before any replay.
     if args.recording.is_some()
@@ -268,24 +264,6 @@ fn suite_of(args: &Args, paths: &[PathBuf], select: &Select) -> Result<LoadedSui
     Ok(suite)
 }
 
-/// Replays every scenario into the session, each folded into its report entry as it
-/// finishes; stopped by Ctrl-C, the scenarios not started are left out.
-fn replay_all(suite: LoadedSuite, opts: &RunOptions, session: &Session) -> Result<(), Error> {
-    let slow = std::env::var(SLOW_ENV)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map(Duration::from_millis);
-    crate::suite::run(suite, opts, &super::stop::STOP, &|r| {
-        session.add(&r)?;
-        // After the scenario's line, so a test that stops the run on seeing it stops it
-        // while the run is still busy.
-        if let Some(d) = slow {
-            std::thread::sleep(d);
-        }
-        Ok(())
-    })
-}
-
 /// Whether each scenario of the report in `dir` met its expectation, by id (`--last-failed`,
 /// `status:`).
 fn last_run(dir: &Path) -> Result<BTreeMap<String, bool>, Error> {
@@ -305,19 +283,6 @@ fn last_run(dir: &Path) -> Result<BTreeMap<String, bool>, Error> {
         Ok::<(), InputError>(())
     })?;
     Ok(met)
-}
-
-/// Each scenario's mutation score, by id: `mutate` makes and judges the copies, the reports
-/// show them.
-fn mutation_scores(
-    paths: &[PathBuf],
-    jobs: usize,
-) -> Result<BTreeMap<String, MutationScore>, Error> {
-    let r = crate::mutate::mutate(paths, jobs)?;
-    Ok(r.scenarios
-        .iter()
-        .map(|s| (s.id.clone(), s.score()))
-        .collect())
 }
 
 /// `default` or a comma-separated list of perturbation names.

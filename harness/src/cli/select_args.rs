@@ -37,6 +37,11 @@ impl SelectArgs {
     }
 }
 
+/// `--shard K/N`, as `run` and `agent` read it.
+pub(crate) fn shard(s: &str) -> Result<crate::shard::Shard, String> {
+    s.parse().map_err(|e: InputError| e.message)
+}
+
 /// No scenario is left once `select` narrowed the suite; the message names its flags.
 pub(crate) fn none_match(select: &Select) -> Error {
     let flags = select.flags();

@@ -1,6 +1,7 @@
 //! Trying the mutants: each scenario that passes as it is has its plan changed one fault at a
 //! time, and every copy is replayed on the same recording and judged as `run` judges it.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Serialize;
@@ -135,6 +136,13 @@ impl MutationReport {
         self.with(Verdict::Equivalent)
     }
 
+    /// Each scenario's mutation score, by id, as the report entries show it.
+    pub fn scores(&self) -> BTreeMap<String, MutationScore> {
+        (self.scenarios.iter())
+            .map(|s| (s.id.clone(), s.score()))
+            .collect()
+    }
+
     fn with(&self, v: Verdict) -> impl Iterator<Item = (&str, &Tried)> {
         self.scenarios.iter().flat_map(move |s| {
             s.mutants
@@ -160,11 +168,27 @@ pub fn mutate_sites(
     select: &Select,
 ) -> Result<MutationReport, Error> {
     let files = select_files(discover_schemas(paths, &[SCENARIO_SCHEMA])?, select);
-    let results = crate::par::map(&files, jobs.max(1), |f| one(f, per_class), |_| {});
+    // A scenario whose input cannot be used is not mutated; the run it is judged in fails it.
+    let results = crate::par::map(
+        &files,
+        jobs.max(1),
+        |f| {
+            one(f, per_class).unwrap_or_else(|e| ScenarioMutants {
+                id: Scenario::stand_in(f).file.id,
+                skipped: Some(format!(
+                    "its input cannot be used: {} ({})",
+                    e.message,
+                    e.reason.code()
+                )),
+                mutants: Vec::new(),
+            })
+        },
+        |_| {},
+    );
     let mut scenarios = Vec::with_capacity(results.len());
     for (f, r) in files.iter().zip(results) {
         match r {
-            Ok(r) => scenarios.push(r?),
+            Ok(r) => scenarios.push(r),
             Err(p) => {
                 return Err(Error::Internal(format!(
                     "mutating `{}` crashed: {}",

@@ -149,6 +149,14 @@ pub struct Summary {
     /// An agent run's figures: utility, utility under attack, attack success, rules broken.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<super::AgentFigures>,
+    /// One-fault copies of the plans the gate passed (`mutate`, `run --mutants`): the run
+    /// fails on any.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub survived: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Robustness over a run.
@@ -171,6 +179,7 @@ pub struct Totals {
     tallies: BTreeMap<Mode, Tally>,
     robust: Option<(u64, u64)>,
     agent: super::AgentFigures,
+    survived: u64,
 }
 
 impl Totals {
@@ -182,6 +191,7 @@ impl Totals {
             tallies: modes.iter().map(|&m| (m, Tally::default())).collect(),
             robust: None,
             agent: Default::default(),
+            survived: 0,
         }
     }
 
@@ -190,6 +200,7 @@ impl Totals {
         self.scenarios += 1;
         self.met += u64::from(s.met);
         self.agent.add(s);
+        self.survived += s.mutation.as_ref().map_or(0, |m| m.survived as u64);
         for (m, run) in &s.runs {
             self.tallies.entry(*m).or_default().add(&run.tally);
         }
@@ -219,6 +230,7 @@ impl Totals {
                 total,
             }),
             agent: self.agent.finish(),
+            survived: self.survived,
         }
     }
 }
@@ -826,7 +838,7 @@ impl ScenarioReport {
 }
 
 impl Report {
-    /// Folds results into a report. `results` must be sorted by id (as `run_collected` returns).
+    /// Folds results into a report. `results` must be sorted by id.
     pub fn from_results(results: &[ScenarioResult], modes: &[Mode]) -> Report {
         Report::from_scenarios(results.iter().map(ScenarioReport::of).collect(), modes)
     }

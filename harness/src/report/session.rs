@@ -1,5 +1,6 @@
-//! One run, from its first result to its exit code. A front door (`run`, `agent`, `merge`)
-//! opens a [`Session`], streams results into it from any thread, and ends it with an [`End`]
+//! One run, from its first result to its exit code. Every front door (`run`, `agent`, `merge`,
+//! `serve`, `mutate`, `check --recording`, `record --plan`) opens a [`Session`], streams
+//! results into it from any thread, and ends it with an [`End`]
 //! that says what was asked and where the outputs go; the session folds each result into its
 //! report entry and the totals as it comes (spilled, so memory follows the scenarios in
 //! flight), then prints, writes every output and decides the verdict and the exit code once.
@@ -19,6 +20,34 @@ use crate::replay::Mode;
 use crate::result::ScenarioResult;
 use crate::shard::Shard;
 use crate::text::plural;
+
+/// Test hook: wait this many milliseconds after each scenario, so a test can stop a run in
+/// the middle of its replay.
+const SLOW_ENV: &str = "STEPREPLAY_TEST_SCENARIO_MS";
+
+/// Test hook: once the first result is folded, the process sends itself this signal
+/// (`SIGINT`, `SIGTERM`), so every front door can be interrupted mid-run at the same point.
+const SIGNAL_ENV: &str = "STEPREPLAY_TEST_SIGNAL";
+
+/// The test hooks, after a result is folded (outside the lock: another thread may fold).
+fn test_hooks() {
+    static RAISED: std::sync::Once = std::sync::Once::new();
+    #[cfg(unix)]
+    if let Ok(name) = std::env::var(SIGNAL_ENV) {
+        let sig = if name == "SIGTERM" {
+            libc::SIGTERM
+        } else {
+            libc::SIGINT
+        };
+        // SAFETY: `raise` has no memory-safety preconditions.
+        RAISED.call_once(|| unsafe {
+            libc::raise(sig);
+        });
+    }
+    if let Some(ms) = std::env::var(SLOW_ENV).ok().and_then(|v| v.parse().ok()) {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
 
 /// A run in progress.
 pub(crate) struct Session {
@@ -85,15 +114,19 @@ impl End<'_> {
 
 impl Session {
     /// A session judging in `modes`, spilling its entries into `dir` (made when absent), the
-    /// report folder it claims ([`claim_folder`](crate::output::claim_folder)).
-    pub fn open(dir: &Path, modes: &[Mode]) -> Result<Session, Error> {
-        crate::output::claim_folder(dir)?;
+    /// report folder it claims ([`claim_folder`](crate::output::claim_folder)); with no
+    /// folder, into a scratch file in the temporary folder, unlinked at once.
+    pub fn open(dir: Option<&Path>, modes: &[Mode]) -> Result<Session, Error> {
+        if let Some(dir) = dir {
+            crate::output::claim_folder(dir)?;
+        }
+        let dir = dir.map_or_else(std::env::temp_dir, Path::to_path_buf);
         Ok(Session {
             modes: modes.to_vec(),
             progress: None,
             mutation: BTreeMap::new(),
             state: Mutex::new(State {
-                spill: Spill::create(dir)?,
+                spill: Spill::create(&dir)?,
                 totals: Totals::new(modes),
                 timings: Timings::new(),
                 broken: Vec::new(),
@@ -127,7 +160,10 @@ impl Session {
         }
         st.timings.insert(r.id.clone(), r.duration);
         st.totals.add(&entry);
-        st.spill.push_bytes(&entry, &bytes)
+        st.spill.push_bytes(&entry, &bytes)?;
+        drop(st);
+        test_hooks();
+        Ok(())
     }
 
     /// Folds an entry another run made (`merge`): counted and spilled, with no time.
@@ -176,9 +212,8 @@ impl Session {
         if let Some((shard, all_ids)) = &end.shard {
             report = report.into_shard(all_ids, *shard);
         }
-        if let Some((signal, _)) = end.stopped
-            && judged < end.asked
-        {
+        // Stopped even after its last scenario, a run reads red everywhere its exit code does.
+        if let Some((signal, _)) = end.stopped {
             report.incomplete = Some(format!(
                 "stopped by {signal}: {judged} of {} scenarios judged",
                 end.asked

@@ -11,6 +11,8 @@ use super::model::Report;
 pub struct Verdict {
     /// Scenarios that missed their expectation.
     pub(crate) not_met: u64,
+    /// One-fault copies of the plans the gate passed (`mutate`, `run --mutants`).
+    pub(crate) survived: u64,
     /// Scenarios whose plan, recording or scenario file could not be used.
     pub(crate) broken: usize,
     /// Regressions against the baseline, when compared.
@@ -27,6 +29,7 @@ impl Verdict {
     pub fn of(head: &Report, regressions: Option<&RegressionReport>, broken: usize) -> Verdict {
         Verdict {
             not_met: head.summary.not_met,
+            survived: head.summary.survived,
             broken,
             regressions: regressions.map_or(0, |r| r.regressions.len()),
             incomplete: head.incomplete.clone(),
@@ -34,9 +37,10 @@ impl Verdict {
         }
     }
 
-    /// Whether every scenario was judged, met its expectation and nothing regressed.
+    /// Whether every scenario was judged, met its expectation, nothing regressed and no
+    /// mutant survived.
     pub fn green(&self) -> bool {
-        self.not_met == 0 && self.broken == 0 && self.regressions == 0 && self.incomplete.is_none()
+        self.exit_code() == 0
     }
 
     /// The one line every output opens with: `✅ all as expected`, or the first thing wrong.
@@ -47,6 +51,8 @@ impl Verdict {
             "❌ regressions".to_string()
         } else if self.not_met > 0 {
             "❌ not as expected".to_string()
+        } else if self.survived > 0 {
+            "❌ mutants survived".to_string()
         } else {
             "✅ all as expected".to_string()
         };
@@ -57,12 +63,12 @@ impl Verdict {
     }
 
     /// 2 when an input was broken or the run is incomplete, 1 when a scenario missed its
-    /// expectation or regressed, else 0. (A run stopped by a signal exits with the signal's
+    /// expectation or regressed or a mutant survived, else 0. (A run stopped by a signal exits with the signal's
     /// code instead; its front door says so.)
     pub fn exit_code(&self) -> u8 {
         if self.broken > 0 || self.incomplete.is_some() {
             2
-        } else if self.not_met > 0 || self.regressions > 0 {
+        } else if self.not_met > 0 || self.regressions > 0 || self.survived > 0 {
             1
         } else {
             0
@@ -77,6 +83,7 @@ mod tests {
     fn verdict() -> Verdict {
         Verdict {
             not_met: 0,
+            survived: 0,
             broken: 0,
             regressions: 0,
             incomplete: None,
@@ -100,6 +107,12 @@ mod tests {
             ..verdict()
         };
         assert_eq!((regressed.green(), regressed.exit_code()), (false, 1));
+        let survived = Verdict {
+            survived: 2,
+            ..verdict()
+        };
+        assert_eq!((survived.green(), survived.exit_code()), (false, 1));
+        assert_eq!(survived.headline(), "❌ mutants survived");
         let broken = Verdict {
             not_met: 1,
             broken: 1,

@@ -585,7 +585,7 @@ fn ctrl_c_during_an_agent_run_is_red_and_incomplete_in_every_output() {
 
 /// Every output of an incomplete set says so first, and none reads green: `summary.md`'s
 /// first line, the HTML page's title, an error case in `junit.xml`.
-fn assert_red_incomplete(reports: &Path) {
+pub(crate) fn assert_red_incomplete(reports: &Path) {
     let text = |n: &str| std::fs::read_to_string(reports.join(n)).unwrap();
     let summary = text("summary.md");
     assert!(

@@ -15,9 +15,9 @@ use stepreplay::report::{
 };
 use stepreplay::score::Score;
 use stepreplay::shard::Shard;
-use stepreplay::suite::{RunOptions, discover, load_suite, run_collected};
+use stepreplay::suite::{RunOptions, discover, load_suite};
 
-use crate::util::{have_tool, repo};
+use crate::util::{have_tool, repo, run_collected};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mini")

@@ -11,6 +11,7 @@ mod devthink;
 mod diff;
 mod evidence;
 mod faults;
+mod front_doors;
 mod fuzz;
 mod gate;
 mod guide_loop;

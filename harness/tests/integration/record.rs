@@ -388,7 +388,7 @@ fn recording_over_an_existing_name_is_refused_without_force() {
 
 /// The zenity form the bundled `gtk3-zenity-contact` guide was written from, started as its
 /// record script starts it.
-fn zenity_contact_app() -> Vec<String> {
+pub(crate) fn zenity_contact_app() -> Vec<String> {
     let script = repo().join("recordings/scripts/record/gtk3-zenity-contact.json");
     let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(script).unwrap()).unwrap();
     v["app"]
@@ -401,7 +401,7 @@ fn zenity_contact_app() -> Vec<String> {
 
 /// A copy of the bundled guide (with its crops) after `edit`, and the bundled scenario's
 /// values and answers as an answers file, in `dir`.
-fn guide_copy(dir: &Path, edit: impl Fn(&mut serde_json::Value)) -> (PathBuf, PathBuf) {
+pub(crate) fn guide_copy(dir: &Path, edit: impl Fn(&mut serde_json::Value)) -> (PathBuf, PathBuf) {
     let src = repo().join("scenarios/gtk3-zenity-contact");
     let guide = dir.join("guide");
     fs::create_dir_all(guide.join("crops")).unwrap();

@@ -2,11 +2,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::util::{TempDir, copy_tree, repo, run_in, stepreplay};
+use crate::util::{TempDir, copy_tree, repo, run_collected, run_in, stepreplay};
 
 use stepreplay::replay::Mode;
 use stepreplay::report::{Report, to_json};
-use stepreplay::suite::{RunOptions, discover, load_suite, run_collected};
+use stepreplay::suite::{RunOptions, discover, load_suite};
 
 fn mini() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mini/scenarios")

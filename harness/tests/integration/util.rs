@@ -307,3 +307,20 @@ pub fn whole_run_accepted(d: &Path, out: &str) {
         ])
         .expect_code(0);
 }
+
+/// Runs a loaded suite through `suite::run`, the one run entry point, and returns its results
+/// sorted by scenario id, for a test that folds them itself.
+pub fn run_collected(
+    suite: stepreplay::suite::LoadedSuite,
+    opts: &stepreplay::suite::RunOptions,
+) -> Result<Vec<stepreplay::result::ScenarioResult>, stepreplay::Error> {
+    let out = std::sync::Mutex::new(Vec::new());
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    stepreplay::suite::run(suite, opts, &stop, &|r| {
+        out.lock().unwrap().push(r);
+        Ok(())
+    })?;
+    let mut out = out.into_inner().unwrap();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
+}
