@@ -733,22 +733,11 @@ impl<'r> Env<'_, 'r> {
             });
         }
         let from = self.desk.frame_id().to_string();
-        // Without a target, a keyboard action lands on the focused field; it matches the
-        // recording when the recording acted on that same field (as the follower judges it).
-        let keyboard = matches!(action, "type" | "paste" | "press");
-        let acts_on = if keyboard {
-            field.clone()
-        } else {
-            element.clone()
-        };
-        let target = if step.target.is_some() {
-            element.clone()
-        } else {
-            acts_on
-                .clone()
-                .filter(|f| recorded.and_then(|t| t.element.as_deref()) == Some(f.as_str()))
-        };
-        match self.desk.act(&step.id, target.as_deref()) {
+        // The follower's own act: only the control is the agent's.
+        let (_, acted) = self
+            .desk
+            .act_step(&step, element.as_deref(), recorded, text.as_deref());
+        match acted {
             Acted::Advanced { .. } => {
                 // Where the page went: a link can leave the origin though no URL in the plan does.
                 let after = rec.frames[self.desk.frame_index()].dom.as_deref();
@@ -765,11 +754,11 @@ impl<'r> Env<'_, 'r> {
                     "the recording has no next screen".into(),
                 ));
             }
-            Acted::Diverged { .. } => {
+            Acted::Diverged { acted, .. } => {
                 self.trace.events.push(Event::Diverged {
                     step: self.cursor,
                     recorded: recorded.and_then(|t| t.element.as_ref().map(|e| format!("`{e}`"))),
-                    acted: target.clone(),
+                    acted,
                 });
                 return Err((
                     F::Diverged,
@@ -782,10 +771,7 @@ impl<'r> Env<'_, 'r> {
             }
         }
         let expected = recorded.and_then(|t| t.element.clone());
-        self.acted(&step, (element.clone(), point), expected, (from, &ix));
-        if let (Some(field), Some(t)) = (field, &text) {
-            self.desk.type_text(&field, t);
-        }
+        self.acted(&step, (element, point), expected, (from, &ix));
         self.step_passed();
         Ok(())
     }

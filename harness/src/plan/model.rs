@@ -189,6 +189,11 @@ impl Step {
     pub(crate) fn talks_only(&self) -> bool {
         matches!(self.action, Action::Ask | Action::Do) && self.target.is_none()
     }
+
+    /// A browser `wait`: it touches nothing, and lets the page go on to the frame it ended on.
+    pub(crate) fn waits(&self) -> bool {
+        self.web.as_ref().is_some_and(|w| w.kind == "wait")
+    }
 }
 
 /// What a step does.

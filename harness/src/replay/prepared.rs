@@ -257,9 +257,7 @@ impl<'r> Prepared<'r> {
                 (Some(_), Some(t)) if t.element.is_some() => Truth::Recorded,
                 // A wait acts on nothing, so a recording names no element for it: finding its
                 // control on screen is the step's own verdict, not an element to compare.
-                (Some(_), _) if st.web.as_ref().is_some_and(|w| w.kind == "wait") => {
-                    Truth::NoTarget
-                }
+                (Some(_), _) if st.waits() => Truth::NoTarget,
                 (Some(_), _) => Truth::Unrecorded,
             })
             .collect()
