@@ -45,6 +45,18 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The idempotency key step `i` repeats from an earlier step: a retry, not applied again.
+    pub(crate) fn retry_key(&self, i: usize) -> Option<&str> {
+        fn key(s: &Step) -> Option<&str> {
+            s.web.as_ref()?.idempotency_key.as_deref()
+        }
+        let k = key(&self.steps[i])?;
+        self.steps[..i]
+            .iter()
+            .any(|s| key(s) == Some(k))
+            .then_some(k)
+    }
+
     /// The values the plan itself holds that no output may show: its secret texts and any
     /// example a sensitive input still carries.
     pub(crate) fn secrets(&self) -> crate::secret::Taint {

@@ -252,7 +252,7 @@ impl<'r> Prepared<'r> {
             .enumerate()
             .map(|(i, st)| match (&st.target, self.transition(&st.id)) {
                 // A retry is rightly not acted: there is nothing to find.
-                _ if super::web::retry_key(plan, i).is_some() => Truth::NoTarget,
+                _ if plan.retry_key(i).is_some() => Truth::NoTarget,
                 (None, _) => Truth::NoTarget,
                 (Some(_), Some(t)) if t.element.is_some() => Truth::Recorded,
                 // A wait acts on nothing, so a recording names no element for it: finding its
@@ -269,7 +269,7 @@ impl<'r> Prepared<'r> {
             .iter()
             .map(|st| !st.talks_only() && self.transition(&st.id).is_some())
             .enumerate()
-            .map(|(i, judged)| judged && super::web::retry_key(plan, i).is_none())
+            .map(|(i, judged)| judged && plan.retry_key(i).is_none())
             .collect()
     }
 }
