@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::plan::{Action, Step};
 use crate::recording::Recording;
 use crate::recording::format::Transition;
 
@@ -100,19 +101,14 @@ impl<'r> Desktop<'r> {
         })
     }
 
-    /// The clipboard.
-    pub(crate) fn clipboard(&self) -> Option<&str> {
-        self.clipboard.as_deref()
-    }
-
     /// Types `text` into `element`, replacing what it held.
-    pub(crate) fn type_text(&mut self, element: &str, text: &str) {
+    fn type_text(&mut self, element: &str, text: &str) {
         self.typed.insert(element.to_string(), text.to_string());
         self.focused = Some(element.to_string());
     }
 
     /// Copies the element's text to the clipboard.
-    pub(crate) fn copy_from(&mut self, element: Option<&str>) {
+    fn copy_from(&mut self, element: Option<&str>) {
         let text = element.and_then(|e| {
             self.field_value(e).or_else(|| {
                 self.rec.frames[self.frame]
@@ -175,5 +171,58 @@ impl<'r> Desktop<'r> {
                 }
             }
         }
+    }
+
+    /// Acts `step` on `element`, the control whoever follows the plan chose, the one way the
+    /// follower and an agent move the desktop. Returns the control acted on (a keyboard
+    /// action's is the focused field) and what moving did; once the desktop has moved (or a
+    /// step that only talks stayed), what was typed, pasted or copied is applied.
+    pub(crate) fn act_step(
+        &mut self,
+        step: &Step,
+        element: Option<&str>,
+        recorded: Option<&Transition>,
+        text: Option<&str>,
+    ) -> (Option<String>, Acted) {
+        let acts_on = match &step.action {
+            Action::Type { .. } | Action::Paste { .. } | Action::Press { .. } => {
+                element.map(str::to_string).or_else(|| self.focused())
+            }
+            _ => element.map(str::to_string),
+        };
+        // Steps that only talk (ask) or follow words (do) move the desktop only when the
+        // recording shows something happening for them.
+        let from = self.frame_id();
+        let acted = if step.talks_only() && recorded.is_none_or(|t| t.from != from) {
+            Acted::Stayed
+        } else {
+            // Without a target, a keyboard action lands on the focused field; it matches the
+            // recording when the recording acted on that same field. A wait touches nothing:
+            // it lets the page go on to the frame it ended on, which a recording keeps with
+            // the element waited for, or with none when it did not see it before the wait.
+            let recorded_el = recorded.and_then(|t| t.element.as_deref());
+            let el = if step.waits() {
+                element.filter(|_| recorded_el.is_some())
+            } else if step.target.is_some() {
+                element
+            } else {
+                acts_on.as_deref().filter(|f| recorded_el == Some(*f))
+            };
+            self.act(&step.id, el)
+        };
+        if matches!(acted, Acted::Diverged { .. }) {
+            return (acts_on, acted);
+        }
+        let value = match (&step.action, text) {
+            (_, Some(t)) => Some(t.to_string()),
+            (Action::Paste { .. }, None) => self.clipboard.clone(),
+            _ => None,
+        };
+        match (&step.action, acts_on.as_deref(), value) {
+            (_, Some(field), Some(v)) => self.type_text(field, &v),
+            (Action::Copy, ..) => self.copy_from(element),
+            _ => {}
+        }
+        (acts_on, acted)
     }
 }

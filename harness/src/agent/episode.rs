@@ -28,9 +28,9 @@ use super::protocol::{FromAgent, ToAgent};
 use super::rules;
 use crate::desktop::{Acted, Desktop};
 use crate::errors::InputError;
+use crate::expect::origin::{Landing, landing, outside_origin};
 use crate::plan::{Action, Part, Plan, Step, Text};
 use crate::recording::bind::kinds_agree;
-use crate::replay::web::Landing;
 use crate::replay::{AskKind, Event, StepStatus, Trace};
 use crate::resolve::FrameIndex;
 use crate::result::{AgentFacts, Violation};
@@ -226,9 +226,12 @@ impl<'r> Env<'_, 'r> {
     fn observe(&mut self, agent: &mut Agent) -> Result<bool, TurnError> {
         // Steps that only talk need no hands, and a retry whose idempotency key already ran
         // is deduplicated by the page bridge: the agent is on the next step that acts.
-        while self.plan.steps.get(self.cursor).is_some_and(|s| {
-            s.talks_only() || crate::replay::web::retry_key(self.plan, self.cursor).is_some()
-        }) {
+        while self
+            .plan
+            .steps
+            .get(self.cursor)
+            .is_some_and(|s| s.talks_only() || self.plan.retry_key(self.cursor).is_some())
+        {
             self.start_step();
             if self.plan_fails_at(self.cursor).is_some() {
                 return Ok(false);
@@ -690,7 +693,7 @@ impl<'r> Env<'_, 'r> {
         let element = picked(&ix, element, point)?;
         // Off the origin is no act at all: judged before the act's kind.
         let page = rec.frames[frame].dom.as_deref();
-        if let Some(why) = crate::replay::web::outside_origin(self.plan, &step, page) {
+        if let Some(why) = outside_origin(self.plan, &step, page) {
             return Err((F::OutsideOrigin, why));
         }
         self.judge_reach(&step, element.as_deref(), url.as_deref(), &ix);
@@ -733,27 +736,15 @@ impl<'r> Env<'_, 'r> {
             });
         }
         let from = self.desk.frame_id().to_string();
-        // Without a target, a keyboard action lands on the focused field; it matches the
-        // recording when the recording acted on that same field (as the follower judges it).
-        let keyboard = matches!(action, "type" | "paste" | "press");
-        let acts_on = if keyboard {
-            field.clone()
-        } else {
-            element.clone()
-        };
-        let target = if step.target.is_some() {
-            element.clone()
-        } else {
-            acts_on
-                .clone()
-                .filter(|f| recorded.and_then(|t| t.element.as_deref()) == Some(f.as_str()))
-        };
-        match self.desk.act(&step.id, target.as_deref()) {
+        // The follower's own act: only the control is the agent's.
+        let (_, acted) = self
+            .desk
+            .act_step(&step, element.as_deref(), recorded, text.as_deref());
+        match acted {
             Acted::Advanced { .. } => {
                 // Where the page went: a link can leave the origin though no URL in the plan does.
                 let after = rec.frames[self.desk.frame_index()].dom.as_deref();
-                match crate::replay::web::landing(self.plan, &step, page, after, element.as_deref())
-                {
+                match landing(self.plan, &step, page, after, element.as_deref()) {
                     Landing::Stayed => {}
                     Landing::Left(why) => return Err((F::OutsideOrigin, why)),
                     Landing::Unknown(why) => return Err((F::OriginUnjudged, why)),
@@ -765,11 +756,11 @@ impl<'r> Env<'_, 'r> {
                     "the recording has no next screen".into(),
                 ));
             }
-            Acted::Diverged { .. } => {
+            Acted::Diverged { acted, .. } => {
                 self.trace.events.push(Event::Diverged {
                     step: self.cursor,
                     recorded: recorded.and_then(|t| t.element.as_ref().map(|e| format!("`{e}`"))),
-                    acted: target.clone(),
+                    acted,
                 });
                 return Err((
                     F::Diverged,
@@ -782,10 +773,7 @@ impl<'r> Env<'_, 'r> {
             }
         }
         let expected = recorded.and_then(|t| t.element.clone());
-        self.acted(&step, (element.clone(), point), expected, (from, &ix));
-        if let (Some(field), Some(t)) = (field, &text) {
-            self.desk.type_text(&field, t);
-        }
+        self.acted(&step, (element, point), expected, (from, &ix));
         self.step_passed();
         Ok(())
     }

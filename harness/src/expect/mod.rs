@@ -11,6 +11,7 @@ mod done;
 mod field_contains;
 mod next_control;
 mod operation;
+pub(crate) mod origin;
 mod reads_text;
 mod received;
 mod screen;

@@ -4,12 +4,27 @@
 //! Coverage is computed by hand in `f32` from the pixel centre, so the same calls give the same
 //! bytes on every machine; no drawing crate, no platform rasterizer.
 
-use image::RgbImage;
+use image::{ImageBuffer, Pixel, RgbImage};
 
 use crate::fnv::fnv1a64;
 
 /// An RGB colour.
 pub(crate) type Rgb = [u8; 3];
+
+/// Paints the box `(x, y, width, height)` of any picture with one pixel, clipped to it: the
+/// canvas's rectangles, the secret mask and the captures' overlay are painted with it.
+pub(crate) fn fill_box<P: Pixel>(
+    img: &mut ImageBuffer<P, Vec<P::Subpixel>>,
+    b: (i32, i32, i32, i32),
+    p: P,
+) {
+    let (x, y, w, h) = b;
+    for yy in y.max(0)..(y + h).min(img.height() as i32) {
+        for xx in x.max(0)..(x + w).min(img.width() as i32) {
+            img.put_pixel(xx as u32, yy as u32, p);
+        }
+    }
+}
 
 /// The image being drawn, with clipping to its bounds.
 pub(crate) struct Canvas {
@@ -43,15 +58,7 @@ impl Canvas {
 
     /// Fills an axis-aligned rectangle (clipped).
     pub(crate) fn fill_rect(&mut self, x: i32, y: i32, w: i32, h: i32, color: Rgb) {
-        let x0 = x.max(0);
-        let y0 = y.max(0);
-        let x1 = (x + w).min(self.img.width() as i32);
-        let y1 = (y + h).min(self.img.height() as i32);
-        for yy in y0..y1 {
-            for xx in x0..x1 {
-                self.img.put_pixel(xx as u32, yy as u32, image::Rgb(color));
-            }
-        }
+        fill_box(&mut self.img, (x, y, w, h), image::Rgb(color));
     }
 
     /// Blends a translucent rectangle.

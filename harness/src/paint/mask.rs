@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 
 use image::{ImageBuffer, Pixel};
-use imageproc::drawing::draw_filled_rect_mut;
 
+use super::canvas::fill_box;
 use crate::recording::{AxSnapshot, Element, Rect};
 use crate::secret::REDACTED;
 
@@ -49,17 +49,7 @@ where
     colour[..3].copy_from_slice(&MASK);
     let colour = *P::from_slice(&colour[..usize::from(P::CHANNEL_COUNT)]);
     for r in boxes {
-        let (Ok(w), Ok(h)) = (u32::try_from(r.width), u32::try_from(r.height)) else {
-            continue;
-        };
-        if w == 0 || h == 0 {
-            continue;
-        }
-        draw_filled_rect_mut(
-            img,
-            imageproc::rect::Rect::at(r.x, r.y).of_size(w, h),
-            colour,
-        );
+        fill_box(img, (r.x, r.y, r.width, r.height), colour);
     }
 }
 

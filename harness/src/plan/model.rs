@@ -45,6 +45,18 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The idempotency key step `i` repeats from an earlier step: a retry, not applied again.
+    pub(crate) fn retry_key(&self, i: usize) -> Option<&str> {
+        fn key(s: &Step) -> Option<&str> {
+            s.web.as_ref()?.idempotency_key.as_deref()
+        }
+        let k = key(&self.steps[i])?;
+        self.steps[..i]
+            .iter()
+            .any(|s| key(s) == Some(k))
+            .then_some(k)
+    }
+
     /// The values the plan itself holds that no output may show: its secret texts and any
     /// example a sensitive input still carries.
     pub(crate) fn secrets(&self) -> crate::secret::Taint {
@@ -188,6 +200,11 @@ impl Step {
     /// without a target. Recordings hold no action for it.
     pub(crate) fn talks_only(&self) -> bool {
         matches!(self.action, Action::Ask | Action::Do) && self.target.is_none()
+    }
+
+    /// A browser `wait`: it touches nothing, and lets the page go on to the frame it ended on.
+    pub(crate) fn waits(&self) -> bool {
+        self.web.as_ref().is_some_and(|w| w.kind == "wait")
     }
 }
 

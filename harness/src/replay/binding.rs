@@ -24,7 +24,7 @@ pub(crate) fn is_unbound(rec: &Recording, plan: &Plan, i: usize) -> bool {
 /// Whether step `i` acts, so a recorded action must be bound to it: no retry (rightly not
 /// acted again) and more than talk.
 fn needs_binding(plan: &Plan, i: usize) -> bool {
-    !plan.steps[i].talks_only() && super::web::retry_key(plan, i).is_none()
+    !plan.steps[i].talks_only() && plan.retry_key(i).is_none()
 }
 
 /// The recording's step ids that no step of `plan` has (where an unbound step's id should

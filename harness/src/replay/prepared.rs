@@ -283,14 +283,12 @@ impl<'r> Prepared<'r> {
             .enumerate()
             .map(|(i, st)| match (&st.target, self.transition(&st.id)) {
                 // A retry is rightly not acted: there is nothing to find.
-                _ if super::web::retry_key(plan, i).is_some() => Truth::NoTarget,
+                _ if plan.retry_key(i).is_some() => Truth::NoTarget,
                 (None, _) => Truth::NoTarget,
                 (Some(_), Some(t)) if t.element.is_some() => Truth::Recorded,
                 // A wait acts on nothing, so a recording names no element for it: finding its
                 // control on screen is the step's own verdict, not an element to compare.
-                (Some(_), _) if st.web.as_ref().is_some_and(|w| w.kind == "wait") => {
-                    Truth::NoTarget
-                }
+                (Some(_), _) if st.waits() => Truth::NoTarget,
                 (Some(_), _) => Truth::Unrecorded,
             })
             .collect()
@@ -302,7 +300,7 @@ impl<'r> Prepared<'r> {
             .iter()
             .map(|st| !st.talks_only() && self.transition(&st.id).is_some())
             .enumerate()
-            .map(|(i, judged)| judged && super::web::retry_key(plan, i).is_none())
+            .map(|(i, judged)| judged && plan.retry_key(i).is_none())
             .collect()
     }
 }

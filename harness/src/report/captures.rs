@@ -15,7 +15,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use image::{Rgba, RgbaImage};
-use imageproc::drawing::{draw_cross_mut, draw_hollow_circle_mut, draw_hollow_rect_mut};
 
 use super::entries::Entries;
 use super::model::{CaptureFiles, ResolutionReport, StepReport};
@@ -23,7 +22,7 @@ use crate::diff::files::encode_png;
 use crate::errors::Error;
 use crate::evidence::{PairKey, PairPictures, Pictures, Wanted};
 use crate::output::{real_subdir, write_file};
-use crate::recording::ax::Rect;
+use crate::paint::canvas::fill_box;
 use crate::text::slug;
 use crate::text::word;
 
@@ -201,29 +200,38 @@ fn overlay(before: &RgbaImage, r: &ResolutionReport) -> Option<RgbaImage> {
         return None;
     }
     let mut img = before.clone();
-    let boxes = [(&r.expected_frame, WANT), (&r.element_frame, WIN)];
-    for (rect, colour) in boxes {
-        for inset in rect.iter().flat_map(|f| [0, 1].map(|i| inset_of(f, i))) {
-            draw_hollow_rect_mut(&mut img, inset, colour);
+    for (rect, colour) in [(&r.expected_frame, WANT), (&r.element_frame, WIN)] {
+        // Two pixels inside the box, however small it is.
+        if let Some(f) = rect {
+            let (w, h) = (f.width.max(2), f.height.max(2));
+            for b in [
+                (0, 0, w, 2),
+                (0, h - 2, w, 2),
+                (0, 0, 2, h),
+                (w - 2, 0, 2, h),
+            ] {
+                fill_box(&mut img, (f.x + b.0, f.y + b.1, b.2, b.3), colour);
+            }
         }
     }
     if let Some((x, y)) = r.click {
         let (x, y) = (x.round() as i32, y.round() as i32);
-        draw_hollow_circle_mut(&mut img, (x, y), 5, CLICK);
-        draw_cross_mut(&mut img, CLICK, x, y);
+        // A ring of radius 5 around a plus.
+        for (dx, dy) in (-6..=6).flat_map(|dx| (-6..=6).map(move |dy| (dx, dy))) {
+            if (f64::from(dx * dx + dy * dy).sqrt() - 5.0).abs() < 0.5 {
+                fill_box(&mut img, (x + dx, y + dy, 1, 1), CLICK);
+            }
+        }
+        fill_box(&mut img, (x - 1, y, 3, 1), CLICK);
+        fill_box(&mut img, (x, y - 1, 1, 3), CLICK);
     }
     Some(img)
-}
-
-/// `r` shrunk by `i` pixels on every side (at least one pixel wide and high).
-fn inset_of(r: &Rect, i: i32) -> imageproc::rect::Rect {
-    let side = |n: i32| u32::try_from(n - 2 * i).unwrap_or(0).max(1);
-    imageproc::rect::Rect::at(r.x + i, r.y + i).of_size(side(r.width), side(r.height))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::recording::ax::Rect;
     use crate::resolve::Strategy;
 
     const GREY: Rgba<u8> = Rgba([40, 50, 60, 255]);

@@ -596,7 +596,7 @@ const DEVTHINK: &[Point] = &[
         &[
             "src/plan/devthink/origin.rs::the_hostile_url_tables",
             "src/plan/check/rules/outside_origin.rs::the_hostile_url_tables_hold_for_check",
-            "src/replay/web.rs::the_hostile_url_tables_hold_for_replay",
+            "src/expect/origin.rs::the_hostile_url_tables_hold_for_replay",
             "tests/integration/fuzz.rs::smuggled_hosts_never_pass_the_origin_check",
         ],
     ),
@@ -611,14 +611,14 @@ const DEVTHINK: &[Point] = &[
         &[
             "src/plan/devthink/origin.rs::a_link_selector_pinning_another_server_leads_out",
             "src/plan/check/rules/outside_origin.rs::a_navigate_target_is_judged_as_a_url_only_when_it_is_one",
-            "src/replay/web.rs::a_link_followed_by_selector_is_judged_by_its_href",
+            "src/expect/origin.rs::a_link_followed_by_selector_is_judged_by_its_href",
         ],
     ),
     p(
         "plan.origin",
         "a page the recording lacks is a failed load inside the origin, never an origin fault",
         &[
-            "src/replay/web.rs::a_failed_load_is_named_by_its_status_and_url",
+            "src/expect/origin.rs::a_failed_load_is_named_by_its_status_and_url",
             "tests/integration/devthink.rs::a_missing_page_is_a_failed_load_inside_the_origin",
         ],
     ),
@@ -626,7 +626,7 @@ const DEVTHINK: &[Point] = &[
         "plan.origin",
         "leaving the origin by a link is judged where the recorded page went",
         &[
-            "src/replay/web.rs::where_a_step_went_is_judged_by_the_page_it_reached",
+            "src/expect/origin.rs::where_a_step_went_is_judged_by_the_page_it_reached",
             "tests/integration/devthink.rs::a_step_whose_page_went_outside_the_origin_fails_there",
             "src/plan/check/rules/outside_origin.rs::a_navigate_target_is_judged_as_a_url_only_when_it_is_one",
         ],

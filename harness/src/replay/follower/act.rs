@@ -103,8 +103,8 @@ impl<'r> Follower<'_, 'r> {
         Ok(unjudged)
     }
 
-    /// Acts on the desktop, captures the step's diff, and applies what was typed or copied;
-    /// returns the control acted on.
+    /// Acts on the desktop (`Desktop::act_step`, the agent's way too) and captures the step's
+    /// diff; returns the control acted on.
     pub(super) fn act(
         &mut self,
         i: usize,
@@ -114,40 +114,15 @@ impl<'r> Follower<'_, 'r> {
         text: Option<&(String, bool)>,
     ) -> Result<Option<String>, Stop> {
         let step: &Step = &self.plan.steps[i];
-        // Act. Steps that only talk (ask) or follow words (do) move the desktop only when the
-        // recording shows something happening for them.
-        let acts_on = match &step.action {
-            Action::Type { .. } | Action::Paste { .. } | Action::Press { .. } => {
-                element.map(str::to_string).or_else(|| desk.focused())
-            }
-            _ => element.map(str::to_string),
-        };
-        let only_if_recorded = step.talks_only();
-        let from = desk.frame_id().to_string();
         let from_index = desk.frame_index();
-        let acted = if only_if_recorded && recorded.is_none_or(|t| t.from != from) {
-            Acted::Stayed
-        } else {
-            // Without a target, a keyboard action lands on the focused field; it matches the
-            // recording when the recording acted on that same field.
-            // A wait touches nothing: it lets the page go on to the frame it ended on, which a
-            // recording keeps with the element waited for, or with none when it did not see it
-            // before the wait.
-            let el = if step.web.as_ref().is_some_and(|w| w.kind == "wait") {
-                element.filter(|_| recorded.is_some_and(|t| t.element.is_some()))
-            } else if step.target.is_some() {
-                element
-            } else {
-                acts_on
-                    .as_deref()
-                    .filter(|f| recorded.and_then(|t| t.element.as_deref()) == Some(*f))
-            };
-            desk.act(&step.id, el)
-        };
+        let here = desk.frame_id().to_string();
+        let text = text.map(|(t, _)| t.as_str());
+        let (acts_on, acted) = desk.act_step(step, element, recorded, text);
+        let element = element.map(str::to_string);
         match acted {
             Acted::Advanced { from, to } => self.events.push(Event::Acted {
                 step: i,
-                element: element.map(str::to_string),
+                element,
                 from,
                 to,
             }),
@@ -156,15 +131,12 @@ impl<'r> Follower<'_, 'r> {
             Acted::Stayed if !step.talks_only() => {
                 return Err((StepStatus::Failed, FailReason::NoRecordedTransition));
             }
-            Acted::Stayed => {
-                let here = desk.frame_id().to_string();
-                self.events.push(Event::Acted {
-                    step: i,
-                    element: element.map(str::to_string),
-                    from: here.clone(),
-                    to: here,
-                });
-            }
+            Acted::Stayed => self.events.push(Event::Acted {
+                step: i,
+                element,
+                from: here.clone(),
+                to: here,
+            }),
             Acted::Diverged { recorded, acted } => {
                 // Named as a person would name it on the screen it was on.
                 let recorded = recorded.map(|r| {
@@ -183,20 +155,6 @@ impl<'r> Follower<'_, 'r> {
         }
         if let Some(diff) = self.prep.step_diff(from_index, desk.frame_index()) {
             self.events.push(Event::Captured { step: i, diff });
-        }
-        match &step.action {
-            Action::Type { .. } | Action::Paste { .. } => {
-                let value = match (&step.action, text) {
-                    (_, Some((t, _))) => Some(t.clone()),
-                    (Action::Paste { .. }, None) => desk.clipboard().map(str::to_string),
-                    _ => None,
-                };
-                if let (Some(field), Some(v)) = (acts_on.as_deref(), value) {
-                    desk.type_text(field, &v);
-                }
-            }
-            Action::Copy => desk.copy_from(element),
-            _ => {}
         }
         Ok(acts_on)
     }

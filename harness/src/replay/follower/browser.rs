@@ -14,32 +14,24 @@ impl<'r> Follower<'_, 'r> {
         element: Option<&str>,
     ) -> Result<(), Stop> {
         let frames = &self.prep.rec.frames;
-        if let Some(why) =
-            crate::replay::web::failed_load(frames[desk.frame_index()].dom.as_deref())
-        {
-            self.events.push(Event::Checked {
-                step: i,
-                check: Check::new("load", false, why),
-            });
-            return Err((StepStatus::Failed, FailReason::ExpectFailed));
+        if let Some(why) = origin::failed_load(frames[desk.frame_index()].dom.as_deref()) {
+            let check = Check::new("load", false, why);
+            return Err(self.failed(i, check, FailReason::ExpectFailed));
         }
-        let landing = crate::replay::web::landing(
+        let (before, after) = (&frames[before].dom, &frames[desk.frame_index()].dom);
+        let step = &self.plan.steps[i];
+        let (why, reason) = match origin::landing(
             self.plan,
-            &self.plan.steps[i],
-            frames[before].dom.as_deref(),
-            frames[desk.frame_index()].dom.as_deref(),
+            step,
+            before.as_deref(),
+            after.as_deref(),
             element,
-        );
-        let (why, reason) = match landing {
-            crate::replay::web::Landing::Stayed => return Ok(()),
-            crate::replay::web::Landing::Left(why) => (why, FailReason::OutsideOrigin),
-            crate::replay::web::Landing::Unknown(why) => (why, FailReason::OriginUnjudged),
+        ) {
+            origin::Landing::Stayed => return Ok(()),
+            origin::Landing::Left(why) => (why, FailReason::OutsideOrigin),
+            origin::Landing::Unknown(why) => (why, FailReason::OriginUnjudged),
         };
-        self.events.push(Event::Checked {
-            step: i,
-            check: Check::new("origin", false, why),
-        });
-        Err((StepStatus::Failed, reason))
+        Err(self.failed(i, origin::check(why), reason))
     }
 
     /// A browser step's options, once it has acted: `pair` names the captures before and
@@ -127,18 +119,12 @@ impl<'r> Follower<'_, 'r> {
                 .and_then(|answer| field_of(answer, &c.field));
             let Some(value) = value else {
                 let at = options.key("correlation").key(&c.name);
-                self.events.push(Event::Checked {
-                    step: i,
-                    check: Check::new(
-                        "correlation",
-                        false,
-                        format!(
-                            "{at}: `{}.{}` names nothing an earlier step received",
-                            c.step, c.field
-                        ),
-                    ),
-                });
-                return Err((StepStatus::Failed, FailReason::CorrelationUnresolved));
+                let why = format!(
+                    "{at}: `{}.{}` names nothing an earlier step received",
+                    c.step, c.field
+                );
+                let check = Check::new("correlation", false, why);
+                return Err(self.failed(i, check, FailReason::CorrelationUnresolved));
             };
             values.push((c.name.clone(), value));
         }
@@ -152,18 +138,12 @@ impl<'r> Follower<'_, 'r> {
                     && recorded[k].request == request
             });
             let Some(k) = found else {
-                self.events.push(Event::Checked {
-                    step: i,
-                    check: Check::new(
-                        "received",
-                        false,
-                        format!(
-                            "{at}: the recording holds no answer to {request}: record the plan \
-                             again to serve it"
-                        ),
-                    ),
-                });
-                return Err((StepStatus::Failed, FailReason::NotRecorded));
+                let why = format!(
+                    "{at}: the recording holds no answer to {request}: record the plan again \
+                     to serve it"
+                );
+                let check = Check::new("received", false, why);
+                return Err(self.failed(i, check, FailReason::NotRecorded));
             };
             self.served[k] = true;
             let response = &recorded[k].response;

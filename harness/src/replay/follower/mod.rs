@@ -13,7 +13,7 @@ use super::trace::{AskKind, Event, Mode, StepStatus, Trace};
 use crate::desktop::{Acted, Desktop};
 use crate::expect::{
     Check, ExpectCtx, OpCheck, Shown, check_diffshot, check_done, check_expect, check_next_control,
-    check_operation, check_reads_text, check_received, check_simulated, check_unknown_role,
+    check_operation, check_reads_text, check_received, check_simulated, check_unknown_role, origin,
 };
 use crate::plan::{Action, Part, Plan, Step, Target, Text, fill_known, selected_all_before};
 use crate::resolve::{ResolveContext, nearest_windows, resolve};
@@ -269,7 +269,7 @@ impl<'a, 'r> Follower<'a, 'r> {
     /// `None` when step `i` is no retry. A retry the recording shows acted on was applied
     /// twice by the system recorded: that fails the step.
     fn deduplicated(&mut self, i: usize, frame: Option<&str>) -> Option<Result<(), Stop>> {
-        let key = crate::replay::web::retry_key(self.plan, i)?.to_string();
+        let key = self.plan.retry_key(i)?.to_string();
         if let Some(frame) = frame {
             self.events.push(Event::StepStarted {
                 step: i,
@@ -277,17 +277,10 @@ impl<'a, 'r> Follower<'a, 'r> {
             });
         }
         if self.prep.transition(&self.plan.steps[i].id).is_some() {
-            self.events.push(Event::Checked {
-                step: i,
-                check: Check::new(
-                    "idempotency",
-                    false,
-                    format!(
-                        "the key `{key}` already ran, and the recording applied the step again"
-                    ),
-                ),
-            });
-            return Some(Err((StepStatus::Failed, FailReason::AppliedTwice)));
+            let why =
+                format!("the key `{key}` already ran, and the recording applied the step again");
+            let check = Check::new("idempotency", false, why);
+            return Some(Err(self.failed(i, check, FailReason::AppliedTwice)));
         }
         self.events.push(Event::StepFinished {
             step: i,
@@ -295,6 +288,12 @@ impl<'a, 'r> Follower<'a, 'r> {
             reason: None,
         });
         Some(Ok(()))
+    }
+
+    /// A check that failed step `i`, kept in its trace, and how the step ends.
+    fn failed(&mut self, i: usize, check: Check, reason: FailReason) -> Stop {
+        self.events.push(Event::Checked { step: i, check });
+        (StepStatus::Failed, reason)
     }
 
     fn ask(&mut self, step: usize, kind: AskKind, detail: String, answer: String) {
@@ -389,22 +388,14 @@ impl<'a, 'r> Follower<'a, 'r> {
         let mut asked = BTreeMap::new();
         self.stop_if(i, desk)?;
         let page = self.prep.rec.frames[desk.frame_index()].dom.as_deref();
-        if let Some(why) = crate::replay::web::outside_origin(self.plan, step, page) {
-            self.events.push(Event::Checked {
-                step: i,
-                check: Check::new("origin", false, why),
-            });
-            return Err((StepStatus::Failed, FailReason::OutsideOrigin));
+        if let Some(why) = origin::outside_origin(self.plan, step, page) {
+            return Err(self.failed(i, origin::check(why), FailReason::OutsideOrigin));
         }
         let recorded = self.prep.transition(&step.id);
         let unbound = self.unbound(i);
         let element = self.find_target(i, desk, recorded)?;
-        if let Some(why) = crate::replay::web::link_out(self.plan, step, page, element.as_deref()) {
-            self.events.push(Event::Checked {
-                step: i,
-                check: Check::new("origin", false, why),
-            });
-            return Err((StepStatus::Failed, FailReason::OutsideOrigin));
+        if let Some(why) = origin::link_out(self.plan, step, page, element.as_deref()) {
+            return Err(self.failed(i, origin::check(why), FailReason::OutsideOrigin));
         }
         // After the target: a control that is not on screen is the first thing wrong.
         self.in_order(i, recorded)?;

@@ -17,8 +17,8 @@ impl<'r> Follower<'_, 'r> {
             self.window_shown(i, target.window.as_deref(), desk)?;
             // A `wait` is for what the page shows later: its control is looked for on the frame
             // the wait ended on, not on the one before it.
-            let frame = match (&step.web, recorded) {
-                (Some(w), Some(t)) if w.kind == "wait" => self
+            let frame = match recorded {
+                Some(t) if step.waits() => self
                     .prep
                     .rec
                     .frame_index(&t.to)
