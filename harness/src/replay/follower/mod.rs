@@ -38,6 +38,7 @@ pub fn replay(plan: &Plan, prep: &Prepared, scenario: &ScenarioFile, mode: Mode)
         events: Vec::new(),
         served: vec![false; prep.rec.file.exchanges.len()],
         received: std::collections::HashMap::new(),
+        mode,
     };
     let (review, refused) = crate::replay::web::review(plan, scenario);
     f.events.extend(review);
@@ -69,6 +70,7 @@ struct Follower<'a, 'r> {
     served: Vec<bool>,
     /// The answer each step was served last, by step id, for later `correlation`.
     received: std::collections::HashMap<String, serde_json::Value>,
+    mode: Mode,
 }
 
 /// The plan's targets with a label and a place: all a follower knows about where controls

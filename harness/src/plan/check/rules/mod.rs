@@ -1,6 +1,7 @@
 //! The lint rules. Each file holds one rule (or one family sharing a reason), documented as:
 //! what it checks, why it matters, an example.
 
+mod app_bundle;
 mod asked_after_use;
 mod assistant;
 pub(crate) mod canonical;
@@ -67,6 +68,7 @@ pub(crate) const RULES: &[Rule] = &[
     empty_field::check,
     role_words::check,
     assistant::check,
+    app_bundle::check,
 ];
 
 /// What a protocolv2 rule sees: the text and the strict parse (options parsed too).
