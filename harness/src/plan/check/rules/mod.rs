@@ -6,6 +6,7 @@ mod asked_after_use;
 mod assistant;
 pub(crate) mod canonical;
 mod confirm_reason;
+mod correlation;
 mod crop_flag;
 mod diff_risk;
 mod done_step;
@@ -93,6 +94,7 @@ pub(crate) const DEVTHINK_RULES: &[DevRule] = &[
     diff_risk::check,
     review_times::check,
     injection::check_devthink,
+    correlation::check,
 ];
 
 /// The field path of step `i`.
