@@ -366,7 +366,8 @@ impl<'r> Env<'_, 'r> {
                 } => {
                     let click =
                         super::operation::agent_click(button.as_deref(), count, &modifiers, drag);
-                    let did = super::operation::agent_did(&action, click, keys);
+                    let typed = text.clone().map(|t| (t.clone(), self.holds_secret(&t)));
+                    let did = super::operation::agent_did(&action, click, keys, typed, url.clone());
                     if let Err((reason, why)) = self.act(&action, element, point, text, url, did) {
                         return Ok(End::Act(reason, why));
                     }
@@ -607,6 +608,17 @@ impl<'r> Env<'_, 'r> {
         }
     }
 
+    /// Whether typed `text` is to be kept secret: the current step types a secret, or the text
+    /// holds one of the run's.
+    fn holds_secret(&self, text: &str) -> bool {
+        let step = self.plan.steps.get(self.cursor);
+        step.is_some_and(|s| !self.secrets_read(s).is_empty())
+            || self
+                .secrets()
+                .iter()
+                .any(|s| !s.is_empty() && text.contains(s))
+    }
+
     /// The sensitive ids a step reads: its sensitive inputs, or itself for a browser secret.
     fn secrets_read(&self, step: &Step) -> Vec<String> {
         let text = match &step.action {
@@ -709,7 +721,9 @@ impl<'r> Env<'_, 'r> {
             .transitions
             .iter()
             .find(|t| t.step_id.as_deref() == Some(&step.id));
-        if let Some(why) = super::operation::mismatch(&step.action, recorded, did.as_ref()) {
+        if let Some(why) =
+            super::operation::mismatch(&step.action, recorded.map(|t| (t, rec)), did.as_ref())
+        {
             return Err((
                 F::OperationMismatch,
                 format!("on step `{}`: {why}", step.id),
@@ -729,7 +743,7 @@ impl<'r> Env<'_, 'r> {
         if let Some(t) = recorded {
             self.trace.events.push(Event::Operation {
                 step: self.cursor,
-                checks: super::operation::recorded_checks(action, did.as_ref(), t),
+                checks: super::operation::recorded_checks(action, did.as_ref(), t, rec),
             });
         }
         let from = self.desk.frame_id().to_string();

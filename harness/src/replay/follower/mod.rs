@@ -499,8 +499,3 @@ impl<'a, 'r> Follower<'a, 'r> {
         fill_known(self.plan, &self.scenario.inputs, t, asked)
     }
 }
-
-/// The text the field `id` holds on frame `f`, when the frame's AX snapshot has it.
-fn field_value<'a>(f: Option<&'a crate::recording::Frame>, id: Option<&str>) -> Option<&'a str> {
-    f?.ax.find(id?)?.2.value.as_deref()
-}
