@@ -233,6 +233,18 @@ impl<'r> Env<'_, 'r> {
             if self.plan_fails_at(self.cursor).is_some() {
                 return Ok(false);
             }
+            // What the page did meanwhile (a poll answered, a subscription's message) is the
+            // recording's transition for the step, taken as the follower takes it.
+            let plan = self.plan;
+            let id = &plan.steps[self.cursor].id;
+            let from = self.desk.frame_id();
+            let recorded =
+                self.desk.recording().file.transitions.iter().any(|t| {
+                    t.step_id.as_ref() == Some(id) && t.from == from && t.element.is_none()
+                });
+            if recorded {
+                self.desk.act(id, None);
+            }
             self.step_passed();
         }
         self.start_step();
@@ -364,6 +376,13 @@ impl<'r> Env<'_, 'r> {
                     modifiers,
                     drag,
                 } => {
+                    // What the step asks (a poll, a pipeline's output, …) the page answers from
+                    // the recording, whoever acts: where it holds no answer, no one gets past.
+                    if let Some(FailReason::NotRecorded | FailReason::CorrelationUnresolved) =
+                        self.plan_fails_at(self.cursor)
+                    {
+                        return Ok(End::Plan);
+                    }
                     let click =
                         super::operation::agent_click(button.as_deref(), count, &modifiers, drag);
                     let typed = text.clone().map(|t| (t.clone(), self.holds_secret(&t)));
