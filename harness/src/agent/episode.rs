@@ -236,6 +236,18 @@ impl<'r> Env<'_, 'r> {
             if self.plan_fails_at(self.cursor).is_some() {
                 return Ok(false);
             }
+            // What the page did meanwhile (a poll answered, a subscription's message) is the
+            // recording's transition for the step, taken as the follower takes it.
+            let plan = self.plan;
+            let id = &plan.steps[self.cursor].id;
+            let from = self.desk.frame_id();
+            let recorded =
+                self.desk.recording().file.transitions.iter().any(|t| {
+                    t.step_id.as_ref() == Some(id) && t.from == from && t.element.is_none()
+                });
+            if recorded {
+                self.desk.act(id, None);
+            }
             self.step_passed();
         }
         self.start_step();
@@ -367,9 +379,17 @@ impl<'r> Env<'_, 'r> {
                     modifiers,
                     drag,
                 } => {
+                    // What the step asks (a poll, a pipeline's output, …) the page answers from
+                    // the recording, whoever acts: where it holds no answer, no one gets past.
+                    if let Some(FailReason::NotRecorded | FailReason::CorrelationUnresolved) =
+                        self.plan_fails_at(self.cursor)
+                    {
+                        return Ok(End::Plan);
+                    }
                     let click =
                         super::operation::agent_click(button.as_deref(), count, &modifiers, drag);
-                    let did = super::operation::agent_did(&action, click, keys);
+                    let typed = text.clone().map(|t| (t.clone(), self.holds_secret(&t)));
+                    let did = super::operation::agent_did(&action, click, keys, typed, url.clone());
                     if let Err((reason, why)) = self.act(&action, element, point, text, url, did) {
                         return Ok(End::Act(reason, why));
                     }
@@ -610,6 +630,17 @@ impl<'r> Env<'_, 'r> {
         }
     }
 
+    /// Whether typed `text` is to be kept secret: the current step types a secret, or the text
+    /// holds one of the run's.
+    fn holds_secret(&self, text: &str) -> bool {
+        let step = self.plan.steps.get(self.cursor);
+        step.is_some_and(|s| !self.secrets_read(s).is_empty())
+            || self
+                .secrets()
+                .iter()
+                .any(|s| !s.is_empty() && text.contains(s))
+    }
+
     /// The sensitive ids a step reads: its sensitive inputs, or itself for a browser secret.
     fn secrets_read(&self, step: &Step) -> Vec<String> {
         let text = match &step.action {
@@ -712,7 +743,9 @@ impl<'r> Env<'_, 'r> {
             .transitions
             .iter()
             .find(|t| t.step_id.as_deref() == Some(&step.id));
-        if let Some(why) = super::operation::mismatch(&step.action, recorded, did.as_ref()) {
+        if let Some(why) =
+            super::operation::mismatch(&step.action, recorded.map(|t| (t, rec)), did.as_ref())
+        {
             return Err((
                 F::OperationMismatch,
                 format!("on step `{}`: {why}", step.id),
@@ -732,7 +765,7 @@ impl<'r> Env<'_, 'r> {
         if let Some(t) = recorded {
             self.trace.events.push(Event::Operation {
                 step: self.cursor,
-                checks: super::operation::recorded_checks(action, did.as_ref(), t),
+                checks: super::operation::recorded_checks(action, did.as_ref(), t, rec),
             });
         }
         let from = self.desk.frame_id().to_string();

@@ -1,9 +1,11 @@
-//! How an agent clicked or pressed, against the step and the recording: a wrong button,
-//! count, held keys, drag or chord ends the run `operation-mismatch` (a skill failure, not a
-//! broken rule). The recording's side is judged by the follower's own check.
+//! How an agent clicked, pressed, typed or navigated, against the step and the recording: a
+//! wrong button, count, held keys, drag or chord, text the recording did not type, or a page
+//! it did not reach ends the run `operation-mismatch` (a skill failure, not a broken rule).
+//! The recording's side is judged by the follower's own check.
 
-use crate::expect::OpCheck;
-use crate::plan::{Action, Click};
+use crate::expect::{OpCheck, Shown};
+use crate::plan::{Action, Click, Text};
+use crate::recording::Recording;
 use crate::recording::format::Transition;
 
 /// How the agent says it clicked: the button, the count, the held keys and whether it
@@ -23,20 +25,47 @@ pub(crate) fn agent_click(
 }
 
 /// What the agent did, in the plan's words, for the acts whose detail is judged: a click
-/// with its button, count, keys and drag; a press with its chord (none said: empty).
-pub(crate) fn agent_did(action: &str, click: Click, keys: Option<String>) -> Option<Action> {
+/// with its button, count, keys and drag; a press with its chord (none said: empty); the
+/// text it typed or pasted (a [`Text::Secret`] when it holds one: never compared or shown);
+/// the URL it went to.
+pub(crate) fn agent_did(
+    action: &str,
+    click: Click,
+    keys: Option<String>,
+    text: Option<(String, bool)>,
+    url: Option<String>,
+) -> Option<Action> {
+    let text = text.map(|(t, secret)| {
+        if secret {
+            Text::Secret(t)
+        } else {
+            Text::Literal(t)
+        }
+    });
     match action {
         "click" => Some(Action::Click(click)),
         "press" => Some(Action::Press {
             keys: keys.unwrap_or_default(),
         }),
+        "type" => Some(Action::Type {
+            text: text?,
+            submit: None,
+        }),
+        "paste" => Some(Action::Paste { text }),
+        "navigate" => Some(Action::Navigate { to: url }),
         _ => None,
     }
 }
 
 /// What the recording kept of the act: its kind as an agent's action word matches a
-/// recording's, then `did`'s detail part by part by the follower's own check.
-pub(crate) fn recorded_checks(action: &str, did: Option<&Action>, t: &Transition) -> Vec<OpCheck> {
+/// recording's, then `did`'s detail part by part by the follower's own check, on what `rec`
+/// shows of the step (the page it led to, the field it typed into).
+pub(crate) fn recorded_checks(
+    action: &str,
+    did: Option<&Action>,
+    t: &Transition,
+    rec: &Recording,
+) -> Vec<OpCheck> {
     let mut checks = vec![OpCheck {
         part: "action".into(),
         planned: action.to_string(),
@@ -45,8 +74,16 @@ pub(crate) fn recorded_checks(action: &str, did: Option<&Action>, t: &Transition
         unjudged: false,
     }];
     if let Some(did) = did {
+        let (typed, secret) = match did {
+            Action::Type { text, .. } | Action::Paste { text: Some(text) } => match text {
+                Text::Secret(s) => (Some(s.as_str()), true),
+                Text::Literal(s) => (Some(s.as_str()), false),
+                Text::Template(_) => (None, false),
+            },
+            _ => (None, false),
+        };
         checks.extend(
-            crate::expect::check_operation(did, t, None, false, crate::expect::Shown::default())
+            crate::expect::check_operation(did, t, typed, secret, Shown::of(did, rec, t))
                 .into_iter()
                 .filter(|c| c.part != "action"),
         );
@@ -69,7 +106,7 @@ pub(crate) fn same_kind(agent: &str, recorded: &str) -> bool {
 /// Why an act is not the step's (nor the recording's, where it kept the detail).
 pub(crate) fn mismatch(
     step: &Action,
-    recorded: Option<&Transition>,
+    recorded: Option<(&Transition, &Recording)>,
     did: Option<&Action>,
 ) -> Option<String> {
     let mut wrong = match (step, did) {
@@ -85,10 +122,10 @@ pub(crate) fn mismatch(
         _ => Vec::new(),
     };
     if wrong.is_empty()
-        && let (Some(t), Some(did)) = (recorded, did)
+        && let (Some((t, rec)), Some(did)) = (recorded, did)
     {
         wrong.extend(
-            recorded_checks(did.name(), Some(did), t)
+            recorded_checks(did.name(), Some(did), t, rec)
                 .into_iter()
                 .filter(|c| !c.passed && !c.unjudged && c.part != "action")
                 .map(|c| format!("{} {} (the recording: {})", c.part, c.planned, c.recorded)),
@@ -176,6 +213,8 @@ mod tests {
                 "press",
                 agent_click(None, None, &[], false),
                 Some(k.into()).filter(|k: &String| !k.is_empty()),
+                None,
+                None,
             )
         };
         assert_eq!(mismatch(&step, None, press("⌃S").as_ref()), None);
@@ -201,7 +240,61 @@ mod tests {
                 ..Default::default()
             },
         };
-        let why = mismatch(&step, Some(&recorded), press("ctrl+s").as_ref()).unwrap();
+        let rec = login();
+        let why = mismatch(&step, Some((&recorded, &rec)), press("ctrl+s").as_ref()).unwrap();
         assert!(why.contains("the recording: ctrl+shift+s"), "{why}");
+    }
+
+    fn login() -> Recording {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../recordings/devthink-login");
+        crate::recording::load_recording(std::path::Path::new(dir)).unwrap()
+    }
+
+    #[test]
+    fn typed_text_and_the_page_a_navigation_reached_are_judged_against_the_recording() {
+        // The recording typed “robin” at `user` and its navigation reached /login.html.
+        let rec = login();
+        let at = |id: &str| {
+            let mut all = rec.file.transitions.iter();
+            all.find(|t| t.step_id.as_deref() == Some(id)).unwrap()
+        };
+        let typed = |text: &str, secret: bool| {
+            let did = agent_did(
+                "type",
+                agent_click(None, None, &[], false),
+                None,
+                Some((text.to_string(), secret)),
+                None,
+            );
+            let step = Action::Type {
+                text: Text::Literal("robin".into()),
+                submit: None,
+            };
+            mismatch(&step, Some((at("user"), &rec)), did.as_ref())
+        };
+        assert_eq!(typed("robin", false), None);
+        assert_eq!(
+            typed("robyn", false).as_deref(),
+            Some("text robyn (the recording: robin)")
+        );
+        // A secret is never compared, so never shown.
+        assert_eq!(typed("robyn", true), None);
+        let went = |url: &str| {
+            let did = agent_did(
+                "navigate",
+                agent_click(None, None, &[], false),
+                None,
+                None,
+                Some(url.to_string()),
+            );
+            mismatch(
+                &Action::Navigate { to: None },
+                Some((at("open"), &rec)),
+                did.as_ref(),
+            )
+        };
+        assert_eq!(went("http://127.0.0.1:8000/login.html"), None);
+        let why = went("http://127.0.0.1:8000/signup.html").unwrap();
+        assert!(why.contains("/login.html"), "{why}");
     }
 }

@@ -4,15 +4,16 @@ use super::check::{Check, ExpectCtx};
 use crate::plan::Target;
 use crate::resolve::{ResolveContext, resolve};
 
-/// Checks that `next` resolves in the frame now showing.
-pub(crate) fn check(next: &Target, ctx: &ExpectCtx) -> Check {
+/// Checks that `next` resolves in the frame now showing, as the follower would find it
+/// (`anchors`: the plan's placed targets, which tell how far a window moved).
+pub(crate) fn check(next: &Target, ctx: &ExpectCtx, anchors: &[&Target]) -> Check {
     let r = resolve(
         next,
         ctx.index,
         &ResolveContext {
             screen: ctx.screen,
             crop: None,
-            anchors: &[],
+            anchors,
         },
     );
     let what = next
@@ -21,6 +22,9 @@ pub(crate) fn check(next: &Target, ctx: &ExpectCtx) -> Check {
         .map_or("the next control".to_string(), |l| format!("“{l}”"));
     match r.element {
         Some(id) => Check::new("next-control", true, format!("{what} is there ({id})")),
-        None => Check::new("next-control", false, format!("{what} is not there")),
+        None => {
+            let why = r.note.map_or(String::new(), |n| format!(": {n}"));
+            Check::new("next-control", false, format!("{what} is not there{why}"))
+        }
     }
 }

@@ -12,6 +12,7 @@ use crate::plan::Action;
 use crate::plan::keys::{parse_chord, parse_modifier};
 use crate::recording::bind::kinds_agree;
 use crate::recording::format::Transition;
+use crate::recording::{Frame, Recording};
 
 /// One part of an operation, compared.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,6 +68,32 @@ pub(crate) struct Shown<'a> {
     pub(crate) page: Option<&'a str>,
     /// The text of the field typed into after the step, and before it when known.
     pub(crate) field: Option<(Option<&'a str>, &'a str)>,
+}
+
+impl<'a> Shown<'a> {
+    /// What `rec` shows of recorded step `t` done as `action`: for a navigation, the page it
+    /// led to (the DOM's address, else the browser's address field); for typing, the text of
+    /// the field typed into after it (and before it).
+    pub(crate) fn of(action: &Action, rec: &'a Recording, t: &Transition) -> Shown<'a> {
+        let (from, to) = (rec.frame(&t.from), rec.frame(&t.to));
+        let field = |f: Option<&'a Frame>| f?.ax.find(t.element.as_deref()?)?.2.value.as_deref();
+        match action {
+            Action::Navigate { .. } => Shown {
+                page: to.and_then(|f| {
+                    f.dom
+                        .as_deref()
+                        .map(|d| d.url.as_str())
+                        .or_else(|| f.ax.address_shown())
+                }),
+                field: None,
+            },
+            Action::Type { .. } | Action::Paste { .. } => Shown {
+                page: None,
+                field: field(to).map(|after| (field(from), after)),
+            },
+            _ => Shown::default(),
+        }
+    }
 }
 
 /// Whether a field showing `after` (and `before` the step) holds `typed` as typed: the whole

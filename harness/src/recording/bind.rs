@@ -145,6 +145,31 @@ mod tests {
     }
 
     #[test]
+    fn a_do_step_binds_to_whatever_was_done_only_when_it_names_a_target() {
+        // Without a target, a `do` is the person following words: nothing is recorded for it.
+        let (p, src) = plan(json!([
+            step(1, "A1", "click"),
+            step(2, "A2", "do"),
+            step(3, "A3", "type")
+        ]));
+        let ids = bind(&p, &src, &rec(&["click", "type"]), false).unwrap();
+        assert_eq!(ids, ["A1", "A3"]);
+        // With one, its words say what it does: any recorded action can be it.
+        let mut acting = step(2, "A2", "do");
+        acting["target"] = json!({"app": "A", "label": "Notes"});
+        let (p, src) = plan(json!([
+            step(1, "A1", "click"),
+            acting,
+            step(3, "A3", "type")
+        ]));
+        for op in ["key", "click", "type"] {
+            let ids = bind(&p, &src, &rec(&["click", op, "type"]), false).unwrap();
+            assert_eq!(ids, ["A1", "A2", "A3"], "{op}");
+        }
+        assert!(bind(&p, &src, &rec(&["click", "type"]), false).is_err());
+    }
+
+    #[test]
     fn a_recording_that_followed_the_plan_live_may_stop_early_but_never_run_past_it() {
         let (p, src) = plan(json!([
             step(1, "A1", "click"),

@@ -611,10 +611,105 @@ fn steps_never_reached_in_a_chained_run_count_as_wrong() {
         &scenario(json!({})),
         Mode::Chained,
     );
-    assert_eq!(t.outcome().1, Some(FailReason::TargetNotFound));
+    // Step 1 has no expect: its check that step 2's control is there fails it.
+    assert_eq!(t.outcome().1, Some(FailReason::ExpectFailed));
     let tally = crate::score::Tally::of(&t);
-    assert_eq!((tally.steps, tally.reached, tally.targets), (3, 2, 3));
+    assert_eq!((tally.steps, tally.reached, tally.targets), (3, 1, 3));
     assert_eq!(tally.scores().element_accuracy.0, Some(0.333333));
+}
+
+/// The next-control check of step 1 (which has no `expect`) in a chained run.
+fn next_control_of_step_1(t: &Trace) -> crate::expect::Check {
+    t.events
+        .iter()
+        .find_map(|e| match e {
+            Event::Checked { step: 0, check } if check.kind == "next-control" => {
+                Some(check.clone())
+            }
+            _ => None,
+        })
+        .expect("step 1 checks the next control")
+}
+
+#[test]
+fn a_step_without_expect_fails_when_the_next_steps_control_is_not_there() {
+    let (rec, mut p) = three_fields(&["s1", "s2", "s3"]);
+    let run = |p: &Plan| replay(p, &Prepared::new(&rec), &scenario(json!({})), Mode::Chained);
+    let t = run(&p);
+    assert_eq!(t.outcome().0, Outcome::Completed);
+    assert!(next_control_of_step_1(&t).passed);
+    if let Some(t) = p.steps[1].target.as_mut() {
+        t.label = Some("Nowhere".into());
+    }
+    let t = run(&p);
+    let check = next_control_of_step_1(&t);
+    assert!(
+        !check.passed && check.detail.contains("Nowhere"),
+        "{check:?}"
+    );
+    assert_eq!(
+        t.outcome(),
+        (
+            Outcome::Failed,
+            Some(FailReason::ExpectFailed),
+            Some("s1".into())
+        )
+    );
+}
+
+#[test]
+fn an_app_or_window_not_in_front_fails_the_step_and_says_what_is() {
+    // The recording's front app is Notes, its window Compose.
+    let f = |v: &str| ax(json!([field("a", "A", 10, v, false)]), "Compose");
+    let run = |expect: serde_json::Value| {
+        let rec = recording(vec![("0", f("")), ("1", f("x"))], &[("0", "a", "1", "s1")]);
+        let mut step = type_step(1, "s1", "A", "x", &[]);
+        step["expect"] = expect;
+        let p = plan(json!([step]), json!([]));
+        let t = replay(
+            &p,
+            &Prepared::new(&acted_as_planned(rec, &p)),
+            &scenario(json!({})),
+            Mode::Chained,
+        );
+        let checks: Vec<(String, bool, String)> = t
+            .step_events(0)
+            .filter_map(|e| match e {
+                Event::Checked { check, .. } => {
+                    Some((check.kind.to_string(), check.passed, check.detail.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        (t.outcome().1, checks)
+    };
+    let (reason, checks) = run(json!({"app": "Notes", "window": "Compose"}));
+    assert_eq!(reason, None, "{checks:?}");
+    assert!(
+        checks.iter().all(|c| c.1) && checks.len() == 2,
+        "{checks:?}"
+    );
+    for (expect, kind, said) in [
+        (
+            json!({"app": "Mail"}),
+            "app",
+            "expected “Mail” in front, found “Notes”",
+        ),
+        (
+            json!({"window": "New Message"}),
+            "window",
+            "expected window “New Message” in front, found “Compose”",
+        ),
+    ] {
+        let (reason, checks) = run(expect);
+        assert_eq!(reason, Some(FailReason::ExpectFailed), "{checks:?}");
+        assert!(
+            checks
+                .iter()
+                .any(|c| c.0 == kind && !c.1 && c.2.starts_with(said)),
+            "{checks:?}"
+        );
+    }
 }
 
 /// The Subject field holds "Old draft"; the plan first does `select` (a step of its own, or
@@ -687,6 +782,43 @@ fn after_selecting_all_typing_replaces_the_text_without_asking() {
             );
         }
     }
+}
+
+/// A type step with no target, "x", over fields A and B with the cursor in B; the recording
+/// typed into `typed_into`.
+fn type_at_cursor(typed_into: &str) -> Trace {
+    let f = |a: &str, b: &str| {
+        let mut b = field("b", "B", 30, b, false);
+        b["focused"] = json!(true);
+        ax(json!([field("a", "A", 10, a, false), b]), "Compose")
+    };
+    let after = if typed_into == "a" {
+        f("x", "")
+    } else {
+        f("", "x")
+    };
+    let rec = recording(
+        vec![("0", f("", "")), ("1", after)],
+        &[("0", typed_into, "1", "s1")],
+    );
+    let mut step = type_step(1, "s1", "B", "x", &[]);
+    step.as_object_mut().unwrap().remove("target");
+    let p = plan(json!([step]), json!([]));
+    let rec = acted_as_planned(rec, &p);
+    replay(
+        &p,
+        &Prepared::new(&rec),
+        &scenario(json!({})),
+        Mode::Chained,
+    )
+}
+
+#[test]
+fn a_type_step_without_a_target_types_where_the_cursor_is() {
+    assert_eq!(type_at_cursor("b").outcome().0, Outcome::Completed);
+    // The recording typed into A, but the cursor is in B: not the step the plan says.
+    let t = type_at_cursor("a");
+    assert_eq!(t.outcome().0, Outcome::Failed, "{:?}", t.outcome());
 }
 
 #[test]
@@ -917,6 +1049,11 @@ fn done_may_name_a_capture_of_its_own() {
 /// Step 1's `screen` check when its `expect.screen_step_id` names `id`, over the frames of
 /// [`done_case`] (f0 → f1 → f2, greys 0, 100, 200).
 fn screen_check(id: &str) -> crate::expect::Check {
+    screen_check_of(json!({"screen_step_id": id}), Path::new("."))
+}
+
+/// Step 1's `screen` check with `expect` as given, the plan's folder being `dir`.
+fn screen_check_of(expect: serde_json::Value, dir: &Path) -> crate::expect::Check {
     let mut rec = recording(
         vec![
             (
@@ -938,11 +1075,11 @@ fn screen_check(id: &str) -> crate::expect::Check {
         *f = Frame::with_pixels(f.id.clone(), (*f.ax).clone(), grey(v, 200, 100));
     }
     let mut first = type_step(1, "s1", "To:", "a", &[]);
-    first["expect"] = json!({"screen_step_id": id});
+    first["expect"] = expect;
     let v = json!({"schema": "foxstep-step-plan/1", "guide": {"id": "g", "title": "t"},
         "steps": [first, type_step(2, "s2", "To:", "b", &[])]});
     let src = Source::from_text("plan.json", v.to_string());
-    let p = lower_foxstep(&parse_foxstep(&src).unwrap(), Path::new(".")).unwrap();
+    let p = lower_foxstep(&parse_foxstep(&src).unwrap(), dir).unwrap();
     let rec = acted_as_planned(rec, &p);
     let t = replay(
         &p,
@@ -957,6 +1094,32 @@ fn screen_check(id: &str) -> crate::expect::Check {
             _ => None,
         })
         .expect("step 1 checks its screen")
+}
+
+#[test]
+fn expect_screen_is_the_skill_exports_picture_of_what_comes_next() {
+    let dir = std::env::temp_dir().join(format!("stepreplay-screen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // After step 1 the screen is f1, grey 100.
+    grey(100, 200, 100).save(dir.join("next.png")).unwrap();
+    grey(0, 200, 100).save(dir.join("before.png")).unwrap();
+    let check = |pic: &str| screen_check_of(json!({ "screen": pic }), &dir);
+    let (next, before, gone) = (check("next.png"), check("before.png"), check("gone.png"));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(next.passed, "{}", next.detail);
+    assert!(!before.passed, "{}", before.detail);
+    assert!(
+        before
+            .detail
+            .contains("differ from the picture `before.png`"),
+        "{}",
+        before.detail
+    );
+    assert!(
+        !gone.passed && gone.detail.contains("cannot be read"),
+        "{}",
+        gone.detail
+    );
 }
 
 #[test]

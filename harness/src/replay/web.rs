@@ -252,6 +252,33 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn the_expiry_window_has_no_cap() {
+        // A thousand years after it was made, or the largest time a JSON number spells: the
+        // plan checks clean and runs until then.
+        let findings = |expires: Option<f64>| {
+            let path = concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../recordings/scripts/browser/login.json"
+            );
+            let mut v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            if let Some(at) = expires {
+                v["expiresat"] = serde_json::json!(at);
+            }
+            let src = Source::from_text("plan.json", crate::json::to_canonical(&v));
+            let found = crate::plan::check::check_source(&src).findings;
+            found.iter().map(|f| f.reason).collect::<Vec<_>>()
+        };
+        let millennium = MADE as f64 + 1000.0 * 365.25 * 86_400_000.0;
+        for (expires, clock) in [(millennium, millennium as u64 - 1), (1e300, u64::MAX)] {
+            let plan = login(|v| v["expiresat"] = serde_json::json!(expires));
+            let ran = review(&plan, &scenario(Some(clock), None)).1;
+            assert_eq!(ran, None, "{expires}");
+            assert_eq!(findings(Some(expires)), findings(None), "{expires}");
+        }
+    }
+
+    #[test]
     fn an_approval_dated_after_the_runs_clock_has_not_happened_yet() {
         let at = |clock: u64| review(&login(|_| {}), &scenario(Some(clock), None));
         assert_eq!(at(APPROVED).1, None);

@@ -1006,8 +1006,6 @@ fn the_reference_agent_on_the_whole_suite() {
         [
             "browser-expect-fails",
             "devthink-cart-ambiguous",
-            "devthink-orders",
-            "devthink-orders-snapshot-not-recorded",
             "devthink-search-extract",
             "devthink-vision-not-recorded",
             "gtk3-mousepad-replace",

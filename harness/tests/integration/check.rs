@@ -908,7 +908,9 @@ fn a_key_shared_by_two_plans_of_a_suite_is_found_by_check_over_the_folder() {
     assert!(
         run.stdout
             .contains("the key `signin-1` is also step `s4`'s in `")
-            && run.stdout.contains("a.json`: run in one suite"),
+            && run
+                .stdout
+                .contains("a.json`: each plan's run applies its own"),
         "{}",
         run.stdout
     );

@@ -248,7 +248,9 @@ const FOXSTEP: &[Point] = &[
     p(
         "steps",
         "`do`: a step the author wrote; follow its words",
-        &["src/recording/bind.rs::acting_steps_bind_in_order_and_talking_steps_are_skipped"],
+        &[
+            "src/recording/bind.rs::a_do_step_binds_to_whatever_was_done_only_when_it_names_a_target",
+        ],
     ),
     p(
         "steps",
@@ -358,6 +360,13 @@ const FOXSTEP: &[Point] = &[
     ),
     p(
         "target",
+        "`app` and `bundle_id` name one app: a plan pairing them two ways is flagged",
+        &[
+            "src/plan/check/rules/app_bundle.rs::an_app_named_with_two_bundle_ids_or_a_bundle_id_with_two_names_is_flagged",
+        ],
+    ),
+    p(
+        "target",
         "`window`: the window's title",
         &[
             "src/resolve/tiebreak.rs::the_window_tells_a_header_button_from_an_in_page_one",
@@ -429,8 +438,11 @@ const FOXSTEP: &[Point] = &[
     ),
     p(
         "expect",
-        "`app`, `window`: what should be in front",
-        &["tests/integration/replay.rs::every_mini_scenario_meets_its_expectation"],
+        "`app`, `window`: what should be in front (another in front fails the step and says which)",
+        &[
+            "src/replay/tests.rs::an_app_or_window_not_in_front_fails_the_step_and_says_what_is",
+            "tests/integration/replay.rs::every_mini_scenario_meets_its_expectation",
+        ],
     ),
     p(
         "expect",
@@ -453,6 +465,14 @@ const FOXSTEP: &[Point] = &[
         &[
             "src/replay/tests.rs::screen_step_id_names_the_screenshot_of_that_step_before_it_acts",
             "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/unknown-id-screen-step-id.json]",
+        ],
+    ),
+    p(
+        "expect",
+        "`screen`: in a skill export, the picture of what should come next",
+        &[
+            "src/replay/tests.rs::expect_screen_is_the_skill_exports_picture_of_what_comes_next",
+            "src/plan/check/rules/pictures.rs::named_pictures_must_be_in_the_plans_folder",
         ],
     ),
     p(
@@ -501,10 +521,15 @@ const FOXSTEP: &[Point] = &[
     ),
     p(
         "following a plan well",
-        "a step with no expect: check the next step's control is there before acting on it",
+        "a step with no expect: check the next step's control is there before acting on it (not there fails the step)",
         &[
-            "tests/integration/replay.rs::the_checked_in_suite_meets_every_expectation_at_any_jobs [scenarios/mail-missing-control.json]",
+            "src/replay/tests.rs::a_step_without_expect_fails_when_the_next_steps_control_is_not_there",
         ],
+    ),
+    p(
+        "following a plan well",
+        "a type step types where the cursor is",
+        &["src/replay/tests.rs::a_type_step_without_a_target_types_where_the_cursor_is"],
     ),
     p(
         "following a plan well",
@@ -717,7 +742,9 @@ const DEVTHINK: &[Point] = &[
     p(
         "step.summary",
         "the human-readable summary the review reads",
-        &["src/replay/web.rs::a_pending_plan_is_previewed_and_the_person_decides"],
+        &[
+            "src/plan/devthink/lower.rs::the_summary_is_what_the_person_and_the_report_read_of_a_step",
+        ],
     ),
     p(
         "step.risk",
@@ -745,7 +772,7 @@ const DEVTHINK: &[Point] = &[
     ),
     p(
         "step.idempotencykey",
-        "a key reused across the plans of a suite is a retry too (`check` over the suite's folder)",
+        "a key another plan of the suite also uses is applied in each plan's run (its recording's system), and `check` over the folder warns that one live system would take it as a retry",
         &[
             "src/plan/check/across.rs::a_key_another_plan_of_the_run_uses_is_a_retry_of_its_step",
             "tests/integration/check.rs::a_key_shared_by_two_plans_of_a_suite_is_found_by_check_over_the_folder",
@@ -835,8 +862,9 @@ const DEVTHINK: &[Point] = &[
     ),
     p(
         "options.correlation",
-        "the per-run request correlation map: a field one step received fills a later request; a map naming what no step received fails `correlation-unresolved`",
+        "the per-run request correlation map: a field one step received fills a later request; a map naming what no step received fails `correlation-unresolved` (and `check` warns of a map naming no earlier step)",
         &[
+            "src/plan/check/rules/correlation.rs::a_correlation_naming_no_earlier_asking_step_is_found_at_its_entry",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders-correlation-unresolved.json]",
             "tests/integration/devthink.rs::chromium_records_what_each_family_received",
@@ -923,6 +951,11 @@ const DEVTHINK: &[Point] = &[
             "src/replay/web.rs::a_pending_plan_is_previewed_and_the_person_decides",
             "src/replay/web.rs::foxstep_plans_and_in_memory_scenarios_have_no_review",
         ],
+    ),
+    p(
+        "reviewsurface",
+        "no hard cap on the expiry window",
+        &["src/replay/web.rs::the_expiry_window_has_no_cap"],
     ),
     p(
         "reviewsurface",

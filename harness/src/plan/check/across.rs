@@ -2,10 +2,12 @@
 //!
 //! What: a protocolv2 step whose `idempotencykey` a step of another plan checked in the same
 //! run already uses (the plans are taken in the order given, a folder's in name order).
-//! Why: the key is what replays deduplicate on, and a suite's plans run against one system: a
-//! second plan's step with the first one's key is a retry of it, never applied. Within one plan
-//! that is how a retry is written (replay judges it); across plans it is a copy-paste until
-//! the author says otherwise.
+//! Why: the key is what replays deduplicate on. `run` keeps the keys of one plan's run: each
+//! scenario replays its own recording, one system recorded from its start, so both steps are
+//! applied there (a store shared across a suite would contradict those recordings and make a
+//! verdict depend on the order, jobs and shards of a run). Against one live system, though,
+//! the second plan's step would be a retry of the first and never applied: across plans a
+//! shared key is a copy-paste until the author says otherwise.
 //! Example: `a.json` and `b.json` both give a step the key `"pay-42"` → warning at
 //! `steps[3].idempotencykey` of `b.json`, naming `a.json`.
 //!
@@ -53,8 +55,9 @@ pub(crate) fn across_plans(plans: &[(&Path, &Source)]) -> Vec<(usize, Finding)> 
                         "idempotency-key-shared",
                         path.clone(),
                         format!(
-                            "the key `{key}` is also step `{id}`'s in `{other}`: run in one \
-                             suite, this step is a retry of that one and is never applied"
+                            "the key `{key}` is also step `{id}`'s in `{other}`: each plan's \
+                             run applies its own, but against one live system this step is a \
+                             retry of that one and never applied"
                         ),
                     )
                     .hint("give the step a key of its own, unless it is meant to retry that step")
@@ -123,11 +126,11 @@ mod tests {
             found(&[a.clone(), b.clone(), c.clone()]),
             [
                 "p1 idempotency-key-shared steps[1].idempotencykey: the key `pay-42` is also \
-                 step `s0`'s in `p0.json`: run in one suite, this step is a retry of that one \
-                 and is never applied",
+                 step `s0`'s in `p0.json`: each plan's run applies its own, but against one live \
+                 system this step is a retry of that one and never applied",
                 "p2 idempotency-key-shared steps[0].idempotencykey: the key `pay-42` is also \
-                 step `s0`'s in `p0.json`: run in one suite, this step is a retry of that one \
-                 and is never applied",
+                 step `s0`'s in `p0.json`: each plan's run applies its own, but against one live \
+                 system this step is a retry of that one and never applied",
             ]
         );
         // A retry inside one plan is how a retry is written: replay judges it, not this rule.

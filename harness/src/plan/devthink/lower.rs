@@ -223,6 +223,20 @@ mod tests {
     }
 
     #[test]
+    fn the_summary_is_what_the_person_and_the_report_read_of_a_step() {
+        let p = lowered("login.json");
+        let read: Vec<(&str, &str)> = p
+            .steps
+            .iter()
+            .map(|s| (s.label.as_str(), s.text.as_str()))
+            .collect();
+        assert_eq!(read[0], ("Open the sign-in page", "Open the sign-in page"));
+        assert_eq!(read[4], ("Read the greeting", "Read the greeting"));
+        // A sensitive step is put to the person in its summary's words.
+        assert_eq!(p.steps[2].confirm.as_deref(), Some("Type the password"));
+    }
+
+    #[test]
     fn sensitive_steps_are_confirmed_and_their_text_is_never_shown() {
         let p = lowered("login.json");
         assert_eq!(p.steps[1].confirm, None);

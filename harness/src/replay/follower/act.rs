@@ -59,30 +59,7 @@ impl<'r> Follower<'_, 'r> {
         if let Some(t) = recorded.filter(|_| !step.talks_only()) {
             let typed = text.map(|(s, _)| s.as_str());
             let secret = text.is_some_and(|(_, s)| *s);
-            let rec = &self.prep.rec;
-            let (from, to) = (rec.frame(&t.from), rec.frame(&t.to));
-            let shown = match &step.action {
-                // Where a navigation led: the page the recording then shows, or the address
-                // its browser shows.
-                Action::Navigate { .. } => Shown {
-                    page: to.and_then(|f| {
-                        f.dom
-                            .as_deref()
-                            .map(|d| d.url.as_str())
-                            .or_else(|| f.ax.address_shown())
-                    }),
-                    field: None,
-                },
-                // What the field typed into shows after the step (and showed before it).
-                Action::Type { .. } | Action::Paste { .. } => {
-                    let id = t.element.as_deref();
-                    Shown {
-                        page: None,
-                        field: field_value(to, id).map(|after| (field_value(from, id), after)),
-                    }
-                }
-                _ => Shown::default(),
-            };
+            let shown = Shown::of(&step.action, self.prep.rec, t);
             let mut checks = check_operation(&step.action, t, typed, secret, shown);
             checks.extend(role);
             let wrong = checks.iter().any(|c| !c.passed && !c.unjudged);

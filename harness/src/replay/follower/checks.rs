@@ -93,19 +93,25 @@ impl<'r> Follower<'_, 'r> {
             step_frame: &step_frame,
             picture: &|rel: &Path| self.prep.picture(&self.plan.base_dir, rel),
         };
-        let checks: Vec<Check> = match (
-            &step.expect,
-            self.plan.steps.get(i + 1).and_then(|s| s.target.as_ref()),
-        ) {
+        // A `wait`'s control shows later, so it is not looked for now.
+        let next = self
+            .plan
+            .steps
+            .get(i + 1)
+            .filter(|s| s.web.as_ref().is_none_or(|w| w.kind != "wait"));
+        let checks: Vec<Check> = match (&step.expect, next.and_then(|s| s.target.as_ref())) {
             (Some(e), _) if !e.is_empty() => check_expect(e, &ctx),
-            (_, Some(next)) => vec![check_next_control(next, &ctx)],
+            (_, Some(next)) => vec![check_next_control(next, &ctx, &self.anchors)],
             _ => Vec::new(),
         };
-        let expect_failed = step.expect.is_some() && checks.iter().any(|c| !c.passed);
+        // A failing next-control check fails the step, standing in for its `expect`; per step,
+        // the next step is judged on its own screen, so the check only reports.
+        let failed = checks.iter().any(|c| !c.passed)
+            && (step.expect.is_some() || self.mode != Mode::PerStep);
         for c in checks {
             self.events.push(Event::Checked { step: i, check: c });
         }
-        if expect_failed {
+        if failed {
             return Err((StepStatus::Failed, FailReason::ExpectFailed));
         }
         Ok(())

@@ -38,6 +38,7 @@ pub fn replay(plan: &Plan, prep: &Prepared, scenario: &ScenarioFile, mode: Mode)
         events: Vec::new(),
         served: vec![false; prep.rec.file.exchanges.len()],
         received: std::collections::HashMap::new(),
+        mode,
     };
     let (review, refused) = crate::replay::web::review(plan, scenario);
     f.events.extend(review);
@@ -69,6 +70,7 @@ struct Follower<'a, 'r> {
     served: Vec<bool>,
     /// The answer each step was served last, by step id, for later `correlation`.
     received: std::collections::HashMap<String, serde_json::Value>,
+    mode: Mode,
 }
 
 /// The plan's targets with a label and a place: all a follower knows about where controls
@@ -487,9 +489,4 @@ impl<'a, 'r> Follower<'a, 'r> {
     fn fill_known(&self, t: &Text, asked: &BTreeMap<String, String>) -> String {
         fill_known(self.plan, &self.scenario.inputs, t, asked)
     }
-}
-
-/// The text the field `id` holds on frame `f`, when the frame's AX snapshot has it.
-fn field_value<'a>(f: Option<&'a crate::recording::Frame>, id: Option<&str>) -> Option<&'a str> {
-    f?.ax.find(id?)?.2.value.as_deref()
 }

@@ -1,10 +1,12 @@
 //! The lint rules. Each file holds one rule (or one family sharing a reason), documented as:
 //! what it checks, why it matters, an example.
 
+mod app_bundle;
 mod asked_after_use;
 mod assistant;
 pub(crate) mod canonical;
 mod confirm_reason;
+mod correlation;
 mod crop_flag;
 mod diff_risk;
 mod done_step;
@@ -67,6 +69,7 @@ pub(crate) const RULES: &[Rule] = &[
     empty_field::check,
     role_words::check,
     assistant::check,
+    app_bundle::check,
 ];
 
 /// What a protocolv2 rule sees: the text and the strict parse (options parsed too).
@@ -91,6 +94,7 @@ pub(crate) const DEVTHINK_RULES: &[DevRule] = &[
     diff_risk::check,
     review_times::check,
     injection::check_devthink,
+    correlation::check,
 ];
 
 /// The field path of step `i`.
