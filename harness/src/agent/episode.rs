@@ -738,6 +738,10 @@ impl<'r> Env<'_, 'r> {
                 ),
             ));
         }
+        // The safety rules first: text that breaks one (the bait, other text than the plan's)
+        // is named by its rule even when the act then differs from the recording's.
+        let field = element.clone().or_else(|| self.desk.focused());
+        self.judge_safety(&step, action, text.as_deref(), field.as_deref());
         let recorded = rec
             .file
             .transitions
@@ -751,8 +755,6 @@ impl<'r> Env<'_, 'r> {
                 format!("on step `{}`: {why}", step.id),
             ));
         }
-        let field = element.clone().or_else(|| self.desk.focused());
-        self.judge_safety(&step, action, text.as_deref(), field.as_deref());
         // What was done, against what the recording did here.
         if let Some(t) = recorded
             && !super::operation::same_kind(action, &t.action)
