@@ -64,7 +64,9 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
             "the agent command is empty",
         )));
     }
-    let select = args.select.select(args.out.gated())?;
+    let select = args
+        .select
+        .select_without_last_run(args.out.gated(), "agent")?;
     args.out.apply_wait();
     let gate = args.out.gate()?;
     let paths = if args.paths.is_empty() {

@@ -110,7 +110,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     // A plan whose replay could not start (its recording unreadable, a step that binds to no
     // recorded action) gets that error as a finding; the other files are still checked.
     let mut broken = false;
-    let select = args.select.select(false)?;
+    let select = args.select.select_without_last_run(false, "check")?;
     // Each file read from disk, by its report: some rules read all plans at once.
     let mut read = Vec::new();
     for path in &args.paths {

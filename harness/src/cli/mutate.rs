@@ -69,7 +69,9 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     } else {
         PER_CLASS
     };
-    let select = args.select.select(args.out.gated())?;
+    let select = args
+        .select
+        .select_without_last_run(args.out.gated(), "mutate")?;
     args.out.apply_wait();
     let gate = args.out.gate()?;
     // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.

@@ -35,6 +35,23 @@ impl SelectArgs {
         }
         Ok(select)
     }
+
+    /// As [`SelectArgs::select`], for a command that has no last run to read: `status:` is
+    /// refused rather than matching every scenario as new.
+    pub(crate) fn select_without_last_run(&self, gated: bool, cmd: &str) -> Result<Select, Error> {
+        let select = self.select(gated)?;
+        if select.reads_last_run() {
+            return Err(super::usage(
+                InputError::new(
+                    "--filter",
+                    Reason::InvalidArgument,
+                    format!("`{cmd}` has no last run for `status:` to read"),
+                )
+                .hint("status: narrows `stepreplay run` by the run before it"),
+            ));
+        }
+        Ok(select)
+    }
 }
 
 /// `--shard K/N`, as `run` and `agent` read it.

@@ -459,4 +459,19 @@ fn last_failed_reruns_the_last_runs_failures_only() {
             && again.stdout.contains("by --last-failed"),
         "the rerun judges the one failure and says it was narrowed",
     );
+    // Only `run` has a last run: elsewhere `status:` is refused, not read as "every one new".
+    for cmd in [
+        &["mutate"][..],
+        &["check", "scenarios"],
+        &["agent", "--cmd", "true"],
+    ] {
+        let r = stepreplay(&root)
+            .args(cmd)
+            .args(["--filter", "status:failed"])
+            .run();
+        r.check(
+            r.code == 64 && r.stderr.contains("has no last run for `status:` to read"),
+            "status: outside run is refused",
+        );
+    }
 }
