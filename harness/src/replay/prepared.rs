@@ -136,10 +136,11 @@ impl<'r> Prepared<'r> {
             .clone()
     }
 
-    /// A step's picture of its control, as [`Prepared::picture`], resized to the control's box
-    /// on this screen when it was cut at another scale (a 1x picture on a 2x screen): a
-    /// follower looks for the control at the size the screen shows it. Within a third of the
-    /// box's size it is left as cut (a cut with a margin, a control that grew a little).
+    /// A step's picture of its control, as [`Prepared::picture`], at twice or half its size
+    /// when the screen switched between 1x and 2x since it was cut (its control's box on this
+    /// screen is about twice or half the picture): a follower looks for the control at the
+    /// size the screen shows it. Real pictures are cut with a margin, down to about 0.6 of
+    /// their box's scale, so only a factor past 1.6 or under 0.55 counts as a switch.
     pub(crate) fn picture_for(
         &self,
         base: &Path,
@@ -152,17 +153,21 @@ impl<'r> Prepared<'r> {
         let k = (b.width * f64::from(w) / f64::from(pic.width().max(1))
             + b.height * f64::from(h) / f64::from(pic.height().max(1)))
             / 2.0;
-        if (0.75..=1.33).contains(&k) || !k.is_finite() || k <= 0.0 {
-            return Some(pic);
-        }
-        let size = |v: u32| (f64::from(v) * k).round().clamp(1.0, f64::from(u16::MAX));
-        // Clamped to 1..=u16::MAX just above.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        let (pw, ph) = (size(pic.width()) as u32, size(pic.height()) as u32);
-        let filter = if k > 1.0 {
-            image::imageops::FilterType::Nearest
+        let (pw, ph, filter) = if k > 1.6 && k.is_finite() {
+            let twice = |v: u32| v.saturating_mul(2);
+            (
+                twice(pic.width()),
+                twice(pic.height()),
+                image::imageops::FilterType::Nearest,
+            )
+        } else if k < 0.55 && pic.width() > 1 && pic.height() > 1 {
+            (
+                pic.width() / 2,
+                pic.height() / 2,
+                image::imageops::FilterType::Triangle,
+            )
         } else {
-            image::imageops::FilterType::Triangle
+            return Some(pic);
         };
         Some(Arc::new(image::imageops::resize(&*pic, pw, ph, filter)))
     }

@@ -1187,6 +1187,8 @@ fn a_picture_cut_at_another_scale_is_looked_for_at_the_size_of_its_box() {
         .save(dir.join("small.png"))
         .unwrap();
     RgbaImage::new(36, 19).save(dir.join("near.png")).unwrap();
+    // Cut with a wide margin, as Chromium's and Firefox's recordings are (0.64 of the box).
+    RgbaImage::new(63, 31).save(dir.join("margin.png")).unwrap();
     let rec = recording(vec![("f0", ax(json!([]), "W"))], &[]);
     let prep = Prepared::new(&rec);
     let b = crate::plan::Bounds {
@@ -1209,6 +1211,7 @@ fn a_picture_cut_at_another_scale_is_looked_for_at_the_size_of_its_box() {
     );
     // A cut a little off its box, or a picture without a box, is used as it is.
     assert_eq!(at("near.png", Some(&b)), (36, 19));
+    assert_eq!(at("margin.png", Some(&b)), (63, 31));
     assert_eq!(at("small.png", None), (20, 10));
     std::fs::remove_dir_all(&dir).unwrap();
 }
