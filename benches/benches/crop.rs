@@ -8,15 +8,20 @@
 //! `crop/imageproc_{near,full}` time imageproc's `match_template` (normalized cross
 //! correlation, the method closest to ours) + `find_extremes` on the same grayscale pixels:
 //! grey conversion is outside both timings. Its full-screen pass is brute force, seconds per
-//! call at 1440×900, so it runs there only (see `benches/README.md`).
+//! call at 1440×900, so it runs there only (see `benches/README.md`). They are built only with
+//! `--features imageproc`, so that a plain build skips imageproc's two dozen crates.
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use image::{GrayImage, RgbaImage, imageops};
+#[cfg(feature = "imageproc")]
+use image::imageops;
+use image::{GrayImage, RgbaImage};
+#[cfg(feature = "imageproc")]
 use imageproc::template_matching::{MatchTemplateMethod, find_extremes, match_template};
 use stepreplay::resolve::crop::{CropOptions, CropQuery, GrayScreen, Searched, locate};
 use stepreplay_benches::crops::{self, screens};
 use stepreplay_benches::desktop::SIZES;
 
+#[cfg(feature = "imageproc")]
 /// One search for imageproc: the screen in grey, the crop, where the near pass expects it,
 /// where ours found it, the places of identical copies, and the pixels searched.
 struct Case {
@@ -34,6 +39,7 @@ fn gray(img: &RgbaImage) -> GrayImage {
     GrayImage::from_raw(g.width(), g.height(), g.luma().to_vec()).expect("sizes agree")
 }
 
+#[cfg(feature = "imageproc")]
 /// imageproc's best match in `area` of the screen: the top-left of the highest score.
 fn imageproc_locate(area: &GrayImage, origin: (u32, u32), crop: &GrayImage) -> (u32, u32) {
     let scores = match_template(area, crop, MatchTemplateMethod::CrossCorrelationNormalized);
@@ -41,6 +47,7 @@ fn imageproc_locate(area: &GrayImage, origin: (u32, u32), crop: &GrayImage) -> (
     (origin.0 + x, origin.1 + y)
 }
 
+#[cfg(feature = "imageproc")]
 /// The part of the screen the near pass searches: ±10% of the screen around `expected`.
 fn near_area(luma: &GrayImage, crop: &RgbaImage, (ex, ey): (u32, u32)) -> (u32, u32, u32, u32) {
     let (w, h) = luma.dimensions();
@@ -73,6 +80,7 @@ fn crop_locate(c: &mut Criterion) {
         (Searched::Near, "crop/near"),
         (Searched::FullScreen, "crop/full"),
     ] {
+        #[cfg(feature = "imageproc")]
         let mut imageproc = Vec::new();
         let mut group = c.benchmark_group(group_name);
         group.sample_size(20);
@@ -98,6 +106,7 @@ fn crop_locate(c: &mut Criterion) {
                 // Before timing: the pass under test finds the crop (an exact copy, so the
                 // score is 1), and a crop with no copy is found nowhere.
                 let check = locate(&query, &opts);
+                #[cfg_attr(not(feature = "imageproc"), expect(unused_variables))]
                 let ours = match (case.cut, check) {
                     (Some(_), Some(m)) => {
                         assert_eq!(m.searched, mode, "{id}: the pass under test found it");
@@ -126,10 +135,12 @@ fn crop_locate(c: &mut Criterion) {
                 });
                 // imageproc is brute force: on the two original cases only, and over the
                 // whole screen at 1440×900 only (seconds per call beyond).
+                #[cfg(feature = "imageproc")]
                 let original = match mode {
                     Searched::Near => case.kind == "delete",
                     Searched::FullScreen => case.kind == "export" && w == SIZES[0].0,
                 };
+                #[cfg(feature = "imageproc")]
                 if let (true, Some(ours)) = (original, ours) {
                     let copies = if case.kind == "delete" {
                         d.delete_buttons.clone()
@@ -149,10 +160,12 @@ fn crop_locate(c: &mut Criterion) {
             }
         }
         group.finish();
+        #[cfg(feature = "imageproc")]
         imageproc_group(c, mode, &imageproc);
     }
 }
 
+#[cfg(feature = "imageproc")]
 fn imageproc_group(c: &mut Criterion, mode: Searched, cases: &[Case]) {
     let name = match mode {
         Searched::Near => "crop/imageproc_near",

@@ -6,7 +6,8 @@
 //! - `diff/end_to_end_out`: the same, plus drawing the diff image and writing it as PNG.
 //! - `diff/regions`: the changed regions of the pair's mismatch mask, ours (`regions`, raw
 //!   components and merged as a step's diff does) against imageproc's `connected_components`
-//!   plus one pass for the components' boxes; the mask → grey image copy is not timed.
+//!   plus one pass for the components' boxes; the mask → grey image copy is not timed. The
+//!   peer is built only with `--features imageproc`.
 //!
 //! Inputs are rendered and written to a temp folder before any timing. Throughput is in pixels.
 
@@ -17,7 +18,9 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use stepreplay::diff::Masks;
 use stepreplay::diff::files::diff_files;
 use stepreplay::diff::pixel::{Options, diff};
-use stepreplay::diff::regions::{DEFAULT_MERGE_GAP, Region, regions};
+#[cfg(feature = "imageproc")]
+use stepreplay::diff::regions::Region;
+use stepreplay::diff::regions::{DEFAULT_MERGE_GAP, regions};
 use stepreplay_benches::desktop::{Desktop, SIZES, Variant};
 
 struct Pair {
@@ -115,6 +118,7 @@ fn bench_diff(c: &mut Criterion) {
         let mask = diff(p.a.as_raw(), p.b.as_raw(), w, h, &opts, None)
             .expect("same sizes")
             .mask;
+        #[cfg(feature = "imageproc")]
         let gray = image::GrayImage::from_fn(w, h, |x, y| {
             let i = (y * w + x) as usize;
             image::Luma([if (mask[i / 64] >> (i % 64)) & 1 == 1 {
@@ -124,9 +128,12 @@ fn bench_diff(c: &mut Criterion) {
             }])
         });
         // Same answer before timing: the raw components are imageproc's, box for box.
-        let mut theirs = imageproc_boxes(&gray);
-        theirs.sort_unstable_by_key(|r| (r.y, r.x, r.height, r.width, r.pixels));
-        assert_eq!(regions(&mask, w, h, 0), theirs, "{}", p.label);
+        #[cfg(feature = "imageproc")]
+        {
+            let mut theirs = imageproc_boxes(&gray);
+            theirs.sort_unstable_by_key(|r| (r.y, r.x, r.height, r.width, r.pixels));
+            assert_eq!(regions(&mask, w, h, 0), theirs, "{}", p.label);
+        }
         g.throughput(Throughput::Elements(p.pixels));
         g.bench_function(format!("ours_raw/{}", p.label), |bench| {
             bench.iter(|| black_box(regions(&mask, w, h, 0)))
@@ -134,6 +141,7 @@ fn bench_diff(c: &mut Criterion) {
         g.bench_function(format!("ours_merged/{}", p.label), |bench| {
             bench.iter(|| black_box(regions(&mask, w, h, DEFAULT_MERGE_GAP)))
         });
+        #[cfg(feature = "imageproc")]
         g.bench_function(format!("imageproc/{}", p.label), |bench| {
             bench.iter(|| black_box(imageproc_boxes(&gray)))
         });
@@ -141,6 +149,7 @@ fn bench_diff(c: &mut Criterion) {
     g.finish();
 }
 
+#[cfg(feature = "imageproc")]
 /// imageproc's 8-connected components of the changed (non-zero) pixels, as boxes in label
 /// order, so it answers what `regions` answers.
 fn imageproc_boxes(mask: &image::GrayImage) -> Vec<Region> {
