@@ -6,8 +6,8 @@ use crate::errors::Reason;
 
 /// A plan file or `get_guide` response.
 pub(crate) const PLAN_BYTES: u64 = 4 << 20;
-/// The caps `check` holds a plan to, which its user may set (`--max-depth`,
-/// `--max-plan-bytes`): the devthink review surface leaves every bound it honours a user's
+/// The caps `check` holds a plan to, which its user may set (`--max-depth`, which `fmt`,
+/// `run`, `agent` and `mutate` take too, and `--max-plan-bytes`): the devthink review surface leaves every bound it honours a user's
 /// choice. The defaults are [`JSON_DEPTH`] and [`PLAN_BYTES`]; the depth may be raised to
 /// [`JSON_DEPTH_MAX`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub(crate) const FRAME_CACHE_BYTES: u64 = 256 << 20;
 /// Nesting of any JSON document: serde_json's own limit (its recursion budget of 128 refuses
 /// the 128th level), kept so deep input cannot overflow the stack. A test holds it to that.
 pub(crate) const JSON_DEPTH: usize = 127;
-/// The most nesting a user may allow (`check --max-depth`): past [`JSON_DEPTH`] a document
+/// The most nesting a user may allow (`--max-depth`): past [`JSON_DEPTH`] a document
 /// is parsed on a thread of its own with [`JSON_DEEP_STACK`] of stack, which holds this many
 /// levels of the parse and of every walk over the value with room to spare.
 pub(crate) const JSON_DEPTH_MAX: usize = 10_000;
@@ -287,7 +287,7 @@ pub fn limits() -> Vec<Limit> {
         ("screenshot width or height", format!("{PNG_SIDE} px")),
         ("memory to decode one screenshot", mib(DECODE_BYTES)),
         (
-            "JSON nesting, any file (a plan: `check`/`fmt --max-depth`, up to 10000)",
+            "JSON nesting, any file (a plan: `--max-depth`, up to 10000)",
             format!("{JSON_DEPTH} levels"),
         ),
         (

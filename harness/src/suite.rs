@@ -13,7 +13,7 @@ use crate::errors::{Error, FieldPath, InputError, Position, Reason};
 use crate::json::{Source, json_files_under};
 use crate::perturb::Perturbation;
 use crate::plan::check::{Finding, NON_CANONICAL, Severity, check_source};
-use crate::plan::{Plan, load_plan, plan_from_source, read_plan_source};
+use crate::plan::{Plan, plan_from_source};
 use crate::recording::{Recording, load_recording};
 use crate::replay::{DEFAULT_SEED, robustness};
 use crate::replay::{Mode, Prepared, Trace, replay};
@@ -137,14 +137,12 @@ fn cached<T>(
 /// Runs one scenario in every mode.
 fn run_one(s: &Scenario, cache: &Cache, opts: &RunOptions) -> Result<ScenarioResult, InputError> {
     let modes = &opts.modes;
-    let plan = match cached(&cache.plans, &s.plan_path, || load_plan(&s.plan_path)) {
+    let plan = match cached(&cache.plans, &s.plan_path, || s.load_plan()) {
         Ok(plan) => plan,
         Err(e) if e.reason == Reason::PlanNeedsReview => return Ok(refused(s, modes, &e)),
         Err(e) => return Err(e),
     };
-    let facts = cached(&cache.checks, &s.plan_path, || {
-        PlanFacts::of(&s.plan_path, &plan)
-    })?;
+    let facts = cached(&cache.checks, &s.plan_path, || PlanFacts::of(s, &plan))?;
     let rec = cached(&cache.recordings, &s.recording_dir, || {
         load_recording(&s.recording_dir)
     })?;
@@ -177,7 +175,7 @@ fn plan_run(
 ) -> Result<PlanRun, InputError> {
     check_inputs(s, plan)?;
     if crate::replay::wholly_unbound(plan, prep.rec) {
-        let src = read_plan_source(&s.plan_path)?;
+        let src = s.plan_source()?;
         crate::replay::check_bound(plan, prep.rec, &src, &s.recording_dir)?;
     }
     let traces: Vec<Trace> = modes
@@ -229,7 +227,7 @@ pub(crate) type AgentFollower<'a> = dyn Fn(&Scenario, &Plan, &Recording, &Trace,
     + 'a;
 
 fn agent_attempt(sc: &Scenario, agent: &AgentFollower<'_>) -> Result<ScenarioResult, InputError> {
-    let plan = match load_plan(&sc.plan_path) {
+    let plan = match sc.load_plan() {
         Ok(p) => p,
         Err(e) if e.reason == Reason::PlanNeedsReview => {
             return Ok(refused(sc, &[Mode::Agent], &e));
@@ -263,7 +261,7 @@ fn judge_agent(
     trace: Trace,
     facts: AgentFacts,
 ) -> Result<ScenarioResult, InputError> {
-    let plan_facts = PlanFacts::of(&s.plan_path, plan)?;
+    let plan_facts = PlanFacts::of(s, plan)?;
     let steps = step_infos(plan, &plan_facts);
     let mut run = PlanRun::of(s, steps, vec![trace], plan_facts.errors);
     run.plan_warnings = plan_facts.warnings;
@@ -365,8 +363,8 @@ struct PlanFacts {
 }
 
 impl PlanFacts {
-    fn of(path: &Path, plan: &Plan) -> Result<PlanFacts, InputError> {
-        Ok(PlanFacts::of_source(&read_plan_source(path)?, plan))
+    fn of(s: &Scenario, plan: &Plan) -> Result<PlanFacts, InputError> {
+        Ok(PlanFacts::of_source(&s.plan_source()?, plan))
     }
 
     fn of_source(src: &Source, plan: &Plan) -> PlanFacts {
@@ -649,6 +647,14 @@ impl LoadedSuite {
         }
     }
 
+    /// Lets every scenario's plan nest `levels` deep (`--max-depth`).
+    pub(crate) fn plan_depth(mut self, levels: usize) -> LoadedSuite {
+        for s in &mut self.scenarios {
+            s.plan_depth = levels;
+        }
+        self
+    }
+
     /// Every tag a scenario of the suite carries.
     pub fn tags(&self) -> BTreeSet<&str> {
         (self
@@ -898,7 +904,7 @@ mod tests {
         assert_eq!(a.recording_dir, b.recording_dir);
         let cache = Cache::for_suite(&[a.clone(), b.clone()]);
         for s in [&a, &b] {
-            cached(&cache.plans, &s.plan_path, || load_plan(&s.plan_path)).unwrap();
+            cached(&cache.plans, &s.plan_path, || s.load_plan()).unwrap();
             cached(&cache.recordings, &s.recording_dir, || {
                 load_recording(&s.recording_dir)
             })

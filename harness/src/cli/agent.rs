@@ -14,6 +14,7 @@ use crate::scenario::SCENARIO_SCHEMA;
 use crate::shard::Shard;
 use crate::suite::{broken_results, load_suite};
 
+use super::depth_arg::DepthArg;
 use super::output_args::{OutputArgs, say};
 use super::select_args::{SelectArgs, none_match};
 use super::{Global, OutputFormat};
@@ -50,6 +51,8 @@ pub(crate) struct Args {
     shard: Option<Shard>,
     #[command(flatten)]
     select: SelectArgs,
+    #[command(flatten)]
+    depth: DepthArg,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -102,7 +105,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .into_iter()
         .partition(|f| crate::scenario::sniff_schema(f).as_deref() == Some(BRIDGE_TASK));
     let modes = [Mode::Agent];
-    let suite = load_suite(&plans, args.shard)?.select(&select);
+    let suite = (load_suite(&plans, args.shard)?.select(&select)).plan_depth(args.depth.levels());
     let mut all_ids = suite.all_ids.clone();
     // Agent-bridge tasks are narrowed and sharded by id as bridge batches are.
     let mut kept = Vec::new();

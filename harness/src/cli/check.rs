@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::errors::{Error, InputError};
 use crate::json::Source;
-use crate::limits::{JSON_DEPTH, JSON_DEPTH_MAX, PLAN_BYTES, PlanCaps};
+use crate::limits::{PLAN_BYTES, PlanCaps};
 use crate::plan::check::{
     CheckReport, Finding, across_plans, check_source_capped, render_human, render_json,
     render_sarif, render_summary,
@@ -19,6 +19,7 @@ use crate::report::{End, ScenarioReport, Session};
 use crate::scenario::{ScenarioFile, adhoc_scenario, check_scenario, load_scenario};
 use crate::suite::{LoadedSuite, RunOptions};
 
+use super::depth_arg::DepthArg;
 use super::select_args::SelectArgs;
 use super::stop::{STOP, install_stop_handler, stopped_by};
 use super::{Global, OutputFormat};
@@ -59,11 +60,8 @@ pub(crate) struct Args {
     /// files named on the command line are always checked.
     #[command(flatten)]
     select: SelectArgs,
-    /// Deepest nesting a plan may have, and each devthink step's options apart: a cap the
-    /// reviewer chooses (default 127). At most 10000, what the parser's stack holds.
-    #[arg(long, value_name = "LEVELS", default_value_t = JSON_DEPTH as u64,
-          value_parser = clap::value_parser!(u64).range(1..=JSON_DEPTH_MAX as u64))]
-    max_depth: u64,
+    #[command(flatten)]
+    depth: DepthArg,
     /// Largest plan file, in bytes: a cap the reviewer chooses.
     #[arg(long, value_name = "BYTES", default_value_t = PLAN_BYTES,
           value_parser = clap::value_parser!(u64).range(1..))]
@@ -102,7 +100,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         answers: args.answers.clone(),
         scenario: given.map(|s| s.file),
         caps: PlanCaps {
-            depth: args.max_depth as usize,
+            depth: args.depth.levels(),
             bytes: args.max_plan_bytes,
         },
     };

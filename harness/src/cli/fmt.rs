@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use crate::errors::{Error, InputError, Reason};
 use crate::json;
-use crate::limits::{JSON_DEPTH, JSON_DEPTH_MAX};
 use crate::plan::foxstep::canonical_plan_text;
 use crate::plan::{
     devthink, is_plan_file, no_plans_under, parse_handed, plan_files_under, read_plan_source,
@@ -14,6 +13,7 @@ use crate::plan::{
 use crate::secret::redact_json_text;
 
 use super::Global;
+use super::depth_arg::DepthArg;
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:
@@ -28,11 +28,8 @@ pub(crate) struct Args {
     /// Change nothing; exit 1 and show a diff when a file is not canonical.
     #[arg(long)]
     check: bool,
-    /// Deepest nesting a plan may have, and each devthink step's options apart, as for
-    /// `check --max-depth` (default 127, at most 10000).
-    #[arg(long, value_name = "LEVELS", default_value_t = JSON_DEPTH as u64,
-          value_parser = clap::value_parser!(u64).range(1..=JSON_DEPTH_MAX as u64))]
-    max_depth: u64,
+    #[command(flatten)]
+    depth: DepthArg,
 }
 
 /// Formats (or checks) every file, even after one fails, so that one run names every
@@ -54,7 +51,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         files.extend(found);
     }
     for path in &files {
-        match one(path, args.check, args.max_depth as usize, g) {
+        match one(path, args.check, args.depth.levels(), g) {
             Ok(c) => code = code.max(c),
             Err(e) => {
                 eprintln!("{} {e}", g.error_prefix());

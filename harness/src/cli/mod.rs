@@ -6,6 +6,7 @@ mod baseline;
 mod bridge;
 mod check;
 mod completions;
+mod depth_arg;
 mod diff;
 mod fmt;
 mod import;

@@ -11,6 +11,7 @@ use crate::report::{End, Session};
 use crate::scenario::SCENARIO_SCHEMA;
 use crate::suite::{RunOptions, discover_schemas, load_suite, select_files};
 
+use super::depth_arg::DepthArg;
 use super::output_args::OutputArgs;
 use super::select_args::{SelectArgs, none_match};
 use super::stop::{STOP, install_stop_handler, stopped_by};
@@ -41,6 +42,8 @@ pub(crate) struct Args {
     report_dir: Option<PathBuf>,
     #[command(flatten)]
     select: SelectArgs,
+    #[command(flatten)]
+    depth: DepthArg,
     #[command(flatten)]
     out: OutputArgs,
 }
@@ -76,7 +79,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let gate = args.out.gate()?;
     // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
     install_stop_handler();
-    let report = mutate_sites(&paths, jobs, per_class, &select)?;
+    let report = mutate_sites(&paths, jobs, per_class, &select, args.depth.levels())?;
     if report.scenarios.is_empty() && !select.is_all() {
         return Err(none_match(&select));
     }
@@ -85,7 +88,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         MutateFormat::Json => print!("{}", to_json(&report)),
     }
     let files = select_files(discover_schemas(&paths, &[SCENARIO_SCHEMA])?, &select);
-    let suite = load_suite(&files, None)?;
+    let suite = load_suite(&files, None)?.plan_depth(args.depth.levels());
     let asked = suite.scenarios.len() + suite.broken.len();
     let opts = RunOptions {
         jobs,

@@ -14,6 +14,7 @@ use crate::select::Select;
 use crate::shard::{Shard, read_durations};
 use crate::suite::{LoadedSuite, RunOptions, discover, load_suite_by};
 
+use super::depth_arg::DepthArg;
 use super::output_args::OutputArgs;
 use super::select_args::{SelectArgs, none_match};
 use super::{Global, OutputFormat};
@@ -97,6 +98,8 @@ pub(crate) struct Args {
     #[arg(long, value_name = "SECONDS", value_parser = super::non_negative)]
     slow: Option<f64>,
     #[command(flatten)]
+    depth: DepthArg,
+    #[command(flatten)]
     out: OutputArgs,
 }
 
@@ -122,7 +125,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     args.out.apply_wait();
     let gate = args.out.gate()?;
     let opts = options(&args)?;
-    let mut suite = suite_of(&args, &paths, &select)?;
+    let mut suite = suite_of(&args, &paths, &select)?.plan_depth(args.depth.levels());
     if args.list {
         let mut ids: Vec<&str> = (suite.scenarios.iter().map(|s| s.file.id.as_str()))
             .chain(suite.bridge.iter().map(|(id, _)| id.as_str()))
@@ -137,7 +140,10 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     // From here a Ctrl-C or SIGTERM stops starting scenarios and writes what was judged.
     super::stop::install_stop_handler();
     let mutation = if args.mutants {
-        crate::mutate::mutate(&paths, opts.jobs)?.scores()
+        let all = crate::select::Select::default();
+        let depth = args.depth.levels();
+        crate::mutate::mutate_sites(&paths, opts.jobs, crate::mutate::PER_CLASS, &all, depth)?
+            .scores()
     } else {
         BTreeMap::new()
     };

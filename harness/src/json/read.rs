@@ -22,7 +22,7 @@ pub struct Source {
     /// Its whole text.
     pub text: String,
     /// The nesting it may have: [`crate::limits::JSON_DEPTH`] unless a user raised it
-    /// (`check --max-depth`), at most [`crate::limits::JSON_DEPTH_MAX`].
+    /// (`--max-depth`), at most [`crate::limits::JSON_DEPTH_MAX`].
     pub depth: usize,
 }
 
@@ -315,7 +315,7 @@ fn syntax_error(src: &Source, e: &serde_json::Error) -> InputError {
         )
         .at_position(position)
         .hint(format!(
-            "`check --max-depth` raises the cap, to at most {} levels",
+            "`--max-depth` (check, fmt, run, agent, mutate) raises a plan's cap, to at most {} levels",
             crate::limits::JSON_DEPTH_MAX
         ));
     }

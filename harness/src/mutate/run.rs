@@ -10,7 +10,6 @@ use super::classes::{Class, Mutant, PER_CLASS, mutants};
 use crate::errors::{Error, InputError};
 use crate::fnv::fnv1a64;
 use crate::json::{Source, parse_value};
-use crate::plan::read_plan_source;
 use crate::recording::load_recording;
 use crate::replay::Mode;
 use crate::report::MutationScore;
@@ -156,16 +155,24 @@ impl MutationReport {
 /// Makes and tries the mutants of every plan scenario under `paths`, on `jobs` threads: up to
 /// [`PER_CLASS`] sites per class and plan.
 pub fn mutate(paths: &[PathBuf], jobs: usize) -> Result<MutationReport, Error> {
-    mutate_sites(paths, jobs, PER_CLASS, &Select::default())
+    mutate_sites(
+        paths,
+        jobs,
+        PER_CLASS,
+        &Select::default(),
+        crate::limits::JSON_DEPTH,
+    )
 }
 
 /// [`mutate`] with up to `per_class` sites per class and plan ([`usize::MAX`]: every one), on
-/// the scenarios `select` keeps (`--grep`, `--filter`, as `run` narrows its suite).
+/// the scenarios `select` keeps (`--grep`, `--filter`, as `run` narrows its suite), their
+/// plans allowed to nest `depth` levels (`--max-depth`).
 pub fn mutate_sites(
     paths: &[PathBuf],
     jobs: usize,
     per_class: usize,
     select: &Select,
+    depth: usize,
 ) -> Result<MutationReport, Error> {
     let files = select_files(discover_schemas(paths, &[SCENARIO_SCHEMA])?, select);
     // A scenario whose input cannot be used is not mutated; the run it is judged in fails it.
@@ -173,7 +180,7 @@ pub fn mutate_sites(
         &files,
         jobs.max(1),
         |f| {
-            one(f, per_class).unwrap_or_else(|e| ScenarioMutants {
+            one(f, per_class, depth).unwrap_or_else(|e| ScenarioMutants {
                 id: Scenario::stand_in(f).file.id,
                 skipped: Some(format!(
                     "its input cannot be used: {} ({})",
@@ -226,8 +233,15 @@ pub fn mutate_sites(
 }
 
 /// One scenario file: its mutants tried, or why there are none.
-fn one(file: &std::path::Path, per_class: usize) -> Result<ScenarioMutants, InputError> {
-    let s = load_scenario(file)?;
+fn one(
+    file: &std::path::Path,
+    per_class: usize,
+    depth: usize,
+) -> Result<ScenarioMutants, InputError> {
+    let s = Scenario {
+        plan_depth: depth,
+        ..load_scenario(file)?
+    };
     let skipped = |why: String| ScenarioMutants {
         id: s.file.id.clone(),
         skipped: Some(why),
@@ -239,7 +253,7 @@ fn one(file: &std::path::Path, per_class: usize) -> Result<ScenarioMutants, Inpu
             crate::text::word(&s.file.expect.outcome)
         )));
     }
-    let src = read_plan_source(&s.plan_path)?;
+    let src = s.plan_source()?;
     let rec = load_recording(&s.recording_dir)?;
     match judge(&s, &src, &rec) {
         None => {}
@@ -251,7 +265,7 @@ fn one(file: &std::path::Path, per_class: usize) -> Result<ScenarioMutants, Inpu
     for m in mutants(&plan, base, &rec, fnv1a64(s.file.id.as_bytes()), per_class) {
         // In canonical form, as the plan file is: a layout change is no fault.
         let text = crate::json::to_canonical(&m.plan);
-        let changed = Source::from_text(&src.path, text);
+        let changed = Source::from_text(&src.path, text).with_depth(depth);
         let how = judge(&s, &changed, &rec);
         let verdict = match (&m.equivalent, &how) {
             (Some(_), _) => Verdict::Equivalent,

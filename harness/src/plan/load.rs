@@ -401,6 +401,43 @@ mod tests {
         Source::from_text("get_guide.json", serde_json::to_string_pretty(&v).unwrap())
     }
 
+    /// The guide's id, title and revision are read into the plan; each is text, and only the
+    /// revision may be left out.
+    #[test]
+    fn the_guides_id_title_and_revision_are_read_and_each_is_text() {
+        let load = |v: &Value| {
+            plan_from_source(&Source::from_text(
+                "plan.json",
+                serde_json::to_string_pretty(v).unwrap(),
+            ))
+        };
+        let plan = load(&seed()).unwrap();
+        assert_eq!(
+            (plan.id.as_str(), plan.title.as_str()),
+            (
+                "3C2A9E44-1B7D-4F3A-8E55-0A6D2C9F7B10",
+                "Send an invoice reminder in Mail"
+            )
+        );
+        assert_eq!(
+            plan.revision.as_deref(),
+            Some("9f2c4d1e8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d")
+        );
+        for field in ["id", "title", "revision"] {
+            let mut v = seed();
+            v["guide"][field] = json!(7);
+            let e = load(&v).unwrap_err();
+            assert_eq!(
+                (e.reason, e.path.to_string()),
+                (Reason::InvalidField, format!("guide.{field}")),
+                "{e:?}"
+            );
+            assert!(e.position.is_some(), "{e:?}");
+            v["guide"].as_object_mut().unwrap().remove(field);
+            assert_eq!(load(&v).is_ok(), field == "revision", "without {field}");
+        }
+    }
+
     #[test]
     fn a_get_guide_response_hands_over_its_plan() {
         let h = parse_handed(&get_guide("included", Some(seed()))).unwrap();

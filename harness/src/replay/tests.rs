@@ -64,6 +64,12 @@ fn acted_as_planned(mut rec: Recording, p: &Plan) -> Recording {
     rec
 }
 
+/// `p` replayed in a chained run on `rec` acted as planned, the person giving no answers.
+fn chained_as_planned(rec: Recording, p: &Plan) -> Trace {
+    let rec = acted_as_planned(rec, p);
+    replay(p, &Prepared::new(&rec), &scenario(json!({})), Mode::Chained)
+}
+
 /// The recording keeping "x" as the text each of its actions typed: the fixtures' frames do
 /// not show it.
 fn typed_x(mut rec: Recording) -> Recording {
@@ -434,13 +440,7 @@ fn mcp_two_fields(crop_available: bool) -> Trace {
     step["target"]["crop_available"] = json!(crop_available);
     step["target"]["bounds"] = json!({"x": 0.25, "y": 0.1, "width": 0.5, "height": 0.12});
     let p = plan(json!([step]), json!([]));
-    let rec = acted_as_planned(rec, &p);
-    replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::Chained,
-    )
+    chained_as_planned(rec, &p)
 }
 
 fn tie_break_of_step_1(t: &Trace) -> Option<crate::resolve::TieBreak> {
@@ -666,12 +666,7 @@ fn an_app_or_window_not_in_front_fails_the_step_and_says_what_is() {
         let mut step = type_step(1, "s1", "A", "x", &[]);
         step["expect"] = expect;
         let p = plan(json!([step]), json!([]));
-        let t = replay(
-            &p,
-            &Prepared::new(&acted_as_planned(rec, &p)),
-            &scenario(json!({})),
-            Mode::Chained,
-        );
+        let t = chained_as_planned(rec, &p);
         let checks: Vec<(String, bool, String)> = t
             .step_events(0)
             .filter_map(|e| match e {
@@ -710,6 +705,127 @@ fn an_app_or_window_not_in_front_fails_the_step_and_says_what_is() {
             "{checks:?}"
         );
     }
+}
+
+/// Step 1 types "x" into A with `expect`, step 2 types "y" into B; the recording shows both.
+fn expect_case(expect: serde_json::Value) -> Trace {
+    let (rec, _) = three_fields(&["s1", "s2"]);
+    let mut steps = [
+        type_step(1, "s1", "A", "x", &[]),
+        type_step(2, "s2", "B", "y", &[]),
+    ];
+    steps[0]["expect"] = expect;
+    let p = plan(json!(steps), json!([]));
+    chained_as_planned(rec, &p)
+}
+
+/// Step 1's checks of `kind`: (passed, detail).
+fn checks_of(t: &Trace, kind: &str) -> Vec<(bool, String)> {
+    t.step_events(0)
+        .filter_map(|e| match e {
+            Event::Checked { check, .. } if check.kind == kind => {
+                Some((check.passed, check.detail.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_expected_control_that_is_not_on_screen_fails_the_step_and_names_it() {
+    let t = expect_case(json!({"visible": "B"}));
+    assert!(checks_of(&t, "visible")[0].0, "{:?}", t.outcome());
+    assert_eq!(t.outcome().0, Outcome::Completed);
+    let t = expect_case(json!({"visible": "Nowhere"}));
+    assert_eq!(
+        checks_of(&t, "visible"),
+        [(false, "“Nowhere” is not on screen".to_string())]
+    );
+    let (_, reason, step) = t.outcome();
+    assert_eq!(
+        (reason, step.as_deref()),
+        (Some(FailReason::ExpectFailed), Some("s1"))
+    );
+}
+
+#[test]
+fn a_field_holding_other_text_than_expected_fails_the_step() {
+    let t = expect_case(json!({"field_contains": "x"}));
+    assert!(checks_of(&t, "field-contains")[0].0);
+    assert_eq!(t.outcome().0, Outcome::Completed);
+    let t = expect_case(json!({"field_contains": "Invoice"}));
+    assert_eq!(
+        checks_of(&t, "field-contains"),
+        [(
+            false,
+            "expected the field to hold “Invoice”, it holds “x”".to_string()
+        )]
+    );
+    assert_eq!(t.outcome().1, Some(FailReason::ExpectFailed));
+}
+
+#[test]
+fn a_failing_expect_stops_the_run_before_the_next_step_acts() {
+    let acted = |t: &Trace| -> Vec<usize> {
+        t.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Acted { step, .. } => Some(*step),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(acted(&expect_case(json!({"field_contains": "x"}))), [0, 1]);
+    let t = expect_case(json!({"field_contains": "Invoice"}));
+    assert_eq!(acted(&t), [0]);
+    assert!(
+        !t.events
+            .iter()
+            .any(|e| matches!(e, Event::StepStarted { step: 1, .. })),
+        "step 2 started after step 1's expect failed"
+    );
+}
+
+/// Two nameless text fields; the plan's target has no `label`, only its role and the point
+/// the recording clicked (`point_y`, a share of the screen's height).
+fn nameless_case(point_y: f64) -> Trace {
+    let nameless = |id: &str, y: i32| {
+        json!({"id": id, "ax_role": "AXTextField", "value": "",
+            "frame": {"x": 50, "y": y, "width": 100, "height": 12}})
+    };
+    let f = ax(json!([nameless("a", 10), nameless("b", 50)]), "Compose");
+    let rec = recording(vec![("0", f.clone()), ("1", f)], &[("0", "a", "1", "s1")]);
+    let step = json!({"number": 1, "label": "1", "step_id": "s1", "action": "click",
+        "click": {"button": "left", "count": 1}, "text": "Click the first field",
+        "target": {"app": "Notes", "window": "Compose", "ax_role": "AXTextField",
+            "point": {"x": 0.5, "y": point_y}}});
+    let p = plan(json!([step]), json!([]));
+    assert!(
+        p.steps[0]
+            .target
+            .as_ref()
+            .is_some_and(|t| t.label.is_none())
+    );
+    chained_as_planned(rec, &p)
+}
+
+#[test]
+fn a_target_without_a_label_finds_its_nameless_control_by_role_and_point() {
+    let t = nameless_case(0.16);
+    assert_eq!(t.outcome().0, Outcome::Completed, "{:?}", t.outcome());
+    let resolved = t.events.iter().find_map(|e| match e {
+        Event::Resolved {
+            step: 0,
+            resolution,
+            correct,
+            ..
+        } => Some((resolution.element.clone(), *correct)),
+        _ => None,
+    });
+    assert_eq!(resolved, Some((Some("a".to_string()), Some(true))));
+    // The point on the other nameless field finds that one: not the control recorded.
+    let t = nameless_case(0.56);
+    assert_eq!(t.outcome().0, Outcome::Failed, "{:?}", t.outcome());
 }
 
 /// The Subject field holds "Old draft"; the plan first does `select` (a step of its own, or
@@ -804,13 +920,7 @@ fn type_at_cursor(typed_into: &str) -> Trace {
     let mut step = type_step(1, "s1", "B", "x", &[]);
     step.as_object_mut().unwrap().remove("target");
     let p = plan(json!([step]), json!([]));
-    let rec = acted_as_planned(rec, &p);
-    replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::Chained,
-    )
+    chained_as_planned(rec, &p)
 }
 
 #[test]
@@ -989,13 +1099,7 @@ fn done_case(done: serde_json::Value, fin: u8, base: &Path) -> Trace {
         "done": done});
     let src = Source::from_text("plan.json", v.to_string());
     let p = lower_foxstep(&parse_foxstep(&src).unwrap(), base).unwrap();
-    let rec = acted_as_planned(rec, &p);
-    replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::Chained,
-    )
+    chained_as_planned(rec, &p)
 }
 
 fn done_event(t: &Trace) -> (bool, bool, String) {
@@ -1080,13 +1184,7 @@ fn screen_check_of(expect: serde_json::Value, dir: &Path) -> crate::expect::Chec
         "steps": [first, type_step(2, "s2", "To:", "b", &[])]});
     let src = Source::from_text("plan.json", v.to_string());
     let p = lower_foxstep(&parse_foxstep(&src).unwrap(), dir).unwrap();
-    let rec = acted_as_planned(rec, &p);
-    let t = replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::Chained,
-    );
+    let t = chained_as_planned(rec, &p);
     t.events
         .iter()
         .find_map(|e| match e {

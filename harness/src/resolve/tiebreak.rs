@@ -578,13 +578,15 @@ mod tests {
                 vec![el("b", "AXButton", "Add", 210, 10)],
             ),
         ]);
-        let t = Target {
-            window: Some("Import".into()),
-            ..target("Add")
-        };
-        let r = run(&t, &snap, &[]);
-        assert_eq!(r.element.as_deref(), Some("b"));
-        assert_eq!(r.tie_break, Some(TieBreak::Window));
+        for (window, found) in [("Import", "b"), ("Library", "a")] {
+            let t = Target {
+                window: Some(window.into()),
+                ..target("Add")
+            };
+            let r = run(&t, &snap, &[]);
+            assert_eq!(r.element.as_deref(), Some(found), "{window}");
+            assert_eq!(r.tie_break, Some(TieBreak::Window));
+        }
     }
 
     #[test]

@@ -279,6 +279,8 @@ pub struct Scenario {
     pub plan_path: PathBuf,
     /// The recording folder.
     pub recording_dir: PathBuf,
+    /// The nesting its plan may have (`--max-depth`).
+    pub(crate) plan_depth: usize,
 }
 
 impl ScenarioFile {
@@ -289,6 +291,16 @@ impl ScenarioFile {
 }
 
 impl Scenario {
+    /// Its plan's text, allowed the nesting the user set.
+    pub(crate) fn plan_source(&self) -> Result<Source, InputError> {
+        Ok(crate::plan::read_plan_source(&self.plan_path)?.with_depth(self.plan_depth))
+    }
+
+    /// Its plan, loaded for replay ([`crate::plan::load_plan`] under [`Scenario::plan_source`]).
+    pub(crate) fn load_plan(&self) -> Result<crate::plan::Plan, InputError> {
+        crate::plan::plan_from_source(&self.plan_source()?)
+    }
+
     /// What stands for the scenario file at `path` when it cannot be loaded, so it can fail
     /// as a scenario: its `id` when that much can be read, else its file name.
     pub(crate) fn stand_in(path: &Path) -> Scenario {
@@ -316,6 +328,7 @@ impl Scenario {
             },
             plan_path: PathBuf::new(),
             recording_dir: PathBuf::new(),
+            plan_depth: limits::JSON_DEPTH,
         }
     }
 }
@@ -399,6 +412,7 @@ pub(crate) fn adhoc_scenario(
         },
         plan_path,
         recording_dir: recording.to_path_buf(),
+        plan_depth: limits::JSON_DEPTH,
     })
 }
 
@@ -459,6 +473,7 @@ pub(super) fn parse_scenario(src: &Source) -> Result<Scenario, InputError> {
         file,
         plan_path,
         recording_dir,
+        plan_depth: limits::JSON_DEPTH,
     })
 }
 

@@ -643,6 +643,105 @@ fn the_summary_and_an_outcome_file_read_as_expected() {
     insta::assert_snapshot!("bridge_failed_outcome", failed);
 }
 
+/// Every supported verb succeeds through the CLI, and each success's outcome says what it
+/// changed: its `resultingIDs` name the object the manifest's state now holds, and its
+/// `updatedAt` is that object's. Updates replace in full; activatePlan sets My Week.
+#[test]
+fn each_verb_succeeds_and_its_outcome_names_what_changed() {
+    let t = Tmp::new("verbs");
+    let d = t.0.to_str().unwrap();
+    assert!(run(&["bridge", "init", d]).status.success());
+    let n = std::cell::Cell::new(0);
+    // The outcome of one command, and the object of `list` it names in the state after it.
+    let send = |verb: &str, list: &str, payload: Value| -> (String, String, Value) {
+        n.set(n.get() + 1);
+        let id = format!("{:08}-1111-4111-8111-111111111111", n.get());
+        let cmd = serde_json::json!({"schemaVersion": 2, "commandID": id, "verb": verb,
+            "payload": payload});
+        std::fs::write(
+            t.0.join(format!("inbox/{:02}.json", n.get())),
+            cmd.to_string(),
+        )
+        .unwrap();
+        assert!(run(&["bridge", d]).status.success());
+        let o = json(&t.0.join(format!("processed/{id}.outcome.json")));
+        assert_eq!(
+            (o["status"].as_str(), &o["verb"]),
+            (Some("succeeded"), &Value::from(verb))
+        );
+        let [object_id] = o["resultingIDs"].as_array().unwrap().as_slice() else {
+            panic!("one resulting id: {o}")
+        };
+        let state = json(&t.0.join("manifest.json"))["state"].clone();
+        let object = match list {
+            "myWeek" => state["myWeek"].clone(),
+            _ => (state[list].as_array().unwrap().iter())
+                .find(|x| x["id"] == *object_id)
+                .unwrap_or_else(|| panic!("{object_id} not in {list}: {state}"))
+                .clone(),
+        };
+        assert_eq!(object["updatedAt"], o["updatedAt"], "{o} {object}");
+        let object_id = object_id.as_str().unwrap().to_string();
+        (
+            object_id,
+            o["updatedAt"].as_str().unwrap().to_string(),
+            object,
+        )
+    };
+    let step = |w: &str| {
+        serde_json::json!({"workoutID": w, "workSeconds": 30, "sets": 3, "setRestSeconds": 10,
+            "restAfterSeconds": 15})
+    };
+    let week = |slots: Value| {
+        (1..=7)
+            .map(|d| serde_json::json!({"weekday": d, "slots": if d == 2 { slots.clone() } else { serde_json::json!([]) }}))
+            .collect::<Vec<_>>()
+    };
+    let (w, at, _) = send(
+        "createCustomWorkout",
+        "customWorkouts",
+        serde_json::json!({"name": "Hip Circles", "notes": "slow"}),
+    );
+    let (same, later, workout) = send(
+        "updateCustomWorkout",
+        "customWorkouts",
+        serde_json::json!({"id": w, "expectedUpdatedAt": at, "name": "Hip Circles"}),
+    );
+    assert_eq!(same, w);
+    assert!(later > at && workout.get("notes").is_none(), "{workout}");
+    let (r, at, _) = send(
+        "createRoutine",
+        "routines",
+        serde_json::json!({"name": "Core", "steps": [step(&w)]}),
+    );
+    let (same, _, routine) = send(
+        "updateRoutine",
+        "routines",
+        serde_json::json!({"id": r, "expectedUpdatedAt": at, "name": "Core", "steps": [step("plank")]}),
+    );
+    assert_eq!(
+        (same, &routine["steps"]),
+        (r.clone(), &serde_json::json!([step("plank")]))
+    );
+    let (p, at, _) = send(
+        "createPlan",
+        "plans",
+        serde_json::json!({"name": "Week", "days": week(serde_json::json!([{"routineRef": {"id": r}}]))}),
+    );
+    let (same, at, plan) = send(
+        "updatePlan",
+        "plans",
+        serde_json::json!({"id": p, "expectedUpdatedAt": at, "name": "Week 2", "days": week(serde_json::json!([]))}),
+    );
+    assert_eq!((same, &plan["name"]), (p.clone(), &Value::from("Week 2")));
+    let (same, _, my_week) = send(
+        "activatePlan",
+        "myWeek",
+        serde_json::json!({"id": p, "expectedUpdatedAt": at}),
+    );
+    assert_eq!((same, &my_week["planID"]), (p.clone(), &Value::from(p)));
+}
+
 #[test]
 fn serve_works_through_a_flood_in_small_lexical_batches() {
     use stepreplay::serve::{ServeOptions, serve};

@@ -152,8 +152,21 @@ fn the_devthink_scenarios_replay_as_expected() {
     let pay = by_id("devthink-pay");
     let steps = pay["steps"].as_array().unwrap();
     assert_eq!(steps[2]["status"], "deduplicated");
-    assert_eq!(steps[4]["web"]["captures"][0][0], "pay-pay-before.png");
-    assert_eq!(steps[4]["web"]["captures"][1][0], "pay-pay-after.png");
+    // `pair`: the frames before and after the step, each under its name; no other step has
+    // captures.
+    let frames = &steps[4]["frames"];
+    assert_eq!(
+        steps[4]["web"]["captures"],
+        serde_json::json!([
+            ["pay-pay-before.png", frames[0]],
+            ["pay-pay-after.png", frames[1]]
+        ])
+    );
+    assert_ne!(frames[0], frames[1]);
+    assert!(
+        (steps.iter().enumerate()).all(|(i, s)| i == 4 || s["web"]["captures"].is_null()),
+        "{pay}"
+    );
     let diffshot = steps[4]["checks"]
         .as_array()
         .unwrap()
@@ -408,6 +421,104 @@ fn a_selector_and_a_targetref_naming_different_fields_are_reported() {
         "{differ}"
     );
     assert!(note("User name").is_null(), "they agree: nothing to say");
+}
+
+/// The login scenario in a folder of its own, its plan's step `id` edited; the chained run's
+/// report, the run's exit code checked against `code`.
+fn login_with_step(name: &str, id: &str, code: i32, edit: impl FnOnce(&mut Value)) -> Value {
+    let tmp = TempDir::new(name);
+    let suite = tmp.path();
+    crate::util::copy_scenario(suite, "devthink-login", "devthink-login");
+    edit_json(&suite.join("scenarios/devthink-login/plan.json"), |p| {
+        let steps = p["steps"].as_array_mut().unwrap();
+        edit(steps.iter_mut().find(|s| s["id"] == id).unwrap());
+    });
+    run_login(suite, code)
+}
+
+/// A step's `value` is the text it types or the text it reads: the login plan with another
+/// user name, or another greeting, fails at that step and says what differs.
+#[test]
+fn a_value_other_than_the_recorded_one_fails_its_step() {
+    for (id, value, at, said) in [
+        (
+            "user",
+            "robyn",
+            1,
+            r#""part":"text","passed":false,"planned":"robyn","recorded":"robin""#,
+        ),
+        ("welcome", "Goodbye", 4, "the plan expects “Goodbye”"),
+    ] {
+        let run = login_with_step(&format!("devthink-value-{id}"), id, 1, |s| {
+            s["value"] = value.into();
+        });
+        assert_eq!(run["step_id"], id, "{run}");
+        let step = &run["steps"][at];
+        assert_eq!(step["status"], "failed", "{step}");
+        assert!(step.to_string().contains(said), "{step}");
+    }
+}
+
+/// With no selector, the `targetref` alone finds the element: the user-name field by its role
+/// and name replays, a name on no element fails where the plan first looks for it.
+#[test]
+fn a_targetref_without_a_selector_finds_the_element_by_role_and_name() {
+    let by_ref = |name: &str, code: i32| {
+        login_with_step(
+            &format!("devthink-targetref-only-{}", name.replace(' ', "-")),
+            "user",
+            code,
+            |s| {
+                s.as_object_mut().unwrap().remove("target");
+                s["options"] = serde_json::json!({"targetref": {"role": "textbox", "name": name}})
+                    .to_string()
+                    .into();
+            },
+        )
+    };
+    let run = by_ref("User name", 0);
+    assert_eq!(run["steps"][1]["resolution"]["correct"], true, "{run}");
+    let run = by_ref("Nope", 1);
+    assert_eq!(run["reason"], "expect-failed", "{run}");
+    assert!(
+        run.to_string().contains("no control labelled “Nope”"),
+        "{run}"
+    );
+}
+
+/// `run` takes the depth cap `check` takes: options nesting 200 levels are refused by default,
+/// with the setting named, and replay once `--max-depth 200` allows them.
+#[test]
+fn run_takes_the_depth_cap_check_takes() {
+    let tmp = TempDir::new("devthink-run-depth");
+    let suite = tmp.path();
+    crate::util::copy_scenario(suite, "devthink-login", "devthink-login");
+    let deep = format!("{}1{}", "[".repeat(198), "]".repeat(198));
+    edit_json(&suite.join("scenarios/devthink-login/plan.json"), |p| {
+        p["steps"][1]["options"] = format!(
+            "{{\"targetref\": {{\"role\": \"textbox\", \"name\": \"User name\", \"path\": {deep}}}}}"
+        )
+        .into();
+    });
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "scenarios/devthink-login.json",
+            "--report-dir",
+            "out",
+        ];
+        args.extend(extra);
+        run_in(suite, &args)
+    };
+    let refused = run(&[]);
+    refused.expect_code(2);
+    assert!(
+        refused.stdout.contains("nests deeper than 127 levels")
+            && refused.stdout.contains("--max-depth"),
+        "{refused}"
+    );
+    run(&["--max-depth", "200"]).expect_code(0);
+    run(&["--max-depth", "199"]).expect_code(2);
 }
 
 /// A click that leaves the origin is judged by where the recorded page went: the frame after

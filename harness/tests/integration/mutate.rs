@@ -178,7 +178,7 @@ fn every_site_makes_more_mutants_and_none_survives() {
     let paths: Vec<_> = some.iter().map(|p| repo().join(p)).collect();
     let three = mutate(&paths, 2).unwrap();
     let every =
-        stepreplay::mutate::mutate_sites(&paths, 2, usize::MAX, &Default::default()).unwrap();
+        stepreplay::mutate::mutate_sites(&paths, 2, usize::MAX, &Default::default(), 127).unwrap();
     let table = to_markdown(&every);
     assert!(every.total.mutants > three.total.mutants, "{table}");
     assert_eq!(every.total.survived, 0, "{table}");

@@ -121,6 +121,7 @@ const FOXSTEP: &[Point] = &[
         "the plan",
         "`guide`: id, title and the revision it was approved at",
         &[
+            "src/plan/load.rs::the_guides_id_title_and_revision_are_read_and_each_is_text",
             "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/several-field-errors.json]",
         ],
     ),
@@ -231,6 +232,7 @@ const FOXSTEP: &[Point] = &[
         "steps",
         "`step_id`: the step's ID, as `get_step_image` takes it",
         &[
+            "src/replay/tests.rs::per_step_a_step_the_recording_does_not_bind_fails_instead_of_using_another_frame",
             "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/duplicate-step-id.json]",
             "src/recorder/plan.rs::step_ids_are_stable_uuids",
         ],
@@ -368,10 +370,7 @@ const FOXSTEP: &[Point] = &[
     p(
         "target",
         "`window`: the window's title",
-        &[
-            "src/resolve/tiebreak.rs::the_window_tells_a_header_button_from_an_in_page_one",
-            "tests/integration/real.rs::a_nameless_popup_counts_as_the_dialog_it_belongs_to",
-        ],
+        &["src/resolve/tiebreak.rs::the_window_tells_a_header_button_from_an_in_page_one"],
     ),
     p(
         "target",
@@ -394,6 +393,7 @@ const FOXSTEP: &[Point] = &[
         "target",
         "`label`: the control's name, missing if it has none",
         &[
+            "src/replay/tests.rs::a_target_without_a_label_finds_its_nameless_control_by_role_and_point",
             "src/recorder/find.rs::a_nameless_field_is_found_by_the_label_beside_it",
             "src/synth/build.rs::nameless_fields_take_the_label_beside_them_or_their_labelled_by",
         ],
@@ -442,12 +442,14 @@ const FOXSTEP: &[Point] = &[
         &[
             "src/replay/tests.rs::an_app_or_window_not_in_front_fails_the_step_and_says_what_is",
             "tests/integration/replay.rs::every_mini_scenario_meets_its_expectation",
+            "tests/integration/real.rs::a_nameless_popup_counts_as_the_dialog_it_belongs_to",
         ],
     ),
     p(
         "expect",
         "`visible`: a control that should be on screen",
         &[
+            "src/replay/tests.rs::an_expected_control_that_is_not_on_screen_fails_the_step_and_names_it",
             "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/expect-visible-typo.json]",
         ],
     ),
@@ -455,6 +457,7 @@ const FOXSTEP: &[Point] = &[
         "expect",
         "`field_contains`: text the field should now hold",
         &[
+            "src/replay/tests.rs::a_field_holding_other_text_than_expected_fails_the_step",
             "src/plan/lower.rs::field_contains_is_lowered_to_a_template_once",
             "tests/integration/gate.rs::junit_reports_a_failed_expect_with_its_check",
         ],
@@ -515,8 +518,8 @@ const FOXSTEP: &[Point] = &[
         "following a plan well",
         "check expect after each step before going on",
         &[
+            "src/replay/tests.rs::a_failing_expect_stops_the_run_before_the_next_step_acts",
             "tests/integration/gate.rs::junit_reports_a_failed_expect_with_its_check",
-            "tests/integration/replay.rs::every_mini_scenario_meets_its_expectation",
         ],
     ),
     p(
@@ -727,7 +730,10 @@ const DEVTHINK: &[Point] = &[
     p(
         "step.value",
         "the reviewed literal value the step carries",
-        &["src/plan/devthink/tests.rs::wrong_types_and_a_value_never_quoted"],
+        &[
+            "tests/integration/devthink.rs::a_value_other_than_the_recorded_one_fails_its_step",
+            "src/plan/devthink/tests.rs::wrong_types_and_a_value_never_quoted",
+        ],
     ),
     p(
         "step.options",
@@ -816,7 +822,10 @@ const DEVTHINK: &[Point] = &[
     p(
         "options.targetref",
         "the reviewed element reference the page bridge resolves",
-        &["src/plan/devthink/lower.rs::targetref_finds_by_name_and_role_when_there_is_no_selector"],
+        &[
+            "tests/integration/devthink.rs::a_targetref_without_a_selector_finds_the_element_by_role_and_name",
+            "src/plan/devthink/lower.rs::targetref_finds_by_name_and_role_when_there_is_no_selector",
+        ],
     ),
     p(
         "options.targetref",
@@ -907,6 +916,7 @@ const DEVTHINK: &[Point] = &[
         "options.pair",
         "the before/after capture mode around a step",
         &[
+            "tests/integration/devthink.rs::the_devthink_scenarios_replay_as_expected",
             "src/plan/devthink/tests.rs::pair_and_naming_values",
             "src/plan/devthink/lower.rs::options_ride_along_and_reads_know_what_they_expect",
         ],
@@ -960,7 +970,11 @@ const DEVTHINK: &[Point] = &[
     p(
         "reviewsurface",
         "no hard cap on the option grammar depth: every bound stays a user choice",
-        &["src/plan/devthink/tests.rs::options_nest_as_deep_as_any_input_and_no_deeper"],
+        &[
+            "tests/integration/check.rs::the_deepest_depth_a_user_may_allow_parses",
+            "tests/integration/check.rs::lower_caps_refuse_what_the_defaults_accept_and_name_the_setting",
+            "tests/integration/devthink.rs::run_takes_the_depth_cap_check_takes",
+        ],
     ),
     p(
         "reviewsurface",
@@ -969,6 +983,8 @@ const DEVTHINK: &[Point] = &[
             "src/plan/check/caps.rs::levels_count_from_the_top_and_options_count_apart",
             "tests/integration/check.rs::lower_caps_refuse_what_the_defaults_accept_and_name_the_setting",
             "tests/integration/check.rs::the_deepest_depth_a_user_may_allow_parses",
+            "src/plan/devthink/tests.rs::options_nest_as_deep_as_any_input_and_no_deeper",
+            "tests/integration/devthink.rs::run_takes_the_depth_cap_check_takes",
         ],
     ),
     p(
@@ -1105,6 +1121,8 @@ const BRIDGE: &[Point] = &[
         "supported verbs",
         "create/update custom workouts, routines and plans; activatePlan sets My Week",
         &[
+            "tests/integration/bridge.rs::each_verb_succeeds_and_its_outcome_names_what_changed",
+            "src/bridge/apply.rs::activation_is_guarded_by_the_plans_updated_at",
             "src/bridge/command.rs::creates_take_no_id_and_updates_need_one",
             "src/bridge/apply.rs::built_in_workouts_cannot_be_updated",
         ],
@@ -1169,7 +1187,10 @@ const BRIDGE: &[Point] = &[
     p(
         "outcomes",
         "success outcomes hold resultingIDs and the new updatedAt",
-        &["tests/integration/bridge.rs::the_summary_and_an_outcome_file_read_as_expected"],
+        &[
+            "tests/integration/bridge.rs::each_verb_succeeds_and_its_outcome_names_what_changed",
+            "tests/integration/bridge.rs::the_summary_and_an_outcome_file_read_as_expected",
+        ],
     ),
     p(
         "outcomes",
