@@ -80,6 +80,21 @@ impl ScenarioReport {
                 step: None,
             });
         }
+        // An input that could not be used: its own file and place, said once.
+        if let (Some(Cause::BrokenInput), [e]) = (self.cause, &self.plan_errors[..]) {
+            let field = if e.path.is_empty() {
+                String::new()
+            } else {
+                format!(" at `{}`", e.path)
+            };
+            return Some(Failure {
+                file: e.file.clone().unwrap_or_else(|| self.plan.clone()),
+                line: e.line,
+                column: e.column,
+                message: format!("{}{field}: {}", e.reason, e.message),
+                step: None,
+            });
+        }
         if let Some(step) = stopped_at {
             let at_step = step.said();
             return Some(Failure {
