@@ -6,6 +6,7 @@ use std::fmt;
 use super::model::{ScenarioReport, StepReport};
 use crate::replay::Mode;
 use crate::result::Cause;
+use crate::scenario::FailReason;
 use crate::text::word;
 
 /// A missed expectation, placed in the file to fix.
@@ -195,6 +196,16 @@ pub(crate) fn step_detail(step: &StepReport) -> Option<String> {
                 return Some(format!("found {got}; the recording acted on {want}"));
             }
         }
+    }
+    if step.reason == Some(FailReason::NoRecordedTransition) {
+        let on = step
+            .frames
+            .as_ref()
+            .map_or(String::new(), |(f, _)| format!(", on frame `{f}`"));
+        return Some(format!(
+            "the recording ends here{on}: nothing recorded leads on from it, so this step \
+             has no recorded screen to act on (record more, or the plan has extra steps)"
+        ));
     }
     if let Some(o) = step.operation.iter().find(|o| !o.passed) {
         return Some(format!(
