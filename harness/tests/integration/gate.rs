@@ -1621,6 +1621,15 @@ fn one_label_typo_gives_one_regression_line_per_affected_scenario() {
     insta::assert_snapshot!("label_typo_review", shown);
     let summary = std::fs::read_to_string(d.join("reports/summary.md")).unwrap();
     insta::assert_snapshot!("label_typo_summary", summary);
+    // The HTML banner folds by cause as the terminal and summary.md do: the typo is one line.
+    let html = std::fs::read_to_string(d.join("reports/index.html")).unwrap();
+    let banner = html
+        .split("<details class=\"regressions\">")
+        .nth(1)
+        .and_then(|b| b.split("</details>").next())
+        .unwrap();
+    assert_eq!(banner.matches("<li>").count(), 1, "{banner}");
+    insta::assert_snapshot!("label_typo_banner", banner.replace("<li>", "\n<li>"));
 }
 
 /// What a page's links do, driven in headless Chromium: for each `#s-…` link, its scenario is
