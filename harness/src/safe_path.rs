@@ -41,6 +41,31 @@ pub(crate) fn safe_join(
     Ok(joined)
 }
 
+/// `; did you mean `scenarios/mail.json`?` when a file or folder beside the missing `path`
+/// has a name close to its own; else nothing. Reads one folder, at most a few thousand names.
+pub(crate) fn did_you_mean(path: &Path) -> String {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return String::new();
+    };
+    let listed = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let name = name.to_string_lossy();
+    let names: Vec<String> = std::fs::read_dir(listed)
+        .into_iter()
+        .flatten()
+        .take(4096)
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| *n != name)
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    crate::text::closest(&name, &names)
+        .map(|m| format!("; did you mean `{}`?", dir.join(m).display()))
+        .unwrap_or_default()
+}
+
 /// `dir/sub` when it is, right now, a real folder inside `dir`: neither `dir` nor `sub` a
 /// symlink, and `sub` resolving inside `dir`; else why not. Checked again before each write,
 /// since whoever else can write the folder can swap a folder for a link at any time.

@@ -173,7 +173,7 @@ pub(crate) fn read_durations(path: &Path) -> Result<Durations, InputError> {
             Reason::InvalidField,
             "holds no scenario times (no <testsuite> with a `time`)",
         )
-        .hint("name the junit.xml of an earlier `stepreplay run` (merged reports have no times)"));
+        .hint("name the junit.xml of an earlier `stepreplay run`, or a merge of shards that wrote theirs"));
     }
     Ok(out)
 }

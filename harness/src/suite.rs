@@ -59,7 +59,10 @@ pub(crate) fn discover_schemas(
             return Err(InputError::new(
                 p,
                 Reason::MissingFile,
-                "no such file or folder",
+                format!(
+                    "no such file or folder{}",
+                    crate::safe_path::did_you_mean(p)
+                ),
             ));
         }
     }

@@ -500,7 +500,8 @@ impl Env<'_> {
         };
         self.send(agent, &hello)?;
         while self.run.turns < MAX_TURNS {
-            let line = agent.receive(timeout)?;
+            let first = (self.run.turns == 0).then_some(true);
+            let line = agent.receive(timeout, first)?;
             self.run.turns += 1;
             let logged = serde_json::from_str::<Value>(&line)
                 .unwrap_or(Value::String(line.chars().take(200).collect()));

@@ -24,6 +24,12 @@ pub(crate) const MAX_LINE: usize = crate::limits::AGENT_LINE_BYTES;
 pub(crate) enum TurnError {
     /// No line within the turn's time.
     Timeout,
+    /// No answer in time to the first message of an episode on the bridge (`true`) or the
+    /// desktop: most likely an agent that speaks only the other environment's protocol.
+    FirstUnanswered {
+        /// Whether the episode is on the bridge.
+        bridge: bool,
+    },
     /// The agent closed its stdout or exited.
     Exited(String),
     /// A line past [`MAX_LINE`].
@@ -40,6 +46,16 @@ impl std::fmt::Display for TurnError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             TurnError::Timeout => f.write_str("the agent did not answer in time"),
+            TurnError::FirstUnanswered { bridge: true } => f.write_str(
+                "the agent did not answer the bridge's first message, `task`, in time: a bridge \
+                 agent answers it with `read`, `list`, `write`, `wait`, `ask` or `done` (an \
+                 agent that speaks only the desktop's protocol waits for an `observe`)",
+            ),
+            TurnError::FirstUnanswered { bridge: false } => f.write_str(
+                "the agent did not answer the desktop's first message, `observe`, in time: a \
+                 desktop agent answers it with `act`, `ask`, `say` or `done` (an agent that \
+                 speaks only the bridge's protocol waits for a `task`)",
+            ),
             TurnError::Exited(how) => write!(f, "the agent exited ({how})"),
             TurnError::TooLong => write!(f, "the agent sent a line over {MAX_LINE} bytes"),
             TurnError::NotUtf8 => f.write_str("not a protocol message: the line is not UTF-8"),
@@ -166,8 +182,20 @@ impl Agent {
             .map_err(|_| self.exited())
     }
 
-    /// The next non-empty line, within `timeout`.
-    pub(crate) fn receive(&mut self, timeout: Duration) -> Result<String, TurnError> {
+    /// The next non-empty line, within `timeout`; `first` (on the bridge or not) when it
+    /// answers the episode's first message, whose timeout then says what it missed.
+    pub(crate) fn receive(
+        &mut self,
+        timeout: Duration,
+        first: Option<bool>,
+    ) -> Result<String, TurnError> {
+        match (self.next_line(timeout), first) {
+            (Err(TurnError::Timeout), Some(bridge)) => Err(TurnError::FirstUnanswered { bridge }),
+            (r, _) => r,
+        }
+    }
+
+    fn next_line(&mut self, timeout: Duration) -> Result<String, TurnError> {
         let deadline = std::time::Instant::now() + timeout;
         loop {
             if self.pending.is_empty() {

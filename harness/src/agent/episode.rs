@@ -312,7 +312,8 @@ impl<'r> Env<'_, 'r> {
         // Enough turns for every step to be asked about and acted on, twice over.
         let limit = 8 * self.plan.steps.len() + 16;
         while self.facts.turns < limit {
-            let line = agent.receive(timeout)?;
+            let first = (self.facts.turns == 0).then_some(false);
+            let line = agent.receive(timeout, first)?;
             self.facts.turns += 1;
             self.log(
                 "<",

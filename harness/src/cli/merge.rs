@@ -1,13 +1,17 @@
 //! `stepreplay merge --out FILE REPORT…`: join the shard reports of one run into the whole
 //! run's report (byte-identical to an unsharded run's), and write its other formats beside it.
 //! The parts are read an entry at a time, so a suite of any size merges in bounded memory.
+//! Each scenario's time comes from its shard's `junit.xml`, when the shard wrote one.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::errors::{Error, InputError, Reason};
+use crate::output::check_set;
 use crate::report::{
     End, MergeError, Say, Session, check_parts, load_report_head, merged_head, read_report_entries,
 };
+use crate::shard::{Durations, read_durations};
 use crate::text::plural;
 
 use super::Global;
@@ -38,7 +42,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     let mut read_from = Vec::new();
     let mut unread = Vec::new();
     for path in &args.reports {
-        match crate::output::check_set(path).and_then(|()| load_report_head(path)) {
+        match check_set(path).and_then(|()| load_report_head(path)) {
             Ok(h) => {
                 heads.push(h);
                 read_from.push(path.clone());
@@ -71,8 +75,12 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .unwrap_or(Path::new("."))
         .to_path_buf();
     let session = Session::open(Some(&dir), &heads[0].modes)?;
+    let times = shard_times(&read_from, g);
     for p in &read_from {
-        read_report_entries(p, &mut |s| session.add_entry(&s))?;
+        read_report_entries(p, &mut |s| {
+            let time = times.get(&s.id).copied().map(Duration::from_micros);
+            session.add_entry(&s, time)
+        })?;
     }
     let json = args
         .out
@@ -80,7 +88,6 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         .and_then(|n| n.to_str())
         .unwrap_or("report.json")
         .to_string();
-    // The shards' times stay in their own junit.xml; the merged one has none.
     let mut outputs = args.output.outputs(&json);
     outputs.json = Some(json);
     let end = End {
@@ -108,6 +115,24 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     };
     g.note(format!("merged {read} → {}", args.out.display()));
     Ok(code)
+}
+
+/// Each scenario's time, from the `junit.xml` beside each shard's `report.json` when that
+/// shard's manifest vouches for it (`report.json` has no times, so that it is byte-stable).
+/// A shard that wrote none gives no times; one that is there but refused is said.
+fn shard_times(reports: &[PathBuf], g: &Global) -> Durations {
+    let mut out = Durations::new();
+    for p in reports {
+        let junit = p.with_file_name("junit.xml");
+        match check_set(&junit).and_then(|()| read_durations(&junit)) {
+            Ok(d) => out.extend(d),
+            Err(e) if junit.is_file() => {
+                g.progress(format!("note: {e} (its times are left out)"));
+            }
+            Err(_) => {}
+        }
+    }
+    out
 }
 
 /// Why the parts cannot be merged, naming the report at fault (for a missing or repeated

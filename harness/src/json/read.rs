@@ -144,7 +144,11 @@ fn open_error(path: &Path, e: std::io::Error) -> InputError {
     } else {
         (Reason::InvalidArgument, "check the file's permissions")
     };
-    InputError::new(path, reason, format!("cannot read: {e}")).hint(hint)
+    let meant = match reason {
+        Reason::MissingFile => crate::safe_path::did_you_mean(path),
+        _ => String::new(),
+    };
+    InputError::new(path, reason, format!("cannot read: {e}{meant}")).hint(hint)
 }
 
 /// Reads at most `max_bytes` of a file, refusing larger ones before reading them.

@@ -205,19 +205,25 @@ pub(crate) fn find(
                 })
                 .take(5)
                 .collect();
-            let hint = if named.is_empty() {
-                let mut hint = "nothing on screen has that name".to_string();
-                if let Some(w) = t.name.as_deref() {
-                    let same_role = |n: &Node| {
-                        t.role
-                            .as_deref()
-                            .is_some_and(|r| role_ok(r, n.ax_role, atspi_role(n.id).as_deref()))
-                    };
-                    hint.push_str(&nearest_names(&ix, w, screen, same_role));
-                }
-                hint
-            } else {
-                format!("with that name on screen: {}", named.join(", "))
+            // The controls of the asked role first (a typo's nearest among them), then the
+            // name's other roles.
+            let same_role = |n: &Node| {
+                t.role
+                    .as_deref()
+                    .is_some_and(|r| role_ok(r, n.ax_role, atspi_role(n.id).as_deref()))
+            };
+            let nearest = t
+                .name
+                .as_deref()
+                .map(|w| nearest_names(&ix, w, screen, same_role))
+                .unwrap_or_default();
+            let hint = match (named.is_empty(), t.role.as_deref()) {
+                (true, _) => format!("nothing on screen has that name{nearest}"),
+                (false, Some(role)) => format!(
+                    "no {role} has that name{nearest}; with that name on screen: {}",
+                    named.join(", ")
+                ),
+                (false, None) => format!("with that name on screen: {}", named.join(", ")),
             };
             return Err(Miss::NoMatch(hint));
         }
@@ -357,6 +363,19 @@ mod tests {
         let e = look(&ax, &dump, &target("button", "Cancel", None)).unwrap_err();
         assert!(e.contains("nothing on screen"), "{e}");
         assert!(e.contains("nearest names on screen: "), "{e}");
+    }
+
+    #[test]
+    fn a_wrong_role_lists_the_asked_roles_controls_before_the_names_other_roles() {
+        let (dump, ax) = form();
+        let e = look(&ax, &dump, &target("button", "Source:", None)).unwrap_err();
+        assert_eq!(
+            e,
+            "no control on screen matches the target; no button has that name; nearest names \
+             on screen: \"OK\" (AXButton), \"Browse\" (AXButton), \"Source:\" (AXStaticText), \
+             \"Source:\" (AXTextField), \"Target:\" (AXStaticText); with that name on screen: \
+             AXStaticText (label) in \"Files\", AXTextField (text) in \"Files\""
+        );
     }
 
     #[test]

@@ -582,10 +582,15 @@ impl Recorder {
             } => {
                 let f = &self.frames[before];
                 let found = find(target, &f.ax, &f.dump, screen).map_err(|miss| {
-                InputError::new(&opts.script_path, Reason::TargetNotFound, miss.to_string())
-                    .at(at.key("target"))
-                    .hint(format!("the frame it looked at is frame_{before:03}; keep it with --keep-capture to see it"))
-            })?;
+                    let frame = format!("frame_{before:03}");
+                    let seen = match &opts.keep_capture {
+                        Some(d) => format!("kept as {}", d.join(format!("{frame}.png")).display()),
+                        None => format!("{frame}; keep it with --keep-capture DIR to see it"),
+                    };
+                    InputError::new(&opts.script_path, Reason::TargetNotFound, miss.to_string())
+                        .at(at.key("target"))
+                        .hint(format!("the frame it looked at is {seen}"))
+                })?;
                 let b = match button.as_deref() {
                     Some("right") => 3,
                     Some("middle") => 2,

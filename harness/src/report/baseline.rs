@@ -22,6 +22,7 @@ use crate::limits;
 use crate::replay::Mode;
 use crate::scenario::{FailReason, Outcome};
 use crate::score::Scores;
+use crate::text::plural;
 
 /// The schema string of a baseline.
 pub(crate) const BASELINE_SCHEMA: &str = "stepreplay-baseline/1";
@@ -462,6 +463,51 @@ impl RegressionReport {
                 Some((_, gs)) => gs.push(g),
                 None => out.push((g.at.clone(), vec![g])),
             }
+        }
+        out
+    }
+}
+
+impl RegressionReport {
+    /// `26 regressions against the baseline, in 2 places`.
+    pub(crate) fn headline(&self) -> String {
+        format!(
+            "{} against the baseline, in {}",
+            plural(self.regressions.len(), "regression", "regressions"),
+            plural(self.places().len(), "place", "places")
+        )
+    }
+
+    /// Each place as one line, with the scenarios it names, as the terminal, `summary.md` and
+    /// the HTML banner say it: a step's place `plan.json:79:18: step 3 … (a now-failing, b
+    /// score-dropped; 26 regressions)`; a scenario with no step to blame
+    /// `mini-declined: score-dropped …`.
+    pub(crate) fn place_lines(&self) -> Vec<(String, Vec<String>)> {
+        let mut out = Vec::new();
+        for (at, groups) in self.places() {
+            let Some(c) = at else {
+                for g in groups {
+                    let line = format!("{}: {}{}", g.name(), g.cause, g.more());
+                    out.push((line, g.scenario.into_iter().collect()));
+                }
+                continue;
+            };
+            let who: Vec<String> = groups
+                .iter()
+                .map(|g| format!("{} {}", g.name(), crate::text::word(&g.kind)))
+                .collect();
+            let n: usize = groups.iter().map(|g| g.follow_on + 1).sum();
+            let line = format!(
+                "{}: {} ({}; {})",
+                c.place(),
+                c.step,
+                who.join(", "),
+                plural(n, "regression", "regressions")
+            );
+            out.push((
+                line,
+                groups.into_iter().filter_map(|g| g.scenario).collect(),
+            ));
         }
         out
     }

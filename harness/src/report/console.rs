@@ -220,31 +220,9 @@ pub(crate) fn print_regressions(r: &RegressionReport, say: &Say) {
         say.info("no regressions against the baseline");
         return;
     }
-    let places = r.places();
-    say.verdict(format!(
-        "{} against the baseline, in {}:",
-        plural(r.regressions.len(), "regression", "regressions"),
-        plural(places.len(), "place", "places")
-    ));
-    for (at, groups) in &places {
-        let Some(c) = at else {
-            for g in groups {
-                say.verdict(format!("  {}: {}{}", g.name(), g.cause, g.more()));
-            }
-            continue;
-        };
-        let who: Vec<String> = groups
-            .iter()
-            .map(|g| format!("{} {}", g.name(), crate::text::word(&g.kind)))
-            .collect();
-        let n: usize = groups.iter().map(|g| g.follow_on + 1).sum();
-        say.verdict(format!(
-            "  {}: {} ({}; {})",
-            c.place(),
-            c.step,
-            who.join(", "),
-            plural(n, "regression", "regressions")
-        ));
+    say.verdict(format!("{}:", r.headline()));
+    for (line, _) in r.place_lines() {
+        say.verdict(format!("  {line}"));
     }
 }
 

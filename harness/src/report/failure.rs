@@ -6,6 +6,7 @@ use std::fmt;
 use super::model::{ScenarioReport, StepReport};
 use crate::replay::Mode;
 use crate::result::Cause;
+use crate::scenario::FailReason;
 use crate::text::word;
 
 /// A missed expectation, placed in the file to fix.
@@ -77,6 +78,21 @@ impl ScenarioReport {
                 line: e.line,
                 column: e.column,
                 message: format!("{mismatch} at `{}`", e.path),
+                step: None,
+            });
+        }
+        // An input that could not be used: its own file and place, said once.
+        if let (Some(Cause::BrokenInput), [e]) = (self.cause, &self.plan_errors[..]) {
+            let field = if e.path.is_empty() {
+                String::new()
+            } else {
+                format!(" at `{}`", e.path)
+            };
+            return Some(Failure {
+                file: e.file.clone().unwrap_or_else(|| self.plan.clone()),
+                line: e.line,
+                column: e.column,
+                message: format!("{}{field}: {}", e.reason, e.message),
                 step: None,
             });
         }
@@ -180,6 +196,16 @@ pub(crate) fn step_detail(step: &StepReport) -> Option<String> {
                 return Some(format!("found {got}; the recording acted on {want}"));
             }
         }
+    }
+    if step.reason == Some(FailReason::NoRecordedTransition) {
+        let on = step
+            .frames
+            .as_ref()
+            .map_or(String::new(), |(f, _)| format!(", on frame `{f}`"));
+        return Some(format!(
+            "the recording ends here{on}: nothing recorded leads on from it, so this step \
+             has no recorded screen to act on (record more, or the plan has extra steps)"
+        ));
     }
     if let Some(o) = step.operation.iter().find(|o| !o.passed) {
         return Some(format!(

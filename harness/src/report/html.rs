@@ -29,7 +29,7 @@ use crate::output::{real_subdir, write_file};
 use crate::recording::ax::Rect;
 use crate::replay::Mode;
 use crate::score::COLUMNS;
-use crate::text::{plural, slug, word};
+use crate::text::{slug, word};
 
 /// Escapes text for HTML element content and quoted attribute values; a character XML 1.0
 /// refuses (a control, a noncharacter: HTML parse errors too) becomes U+FFFD.
@@ -583,32 +583,21 @@ fn page_head(h: &mut String, report: &Report, regressions: Option<&RegressionRep
                 r.tolerance
             );
         } else {
-            // One line per scenario, linked to its card, its root cause first; the follow-on
-            // changes folded under it, so the banner never fills the first screen.
-            let groups = r.by_scenario();
+            // One line per place, its root cause first, as the terminal says it, with links
+            // to the cards of its scenarios; folded, so the banner never fills the first screen.
             let _ = write!(
                 h,
-                "<details class=\"regressions\"><summary><b class=\"bad\">{} against the \
-                 baseline</b> in {}</summary><ul>",
-                plural(r.regressions.len(), "regression", "regressions"),
-                plural(groups.len(), "place", "places")
+                "<details class=\"regressions\"><summary><b class=\"bad\">{}</b></summary><ul>",
+                html_escape(&r.headline())
             );
-            for (scenario, gs) in groups {
-                let name = match scenario {
-                    Some(id) => format!("<a href=\"#s-{}\">{}</a>", slug(id), html_escape(id)),
-                    None => "(all scenarios)".into(),
-                };
-                let _ = write!(h, "<li><b>{name}</b>: {}", html_escape(&gs[0].line()));
-                if gs.len() > 1 {
-                    let _ = write!(
-                        h,
-                        "<details><summary class=\"mute\">{}</summary><ul>",
-                        plural(gs.len() - 1, "follow-on change", "follow-on changes")
-                    );
-                    for g in &gs[1..] {
-                        let _ = write!(h, "<li>{}</li>", html_escape(&g.line()));
-                    }
-                    h.push_str("</ul></details>");
+            for (line, ids) in r.place_lines() {
+                let links: Vec<String> = ids
+                    .iter()
+                    .map(|id| format!("<a href=\"#s-{}\">{}</a>", slug(id), html_escape(id)))
+                    .collect();
+                let _ = write!(h, "<li>{}", html_escape(&line));
+                if !links.is_empty() {
+                    let _ = write!(h, " <span class=\"mute\">→ {}</span>", links.join(", "));
                 }
                 h.push_str("</li>");
             }

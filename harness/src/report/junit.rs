@@ -11,7 +11,8 @@
 //! every report names it) and the expect that failed. Each
 //! case carries the plan's `file` and the step's `line`, so viewers link to the place.
 //! Given the run's timings, each scenario's suite and `expectation` case carry its wall-clock
-//! `time` (the one part of the file that changes between runs); `merge` and tests write none.
+//! `time` (the one part of the file that changes between runs; `merge` has the shards' own,
+//! `report.json` none); tests write none.
 
 use std::collections::BTreeMap;
 use std::io::Write;

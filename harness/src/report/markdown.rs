@@ -85,18 +85,16 @@ pub(crate) fn write_markdown(
         if r.regressions.is_empty() {
             let _ = writeln!(md, "None (tolerance {}).", r.tolerance);
         }
-        // One line per scenario, its root cause first; every change folded below.
-        let groups = r.grouped();
-        for g in &groups {
-            let _ = writeln!(
-                md,
-                "- **{}**: {}{}",
-                md_escape(g.name()),
-                md_escape(&g.cause),
-                g.more()
-            );
+        // One line per place, its root cause first, as the terminal says it; every change
+        // folded below.
+        let places = r.place_lines();
+        if !places.is_empty() {
+            let _ = writeln!(md, "{}:\n", r.headline());
         }
-        if r.regressions.len() > groups.len() {
+        for (line, _) in &places {
+            let _ = writeln!(md, "- {}", md_escape(line));
+        }
+        if r.regressions.len() > places.len() {
             let _ = writeln!(
                 md,
                 "\n<details><summary>Every change ({})</summary>\n",

@@ -331,6 +331,9 @@ pub(crate) struct PlanFinding {
     /// See `line`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) column: Option<usize>,
+    /// The file it is in when not the plan (a broken scenario file or recording).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) file: Option<String>,
 }
 
 /// One scenario in one mode.
@@ -803,10 +806,16 @@ impl ScenarioReport {
                             message: f.message.clone(),
                             line: f.line,
                             column: f.column,
+                            file: None,
                         })
                         .collect()
                 };
                 report.plan_errors = shown(&p.plan_errors);
+                // A broken input's one finding is in the file the error names.
+                if let (Some(e), [f]) = (&r.broken, &mut report.plan_errors[..]) {
+                    let file = e.file.display().to_string();
+                    f.file = (file != report.plan).then_some(file);
+                }
                 report.plan_warnings = shown(&p.plan_warnings);
             }
             // The report keeps the batch as JSON: it is read back by `merge` and `baseline`.

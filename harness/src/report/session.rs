@@ -166,9 +166,17 @@ impl Session {
         Ok(())
     }
 
-    /// Folds an entry another run made (`merge`): counted and spilled, with no time.
-    pub(crate) fn add_entry(&self, entry: &ScenarioReport) -> Result<(), Error> {
+    /// Folds an entry another run made (`merge`): counted and spilled, with its time when the
+    /// shard's `junit.xml` gave one.
+    pub(crate) fn add_entry(
+        &self,
+        entry: &ScenarioReport,
+        time: Option<std::time::Duration>,
+    ) -> Result<(), Error> {
         let mut st = crate::par::lock(&self.state);
+        if let Some(t) = time {
+            st.timings.insert(entry.id.clone(), t);
+        }
         st.totals.add(entry);
         st.spill.push(entry)
     }

@@ -38,7 +38,12 @@ pub(crate) fn nearest(
         .collect();
     let names: Vec<&str> = named.iter().map(|n| n.2).collect();
     let folded: Vec<String> = names.iter().map(|n| normalize_label(n)).collect();
-    let folded_refs: Vec<&str> = folded.iter().map(String::as_str).collect();
+    // The asked name itself (on a control of another role) is no suggestion.
+    let folded_refs: Vec<&str> = folded
+        .iter()
+        .map(String::as_str)
+        .filter(|f| *f != want)
+        .collect();
     let meant = crate::text::closest(&want, &folded_refs)
         .and_then(|f| folded.iter().position(|x| x == f))
         .map(|k| names[k].to_string());

@@ -465,7 +465,11 @@ pub(super) fn parse_scenario(src: &Source) -> Result<Scenario, InputError> {
         return Err(src.error(
             FieldPath::root().key("recording"),
             Reason::MissingFile,
-            format!("no recording at `{}`", recording_dir.display()),
+            format!(
+                "no recording at `{}`{}",
+                recording_dir.display(),
+                crate::safe_path::did_you_mean(&recording_dir)
+            ),
         ));
     }
     Ok(Scenario {

@@ -145,7 +145,11 @@ fn an_agent_that_breaks_the_protocol_fails_its_scenario_and_nothing_hangs() {
     for (mode, reason) in [
         ("garbage", "not a protocol message"),
         ("huge", "over 1048576 bytes"),
-        ("silent", "did not answer in time"),
+        // Silent from the first message: told which message it left unanswered.
+        (
+            "silent",
+            "did not answer the desktop's first message, `observe`, in time",
+        ),
         ("crash", "exited"),
     ] {
         let cmd = format!("python3 harness/tests/fixtures/agents/misbehaving-agent.py {mode}");
@@ -800,6 +804,15 @@ fn an_agent_that_breaks_the_protocol_on_the_bridge_fails_its_scenario() {
         assert_eq!(code, 1);
         for r in runs(&report) {
             assert_eq!(r["outcome"], "agent-failed", "{mode}: {r}");
+            // One that waits (for the desktop's `observe`) is told the message it missed.
+            if mode == "silent" {
+                let why = r["detail"].as_str().unwrap_or_default();
+                assert!(
+                    why.contains("did not answer the bridge's first message, `task`, in time")
+                        && why.contains("waits for an `observe`"),
+                    "{r}"
+                );
+            }
         }
     }
 }

@@ -585,7 +585,7 @@ fn check_names_a_scenarios_typos_where_they_are() {
     }
     run.check(
         run.stderr
-            .contains("scenarios/typos.json`:15:21 at `inputs.client-emial`: the plan has no input `client-emial`"),
+            .contains("scenarios/typos.json:15:21 at `inputs.client-emial`: the plan has no input `client-emial`"),
         "run places it as check does",
     );
     check.check(

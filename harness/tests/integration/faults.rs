@@ -763,6 +763,42 @@ fn an_unreadable_recording_or_scenario_file_fails_only_its_scenario() {
     assert_eq!(json(&reports.join("manifest.json"))["broken_inputs"], 3);
 }
 
+/// A missing recording is said once, at its scenario file's `recording` field as
+/// `path:line:col` (no quotes a terminal would take into the path), with a did-you-mean over
+/// the recordings there.
+#[test]
+fn a_missing_recording_is_named_once_at_its_field_with_a_did_you_mean() {
+    let dir = mini("missing-recording");
+    let d = dir.path();
+    write(
+        d,
+        "scenarios/mini-misnamed.json",
+        &scenario("mini-misnamed", "mini/plan.json", "mnii"),
+    );
+    let run = stepreplay(d)
+        .args([
+            "run",
+            "-q",
+            "scenarios/mini-misnamed.json",
+            "--report-dir",
+            "reports",
+        ])
+        .run();
+    run.check(run.code == 2, "broken input exits 2");
+    let said = format!("{}{}", run.stdout, run.stderr);
+    let line = said
+        .lines()
+        .find(|l| l.contains("at scenarios/"))
+        .unwrap_or_default();
+    assert_eq!(
+        line.matches("scenarios/mini-misnamed.json").count(),
+        1,
+        "{said}"
+    );
+    assert!(!line.contains("`scenarios/"), "{said}");
+    insta::assert_snapshot!(crate::util::without_times(&said));
+}
+
 /// A baseline that compares nothing fails the gate: one of another suite (no id in common),
 /// and one with no scenarios (refused before the replay).
 #[test]

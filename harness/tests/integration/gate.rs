@@ -182,14 +182,15 @@ fn merge_refuses_parts_that_do_not_make_one_run() {
     assert_eq!(merge(vec![whole]), Err(MergeError::NotShard { index: 1 }));
 }
 
-/// Runs `suite` in `n` shards (balanced by `durations` when given) into `dir/part<k>`, then
-/// merges them into `dir/<name>/report.json`; returns the merged folder.
+/// Runs `suite` in `n` shards (balanced by `durations` when given) writing `reports` into
+/// `dir/part<k>`, then merges them into `dir/<name>/report.json`; returns the merged folder.
 fn shard_and_merge(
     suite: &Path,
     dir: &Path,
     name: &str,
     n: u32,
     durations: Option<&Path>,
+    reports: &str,
 ) -> PathBuf {
     let mut parts = Vec::new();
     for k in 1..=n {
@@ -201,7 +202,7 @@ fn shard_and_merge(
             "--shard".as_ref(),
             shard.as_ref(),
             "--reports".as_ref(),
-            "json".as_ref(),
+            reports.as_ref(),
             "--report-dir".as_ref(),
             d.as_os_str(),
         ];
@@ -210,9 +211,10 @@ fn shard_and_merge(
         }
         let o = stepreplay(&args);
         assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-        assert!(
-            !d.join("junit.xml").exists(),
-            "--reports json writes only JSON"
+        assert_eq!(
+            d.join("junit.xml").exists(),
+            reports.contains("junit"),
+            "--reports {reports}"
         );
         parts.push(d.join("report.json"));
     }
@@ -239,9 +241,10 @@ fn four_shards_merged_are_byte_identical_to_one_run_by_hash_and_by_duration() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let read = |d: &Path, f: &str| std::fs::read(d.join(f)).unwrap();
-    let by_hash = shard_and_merge(&suite, &dir, "hash", 4, None);
+    let by_hash = shard_and_merge(&suite, &dir, "hash", 4, None, "json");
     // The whole run's junit.xml holds each scenario's time: the shards are balanced by it.
-    let by_time = shard_and_merge(&suite, &dir, "time", 4, Some(&whole.join("junit.xml")));
+    let whole_junit = whole.join("junit.xml");
+    let by_time = shard_and_merge(&suite, &dir, "time", 4, Some(&whole_junit), "json,junit");
     for merged in [&by_hash, &by_time] {
         for f in ["report.json", "summary.md", "index.html"] {
             assert!(
@@ -250,8 +253,33 @@ fn four_shards_merged_are_byte_identical_to_one_run_by_hash_and_by_duration() {
                 merged.display()
             );
         }
-        assert!(merged.join("junit.xml").is_file());
     }
+    // The shards that wrote junit.xml lend the merged one their times: the unsharded run's
+    // file but for the times, and it balances a later run's shards as that one does.
+    let junit = |d: &Path| std::fs::read_to_string(d.join("junit.xml")).unwrap();
+    let merged_junit = junit(&by_time);
+    assert_eq!(
+        crate::util::junit_without_times(&merged_junit),
+        crate::util::junit_without_times(&junit(&whole)),
+    );
+    assert!(merged_junit.matches("<testsuite name=").count() > 1);
+    for line in merged_junit
+        .lines()
+        .filter(|l| l.contains("<testsuite name="))
+    {
+        assert!(
+            line.contains(" time=\""),
+            "a suite without its time: {line}"
+        );
+    }
+    shard_and_merge(
+        &suite,
+        &dir,
+        "again",
+        2,
+        Some(&by_time.join("junit.xml")),
+        "json",
+    );
     // Balanced by time, every part holds a scenario (by hash, a part of a small suite may not).
     for k in 1..=4 {
         let part = dir.join(format!("time-part{k}/report.json"));
@@ -274,7 +302,7 @@ fn four_shards_merged_are_byte_identical_to_one_run_by_hash_and_by_duration() {
         "4/3".as_ref(),
     ]);
     assert_eq!(o.status.code(), Some(64), "a usage error: {}", text(&o));
-    // Times from a merged report's junit.xml (which has none) are refused, naming the file.
+    // A merged junit.xml of shards that wrote none has no times: refused, naming the file.
     let o = stepreplay(&[
         "run".as_ref(),
         suite.as_os_str(),
@@ -1593,6 +1621,15 @@ fn one_label_typo_gives_one_regression_line_per_affected_scenario() {
     insta::assert_snapshot!("label_typo_review", shown);
     let summary = std::fs::read_to_string(d.join("reports/summary.md")).unwrap();
     insta::assert_snapshot!("label_typo_summary", summary);
+    // The HTML banner folds by cause as the terminal and summary.md do: the typo is one line.
+    let html = std::fs::read_to_string(d.join("reports/index.html")).unwrap();
+    let banner = html
+        .split("<details class=\"regressions\">")
+        .nth(1)
+        .and_then(|b| b.split("</details>").next())
+        .unwrap();
+    assert_eq!(banner.matches("<li>").count(), 1, "{banner}");
+    insta::assert_snapshot!("label_typo_banner", banner.replace("<li>", "\n<li>"));
 }
 
 /// What a page's links do, driven in headless Chromium: for each `#s-…` link, its scenario is

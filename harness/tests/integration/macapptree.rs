@@ -198,7 +198,7 @@ fn a_malformed_position_is_refused_with_its_field_path() {
     run.check(run.code == 2, "refused as bad input");
     run.check(
         run.stderr
-            .contains("invalid-field: `src/frame_000.macapptree.json`:"),
+            .contains("invalid-field: src/frame_000.macapptree.json:"),
         "reason code and file",
     );
     run.check(

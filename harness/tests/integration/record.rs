@@ -307,6 +307,11 @@ fn a_target_that_is_not_there_is_refused_and_nothing_is_left() {
     for f in ["frame_004.png", "frame_004.ax.json", "meta.json"] {
         assert!(capture.join(f).is_file(), "{f} kept");
     }
+    run.check(
+        run.stderr
+            .contains("the frame it looked at is kept as capture/frame_004.png"),
+        "the error says where the kept frame is",
+    );
 }
 
 #[test]

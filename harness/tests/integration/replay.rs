@@ -709,3 +709,46 @@ fn a_named_role_on_an_unknown_recorded_role_is_unjudged() {
     assert_eq!(role["passed"], false, "{role}");
     assert_eq!(role["planned"], "AXStaticText", "{role}");
 }
+
+/// A step past the recording's end says in words what happened, not only its reason code:
+/// the calendar recording cut after step 6 (its action leads to the last frame), so step 7
+/// has no recorded screen to act on in a chained run.
+#[test]
+fn a_step_past_the_recordings_end_says_the_recording_ends_there() {
+    let tmp = TempDir::new("past-the-end");
+    let rec = tmp.path().join("recordings/cal");
+    copy_tree(&repo().join("recordings/calendar-reschedule"), &rec);
+    copy_tree(
+        &repo().join("scenarios/calendar-reschedule"),
+        &tmp.path().join("plan"),
+    );
+    let text = std::fs::read_to_string(rec.join("recording.json")).unwrap();
+    let mut r: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for t in r["transitions"].as_array_mut().unwrap() {
+        if t["step_id"] == "type-location" {
+            t["to"] = "007".into();
+        }
+    }
+    std::fs::write(rec.join("recording.json"), r.to_string()).unwrap();
+    let run = stepreplay(tmp.path())
+        .args([
+            "run",
+            "-q",
+            "--mode",
+            "chained",
+            "plan/plan.json",
+            "--recording",
+        ])
+        .arg(&rec)
+        .arg("--answers")
+        .arg(repo().join("scenarios/calendar-reschedule.json"))
+        .args(["--report-dir", "reports"])
+        .run();
+    run.expect_code(1);
+    let out = crate::util::without_times(&run.stdout);
+    assert!(
+        out.contains("the recording ends here, on frame `007`"),
+        "{out}"
+    );
+    insta::assert_snapshot!(out.replace(&tmp.path().display().to_string(), "[TMP]"));
+}
