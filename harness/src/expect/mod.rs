@@ -18,7 +18,7 @@ mod screen;
 mod simulated;
 mod visible;
 
-pub(crate) use check::{Check, ExpectCtx, check_expect, check_next_control};
+pub(crate) use check::{Check, CheckKind, ExpectCtx, check_expect, check_next_control};
 pub(crate) use diffshot::check as check_diffshot;
 pub(crate) use done::check_done;
 pub(crate) use operation::{

@@ -6,6 +6,7 @@ use image::RgbaImage;
 use serde_json::json;
 
 use super::*;
+use crate::expect::CheckKind;
 use crate::json::Source;
 use crate::plan::{Action, Part, Plan, Text, lower_foxstep, parse_foxstep};
 use crate::recording::format::{
@@ -603,7 +604,7 @@ fn next_control_of_step_1(t: &Trace) -> crate::expect::Check {
     t.events
         .iter()
         .find_map(|e| match e {
-            Event::Checked { step: 0, check } if check.kind == "next-control" => {
+            Event::Checked { step: 0, check } if check.kind == CheckKind::NextControl => {
                 Some(check.clone())
             }
             _ => None,
@@ -650,9 +651,11 @@ fn an_app_or_window_not_in_front_fails_the_step_and_says_what_is() {
         let checks: Vec<(String, bool, String)> = t
             .step_events(0)
             .filter_map(|e| match e {
-                Event::Checked { check, .. } => {
-                    Some((check.kind.to_string(), check.passed, check.detail.clone()))
-                }
+                Event::Checked { check, .. } => Some((
+                    crate::text::word(&check.kind),
+                    check.passed,
+                    check.detail.clone(),
+                )),
                 _ => None,
             })
             .collect();
@@ -1040,7 +1043,9 @@ fn screen_check_of(expect: serde_json::Value, dir: &Path) -> crate::expect::Chec
     t.events
         .iter()
         .find_map(|e| match e {
-            Event::Checked { step: 0, check } if check.kind == "screen" => Some(check.clone()),
+            Event::Checked { step: 0, check } if check.kind == CheckKind::Screen => {
+                Some(check.clone())
+            }
             _ => None,
         })
         .expect("step 1 checks its screen")
