@@ -408,12 +408,7 @@ impl PlanFacts {
 /// deleted or unreadable): it fails with that error as its verdict, and every other scenario
 /// still runs, so one broken file never hides the rest of the suite.
 pub(crate) fn broken(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
-    let traces = modes
-        .iter()
-        .map(|&m| Trace::refused(m, FailReason::BrokenInput))
-        .collect();
-    let run = PlanRun::of(s, Vec::new(), traces, vec![Finding::from_input_error(e)]);
-    let mut r = judged(s, run);
+    let mut r = ended_before(s, modes, e, FailReason::BrokenInput);
     r.met = false;
     r.mismatch = Some(Mismatch {
         cause: Cause::BrokenInput,
@@ -426,12 +421,16 @@ pub(crate) fn broken(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioRe
 /// A scenario whose plan may not be followed at all (`needs_review`): every mode ends before
 /// the first step, refused, and the reason is in the result.
 pub(crate) fn refused(s: &Scenario, modes: &[Mode], e: &InputError) -> ScenarioResult {
-    let traces = modes
-        .iter()
-        .map(|&m| Trace::refused(m, FailReason::PlanNeedsReview))
-        .collect();
-    let run = PlanRun::of(s, Vec::new(), traces, vec![Finding::from_input_error(e)]);
-    judged(s, run)
+    ended_before(s, modes, e, FailReason::PlanNeedsReview)
+}
+
+/// Every mode ended for `why` before the first step, `e` the one finding.
+fn ended_before(s: &Scenario, modes: &[Mode], e: &InputError, why: FailReason) -> ScenarioResult {
+    let traces = modes.iter().map(|&m| Trace::refused(m, why)).collect();
+    judged(
+        s,
+        PlanRun::of(s, Vec::new(), traces, vec![Finding::from_input_error(e)]),
+    )
 }
 
 /// The run's perturbations, then the scenario's own (without repeats).

@@ -29,7 +29,7 @@ use super::rules;
 use crate::desktop::{Acted, Desktop};
 use crate::errors::InputError;
 use crate::expect::origin::{Landing, landing, outside_origin};
-use crate::plan::{Action, Part, Plan, Step, Text};
+use crate::plan::{Action, Plan, Step, Text};
 use crate::recording::bind::kinds_agree;
 use crate::replay::{AskKind, Event, StepStatus, Trace};
 use crate::resolve::FrameIndex;
@@ -651,16 +651,13 @@ impl<'r> Env<'_, 'r> {
         };
         match text {
             Some(Text::Secret(_)) => vec![step.id.clone()],
-            Some(Text::Template(parts)) => parts
-                .iter()
-                .filter_map(|p| match p {
-                    Part::Input(id) => Some(id),
-                    Part::Text(_) => None,
-                })
-                .filter(|id| self.plan.inputs.iter().any(|i| &i.id == *id && i.sensitive))
-                .cloned()
+            Some(t) => t
+                .inputs()
+                .into_iter()
+                .filter(|id| self.plan.inputs.iter().any(|i| i.id == *id && i.sensitive))
+                .map(str::to_string)
                 .collect(),
-            _ => Vec::new(),
+            None => Vec::new(),
         }
     }
 

@@ -137,18 +137,7 @@ pub(crate) fn mismatch(
 /// The parts of a click that are not the step's: another button, count, set of held keys or
 /// a drag where none was asked.
 fn click_parts(want: &Click, did: &Click) -> Vec<String> {
-    let keys = |m: &[String]| {
-        let mut v: Vec<String> = m
-            .iter()
-            .map(|w| match crate::plan::keys::parse_modifier(w) {
-                Some(k) => format!("{k:?}").to_lowercase(),
-                None => w.to_lowercase(),
-            })
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    };
+    let keys = crate::expect::modifier_set;
     let mut wrong = Vec::new();
     if want.button != did.button {
         wrong.push(format!("button {} (the step: {})", did.button, want.button));

@@ -4,7 +4,7 @@
 //! window, else its first. A sheet or dialog titled differently counts as in front when the
 //! plan names it.
 
-use super::check::{Check, ExpectCtx};
+use super::check::{Check, CheckKind, ExpectCtx};
 use crate::plan::Expect;
 use crate::text::normalize_label;
 
@@ -21,7 +21,7 @@ pub(super) fn check(e: &Expect, ctx: &ExpectCtx, out: &mut Vec<Check>) {
             w.norm_app == normalize_label(app) || w.bundle_id.as_deref() == Some(app)
         });
         out.push(Check::new(
-            "app",
+            CheckKind::App,
             ok,
             format!(
                 "expected “{app}” in front, found {}",
@@ -41,7 +41,7 @@ pub(super) fn check(e: &Expect, ctx: &ExpectCtx, out: &mut Vec<Check>) {
             Some(w) => format!("“{}”", w.title),
         };
         out.push(Check::new(
-            "window",
+            CheckKind::Window,
             ok,
             format!(
                 "expected window “{title}” in front, found {found}{}",

@@ -11,12 +11,36 @@ use crate::desktop::Desktop;
 use crate::plan::Expect;
 use crate::resolve::FrameIndex;
 
+/// What a check looks at, named in traces and reports by its kebab-case word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum CheckKind {
+    App,
+    Window,
+    Visible,
+    FieldContains,
+    Screen,
+    NextControl,
+    // A browser step's: the page changed, the text read, a request's answer, an option not
+    // replayed offline, where the page landed, whether it loaded, a correlation resolved.
+    Diffshot,
+    ReadsText,
+    Received,
+    Simulated,
+    Origin,
+    Load,
+    Correlation,
+    // The follower's own: the steps' order, a retry not acted twice, the plan's `done`.
+    Order,
+    Idempotency,
+    Done,
+}
+
 /// One expect check's result.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Check {
-    /// `app`, `window`, `visible`, `field-contains`, `screen`, `next-control`; for browser
-    /// steps `diffshot`, `reads-text`, `simulated`.
-    pub(crate) kind: &'static str,
+    /// What it looked at.
+    pub(crate) kind: CheckKind,
     /// Whether it held.
     pub(crate) passed: bool,
     /// What was expected and what was found (sensitive values redacted).
@@ -24,7 +48,7 @@ pub struct Check {
 }
 
 impl Check {
-    pub(crate) fn new(kind: &'static str, passed: bool, detail: String) -> Self {
+    pub(crate) fn new(kind: CheckKind, passed: bool, detail: String) -> Self {
         Check {
             kind,
             passed,

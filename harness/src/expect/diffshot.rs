@@ -1,13 +1,13 @@
 //! `diffshot`: a browser step whose plan asks for it changes the page — some pixel differs
 //! between the frame before the step and the one after.
 
-use super::check::Check;
+use super::check::{Check, CheckKind};
 
 /// Whether the step's before/after pixel diff (`mismatched` of `pixels` differ) shows a
 /// change.
 pub(crate) fn check(mismatched: u64, pixels: u64) -> Check {
     let detail = format!("{mismatched} of {pixels} pixels differ after the step");
-    Check::new("diffshot", mismatched > 0, detail)
+    Check::new(CheckKind::Diffshot, mismatched > 0, detail)
 }
 
 #[cfg(test)]

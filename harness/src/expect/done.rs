@@ -4,17 +4,20 @@
 //! `done.step_id` names. A done in words only, or one whose capture is not in the recording,
 //! cannot be judged: the check says so instead of passing.
 
-use super::check::{Check, ExpectCtx};
+use super::check::{Check, CheckKind, ExpectCtx};
 use super::screen::{against_frame, against_picture};
 use crate::plan::Done;
 
 /// The done check, and whether it could be judged at all.
 pub(crate) fn check_done(done: &Done, frame: Option<&str>, ctx: &ExpectCtx) -> (Check, bool) {
     let result = match (&done.screen, &done.step_id, frame) {
-        (Some(picture), _, _) => against_picture(picture, "done", ctx),
-        (None, Some(id), Some(frame)) => {
-            against_frame(frame, &format!("the finished screen `{id}`"), "done", ctx)
-        }
+        (Some(picture), _, _) => against_picture(picture, CheckKind::Done, ctx),
+        (None, Some(id), Some(frame)) => against_frame(
+            frame,
+            &format!("the finished screen `{id}`"),
+            CheckKind::Done,
+            ctx,
+        ),
         (None, Some(id), None) => Err(format!(
             "the recording has no capture of the finished screen `{id}`"
         )),
@@ -22,6 +25,6 @@ pub(crate) fn check_done(done: &Done, frame: Option<&str>, ctx: &ExpectCtx) -> (
     };
     match result {
         Ok(check) => (check, true),
-        Err(why) => (Check::new("done", false, why), false),
+        Err(why) => (Check::new(CheckKind::Done, false, why), false),
     }
 }

@@ -4,13 +4,13 @@
 //! our typed text over the recorded value. A sensitive value is compared in memory and never
 //! written into the detail.
 
-use super::check::{Check, ExpectCtx};
+use super::check::{Check, CheckKind, ExpectCtx};
 use crate::secret::REDACTED;
 use crate::text::normalize_label;
 
 pub(super) fn check(ctx: &ExpectCtx) -> Check {
     let Some((want, sensitive)) = &ctx.field_text else {
-        return Check::new("field-contains", false, "nothing to compare".into());
+        return Check::new(CheckKind::FieldContains, false, "nothing to compare".into());
     };
     let shown = |s: &str| {
         if *sensitive {
@@ -21,7 +21,7 @@ pub(super) fn check(ctx: &ExpectCtx) -> Check {
     };
     let Some(el) = ctx.acted else {
         return Check::new(
-            "field-contains",
+            CheckKind::FieldContains,
             false,
             format!("no field was acted on to hold {}", shown(want)),
         );
@@ -35,5 +35,5 @@ pub(super) fn check(ctx: &ExpectCtx) -> Check {
     } else {
         format!("expected the field to hold “{want}”, it holds “{have}”")
     };
-    Check::new("field-contains", ok, detail)
+    Check::new(CheckKind::FieldContains, ok, detail)
 }

@@ -18,11 +18,11 @@ mod screen;
 mod simulated;
 mod visible;
 
-pub(crate) use check::{Check, ExpectCtx, check_expect, check_next_control};
+pub(crate) use check::{Check, CheckKind, ExpectCtx, check_expect, check_next_control};
 pub(crate) use diffshot::check as check_diffshot;
 pub(crate) use done::check_done;
 pub(crate) use operation::{
-    OpCheck, Shown, check_operation, check_unknown_role, same_keys, unbound,
+    OpCheck, Shown, check_operation, check_unknown_role, modifier_set, same_keys, unbound,
 };
 pub(crate) use reads_text::check as check_reads_text;
 pub(crate) use received::check as check_received;

@@ -1,6 +1,6 @@
 //! For a step with no `expect`: the next step's control should be there before acting on it.
 
-use super::check::{Check, ExpectCtx};
+use super::check::{Check, CheckKind, ExpectCtx};
 use crate::plan::Target;
 use crate::resolve::{ResolveContext, resolve};
 
@@ -20,11 +20,12 @@ pub(crate) fn check(next: &Target, ctx: &ExpectCtx, anchors: &[&Target]) -> Chec
         .label
         .clone()
         .map_or("the next control".to_string(), |l| format!("“{l}”"));
-    match r.element {
-        Some(id) => Check::new("next-control", true, format!("{what} is there ({id})")),
+    let (passed, detail) = match r.element {
+        Some(id) => (true, format!("{what} is there ({id})")),
         None => {
             let why = r.note.map_or(String::new(), |n| format!(": {n}"));
-            Check::new("next-control", false, format!("{what} is not there{why}"))
+            (false, format!("{what} is not there{why}"))
         }
-    }
+    };
+    Check::new(CheckKind::NextControl, passed, detail)
 }

@@ -146,7 +146,7 @@ fn unjudged(part: &'static str, planned: String) -> OpCheck {
 }
 
 /// Held keys, in one spelling: `⌘`, `cmd` and `Command` are one key.
-fn modifier_set(words: &[String]) -> Vec<String> {
+pub(crate) fn modifier_set(words: &[String]) -> Vec<String> {
     let mut set: Vec<String> = words
         .iter()
         .map(|w| match parse_modifier(w) {
@@ -319,6 +319,16 @@ mod tests {
         }
     }
 
+    /// The checks of `action` against `t`, with nothing typed and nothing shown.
+    fn plain(action: &Action, t: &Transition) -> Vec<OpCheck> {
+        check_operation(action, t, None, false, Shown::default())
+    }
+
+    /// The checks of `action` typing `text` against `t`, nothing shown.
+    fn typed(action: &Action, t: &Transition, text: &str) -> Vec<OpCheck> {
+        check_operation(action, t, Some(text), false, Shown::default())
+    }
+
     fn at(page: Option<&str>) -> Shown<'_> {
         Shown { page, field: None }
     }
@@ -339,30 +349,15 @@ mod tests {
             drag: true,
             modifiers: vec!["⌘".into()],
         });
-        let c = check_operation(
-            &plan,
-            &recorded("click", left_click()),
-            None,
-            false,
-            Shown::default(),
-        );
+        let c = plain(&plan, &recorded("click", left_click()));
         assert_eq!(failed(&c), ["button", "count", "modifiers", "drag"]);
-        let plain = Action::Click(Click {
+        let left = Action::Click(Click {
             button: "left".into(),
             count: 1,
             drag: false,
             modifiers: vec![],
         });
-        assert!(
-            failed(&check_operation(
-                &plain,
-                &recorded("click", left_click()),
-                None,
-                false,
-                Shown::default()
-            ))
-            .is_empty()
-        );
+        assert!(failed(&plain(&left, &recorded("click", left_click()))).is_empty());
     }
 
     #[test]
@@ -377,16 +372,7 @@ mod tests {
             modifiers: Some(vec!["⇧".into(), "cmd".into()]),
             ..Operation::default()
         };
-        assert!(
-            failed(&check_operation(
-                &plan,
-                &recorded("click", op),
-                None,
-                false,
-                Shown::default()
-            ))
-            .is_empty()
-        );
+        assert!(failed(&plain(&plan, &recorded("click", op))).is_empty());
         let press = Action::Press {
             keys: "⌘⇧S".into()
         };
@@ -394,29 +380,11 @@ mod tests {
             keys: Some("Cmd+Shift+s".into()),
             ..Operation::default()
         };
-        assert!(
-            failed(&check_operation(
-                &press,
-                &recorded("key", op.clone()),
-                None,
-                false,
-                Shown::default()
-            ))
-            .is_empty()
-        );
+        assert!(failed(&plain(&press, &recorded("key", op.clone()))).is_empty());
         let other = Action::Press {
             keys: "⌘S".into()
         };
-        assert_eq!(
-            failed(&check_operation(
-                &other,
-                &recorded("key", op),
-                None,
-                false,
-                Shown::default()
-            )),
-            ["keys"]
-        );
+        assert_eq!(failed(&plain(&other, &recorded("key", op))), ["keys"]);
     }
 
     #[test]
@@ -424,13 +392,7 @@ mod tests {
         let press = Action::Press {
             keys: "ctrl+r".into(),
         };
-        let c = check_operation(
-            &press,
-            &recorded("key", Operation::default()),
-            None,
-            false,
-            Shown::default(),
-        );
+        let c = plain(&press, &recorded("key", Operation::default()));
         assert!(
             c[1].part == "keys" && c[1].unjudged && !c[1].passed,
             "{c:?}"
@@ -439,13 +401,7 @@ mod tests {
 
     #[test]
     fn a_copy_where_the_recording_clicked_is_the_wrong_action() {
-        let c = check_operation(
-            &Action::Copy,
-            &recorded("click", left_click()),
-            None,
-            false,
-            Shown::default(),
-        );
+        let c = plain(&Action::Copy, &recorded("click", left_click()));
         assert_eq!(failed(&c), ["action"]);
         assert_eq!(c[0].planned, "copy");
         assert_eq!(c[0].recorded, "click");
@@ -462,26 +418,8 @@ mod tests {
             ..Operation::default()
         };
         let t = recorded("type", op);
-        assert!(
-            failed(&check_operation(
-                &action,
-                &t,
-                Some("Ada"),
-                false,
-                Shown::default()
-            ))
-            .is_empty()
-        );
-        assert_eq!(
-            failed(&check_operation(
-                &action,
-                &t,
-                Some("Grace"),
-                false,
-                Shown::default()
-            )),
-            ["text"]
-        );
+        assert!(failed(&typed(&action, &t, "Ada")).is_empty());
+        assert_eq!(failed(&typed(&action, &t, "Grace")), ["text"]);
         // A secret is never compared (nor shown).
         assert_eq!(
             check_operation(&action, &t, Some("1815"), true, Shown::default()).len(),
@@ -489,7 +427,7 @@ mod tests {
         );
         // Nothing recorded and nothing shown: the text is unjudged.
         let bare = recorded("type", Operation::default());
-        let c = check_operation(&action, &bare, Some("x"), false, Shown::default());
+        let c = typed(&action, &bare, "x");
         assert!(c[1].unjudged && !c[1].passed, "{c:?}");
     }
 
@@ -507,36 +445,15 @@ mod tests {
                 ..Operation::default()
             },
         );
-        let checks = check_operation(
-            &action(Some("return")),
-            &sent,
-            Some("cats"),
-            false,
-            Shown::default(),
-        );
+        let checks = typed(&action(Some("return")), &sent, "cats");
         let submit = checks.iter().find(|c| c.part == "submit").expect("judged");
         assert!(submit.passed, "{submit:?}");
         assert_eq!(
-            failed(&check_operation(
-                &action(Some("Tab")),
-                &sent,
-                Some("cats"),
-                false,
-                Shown::default()
-            )),
+            failed(&typed(&action(Some("Tab")), &sent, "cats")),
             ["submit"]
         );
         // Sent, though the plan sends nothing: the text alone is judged, as before.
-        assert!(
-            failed(&check_operation(
-                &action(None),
-                &sent,
-                Some("cats"),
-                false,
-                Shown::default()
-            ))
-            .is_empty()
-        );
+        assert!(failed(&typed(&action(None), &sent, "cats")).is_empty());
         // A recording that kept no keys cannot say whether it was sent: unjudged, not passed.
         let unsent = recorded(
             "type",
@@ -545,13 +462,7 @@ mod tests {
                 ..Operation::default()
             },
         );
-        let checks = check_operation(
-            &action(Some("Return")),
-            &unsent,
-            Some("cats"),
-            false,
-            Shown::default(),
-        );
+        let checks = typed(&action(Some("Return")), &unsent, "cats");
         let submit = checks
             .iter()
             .find(|c| c.part == "submit")
@@ -565,48 +476,20 @@ mod tests {
             to: Some(to.into()),
         };
         let t = recorded("navigate", Operation::default());
+        let went = |to: &str, shown| -> Vec<String> {
+            let c = check_operation(&go(to), &t, None, false, at(shown));
+            failed(&c).into_iter().map(String::from).collect()
+        };
         let page = Some("http://127.0.0.1:8000/login.html?next=1");
-        assert!(
-            failed(&check_operation(
-                &go("/login.html"),
-                &t,
-                None,
-                false,
-                at(page)
-            ))
-            .is_empty()
-        );
-        assert!(
-            failed(&check_operation(
-                &go("http://127.0.0.1:8000/login.html"),
-                &t,
-                None,
-                false,
-                at(page)
-            ))
-            .is_empty()
-        );
-        assert_eq!(
-            failed(&check_operation(
-                &go("/vogin.html"),
-                &t,
-                None,
-                false,
-                at(page)
-            )),
-            ["url"]
-        );
+        assert!(went("/login.html", page).is_empty());
+        assert!(went("http://127.0.0.1:8000/login.html", page).is_empty());
+        assert_eq!(went("/vogin.html", page), ["url"]);
         // The address a browser's field shows, without its scheme.
         let field = Some("forms.example.com/signup");
-        let signup = go("https://forms.example.com/signup");
-        assert!(failed(&check_operation(&signup, &t, None, false, at(field))).is_empty());
-        let typo = go("https://fjrms.example.com/signup");
-        assert_eq!(
-            failed(&check_operation(&typo, &t, None, false, at(field))),
-            ["url"]
-        );
+        assert!(went("https://forms.example.com/signup", field).is_empty());
+        assert_eq!(went("https://fjrms.example.com/signup", field), ["url"]);
         // No page shown: unjudged, never passed.
-        let c = check_operation(&go("/x"), &t, None, false, Shown::default());
+        let c = plain(&go("/x"), &t);
         assert!(c[1].unjudged && !c[1].passed, "{c:?}");
     }
 
@@ -647,32 +530,20 @@ mod tests {
             drag: false,
             modifiers: vec![],
         });
-        let c = check_operation(
-            &right,
-            &recorded("click", Operation::default()),
-            None,
-            false,
-            Shown::default(),
-        );
+        let c = plain(&right, &recorded("click", Operation::default()));
         let button = c
             .iter()
             .find(|c| c.part == "button")
             .expect("button reported");
         assert!(button.unjudged && !button.passed, "{button:?}");
         // A plain click on such a recording is what it recorded.
-        let plain = Action::Click(Click {
+        let left = Action::Click(Click {
             button: "left".into(),
             count: 1,
             drag: false,
             modifiers: vec![],
         });
-        let c = check_operation(
-            &plain,
-            &recorded("click", Operation::default()),
-            None,
-            false,
-            Shown::default(),
-        );
+        let c = plain(&left, &recorded("click", Operation::default()));
         assert!(c.iter().all(|c| c.passed && !c.unjudged), "{c:?}");
     }
 

@@ -2,14 +2,14 @@
 //! (where it navigates, the page it is on, the link it follows) and after (where the page
 //! landed, a failed load). The follower and an agent are judged by the same functions.
 
-use super::Check;
+use super::{Check, CheckKind};
 use crate::plan::devthink::origin::Origin;
 use crate::plan::{Action, Plan, Step};
 use crate::recording::dom::DomSnapshot;
 
 /// The failed origin check, in words.
 pub(crate) fn check(why: String) -> Check {
-    Check::new("origin", false, why)
+    Check::new(CheckKind::Origin, false, why)
 }
 
 /// Why step `step` would act outside the plan's origin, on a page showing `page` (the

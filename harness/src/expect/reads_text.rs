@@ -1,7 +1,7 @@
 //! `reads-text`: what a reading step read is what the plan says it should be, once white
 //! space is folded.
 
-use super::check::Check;
+use super::check::{Check, CheckKind};
 
 /// `read` is what was read (or why nothing was) and the word for where it came from (`dom`,
 /// `ocr`); `None` when the frame has no DOM for the target.
@@ -17,7 +17,7 @@ pub(crate) fn check(read: Option<(&Result<String, String>, &str)>, want: &str) -
             "nothing to read: the frame has no DOM for the target".into(),
         ),
     };
-    Check::new("reads-text", passed, detail)
+    Check::new(CheckKind::ReadsText, passed, detail)
 }
 
 /// Whether a read gives what the plan expects: equal once white space is folded.

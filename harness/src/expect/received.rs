@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::check::Check;
+use super::check::{Check, CheckKind};
 use crate::errors::FieldPath;
 use crate::plan::devthink::exchange::{Ask, answer_text, holds};
 
@@ -20,7 +20,7 @@ pub(crate) fn check(ask: &Ask, response: &Value, at: &FieldPath) -> Check {
         .filter(|s| !(200..300).contains(s))
     {
         return Check::new(
-            "received",
+            CheckKind::Received,
             false,
             format!("{at}: the recorded `{family}` was answered with HTTP {status}"),
         );
@@ -38,7 +38,7 @@ pub(crate) fn check(ask: &Ask, response: &Value, at: &FieldPath) -> Check {
         format!("the recorded answer “{short}”")
     };
     match &ask.expect {
-        None => Check::new("received", true, format!("{at}: {quoted}")),
+        None => Check::new(CheckKind::Received, true, format!("{at}: {quoted}")),
         Some(want) => {
             let passed = holds(family, &text, want);
             let verb = match (family, passed) {
@@ -48,7 +48,7 @@ pub(crate) fn check(ask: &Ask, response: &Value, at: &FieldPath) -> Check {
                 (_, false) => "does not hold",
             };
             Check::new(
-                "received",
+                CheckKind::Received,
                 passed,
                 format!("{at}: {quoted} {verb} “{want}”"),
             )

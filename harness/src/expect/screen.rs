@@ -9,7 +9,7 @@ use std::path::Path;
 
 use image::RgbaImage;
 
-use super::check::{Check, ExpectCtx};
+use super::check::{Check, CheckKind, ExpectCtx};
 use crate::diff::pixel::{Options, diff};
 
 /// Largest share of changed pixels that still counts as the same screen.
@@ -24,23 +24,24 @@ pub(super) fn check(step_id: &str, ctx: &ExpectCtx) -> Check {
         Some(want) => against_frame(
             &want,
             &format!("the screen of step `{step_id}`"),
-            "screen",
+            CheckKind::Screen,
             ctx,
         ),
         None => Err(format!("no recorded screenshot for step `{step_id}`")),
     };
-    result.unwrap_or_else(|why| Check::new("screen", false, why))
+    result.unwrap_or_else(|why| Check::new(CheckKind::Screen, false, why))
 }
 
 pub(super) fn check_picture(rel: &Path, ctx: &ExpectCtx) -> Check {
-    against_picture(rel, "screen", ctx).unwrap_or_else(|why| Check::new("screen", false, why))
+    against_picture(rel, CheckKind::Screen, ctx)
+        .unwrap_or_else(|why| Check::new(CheckKind::Screen, false, why))
 }
 
 /// The screen now against recorded frame `want`, described as `what` in the detail.
 pub(crate) fn against_frame(
     want: &str,
     what: &str,
-    kind: &'static str,
+    kind: CheckKind,
     ctx: &ExpectCtx,
 ) -> Result<Check, Unjudged> {
     let now = ctx.desktop.frame_id();
@@ -60,7 +61,7 @@ pub(crate) fn against_frame(
 /// The screen now against a plan picture (relative to the plan's folder).
 pub(crate) fn against_picture(
     rel: &Path,
-    kind: &'static str,
+    kind: CheckKind,
     ctx: &ExpectCtx,
 ) -> Result<Check, Unjudged> {
     let picture = (ctx.picture)(rel)
@@ -76,7 +77,7 @@ pub(crate) fn against_picture(
 fn compare(
     want: &RgbaImage,
     what: &str,
-    kind: &'static str,
+    kind: CheckKind,
     ctx: &ExpectCtx,
 ) -> Result<Check, Unjudged> {
     let rec = ctx.desktop.recording();

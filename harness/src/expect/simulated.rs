@@ -1,7 +1,7 @@
 //! `simulated`: a browser step with an option the harness cannot replay offline (vision,
 //! pollrequest, …) is not judged, so it does not pass.
 
-use super::check::Check;
+use super::check::{Check, CheckKind};
 
 /// The failed check naming the option families that cannot be replayed; `None` when there
 /// are none.
@@ -15,7 +15,7 @@ pub(crate) fn check(not_simulated: &[String]) -> Option<Check> {
         .collect::<Vec<_>>()
         .join(", ");
     Some(Check::new(
-        "simulated",
+        CheckKind::Simulated,
         false,
         format!("{families} cannot be replayed offline: the step is not judged"),
     ))

@@ -3,7 +3,7 @@
 //! Found by the same resolver as step targets (app and window default to the expect's own),
 //! and showing: a non-empty frame that overlaps the screen.
 
-use super::check::{Check, ExpectCtx};
+use super::check::{Check, CheckKind, ExpectCtx};
 use crate::plan::{Expect, Target};
 use crate::resolve::{ResolveContext, resolve};
 
@@ -28,8 +28,9 @@ pub(super) fn check(v: &Target, e: &Expect, ctx: &ExpectCtx) -> Check {
         .label
         .clone()
         .map_or("the control".to_string(), |l| format!("“{l}”"));
-    match r.element.filter(|_| r.confidence >= 0.7) {
-        Some(id) => Check::new("visible", true, format!("{what} is showing ({id})")),
-        None => Check::new("visible", false, format!("{what} is not on screen")),
-    }
+    let (passed, detail) = match r.element.filter(|_| r.confidence >= 0.7) {
+        Some(id) => (true, format!("{what} is showing ({id})")),
+        None => (false, format!("{what} is not on screen")),
+    };
+    Check::new(CheckKind::Visible, passed, detail)
 }

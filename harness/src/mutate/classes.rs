@@ -268,21 +268,15 @@ impl Maker<'_> {
         v
     }
 
-    fn push(
-        &self,
-        out: &mut Vec<Mutant>,
-        class: Class,
-        i: Option<usize>,
-        change: String,
-        plan: Value,
-    ) {
-        out.push(Mutant {
+    /// A mutant of `class` at step `i`, not (yet) found equivalent.
+    fn mutant(&self, class: Class, i: Option<usize>, change: String, plan: Value) -> Mutant {
+        Mutant {
             class,
             step: i.and_then(|i| self.number(i)),
             change,
             equivalent: None,
             plan,
-        });
+        }
     }
 
     /// Steps whose `field` (a pointer inside the step) is a string, with it.
@@ -307,13 +301,7 @@ impl Maker<'_> {
                     *v = Value::String(new.clone());
                 }
             });
-            let mut m = Mutant {
-                class,
-                step: self.number(i),
-                change: format!("{what} “{old}” → “{new}”"),
-                equivalent: None,
-                plan,
-            };
+            let mut m = self.mutant(class, Some(i), format!("{what} “{old}” → “{new}”"), plan);
             if normalize_label(&old) == normalize_label(&new) {
                 m.equivalent = Some("the changed text folds to the same label".into());
             }
@@ -363,13 +351,12 @@ impl Maker<'_> {
             };
             let mut plan = self.plan.clone();
             plan["origin"] = Value::String(new.clone());
-            self.push(
-                out,
+            out.push(self.mutant(
                 Class::Origin,
                 None,
                 format!("origin “{origin}” → “{new}”"),
                 plan,
-            );
+            ));
         }
         self.letter_class(out, Class::Selector, "/target", "selector");
         let navigate: Vec<(usize, String)> = self
@@ -385,13 +372,7 @@ impl Maker<'_> {
                 continue;
             };
             let plan = self.with_step(i, |s| s["value"] = Value::String(new.clone()));
-            self.push(
-                out,
-                Class::Url,
-                Some(i),
-                format!("URL “{old}” → “{new}”"),
-                plan,
-            );
+            out.push(self.mutant(Class::Url, Some(i), format!("URL “{old}” → “{new}”"), plan));
         }
         let typed: Vec<(usize, String)> = self
             .strings("/value")
@@ -407,13 +388,12 @@ impl Maker<'_> {
                 continue;
             };
             let plan = self.with_step(i, |s| s["value"] = Value::String(new.clone()));
-            self.push(
-                out,
+            out.push(self.mutant(
                 Class::TypedText,
                 Some(i),
                 format!("typed “{old}” → “{new}”"),
                 plan,
-            );
+            ));
         }
         self.step_dropped(out);
         self.steps_swapped(out);
@@ -492,13 +472,7 @@ impl Maker<'_> {
             let mut rng = self.rng(class, &i.to_string());
             let new = pool[rng.below(pool.len() as u64) as usize].clone();
             let plan = self.with_step(i, |s| s["target"]["label"] = Value::String(new.clone()));
-            self.push(
-                out,
-                class,
-                Some(i),
-                format!("label “{old}” → “{new}”"),
-                plan,
-            );
+            out.push(self.mutant(class, Some(i), format!("label “{old}” → “{new}”"), plan));
         }
     }
 
@@ -513,7 +487,7 @@ impl Maker<'_> {
             let mut rng = self.rng(class, &i.to_string());
             let new = pool[rng.below(pool.len() as u64) as usize];
             let plan = self.with_step(i, |s| s["target"]["ax_role"] = Value::String(new.into()));
-            self.push(out, class, Some(i), format!("ax_role {old} → {new}"), plan);
+            out.push(self.mutant(class, Some(i), format!("ax_role {old} → {new}"), plan));
         }
     }
 
@@ -532,13 +506,7 @@ impl Maker<'_> {
                 continue;
             };
             let plan = self.with_step(i, |s| s["target"]["window"] = Value::String(new.clone()));
-            let mut m = Mutant {
-                class,
-                step: self.number(i),
-                change: format!("window “{old}” → “{new}”"),
-                equivalent: None,
-                plan,
-            };
+            let mut m = self.mutant(class, Some(i), format!("window “{old}” → “{new}”"), plan);
             if titles.contains(&normalize_label(&new)) {
                 m.equivalent = Some("the recording shows a window by the new name".into());
             }
@@ -554,13 +522,12 @@ impl Maker<'_> {
             let plan = self.with_step(i, |s| {
                 s["expect"]["field_contains"] = Value::String(new.clone())
             });
-            self.push(
-                out,
+            out.push(self.mutant(
                 class,
                 Some(i),
                 format!("expected field text “{old}” → “{new}”"),
                 plan,
-            );
+            ));
         }
     }
 
@@ -592,13 +559,12 @@ impl Maker<'_> {
             let mut rng = self.rng(class, &i.to_string());
             let new = others[rng.below(others.len() as u64) as usize].clone();
             let plan = self.with_step(i, |s| s["expect"][field] = Value::String(new.clone()));
-            let mut m = Mutant {
+            let mut m = self.mutant(
                 class,
-                step: self.number(i),
-                change: format!("expect.{field} “{old}” → “{new}”"),
-                equivalent: None,
+                Some(i),
+                format!("expect.{field} “{old}” → “{new}”"),
                 plan,
-            };
+            );
             if field == "screen_step_id" && self.steps()[i].pointer("/expect/screen").is_some() {
                 m.equivalent = Some(
                     "the step's `screen` picture is what is compared; `screen_step_id` is not read"
@@ -655,13 +621,7 @@ impl Maker<'_> {
             let mut rng = self.rng(class, &i.to_string());
             let new = one_letter(&old, &mut rng).unwrap_or_else(|| format!("{old}x"));
             let plan = self.with_step(i, |s| s[field] = Value::String(new.clone()));
-            self.push(
-                out,
-                class,
-                Some(i),
-                format!("{field} “{old}” → “{new}”"),
-                plan,
-            );
+            out.push(self.mutant(class, Some(i), format!("{field} “{old}” → “{new}”"), plan));
         }
     }
 
@@ -688,7 +648,7 @@ impl Maker<'_> {
                 format!("{mods}+{key}")
             };
             let plan = self.with_step(i, |s| s["keys"] = Value::String(new.clone()));
-            self.push(out, class, Some(i), format!("keys “{old}” → “{new}”"), plan);
+            out.push(self.mutant(class, Some(i), format!("keys “{old}” → “{new}”"), plan));
         }
     }
 
@@ -733,13 +693,7 @@ impl Maker<'_> {
                         c.insert(part.into(), new.clone());
                     }
                 });
-                self.push(
-                    out,
-                    class,
-                    Some(i),
-                    format!("click {part} {old} → {new}"),
-                    plan,
-                );
+                out.push(self.mutant(class, Some(i), format!("click {part} {old} → {new}"), plan));
             }
         }
     }
@@ -808,13 +762,12 @@ impl Maker<'_> {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string();
-            let mut m = Mutant {
+            let mut m = self.mutant(
                 class,
-                step: self.number(i),
-                change: format!("step left out (“{what}”)"),
-                equivalent: None,
-                plan: self.reordered(&order),
-            };
+                Some(i),
+                format!("step left out (“{what}”)"),
+                self.reordered(&order),
+            );
             m.equivalent = self.only_asks_for_inputs_asked_anyway(i);
             out.push(m);
         }
@@ -924,13 +877,8 @@ impl Maker<'_> {
             let mut order: Vec<usize> = (0..n).collect();
             order.swap(i, i + 1);
             let (a, b) = (self.number(i).unwrap_or(0), self.number(i + 1).unwrap_or(0));
-            let mut m = Mutant {
-                class,
-                step: Some(a),
-                change: format!("steps {a} and {b} swapped"),
-                equivalent: None,
-                plan: self.reordered(&order),
-            };
+            let change = format!("steps {a} and {b} swapped");
+            let mut m = self.mutant(class, Some(i), change, self.reordered(&order));
             if same_but_place(&self.steps()[i], &self.steps()[i + 1]) {
                 m.equivalent = Some("the two steps do the same thing".into());
             } else {
@@ -956,7 +904,7 @@ impl Maker<'_> {
                     o.remove("confirm_reason");
                 }
             });
-            self.push(out, class, Some(i), "confirm dropped".into(), plan);
+            out.push(self.mutant(class, Some(i), "confirm dropped".into(), plan));
         }
     }
 
@@ -1005,13 +953,12 @@ impl Maker<'_> {
                     }
                 }
             }
-            self.push(
-                out,
+            out.push(self.mutant(
                 class,
                 Some(i),
                 format!("template “{template}” → value “{text}”"),
                 plan,
-            );
+            ));
         }
     }
 }

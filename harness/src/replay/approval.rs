@@ -296,7 +296,7 @@ fn missing_values(plan: &Plan, scenario: &ScenarioFile) -> String {
 /// naming the window.
 fn window_missed(trace: &super::Trace, i: usize) -> bool {
     trace.step_events(i).any(
-        |e| matches!(e, Event::Checked { check, .. } if check.kind == "window" && !check.passed),
+        |e| matches!(e, Event::Checked { check, .. } if check.kind == crate::expect::CheckKind::Window && !check.passed),
     )
 }
 

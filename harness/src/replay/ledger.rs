@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::trace::{Event, Trace, Truth};
+use crate::expect::CheckKind;
 use crate::scenario::FailReason;
 
 /// What a judgement concluded.
@@ -78,14 +79,14 @@ pub(crate) fn of_step(trace: &Trace, i: usize) -> Vec<Judgement> {
             } if targeted => out.push(element(expected.as_deref(), *correct)),
             Event::Checked { check, .. } => {
                 let (kind, judged) = match check.kind {
-                    "simulated" => (Kind::Simulated, Judged::Unjudged),
-                    "origin" if reason == Some(FailReason::OriginUnjudged) => {
+                    CheckKind::Simulated => (Kind::Simulated, Judged::Unjudged),
+                    CheckKind::Origin if reason == Some(FailReason::OriginUnjudged) => {
                         (Kind::Origin, Judged::Unjudged)
                     }
-                    "origin" => (Kind::Origin, passed(check.passed)),
+                    CheckKind::Origin => (Kind::Origin, passed(check.passed)),
                     _ => (Kind::Expect, passed(check.passed)),
                 };
-                let evidence = format!("{}: {}", check.kind, check.detail);
+                let evidence = format!("{}: {}", crate::text::word(&check.kind), check.detail);
                 out.push(Judgement::new(kind, judged, evidence));
             }
             _ => {}

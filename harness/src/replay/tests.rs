@@ -6,6 +6,7 @@ use image::RgbaImage;
 use serde_json::json;
 
 use super::*;
+use crate::expect::CheckKind;
 use crate::json::Source;
 use crate::plan::{Action, Part, Plan, Text, lower_foxstep, parse_foxstep};
 use crate::recording::format::{
@@ -66,8 +67,7 @@ fn acted_as_planned(mut rec: Recording, p: &Plan) -> Recording {
 
 /// `p` replayed in a chained run on `rec` acted as planned, the person giving no answers.
 fn chained_as_planned(rec: Recording, p: &Plan) -> Trace {
-    let rec = acted_as_planned(rec, p);
-    replay(p, &Prepared::new(&rec), &scenario(json!({})), Mode::Chained)
+    follow(p, &acted_as_planned(rec, p), json!({}), Mode::Chained)
 }
 
 /// The recording keeping "x" as the text each of its actions typed: the fixtures' frames do
@@ -132,6 +132,11 @@ fn recording(
     }
 }
 
+/// `p` followed on `rec` in `mode`, the scenario answering `answers`.
+fn follow(p: &Plan, rec: &Recording, answers: serde_json::Value, mode: Mode) -> Trace {
+    replay(p, &Prepared::new(rec), &scenario(answers), mode)
+}
+
 fn plan(steps: serde_json::Value, inputs: serde_json::Value) -> Plan {
     let v = json!({"schema": "foxstep-step-plan/1", "guide": {"id": "g", "title": "t"}, "inputs": inputs, "steps": steps});
     let src = Source::from_text("plan.json", v.to_string());
@@ -189,10 +194,10 @@ fn two_pin_steps() -> (Recording, Plan) {
 fn a_sensitive_input_is_asked_for_at_every_step_and_never_shown() {
     let (rec, p) = two_pin_steps();
     // Step 2 replaces what step 1 typed: the follower typed it itself, so it does not ask.
-    let t = replay(
+    let t = follow(
         &p,
-        &Prepared::new(&rec),
-        &scenario(json!({"sensitive": {"pin": "9876"}})),
+        &rec,
+        json!({"sensitive": {"pin": "9876"}}),
         Mode::Chained,
     );
     assert_eq!(
@@ -213,12 +218,7 @@ fn a_sensitive_input_is_asked_for_at_every_step_and_never_shown() {
 #[test]
 fn no_value_for_a_sensitive_input_stops_the_run() {
     let (rec, p) = two_pin_steps();
-    let t = replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::Chained,
-    );
+    let t = follow(&p, &rec, json!({}), Mode::Chained);
     assert_eq!(
         t.outcome(),
         (
@@ -244,7 +244,7 @@ fn confirm_case(answer: serde_json::Value) -> Trace {
         json!([]),
     );
     let rec = acted_as_planned(rec, &p);
-    replay(&p, &Prepared::new(&rec), &scenario(answer), Mode::Chained)
+    follow(&p, &rec, answer, Mode::Chained)
 }
 
 #[test]
@@ -284,7 +284,7 @@ fn prefilled_case(answers: serde_json::Value, step_text: &str) -> Trace {
     step["value"] = json!("Invoice");
     step["text"] = json!(step_text);
     let p = plan(json!([step]), json!([]));
-    replay(&p, &Prepared::new(&rec), &scenario(answers), Mode::Chained)
+    follow(&p, &rec, answers, Mode::Chained)
 }
 
 #[test]
@@ -314,10 +314,10 @@ fn stop_if_that_holds_stops_the_run() {
     step["value"] = json!("x");
     let mut holds = step.clone();
     holds["stop_if"] = json!({"text": "the compose window is open", "window": "Compose"});
-    let t = replay(
+    let t = follow(
         &plan(json!([holds]), json!([])),
-        &Prepared::new(&rec),
-        &scenario(json!({})),
+        &rec,
+        json!({}),
         Mode::Chained,
     );
     assert_eq!(
@@ -331,10 +331,10 @@ fn stop_if_that_holds_stops_the_run() {
 
     let mut not = step;
     not["stop_if"] = json!({"text": "an error shows", "window": "Error"});
-    let t = replay(
+    let t = follow(
         &plan(json!([not]), json!([])),
-        &Prepared::new(&rec),
-        &scenario(json!({})),
+        &rec,
+        json!({}),
         Mode::Chained,
     );
     assert_eq!(t.outcome().0, Outcome::Completed);
@@ -352,7 +352,7 @@ fn stop_if_in_words_is_put_to_the_person_and_no_answer_stops() {
     step["value"] = json!("x");
     step["stop_if"] = json!("the invoice is already paid");
     let p = plan(json!([step]), json!([]));
-    let run = |answers| replay(&p, &Prepared::new(&rec), &scenario(answers), Mode::Chained);
+    let run = |answers| follow(&p, &rec, answers, Mode::Chained);
 
     let t = run(json!({}));
     assert_eq!(t.outcome().1, Some(FailReason::StopIf));
@@ -389,12 +389,7 @@ fn two_fields(first: (&str, i32), second: (&str, i32), target: &str) -> Trace {
         &[("a", "a1", "b", "s1")],
     ));
     let p = plan(json!([type_step(1, "s1", target, "x", &[])]), json!([]));
-    replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::Chained,
-    )
+    follow(&p, &rec, json!({}), Mode::Chained)
 }
 
 #[test]
@@ -555,12 +550,7 @@ fn three_fields(bound: &[&str]) -> (Recording, Plan) {
 #[test]
 fn per_step_a_step_the_recording_does_not_bind_fails_instead_of_using_another_frame() {
     let (rec, p) = three_fields(&["s1", "s3"]);
-    let t = replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::PerStep,
-    );
+    let t = follow(&p, &rec, json!({}), Mode::PerStep);
     assert_eq!(
         t.outcome(),
         (
@@ -589,7 +579,7 @@ fn per_step_a_step_the_recording_does_not_bind_fails_instead_of_using_another_fr
 fn a_recording_bound_to_no_step_scores_zero_rather_than_everything() {
     let (rec, p) = three_fields(&[]);
     for mode in [Mode::PerStep, Mode::Chained] {
-        let t = replay(&p, &Prepared::new(&rec), &scenario(json!({})), mode);
+        let t = follow(&p, &rec, json!({}), mode);
         let sc = crate::score::Tally::of(&t).scores();
         // Unbound steps are in the denominator, never right.
         assert_eq!(sc.element_accuracy.0, Some(0.0), "{mode:?}");
@@ -605,12 +595,7 @@ fn steps_never_reached_in_a_chained_run_count_as_wrong() {
     if let Some(t) = p.steps[1].target.as_mut() {
         t.label = Some("Nowhere".into());
     }
-    let t = replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::Chained,
-    );
+    let t = follow(&p, &rec, json!({}), Mode::Chained);
     // Step 1 has no expect: its check that step 2's control is there fails it.
     assert_eq!(t.outcome().1, Some(FailReason::ExpectFailed));
     let tally = crate::score::Tally::of(&t);
@@ -623,7 +608,7 @@ fn next_control_of_step_1(t: &Trace) -> crate::expect::Check {
     t.events
         .iter()
         .find_map(|e| match e {
-            Event::Checked { step: 0, check } if check.kind == "next-control" => {
+            Event::Checked { step: 0, check } if check.kind == CheckKind::NextControl => {
                 Some(check.clone())
             }
             _ => None,
@@ -634,7 +619,7 @@ fn next_control_of_step_1(t: &Trace) -> crate::expect::Check {
 #[test]
 fn a_step_without_expect_fails_when_the_next_steps_control_is_not_there() {
     let (rec, mut p) = three_fields(&["s1", "s2", "s3"]);
-    let run = |p: &Plan| replay(p, &Prepared::new(&rec), &scenario(json!({})), Mode::Chained);
+    let run = |p: &Plan| follow(p, &rec, json!({}), Mode::Chained);
     let t = run(&p);
     assert_eq!(t.outcome().0, Outcome::Completed);
     assert!(next_control_of_step_1(&t).passed);
@@ -670,9 +655,11 @@ fn an_app_or_window_not_in_front_fails_the_step_and_says_what_is() {
         let checks: Vec<(String, bool, String)> = t
             .step_events(0)
             .filter_map(|e| match e {
-                Event::Checked { check, .. } => {
-                    Some((check.kind.to_string(), check.passed, check.detail.clone()))
-                }
+                Event::Checked { check, .. } => Some((
+                    crate::text::word(&check.kind),
+                    check.passed,
+                    check.detail.clone(),
+                )),
                 _ => None,
             })
             .collect();
@@ -866,7 +853,7 @@ fn select_then_type(select: Option<serde_json::Value>, mode: Mode) -> Trace {
             t.operation.count = Some(3);
         }
     }
-    replay(&p, &Prepared::new(&rec), &scenario(json!({})), mode)
+    follow(&p, &rec, json!({}), mode)
 }
 
 #[test]
@@ -937,12 +924,7 @@ fn a_picture_the_harness_cannot_read_is_reported_not_skipped_quietly() {
     let mut step = type_step(1, "s1", "A", "x", &[]);
     step["target"]["crop"] = json!("crops/missing.png");
     let p = plan(json!([step]), json!([]));
-    let t = replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::PerStep,
-    );
+    let t = follow(&p, &rec, json!({}), Mode::PerStep);
     let note = t.events.iter().find_map(|e| match e {
         Event::Resolved { resolution, .. } => resolution.note.clone(),
         _ => None,
@@ -1040,12 +1022,7 @@ fn click_case(click: serde_json::Value) -> Trace {
             "click": click, "target": {"app": "Notes", "window": "Compose", "ax_role": "AXButton", "label": "Send"}}]),
         json!([]),
     );
-    replay(
-        &p,
-        &Prepared::new(&rec),
-        &scenario(json!({})),
-        Mode::PerStep,
-    )
+    follow(&p, &rec, json!({}), Mode::PerStep)
 }
 
 #[test]
@@ -1188,7 +1165,9 @@ fn screen_check_of(expect: serde_json::Value, dir: &Path) -> crate::expect::Chec
     t.events
         .iter()
         .find_map(|e| match e {
-            Event::Checked { step: 0, check } if check.kind == "screen" => Some(check.clone()),
+            Event::Checked { step: 0, check } if check.kind == CheckKind::Screen => {
+                Some(check.clone())
+            }
             _ => None,
         })
         .expect("step 1 checks its screen")

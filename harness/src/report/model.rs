@@ -675,7 +675,7 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
                     },
                 ..
             } => s.checks.push(CheckReport {
-                kind: kind.to_string(),
+                kind: word(kind),
                 passed: *passed,
                 detail: detail.clone(),
             }),

@@ -15,7 +15,7 @@ impl<'r> Follower<'_, 'r> {
     ) -> Result<(), Stop> {
         let frames = &self.prep.rec.frames;
         if let Some(why) = origin::failed_load(frames[desk.frame_index()].dom.as_deref()) {
-            let check = Check::new("load", false, why);
+            let check = Check::new(CheckKind::Load, false, why);
             return Err(self.failed(i, check, FailReason::ExpectFailed));
         }
         let (before, after) = (&frames[before].dom, &frames[desk.frame_index()].dom);
@@ -123,7 +123,7 @@ impl<'r> Follower<'_, 'r> {
                     "{at}: `{}.{}` names nothing an earlier step received",
                     c.step, c.field
                 );
-                let check = Check::new("correlation", false, why);
+                let check = Check::new(CheckKind::Correlation, false, why);
                 return Err(self.failed(i, check, FailReason::CorrelationUnresolved));
             };
             values.push((c.name.clone(), value));
@@ -142,7 +142,7 @@ impl<'r> Follower<'_, 'r> {
                     "{at}: the recording holds no answer to {request}: record the plan again \
                      to serve it"
                 );
-                let check = Check::new("received", false, why);
+                let check = Check::new(CheckKind::Received, false, why);
                 return Err(self.failed(i, check, FailReason::NotRecorded));
             };
             self.served[k] = true;

@@ -12,8 +12,9 @@ use std::path::Path;
 use super::trace::{AskKind, Event, Mode, StepStatus, Trace};
 use crate::desktop::{Acted, Desktop};
 use crate::expect::{
-    Check, ExpectCtx, OpCheck, Shown, check_diffshot, check_done, check_expect, check_next_control,
-    check_operation, check_reads_text, check_received, check_simulated, check_unknown_role, origin,
+    Check, CheckKind, ExpectCtx, OpCheck, Shown, check_diffshot, check_done, check_expect,
+    check_next_control, check_operation, check_reads_text, check_received, check_simulated,
+    check_unknown_role, origin,
 };
 use crate::plan::{Action, Part, Plan, Step, Target, Text, fill_known, selected_all_before};
 use crate::resolve::{ResolveContext, nearest_windows, resolve};
@@ -156,7 +157,7 @@ impl<'a, 'r> Follower<'a, 'r> {
         {
             self.events.push(Event::Checked {
                 step: i,
-                check: Check::new("order", false, why),
+                check: Check::new(CheckKind::Order, false, why),
             });
             self.events.push(Event::Finished {
                 outcome: Outcome::Failed,
@@ -281,7 +282,7 @@ impl<'a, 'r> Follower<'a, 'r> {
         if self.prep.transition(&self.plan.steps[i].id).is_some() {
             let why =
                 format!("the key `{key}` already ran, and the recording applied the step again");
-            let check = Check::new("idempotency", false, why);
+            let check = Check::new(CheckKind::Idempotency, false, why);
             return Some(Err(self.failed(i, check, FailReason::AppliedTwice)));
         }
         self.events.push(Event::StepFinished {

@@ -149,7 +149,7 @@ impl<'r> Follower<'_, 'r> {
             Some(why) => {
                 self.events.push(Event::Checked {
                     step: i,
-                    check: Check::new("order", false, why),
+                    check: Check::new(CheckKind::Order, false, why),
                 });
                 Err((StepStatus::Failed, FailReason::StepOrder))
             }
@@ -200,7 +200,7 @@ impl<'r> Follower<'_, 'r> {
         self.events.push(Event::Checked {
             step: i,
             check: Check::new(
-                "window",
+                CheckKind::Window,
                 false,
                 format!(
                     "target.window “{title}” shows on no frame of the recording{}",
