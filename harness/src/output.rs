@@ -283,14 +283,7 @@ fn alive(pid: u32) -> bool {
 /// Appends `bytes` to `path`, creating it if needed: several runs may share one file (a CI
 /// job summary, a journal).
 pub(crate) fn append(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    create_parent(path)?;
-    let err = write_error(path);
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(bytes))
-        .map_err(err)
+    append_with(path, |w| w.write_all(bytes).map_err(write_error(path)))
 }
 
 /// Appends what `write` writes to `path`, creating it if needed, streamed through a buffer

@@ -116,8 +116,13 @@ pub fn word<T: serde::Serialize>(x: &T) -> String {
 }
 
 /// `1 scenario`, `2 scenarios`: the count and the word that agrees with it.
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+pub(crate) fn plural<N: std::fmt::Display + PartialEq + From<u8>>(
+    n: N,
+    one: &str,
+    many: &str,
+) -> String {
+    let word = if n == N::from(1) { one } else { many };
+    format!("{n} {word}")
 }
 
 /// Whether XML 1.0 lets `c` stand in a document without a parser refusing it or warning:

@@ -15,6 +15,7 @@ use crate::report::{
     Baseline, RegressionCause, Report, accept_some, baseline_changes, load_report,
     load_report_head, read_report_entries, review_items,
 };
+use crate::text::plural;
 
 use super::Global;
 
@@ -176,9 +177,8 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
         }
         Some(old) => {
             let changes = baseline_changes(old, &new);
-            let n = changes.len();
-            let s = if n == 1 { "" } else { "s" };
-            println!("{n} change{s} in {}:", out.display());
+            let n = plural(changes.len(), "change", "changes");
+            println!("{n} in {}:", out.display());
             for line in &changes {
                 println!("  {line}");
             }
@@ -323,12 +323,8 @@ fn review(
     let flags = !decided.accept.is_empty() || !decided.reject.is_empty();
     let ask = !flags && std::io::stdin().is_terminal();
     let mut answers = (!flags && !ask).then(|| std::io::stdin().lock().lines());
-    let n = items.len();
-    println!(
-        "{n} change{} to review in {}:",
-        if n == 1 { "" } else { "s" },
-        out.display()
-    );
+    let n = plural(items.len(), "change", "changes");
+    println!("{n} to review in {}:", out.display());
     let (mut accepted, mut rejected, mut pending) = (Vec::new(), 0, 0);
     for (id, line) in &items {
         // The cause and its place first, then what changed, as `cargo insta review` shows the

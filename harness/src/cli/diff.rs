@@ -104,12 +104,7 @@ fn parse_rect(s: &str) -> Result<Rect, String> {
     if width < 0 || height < 0 {
         return Err(format!("`{s}` has a negative size"));
     }
-    Ok(Rect {
-        x,
-        y,
-        width,
-        height,
-    })
+    Ok(Rect::new(x, y, width, height))
 }
 
 /// The validated form of [`Args`] for a pixel diff.

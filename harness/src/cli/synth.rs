@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::Error;
 use crate::synth::synthesize_file;
+use crate::text::plural;
 
 use super::Global;
 
@@ -67,10 +68,7 @@ pub(crate) fn run(args: Args, g: &Global) -> Result<u8, Error> {
     for (dir, (names, pictures)) in folders {
         let mut what = names;
         if pictures > 0 {
-            what.push(format!(
-                "{pictures} crop{}",
-                if pictures == 1 { "" } else { "s" }
-            ));
+            what.push(plural(pictures, "crop", "crops"));
         }
         eprintln!("wrote {}: {}", dir.display(), what.join(", "));
     }

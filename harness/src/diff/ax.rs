@@ -455,12 +455,7 @@ mod tests {
     use crate::recording::ax::App;
 
     fn el(id: &str, role: &str, title: &str, x: i32) -> Element {
-        let frame = Rect {
-            x,
-            y: 10,
-            width: 80,
-            height: 24,
-        };
+        let frame = Rect::new(x, 10, 80, 24);
         Element {
             title: Some(title.into()),
             ..Element::new(id, role, frame)
@@ -480,12 +475,7 @@ mod tests {
                         id: id.into(),
                         title: id.to_uppercase(),
                         kind: None,
-                        frame: Rect {
-                            x: 0,
-                            y: 0,
-                            width: 800,
-                            height: 600,
-                        },
+                        frame: Rect::new(0, 0, 800, 600),
                         focused: false,
                         elements,
                     })

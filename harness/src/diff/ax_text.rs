@@ -116,12 +116,7 @@ mod tests {
     use crate::recording::ax::{App, Window};
 
     fn snap(title: &str, value: &str) -> AxSnapshot {
-        let frame = Rect {
-            x: 1,
-            y: 2,
-            width: 3,
-            height: 4,
-        };
+        let frame = Rect::new(1, 2, 3, 4);
         let field = Element {
             subrole: Some("AXSecureTextField".into()),
             description: Some("Password".into()),

@@ -331,12 +331,7 @@ mod tests {
     /// Masks of one rectangle.
     fn one_mask(x: i32, y: i32, width: i32, height: i32) -> Masks {
         let mut masks = Masks::new();
-        masks.push(crate::recording::Rect {
-            x,
-            y,
-            width,
-            height,
-        });
+        masks.push(crate::recording::Rect::new(x, y, width, height));
         masks
     }
 

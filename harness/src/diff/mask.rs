@@ -186,23 +186,14 @@ mod tests {
         }
     }
 
-    fn rect(x: i32, y: i32, width: i32, height: i32) -> Rect {
-        Rect {
-            x,
-            y,
-            width,
-            height,
-        }
-    }
-
     #[test]
     fn masked_pixels_leave_the_count_once() {
         let mut d = full_diff(10, 10);
         let mut m = Masks::new();
-        m.push(rect(0, 0, 4, 4));
-        m.push(rect(2, 2, 4, 4)); // overlaps 2×2 of the first
-        m.push(rect(8, 8, 50, 50)); // clipped to 2×2
-        m.push(rect(-5, -5, 3, 3)); // fully outside
+        m.push(Rect::new(0, 0, 4, 4));
+        m.push(Rect::new(2, 2, 4, 4)); // overlaps 2×2 of the first
+        m.push(Rect::new(8, 8, 50, 50)); // clipped to 2×2
+        m.push(Rect::new(-5, -5, 3, 3)); // fully outside
         let s = m.apply(&mut d);
         assert_eq!(s.excluded_pixels, 16 + 16 - 4 + 4);
         assert_eq!(s.excluded_mismatched, 32);
@@ -215,7 +206,7 @@ mod tests {
     fn drawing_hatches_and_outlines_without_filling() {
         let mut out = vec![7u8; 12 * 12 * 4];
         let mut m = Masks::new();
-        m.push(rect(1, 1, 10, 10));
+        m.push(Rect::new(1, 1, 10, 10));
         m.draw(&mut out, 12, 12);
         let at = |x: usize, y: usize| &out[(y * 12 + x) * 4..(y * 12 + x) * 4 + 4];
         assert_eq!(at(1, 5), MASK_COLOR); // outline
@@ -234,7 +225,7 @@ mod tests {
         .unwrap();
         let mut m = Masks::new();
         m.push_elements(&ax, ["clock"]).unwrap();
-        assert_eq!(m.rects(), [rect(1, 2, 3, 4)]);
+        assert_eq!(m.rects(), [Rect::new(1, 2, 3, 4)]);
         assert_eq!(
             m.push_elements(&ax, ["nope"]),
             Err(UnknownElement("nope".into()))

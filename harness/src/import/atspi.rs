@@ -71,12 +71,13 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::realrec::{SourceRect, element_id, window_kind};
+use super::realrec::{Size, SourceRect, element_id, nonempty, window_kind};
 use crate::errors::{FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text};
 use crate::recording::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
 pub(crate) use crate::roles::{AxRole, RoleContext, ax_role};
 use crate::roles::{is_field_role, is_toggle_role};
+use crate::text::plural;
 
 /// The schema of the full per-frame AT-SPI trees.
 pub(crate) const REALREC_ATSPI_SCHEMA: &str = "realrec.atspi/1";
@@ -102,12 +103,6 @@ struct AtspiFile {
     #[serde(default)]
     truncated: bool,
     applications: Vec<Node>,
-}
-
-#[derive(Deserialize)]
-struct Size {
-    width: u32,
-    height: u32,
 }
 
 #[derive(Deserialize)]
@@ -275,48 +270,43 @@ impl Dropped {
 
     /// The counts in words, the non-zero ones only: `2 nodes re-addressed (…), 1 link dropped`.
     pub(crate) fn describe(&self) -> String {
-        let plural =
-            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        let mut parts = Vec::new();
-        if self.readdressed > 0 {
-            parts.push(format!(
-                "{} by their place (a path not one index below the parent's, such as AT-SPI's -1)",
-                plural(self.readdressed, "node addressed", "nodes addressed")
-            ));
-        }
-        if self.repeated > 0 {
-            parts.push(format!(
-                "{} as a repeat of one at the same path",
-                plural(self.repeated, "node dropped", "nodes dropped")
-            ));
-        }
-        if self.links > 0 {
-            parts.push(format!(
-                "{} (to no node, a shared path or itself, or unreadable)",
-                plural(
-                    self.links,
-                    "labelled-by link dropped",
-                    "labelled-by links dropped"
-                )
-            ));
-        }
-        if self.control_names > 0 {
-            parts.push(format!(
-                "{} cleaned of control characters",
-                plural(self.control_names, "name", "names")
-            ));
-        }
-        if self.not_windows > 0 {
-            parts.push(format!(
-                "{} (a tool tip, or no extents)",
-                plural(
-                    self.not_windows,
-                    "top-level node left out as no window",
-                    "top-level nodes left out as no window"
-                )
-            ));
-        }
-        parts.join(", ")
+        [
+            (
+                self.readdressed,
+                "node addressed",
+                "nodes addressed",
+                "by their place (a path not one index below the parent's, such as AT-SPI's -1)",
+            ),
+            (
+                self.repeated,
+                "node dropped",
+                "nodes dropped",
+                "as a repeat of one at the same path",
+            ),
+            (
+                self.links,
+                "labelled-by link dropped",
+                "labelled-by links dropped",
+                "(to no node, a shared path or itself, or unreadable)",
+            ),
+            (
+                self.control_names,
+                "name",
+                "names",
+                "cleaned of control characters",
+            ),
+            (
+                self.not_windows,
+                "top-level node left out as no window",
+                "top-level nodes left out as no window",
+                "(a tool tip, or no extents)",
+            ),
+        ]
+        .into_iter()
+        .filter(|r| r.0 > 0)
+        .map(|(n, one, many, why)| format!("{} {why}", plural(n, one, many)))
+        .collect::<Vec<_>>()
+        .join(", ")
     }
 }
 
@@ -693,10 +683,6 @@ fn number_text(n: &serde_json::Number) -> String {
     }
 }
 
-fn nonempty(s: &Option<String>) -> Option<String> {
-    s.clone().filter(|s| !s.is_empty())
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -833,15 +819,7 @@ mod tests {
             (rename.ax_role.as_str(), rename.title.as_deref()),
             ("AXButton", Some("Rename"))
         );
-        assert_eq!(
-            rename.frame,
-            Rect {
-                x: 220,
-                y: 160,
-                width: 120,
-                height: 30
-            }
-        );
+        assert_eq!(rename.frame, Rect::new(220, 160, 120, 30));
         let pinned = find(&f, "e0-0-1-0-0-1").unwrap();
         assert_eq!(
             (pinned.value.as_deref(), pinned.selected),

@@ -307,27 +307,11 @@ mod tests {
         assert_eq!((w.id.as_str(), w.title.as_str()), ("w0", "Chats"));
         assert_eq!((w.kind.as_deref(), w.focused), (None, true));
         // At 0,0 whatever its own position says: its children are relative to it.
-        assert_eq!(
-            w.frame,
-            Rect {
-                x: 0,
-                y: 0,
-                width: 200,
-                height: 100
-            }
-        );
+        assert_eq!(w.frame, Rect::new(0, 0, 200, 100));
         let (_, _, b) = f.ax.find("e0-0-0").unwrap();
         assert_eq!(b.ax_role, "AXButton");
         assert_eq!(b.own_name(), Some("Send"));
-        assert_eq!(
-            b.frame,
-            Rect {
-                x: 11,
-                y: 4,
-                width: 30,
-                height: 20
-            }
-        );
+        assert_eq!(b.frame, Rect::new(11, 4, 30, 20));
         assert!(b.enabled && !b.focused && b.title.is_none());
         let (_, _, t) = f.ax.find("e0-0").unwrap();
         assert_eq!(t.role_description.as_deref(), Some("toolbar"));
@@ -341,15 +325,7 @@ mod tests {
         assert_eq!(g.frame, Rect::default());
         let (_, _, field) = f.ax.find("e0-1-0").unwrap();
         assert_eq!(field.value.as_deref(), Some("hi"));
-        assert_eq!(
-            field.frame,
-            Rect {
-                x: 10,
-                y: 40,
-                width: 120,
-                height: 23
-            }
-        );
+        assert_eq!(field.frame, Rect::new(10, 40, 120, 23));
     }
 
     /// The command line's list of one root; its extra fields are ignored, `enabled` and
@@ -393,15 +369,7 @@ mod tests {
             .map(|w| (w.id.as_str(), w.focused))
             .collect();
         assert_eq!(ids, [("w0-1", true), ("w0-2", false)]);
-        assert_eq!(
-            a.windows[1].frame,
-            Rect {
-                x: 100,
-                y: 300,
-                width: 300,
-                height: 200
-            }
-        );
+        assert_eq!(a.windows[1].frame, Rect::new(100, 300, 300, 200));
         assert!(f.ax.find("e0-2-0-0-0").is_some());
     }
 

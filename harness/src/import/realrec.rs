@@ -30,7 +30,7 @@ use crate::errors::{Error, FieldPath, InputError, Reason};
 use crate::json::{Source, expect_schema, parse_typed, parse_value, read_text, to_canonical_value};
 use crate::limits;
 use crate::output::write_file;
-use crate::plan::{Action, Plan};
+use crate::plan::{Plan, Text};
 use crate::png::decode_png;
 use crate::recording::ax::{AX_SCHEMA, App, AxSnapshot, Element, Rect, Window};
 use crate::recording::bind::{RecordedAction, bind};
@@ -89,10 +89,11 @@ struct MacFile {
     applications: Vec<MacNode>,
 }
 
+/// A capture's screen size in pixels.
 #[derive(Deserialize)]
-struct Size {
-    width: u32,
-    height: u32,
+pub(super) struct Size {
+    pub(super) width: u32,
+    pub(super) height: u32,
 }
 
 #[derive(Deserialize)]
@@ -138,12 +139,12 @@ pub(super) struct SourceRect {
 
 impl From<SourceRect> for Rect {
     fn from(r: SourceRect) -> Rect {
-        Rect {
-            x: r.x.round() as i32,
-            y: r.y.round() as i32,
-            width: r.width.round() as i32,
-            height: r.height.round() as i32,
-        }
+        Rect::new(
+            r.x.round() as i32,
+            r.y.round() as i32,
+            r.width.round() as i32,
+            r.height.round() as i32,
+        )
     }
 }
 
@@ -180,10 +181,7 @@ struct StepAction {
 fn operation_of(a: &StepAction, plan: Option<&Plan>, step_id: &str) -> Operation {
     let no_secret = plan.is_some_and(|p| {
         p.steps.iter().find(|s| s.id == step_id).is_some_and(|s| {
-            let reads = match &s.action {
-                Action::Type { text, .. } | Action::Paste { text: Some(text) } => text.inputs(),
-                _ => Vec::new(),
-            };
+            let reads = s.action.text().map(Text::inputs).unwrap_or_default();
             reads
                 .iter()
                 .all(|id| p.inputs.iter().any(|i| &i.id == id && !i.sensitive))
@@ -554,10 +552,7 @@ fn secret_fields(plan: Option<&Plan>, transitions: &[Transition]) -> BTreeSet<St
         .steps
         .iter()
         .filter(|s| {
-            let reads = match &s.action {
-                Action::Type { text, .. } | Action::Paste { text: Some(text) } => text.inputs(),
-                _ => Vec::new(),
-            };
+            let reads = s.action.text().map(Text::inputs).unwrap_or_default();
             reads
                 .iter()
                 .any(|id| plan.inputs.iter().any(|i| &i.id == id && i.sensitive))

@@ -36,7 +36,7 @@ pub(crate) fn type_errors<T: DeserializeOwned>(
             break;
         };
         let path = FieldPath::parse(&e.path().to_string());
-        let message = serde_message(e.inner());
+        let message = serde_message(e.inner()).0;
         // A missing field cannot be put back: it is reported unless it is a cascade, and the
         // object that lacks it is taken out to read on. Anything else is taken out itself.
         let cascade = quoted(&message, "missing field `")

@@ -3,85 +3,21 @@
 //! serde_json keeps the last of two repeats without a word, and other readers keep the first:
 //! the same file then means two things. Strict typed parsing refuses repeats in typed
 //! objects; this scan covers the free-form parts too (`stop_if`, `expect.visible`), so that
-//! `fmt` never drops one half of a repeat. It walks the text with an explicit stack, never
-//! recursing, so deep input cannot overflow it.
+//! `fmt` never drops one half of a repeat.
 
-use std::collections::HashSet;
+use std::ops::ControlFlow;
 
-use super::locate::position_of;
-use super::locate::skip_string;
-use crate::errors::{FieldPath, Position, Seg};
-
-enum Frame {
-    Object {
-        keys: HashSet<String>,
-        want_key: bool,
-        has_key: bool,
-    },
-    Array,
-}
+use super::locate::{Met, position_of, walk};
+use crate::errors::{FieldPath, Position};
 
 /// The first repeated key — its full path and the position of its opening quote — in a
 /// document that is valid JSON. `None` when every object's keys are distinct.
 pub(crate) fn find_duplicate_key(text: &str) -> Option<(FieldPath, Position)> {
-    let b = text.as_bytes();
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut path: Vec<Seg> = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'{' => stack.push(Frame::Object {
-                keys: HashSet::new(),
-                want_key: true,
-                has_key: false,
-            }),
-            b'[' => {
-                stack.push(Frame::Array);
-                path.push(Seg::Index(0));
-            }
-            b'}' | b']' => match stack.pop() {
-                Some(Frame::Object { has_key: true, .. }) | Some(Frame::Array) => {
-                    path.pop();
-                }
-                _ => {}
-            },
-            b',' => match stack.last_mut() {
-                Some(Frame::Object { want_key, .. }) => *want_key = true,
-                Some(Frame::Array) => {
-                    if let Some(Seg::Index(n)) = path.last_mut() {
-                        *n += 1;
-                    }
-                }
-                None => {}
-            },
-            b'"' => {
-                let end = skip_string(b, i);
-                if let Some(Frame::Object {
-                    keys,
-                    want_key,
-                    has_key,
-                }) = stack.last_mut()
-                    && *want_key
-                {
-                    let key: String = serde_json::from_str(&text[i..end]).unwrap_or_default();
-                    if *has_key {
-                        path.pop();
-                    }
-                    path.push(Seg::Key(key.clone()));
-                    if !keys.insert(key) {
-                        return Some((FieldPath(path), position_of(text, i)));
-                    }
-                    *want_key = false;
-                    *has_key = true;
-                }
-                i = end;
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
+    walk(text, 0, |path, met| match met {
+        Met::Key(at, true) => ControlFlow::Break((FieldPath(path.to_vec()), position_of(text, at))),
+        _ => ControlFlow::Continue(()),
+    })
+    .break_value()
 }
 
 #[cfg(test)]

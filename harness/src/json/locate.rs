@@ -7,6 +7,7 @@
 //! recursing, so it is safe on the deeply nested files that bad input brings.
 
 use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
 
 use crate::errors::{FieldPath, Position, Seg};
 
@@ -30,7 +31,7 @@ pub(crate) fn locate_all(text: &str, paths: &[FieldPath]) -> Vec<Option<Position
             wanted.insert(&p.0[..n]);
         }
     }
-    let found = value_offsets(b, start, &wanted);
+    let found = value_offsets(text, start, &wanted);
     let offsets: Vec<usize> = paths
         .iter()
         .map(|p| {
@@ -44,30 +45,58 @@ pub(crate) fn locate_all(text: &str, paths: &[FieldPath]) -> Vec<Option<Position
     offsets.iter().map(|o| positions.get(o).copied()).collect()
 }
 
-enum Frame {
-    Object { want_key: bool, has_key: bool },
-    Array,
-}
-
 /// The byte offset where each wanted path's value starts (its first occurrence).
-fn value_offsets(b: &[u8], start: usize, wanted: &HashSet<&[Seg]>) -> HashMap<Vec<Seg>, usize> {
+fn value_offsets(text: &str, start: usize, wanted: &HashSet<&[Seg]>) -> HashMap<Vec<Seg>, usize> {
     let mut found: HashMap<Vec<Seg>, usize> = HashMap::new();
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut path: Vec<Seg> = Vec::new();
     // Hashing a path costs its depth; deeper than any wanted path, nothing can match, and
     // skipping keeps 100 000 nested `[` linear.
     let max_depth = wanted.iter().map(|p| p.len()).max().unwrap_or(0);
-    let mut record = |path: &Vec<Seg>, at: usize| {
-        if path.len() <= max_depth && wanted.contains(path.as_slice()) && !found.contains_key(path)
+    let _: ControlFlow<()> = walk(text, start, |path, met| {
+        if let Met::Value(at) = met
+            && path.len() <= max_depth
+            && wanted.contains(path)
+            && !found.contains_key(path)
         {
-            found.insert(path.clone(), at);
+            found.insert(path.to_vec(), at);
         }
-    };
-    record(&path, start);
+        ControlFlow::Continue(())
+    });
+    found
+}
+
+enum Frame {
+    Object {
+        keys: HashSet<String>,
+        want_key: bool,
+        has_key: bool,
+    },
+    Array,
+}
+
+/// What [`walk`] meets at a path: the offset where a value starts, or an object's key (the
+/// offset of its opening quote) and whether that object had the key already.
+pub(super) enum Met {
+    Value(usize),
+    Key(usize, bool),
+}
+
+/// Walks JSON text from `start`, telling `met` every value and key with its path, until it
+/// breaks. An explicit stack, never recursion, so deep input cannot overflow it; text that
+/// is not JSON is walked as far as it goes.
+pub(super) fn walk<B>(
+    text: &str,
+    start: usize,
+    mut met: impl FnMut(&[Seg], Met) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    let b = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut path: Vec<Seg> = Vec::new();
+    met(&path, Met::Value(start))?;
     let mut i = start;
     while i < b.len() {
         match b[i] {
             b'{' => stack.push(Frame::Object {
+                keys: HashSet::new(),
                 want_key: true,
                 has_key: false,
             }),
@@ -76,7 +105,7 @@ fn value_offsets(b: &[u8], start: usize, wanted: &HashSet<&[Seg]>) -> HashMap<Ve
                 path.push(Seg::Index(0));
                 i = skip_ws(b, i + 1);
                 if i < b.len() && b[i] != b']' {
-                    record(&path, i);
+                    met(&path, Met::Value(i))?;
                 }
                 continue;
             }
@@ -93,31 +122,33 @@ fn value_offsets(b: &[u8], start: usize, wanted: &HashSet<&[Seg]>) -> HashMap<Ve
                         *n += 1;
                     }
                     i = skip_ws(b, i + 1);
-                    record(&path, i);
+                    met(&path, Met::Value(i))?;
                     continue;
                 }
                 None => {}
             },
             b':' => {
                 i = skip_ws(b, i + 1);
-                record(&path, i);
+                met(&path, Met::Value(i))?;
                 continue;
             }
             b'"' => {
                 let end = skip_string(b, i);
-                if let Some(Frame::Object { want_key, has_key }) = stack.last_mut()
+                if let Some(Frame::Object {
+                    keys,
+                    want_key,
+                    has_key,
+                }) = stack.last_mut()
                     && *want_key
                 {
-                    let key = std::str::from_utf8(&b[i..end])
-                        .ok()
-                        .and_then(|raw| serde_json::from_str::<String>(raw).ok())
-                        .unwrap_or_default();
+                    let key: String = serde_json::from_str(&text[i..end]).unwrap_or_default();
                     if *has_key {
                         path.pop();
                     }
-                    path.push(Seg::Key(key));
-                    *want_key = false;
-                    *has_key = true;
+                    path.push(Seg::Key(key.clone()));
+                    let repeated = !keys.insert(key);
+                    (*want_key, *has_key) = (false, true);
+                    met(&path, Met::Key(i, repeated))?;
                 }
                 i = end;
                 continue;
@@ -126,7 +157,7 @@ fn value_offsets(b: &[u8], start: usize, wanted: &HashSet<&[Seg]>) -> HashMap<Ve
         }
         i += 1;
     }
-    found
+    ControlFlow::Continue(())
 }
 
 /// Line and column of each offset, in one pass over the text.
@@ -178,7 +209,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 }
 
 /// End of the string starting at `i` (which holds the opening quote).
-pub(super) fn skip_string(b: &[u8], mut i: usize) -> usize {
+fn skip_string(b: &[u8], mut i: usize) -> usize {
     i += 1;
     while i < b.len() {
         match b[i] {

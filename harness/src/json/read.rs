@@ -292,15 +292,7 @@ fn deep<T: Send>(src: &Source, parse: impl FnOnce() -> T + Send) -> Result<T, In
 }
 
 fn syntax_error(src: &Source, e: &serde_json::Error) -> InputError {
-    // serde_json reports column 0 for an error before the first character (an empty file);
-    // columns here count from 1.
-    let position = (e.line() > 0).then(|| Position {
-        line: e.line(),
-        column: e.column().max(1),
-    });
-    let msg = e.to_string();
-    // serde_json appends " at line L column C"; we print the position ourselves.
-    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+    let (msg, position) = serde_message(e);
     if src.text.starts_with('\u{feff}') && position.is_some_and(|p| p.line == 1 && p.column == 1) {
         return InputError::new(
             &src.path,
@@ -414,11 +406,7 @@ fn typed<T: DeserializeOwned>(src: &Source, unbounded: bool) -> Result<T, InputE
                 return Err(syntax_error(src, inner));
             }
             let mut path = FieldPath::parse(&e.path().to_string());
-            let msg = serde_message(inner);
-            let serde_position = (inner.line() > 0).then(|| Position {
-                line: inner.line(),
-                column: inner.column().max(1),
-            });
+            let (msg, serde_position) = serde_message(inner);
             // The path of a repeated key stops at its object, and locating the key would find
             // its first, valid occurrence: serde's own position is the repeat.
             let position = match msg
@@ -444,10 +432,18 @@ fn typed<T: DeserializeOwned>(src: &Source, unbounded: bool) -> Result<T, InputE
     Ok(value)
 }
 
-/// serde's message without the position it appends (the caller places the error itself).
-pub(super) fn serde_message(e: &serde_json::Error) -> String {
+/// serde's message without the position it appends, and that position (the caller places the
+/// error itself). serde_json's column 0 before the first character (an empty file) is 1 here.
+pub(super) fn serde_message(e: &serde_json::Error) -> (String, Option<Position>) {
     let msg = e.to_string();
-    msg.split(" at line ").next().unwrap_or(&msg).to_string()
+    let position = (e.line() > 0).then(|| Position {
+        line: e.line(),
+        column: e.column().max(1),
+    });
+    (
+        msg.split(" at line ").next().unwrap_or(&msg).to_string(),
+        position,
+    )
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, IgnoredAny, MapAccess, 
 use serde_json::{Map, Value};
 
 use super::read::{open_regular, serde_message};
-use crate::errors::{FieldPath, InputError, Position, Reason};
+use crate::errors::{FieldPath, InputError, Reason};
 
 /// How many bytes the value being read has taken, and its cap; `None` while nothing is kept
 /// (a value being skipped).
@@ -152,11 +152,7 @@ fn pass<T: DeserializeOwned, E: From<InputError>>(
 
 /// serde_json's error as an input error at its line and column and the field path read.
 fn json_error(path: &Path, e: &serde_json::Error, at: &FieldPath) -> InputError {
-    let position = (e.line() > 0).then(|| Position {
-        line: e.line(),
-        column: e.column().max(1),
-    });
-    let msg = serde_message(e);
+    let (msg, position) = serde_message(e);
     let (reason, message, hint) = if e.io_error_kind() == Some(std::io::ErrorKind::FileTooLarge) {
         (
             Reason::LimitExceeded,
@@ -348,7 +344,7 @@ pub(crate) fn typed_from_value<T: DeserializeOwned>(
     value: Value,
 ) -> Result<T, InputError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
-        InputError::new(path, Reason::InvalidField, serde_message(e.inner()))
+        InputError::new(path, Reason::InvalidField, serde_message(e.inner()).0)
             .at(FieldPath::parse(&e.path().to_string()))
     })
 }

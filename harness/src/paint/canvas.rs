@@ -7,6 +7,7 @@
 use image::{ImageBuffer, Pixel, RgbImage};
 
 use crate::fnv::fnv1a64;
+use crate::recording::ax::Rect;
 
 /// An RGB colour.
 pub(crate) type Rgb = [u8; 3];
@@ -132,18 +133,8 @@ impl Canvas {
     }
 
     /// A rounded rectangle with a border of `bw` pixels: the border colour, then the fill inset.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn bordered_round_rect(
-        &mut self,
-        x: i32,
-        y: i32,
-        w: i32,
-        h: i32,
-        r: f32,
-        bw: i32,
-        border: Rgb,
-        fill: Rgb,
-    ) {
+    pub(crate) fn bordered_round_rect(&mut self, f: Rect, r: f32, bw: i32, border: Rgb, fill: Rgb) {
+        let (x, y, w, h) = (f.x, f.y, f.width, f.height);
         self.fill_round_rect(x, y, w, h, r, border);
         self.fill_round_rect(
             x + bw,

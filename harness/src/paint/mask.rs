@@ -98,15 +98,7 @@ mod tests {
 
         // A box past the edge is clipped, not a panic; RGBA pictures are covered opaque.
         let mut rgba = image::RgbaImage::new(5, 5);
-        cover(
-            &mut rgba,
-            &[Rect {
-                x: 3,
-                y: -2,
-                width: 10,
-                height: 4,
-            }],
-        );
+        cover(&mut rgba, &[Rect::new(3, -2, 10, 4)]);
         assert_eq!(rgba.get_pixel(4, 0).0, [255, 0, 255, 255]);
         assert_eq!(rgba.get_pixel(4, 2).0, [0, 0, 0, 0]);
     }

@@ -79,12 +79,7 @@ fn clamped(ax: &AxSnapshot, screen: &Screen) -> AxSnapshot {
         let y0 = r.y.clamp(-lim, lim);
         let x1 = r.x.saturating_add(r.width.max(0)).clamp(-lim, lim);
         let y1 = r.y.saturating_add(r.height.max(0)).clamp(-lim, lim);
-        *r = crate::recording::ax::Rect {
-            x: x0,
-            y: y0,
-            width: x1 - x0,
-            height: y1 - y0,
-        };
+        *r = crate::recording::ax::Rect::new(x0, y0, x1 - x0, y1 - y0);
     };
     fn walk(e: &mut crate::recording::ax::Element, fix: &dyn Fn(&mut crate::recording::ax::Rect)) {
         fix(&mut e.frame);
@@ -222,16 +217,7 @@ fn window(c: &mut Canvas, win: &Window, active: bool, s: f32) {
     } else {
         [250, 250, 250]
     };
-    c.bordered_round_rect(
-        f.x,
-        f.y,
-        f.width,
-        f.height,
-        r,
-        s as i32,
-        [178, 178, 182],
-        body,
-    );
+    c.bordered_round_rect(f, r, s as i32, [178, 178, 182], body);
     if kind == "window" || kind == "dialog" {
         let tb = (28.0 * s) as i32;
         let bar: Rgb = if active {
@@ -298,16 +284,7 @@ fn window(c: &mut Canvas, win: &Window, active: bool, s: f32) {
 fn menu(c: &mut Canvas, win: &Window, s: f32) {
     let f = win.frame;
     shadow(c, f.x, f.y, f.width, f.height, 6.0 * s, s);
-    c.bordered_round_rect(
-        f.x,
-        f.y,
-        f.width,
-        f.height,
-        6.0 * s,
-        s as i32,
-        [190, 190, 196],
-        [248, 248, 250],
-    );
+    c.bordered_round_rect(f, 6.0 * s, s as i32, [190, 190, 196], [248, 248, 250]);
     widgets::draw_all(c, &win.elements, s);
 }
 
@@ -316,19 +293,10 @@ mod tests {
     use super::*;
     use crate::recording::ax::{App, Element, Rect};
 
-    fn rect(x: i32, y: i32, width: i32, height: i32) -> Rect {
-        Rect {
-            x,
-            y,
-            width,
-            height,
-        }
-    }
-
     fn snapshot(title: &str) -> AxSnapshot {
         let button = Element {
             title: Some(title.into()),
-            ..Element::new("ok", "AXButton", rect(40, 80, 80, 24))
+            ..Element::new("ok", "AXButton", Rect::new(40, 80, 80, 24))
         };
         AxSnapshot {
             schema: crate::recording::ax::AX_SCHEMA.into(),
@@ -340,12 +308,7 @@ mod tests {
                     id: "w".into(),
                     title: "Main".into(),
                     kind: Some("window".into()),
-                    frame: Rect {
-                        x: 20,
-                        y: 40,
-                        width: 200,
-                        height: 100,
-                    },
+                    frame: Rect::new(20, 40, 200, 100),
                     focused: true,
                     elements: vec![button],
                 }],
@@ -390,13 +353,13 @@ mod tests {
             let clock = Element {
                 subrole: Some("AXMenuExtra".into()),
                 title: Some(time.into()),
-                ..Element::new("clock", "AXMenuBarItem", rect(200, 0, 80, 24))
+                ..Element::new("clock", "AXMenuBarItem", Rect::new(200, 0, 80, 24))
             };
             ax.apps[0].windows.push(Window {
                 id: "bar".into(),
                 title: String::new(),
                 kind: Some("menubar".into()),
-                frame: rect(0, 0, 320, 24),
+                frame: Rect::new(0, 0, 320, 24),
                 focused: false,
                 elements: vec![clock],
             });
@@ -429,12 +392,7 @@ mod tests {
     #[test]
     fn huge_and_negative_frames_are_clipped_not_walked() {
         let mut ax = snapshot(&"a very long label ".repeat(2000));
-        ax.apps[0].windows[0].frame = Rect {
-            x: -2_000_000_000,
-            y: -5,
-            width: i32::MAX,
-            height: 1_000_000_000,
-        };
+        ax.apps[0].windows[0].frame = Rect::new(-2_000_000_000, -5, i32::MAX, 1_000_000_000);
         let img = render(
             &ax,
             &Screen {

@@ -6,7 +6,7 @@
 use super::canvas::{Canvas, Rgb, name_color};
 use super::font::{self, Weight};
 use crate::fnv::fnv1a64;
-use crate::recording::ax::Element;
+use crate::recording::ax::{Element, Rect};
 
 const TEXT: Rgb = [28, 28, 30];
 const DIM: Rgb = [150, 150, 155];
@@ -46,16 +46,7 @@ fn draw(c: &mut Canvas, e: &Element, s: f32) {
         ("AXLink", _) => link(c, e, s),
         ("AXList" | "AXTable", _) => {
             let f = e.frame;
-            c.bordered_round_rect(
-                f.x,
-                f.y,
-                f.width,
-                f.height,
-                4.0 * s,
-                s as i32,
-                BORDER,
-                WHITE,
-            );
+            c.bordered_round_rect(f, 4.0 * s, s as i32, BORDER, WHITE);
         }
         ("AXOutline", _) => {
             let f = e.frame;
@@ -96,16 +87,7 @@ fn draw(c: &mut Canvas, e: &Element, s: f32) {
         ("AXGroup", Some("AXCalendarGrid")) => grid(c, e, s),
         ("AXGroup", _) => {
             let f = e.frame;
-            c.bordered_round_rect(
-                f.x,
-                f.y,
-                f.width,
-                f.height,
-                8.0 * s,
-                s as i32,
-                [226, 226, 230],
-                [255, 255, 255],
-            );
+            c.bordered_round_rect(f, 8.0 * s, s as i32, [226, 226, 230], [255, 255, 255]);
         }
         ("AXImage", _) => {
             let f = e.frame;
@@ -161,7 +143,7 @@ fn button(c: &mut Canvas, e: &Element, s: f32) {
         (WHITE, TEXT, BORDER)
     };
     let text = if e.enabled { text } else { DIM };
-    c.bordered_round_rect(f.x, f.y, f.width, f.height, 5.0 * s, s as i32, border, fill);
+    c.bordered_round_rect(f, 5.0 * s, s as i32, border, fill);
     font::draw_centered(
         c,
         f.x as f32,
@@ -200,7 +182,7 @@ fn field(c: &mut Canvas, e: &Element, s: f32, search: bool) {
         focus_ring(c, e, s, r);
     }
     let fill = if e.enabled { WHITE } else { [244, 244, 246] };
-    c.bordered_round_rect(f.x, f.y, f.width, f.height, r, s as i32, BORDER, fill);
+    c.bordered_round_rect(f, r, s as i32, BORDER, fill);
     let mut x = f.x as f32 + 7.0 * s;
     let cy = f.y as f32 + f.height as f32 / 2.0;
     if search {
@@ -243,16 +225,7 @@ fn area(c: &mut Canvas, e: &Element, s: f32) {
     if e.focused {
         focus_ring(c, e, s, 4.0 * s);
     }
-    c.bordered_round_rect(
-        f.x,
-        f.y,
-        f.width,
-        f.height,
-        4.0 * s,
-        s as i32,
-        BORDER,
-        WHITE,
-    );
+    c.bordered_round_rect(f, 4.0 * s, s as i32, BORDER, WHITE);
     let size = 13.0 * s;
     let line_h = 18.0 * s;
     let max = f.width as f32 - 16.0 * s;
@@ -308,7 +281,13 @@ fn checkbox(c: &mut Canvas, e: &Element, s: f32, radio: bool) {
             WHITE,
         );
     } else {
-        c.bordered_round_rect(f.x, by, b, b, 3.0 * s, s as i32, [160, 160, 166], WHITE);
+        let bx = Rect {
+            y: by,
+            width: b,
+            height: b,
+            ..f
+        };
+        c.bordered_round_rect(bx, 3.0 * s, s as i32, [160, 160, 166], WHITE);
     }
     let x = f.x as f32 + b as f32 + 7.0 * s;
     let color = if e.enabled { TEXT } else { DIM };
@@ -349,16 +328,7 @@ fn switch(c: &mut Canvas, e: &Element, s: f32) {
 
 fn popup(c: &mut Canvas, e: &Element, s: f32) {
     let f = e.frame;
-    c.bordered_round_rect(
-        f.x,
-        f.y,
-        f.width,
-        f.height,
-        5.0 * s,
-        s as i32,
-        BORDER,
-        WHITE,
-    );
+    c.bordered_round_rect(f, 5.0 * s, s as i32, BORDER, WHITE);
     let cy = f.y as f32 + f.height as f32 / 2.0;
     let text = e.value.as_deref().or(e.title.as_deref()).unwrap_or("");
     font::draw_line(

@@ -10,31 +10,16 @@ use crate::recording::{AxSnapshot, Rect};
 pub(super) fn apply(ax: &mut AxSnapshot, px: &mut RgbaImage, ctx: &Ctx) {
     let s = ctx.scale.max(1) as i32;
     let w = 360 * s;
-    let frame = Rect {
-        x: px.width() as i32 - w - 12 * s,
-        y: 34 * s,
-        width: w,
-        height: 76 * s,
-    };
+    let frame = Rect::new(px.width() as i32 - w - 12 * s, 34 * s, w, 76 * s);
     fill_rect(px, frame, Rgba([58, 58, 64, 255]));
     fill_rect(
         px,
-        Rect {
-            x: frame.x + 14 * s,
-            y: frame.y + 16 * s,
-            width: 180 * s,
-            height: 10 * s,
-        },
+        Rect::new(frame.x + 14 * s, frame.y + 16 * s, 180 * s, 10 * s),
         Rgba([235, 235, 240, 255]),
     );
     fill_rect(
         px,
-        Rect {
-            x: frame.x + 14 * s,
-            y: frame.y + 38 * s,
-            width: 280 * s,
-            height: 8 * s,
-        },
+        Rect::new(frame.x + 14 * s, frame.y + 38 * s, 280 * s, 8 * s),
         Rgba([170, 170, 178, 255]),
     );
     ax.apps.push(App {

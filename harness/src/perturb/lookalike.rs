@@ -76,12 +76,7 @@ pub(super) fn other_window(ax: &mut AxSnapshot, px: &mut RgbaImage, ctx: &Ctx) {
     if found.is_empty() {
         return;
     }
-    let frame = Rect {
-        x: 8 * s,
-        y: px.height() as i32 - 140 * s,
-        width: 320 * s,
-        height: 132 * s,
-    };
+    let frame = Rect::new(8 * s, px.height() as i32 - 140 * s, 320 * s, 132 * s);
     fill_rect(px, frame, image::Rgba([236, 236, 236, 255]));
     fill_rect(
         px,
@@ -93,12 +88,12 @@ pub(super) fn other_window(ax: &mut AxSnapshot, px: &mut RgbaImage, ctx: &Ctx) {
     );
     let mut elements = Vec::new();
     for (k, e) in found.iter().enumerate() {
-        let slot = Rect {
-            x: frame.x + 10 * s + (k as i32 % 3) * 104 * s,
-            y: frame.y + 30 * s + (k as i32 / 3 % 3) * 34 * s,
-            width: e.frame.width.min(96 * s),
-            height: e.frame.height.min(28 * s),
-        };
+        let slot = Rect::new(
+            frame.x + 10 * s + (k as i32 % 3) * 104 * s,
+            frame.y + 30 * s + (k as i32 / 3 % 3) * 34 * s,
+            e.frame.width.min(96 * s),
+            e.frame.height.min(28 * s),
+        );
         elements.push(copy_of(e, slot, "other"));
     }
     app.windows.push(Window {

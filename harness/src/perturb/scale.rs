@@ -13,19 +13,14 @@ pub(super) fn apply(ax: &mut AxSnapshot, px: &mut RgbaImage, scale: u32) {
     // Saturating: GTK parks hidden controls at i32::MIN.
     let f = |r: Rect| {
         if up {
-            Rect {
-                x: r.x.saturating_mul(2),
-                y: r.y.saturating_mul(2),
-                width: r.width.saturating_mul(2),
-                height: r.height.saturating_mul(2),
-            }
+            Rect::new(
+                r.x.saturating_mul(2),
+                r.y.saturating_mul(2),
+                r.width.saturating_mul(2),
+                r.height.saturating_mul(2),
+            )
         } else {
-            Rect {
-                x: r.x / 2,
-                y: r.y / 2,
-                width: r.width / 2,
-                height: r.height / 2,
-            }
+            Rect::new(r.x / 2, r.y / 2, r.width / 2, r.height / 2)
         }
     };
     for app in &mut ax.apps {

@@ -60,14 +60,8 @@ impl Plan {
     /// The values the plan itself holds that no output may show: its secret texts and any
     /// example a sensitive input still carries.
     pub(crate) fn secrets(&self) -> crate::secret::Taint {
-        let texts = self.steps.iter().filter_map(|s| match &s.action {
-            Action::Type {
-                text: Text::Secret(v),
-                ..
-            }
-            | Action::Paste {
-                text: Some(Text::Secret(v)),
-            } => Some(v.clone()),
+        let texts = self.steps.iter().filter_map(|s| match s.action.text()? {
+            Text::Secret(v) => Some(v.clone()),
             _ => None,
         });
         let examples = self
@@ -256,6 +250,14 @@ impl Action {
             Action::Press { .. } => "press",
             Action::Ask => "ask",
             Action::Do => "do",
+        }
+    }
+
+    /// The text a `type` or `paste` step puts in.
+    pub(crate) fn text(&self) -> Option<&Text> {
+        match self {
+            Action::Type { text, .. } | Action::Paste { text: Some(text) } => Some(text),
+            _ => None,
         }
     }
 }

@@ -284,9 +284,8 @@ fn typed_texts(
 ) -> (BTreeMap<usize, ScriptInput>, Option<(usize, String)>) {
     let mut out = BTreeMap::new();
     for (i, step) in plan.steps.iter().enumerate() {
-        let text = match &step.action {
-            Action::Type { text, .. } | Action::Paste { text: Some(text) } => text,
-            _ => continue,
+        let Some(text) = step.action.text() else {
+            continue;
         };
         let mut sensitive = false;
         for id in text.inputs() {

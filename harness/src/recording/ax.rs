@@ -29,6 +29,16 @@ pub struct Rect {
 }
 
 impl Rect {
+    /// The box at `(x, y)` of that size.
+    pub(crate) const fn new(x: i32, y: i32, width: i32, height: i32) -> Rect {
+        Rect {
+            x,
+            y,
+            width,
+            height,
+        }
+    }
+
     /// Whether the pixel `(px, py)` is inside.
     pub(crate) fn contains(&self, px: f64, py: f64) -> bool {
         px >= self.x as f64
@@ -177,7 +187,8 @@ pub struct Element {
     pub children: Vec<Element>,
 }
 
-fn yes() -> bool {
+/// serde's default for a flag that is on unless written off.
+pub(crate) fn yes() -> bool {
     true
 }
 fn is_true(b: &bool) -> bool {
@@ -321,12 +332,7 @@ mod tests {
 
     #[test]
     fn a_control_parked_at_the_far_edge_moves_without_overflow() {
-        let parked = Rect {
-            x: i32::MIN,
-            y: i32::MIN,
-            width: 10,
-            height: 10,
-        };
+        let parked = Rect::new(i32::MIN, i32::MIN, 10, 10);
         let moved = parked.translated(-40, -10);
         assert_eq!((moved.x, moved.y), (i32::MIN, i32::MIN));
         assert_eq!(parked.translated(40, 10).x, i32::MIN + 40);

@@ -167,15 +167,18 @@ pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
                 format!("frame id `{}` repeats", f.id),
             ));
         }
-        let shot = safe_join(dir, &f.screenshot, &path, fp.key("screenshot"))
-            .map_err(|e| e.at_position(src.position(&fp.key("screenshot"))))?;
-        if !f.screenshot.to_ascii_lowercase().ends_with(".png") {
-            return Err(src.error(
-                fp.key("screenshot"),
-                Reason::UnsupportedFileType,
-                "screenshots must be .png files",
-            ));
-        }
+        // A file the frame names, inside the recording, and of the kind it must be.
+        let join = |key: &str, name: &str, ext: &str, what: &str| {
+            let at = fp.key(key);
+            let file = safe_join(dir, name, &path, at.clone())
+                .map_err(|e| e.at_position(src.position(&at)))?;
+            if !name.to_ascii_lowercase().ends_with(ext) {
+                let why = format!("{what} must be {ext} files");
+                return Err(src.error(at, Reason::UnsupportedFileType, why));
+            }
+            Ok(file)
+        };
+        let shot = join("screenshot", &f.screenshot, ".png", "screenshots")?;
         if !shot.is_file() {
             return Err(src.error(
                 fp.key("screenshot"),
@@ -183,20 +186,10 @@ pub fn load_recording(dir: &Path) -> Result<Recording, InputError> {
                 format!("`{}` does not exist", f.screenshot),
             ));
         }
-        let ax_path = safe_join(dir, &f.ax, &path, fp.key("ax"))
-            .map_err(|e| e.at_position(src.position(&fp.key("ax"))))?;
-        if !f.ax.to_ascii_lowercase().ends_with(".json") {
-            return Err(src.error(
-                fp.key("ax"),
-                Reason::UnsupportedFileType,
-                "AX snapshots must be .json files",
-            ));
-        }
-        let ax = load_ax(&ax_path)?;
+        let ax = load_ax(&join("ax", &f.ax, ".json", "AX snapshots")?)?;
         let mut frame = Frame::new(f.id.clone(), ax, shot);
         if let Some(dom) = &f.dom {
-            let dom_path = safe_join(dir, dom, &path, fp.key("dom"))
-                .map_err(|e| e.at_position(src.position(&fp.key("dom"))))?;
+            let dom_path = join("dom", dom, "", "")?;
             frame.dom = Some(Arc::new(super::dom::load_dom(&dom_path)?));
         }
         frames.push(frame);

@@ -196,7 +196,7 @@ fn write_step(
 /// The before frame with the step's target drawn on it, in the page's colours and border width
 /// (2 px inside the box); None when there is nothing to draw.
 fn overlay(before: &RgbaImage, r: &ResolutionReport) -> Option<RgbaImage> {
-    if r.element_frame.is_none() && r.expected_frame.is_none() && r.click.is_none() {
+    if r.element_frame.is_none() && r.expected_frame.is_none() && r.found.click.is_none() {
         return None;
     }
     let mut img = before.clone();
@@ -214,7 +214,7 @@ fn overlay(before: &RgbaImage, r: &ResolutionReport) -> Option<RgbaImage> {
             }
         }
     }
-    if let Some((x, y)) = r.click {
+    if let Some((x, y)) = r.found.click {
         let (x, y) = (x.round() as i32, y.round() as i32);
         // A ring of radius 5 around a plus.
         for (dx, dy) in (-6..=6).flat_map(|dx| (-6..=6).map(move |dy| (dx, dy))) {
@@ -232,7 +232,6 @@ fn overlay(before: &RgbaImage, r: &ResolutionReport) -> Option<RgbaImage> {
 mod tests {
     use super::*;
     use crate::recording::ax::Rect;
-    use crate::resolve::Strategy;
 
     const GREY: Rgba<u8> = Rgba([40, 50, 60, 255]);
 
@@ -241,42 +240,18 @@ mod tests {
         expected: Option<Rect>,
         click: Option<(f64, f64)>,
     ) -> ResolutionReport {
-        ResolutionReport {
-            element: element.map(|_| "e1".into()),
-            strategy: Strategy::AxExact,
-            confidence: 1.0,
-            margin: 1.0,
-            candidate_count: 1,
-            candidates: Vec::new(),
-            ambiguous: false,
-            expected: None,
-            correct: None,
-            click_in_box: None,
-            click,
-            element_frame: element,
-            expected_frame: expected,
-            note: None,
-            tie_break: None,
-            element_said: None,
-            expected_said: None,
-        }
-    }
-
-    fn rect(x: i32, y: i32, width: i32, height: i32) -> Rect {
-        Rect {
-            x,
-            y,
-            width,
-            height,
-        }
+        let id = element.map(|_| "e1".to_string());
+        let mut r = ResolutionReport::picked(&id, &None, None, click, None);
+        (r.element_frame, r.expected_frame) = (element, expected);
+        r
     }
 
     #[test]
     fn the_overlay_draws_box_edges_in_the_legend_colours_and_leaves_the_inside_alone() {
         let before = RgbaImage::from_pixel(60, 40, GREY);
         let r = resolution(
-            Some(rect(5, 5, 30, 20)),
-            Some(rect(40, 30, 15, 8)),
+            Some(Rect::new(5, 5, 30, 20)),
+            Some(Rect::new(40, 30, 15, 8)),
             Some((20.0, 15.0)),
         );
         let img = overlay(&before, &r).unwrap();

@@ -175,19 +175,19 @@ impl StepReport {
 /// The first thing a step's events say went wrong, in words.
 pub(crate) fn step_detail(step: &StepReport) -> Option<String> {
     if let Some(r) = &step.resolution {
-        let wrong = r.element.is_none() || r.ambiguous || r.correct == Some(false);
+        let wrong = r.found.element.is_none() || r.found.ambiguous || r.correct == Some(false);
         if wrong {
-            if let Some(n) = &r.note {
+            if let Some(n) = &r.found.note {
                 return Some(n.clone());
             }
-            if r.ambiguous {
-                return Some(format!("{} controls tie for it", r.candidate_count));
+            if r.found.ambiguous {
+                return Some(format!("{} controls tie for it", r.found.candidate_count));
             }
             // Controls by their role and name where the recording has them, not by id.
             let got = r
                 .element_said
                 .clone()
-                .or_else(|| r.element.as_ref().map(|e| format!("`{e}`")));
+                .or_else(|| r.found.element.as_ref().map(|e| format!("`{e}`")));
             let want = r
                 .expected_said
                 .clone()

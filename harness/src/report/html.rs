@@ -998,11 +998,11 @@ fn resolution(h: &mut String, r: &ResolutionReport) {
     let _ = write!(
         h,
         "<dt>target</dt><dd><b>{}</b> by {} · confidence {} · margin {}{}{}</dd>",
-        html_escape(r.element.as_deref().unwrap_or("none")),
-        word(&r.strategy),
-        r.confidence,
-        r.margin,
-        if r.ambiguous {
+        html_escape(r.found.element.as_deref().unwrap_or("none")),
+        word(&r.found.strategy),
+        r.found.confidence,
+        r.found.margin,
+        if r.found.ambiguous {
             " · <b class=\"bad\">ambiguous</b>"
         } else {
             ""
@@ -1016,15 +1016,15 @@ fn resolution(h: &mut String, r: &ResolutionReport) {
             _ => String::new(),
         }
     );
-    if let Some(note) = &r.note {
+    if let Some(note) = &r.found.note {
         let _ = write!(h, "<dt>note</dt><dd>{}</dd>", html_escape(note));
     }
     let _ = write!(
         h,
         "<dt>candidates</dt><dd>{} in all<ul class=\"cands\">",
-        r.candidate_count
+        r.found.candidate_count
     );
-    for c in &r.candidates {
+    for c in &r.found.candidates {
         let _ = write!(
             h,
             "<li>{} — {} ({})</li>",
@@ -1052,12 +1052,7 @@ fn window_of(img: Option<&PageImage>, res: Option<&ResolutionReport>) -> Option<
         (w.y + w.height).min(img.height as i32),
     );
     let (x, y) = (w.x.max(0), w.y.max(0));
-    let cut = Rect {
-        x,
-        y,
-        width: right - x,
-        height: bottom - y,
-    };
+    let cut = Rect::new(x, y, right - x, bottom - y);
     let whole = cut.width as u32 == img.width && cut.height as u32 == img.height;
     (cut.width > 0 && cut.height > 0 && !whole).then_some(cut)
 }
@@ -1092,12 +1087,7 @@ fn figure(
     );
     match img {
         Some(img) => {
-            let whole = Rect {
-                x: 0,
-                y: 0,
-                width: img.width as i32,
-                height: img.height as i32,
-            };
+            let whole = Rect::new(0, 0, img.width as i32, img.height as i32);
             let crop = crop.filter(|c| whole.encloses(c));
             let view = crop.unwrap_or(whole);
             let (shot, style) = match crop {
@@ -1132,7 +1122,7 @@ fn figure(
                 if let Some(f) = &r.element_frame {
                     let _ = write!(h, "<div class=\"box\" style=\"{}\"></div>", pct(f, &view));
                 }
-                if let Some((x, y)) = r.click {
+                if let Some((x, y)) = r.found.click {
                     let _ = write!(
                         h,
                         "<div class=\"dot\" style=\"left:{:.3}%;top:{:.3}%\"></div>",
@@ -1175,11 +1165,10 @@ fn diff_words(d: &StepDiff) -> String {
     let mut out = match (&d.pixel, &d.pixel_note) {
         (Some(p), _) if p.mismatched == 0 => "screen unchanged".to_string(),
         (Some(p), _) => format!(
-            "{} px changed ({:.2}%) in {} region{}",
+            "{} px changed ({:.2}%) in {}",
             p.mismatched,
             p.ratio * 100.0,
-            p.regions_total,
-            if p.regions_total == 1 { "" } else { "s" }
+            plural(p.regions_total, "region", "regions")
         ),
         (None, Some(note)) => format!("no pixel diff: {note}"),
         (None, None) => "no pixel diff".to_string(),
@@ -1197,7 +1186,7 @@ fn diff_words(d: &StepDiff) -> String {
     ]
     .into_iter()
     .filter(|(n, _, _)| *n > 0)
-    .map(|(n, one, many)| format!("{n} {}", if n == 1 { one } else { many }))
+    .map(|(n, one, many)| plural(n, one, many))
     .collect();
     out.push_str(" · AX: ");
     if parts.is_empty() {

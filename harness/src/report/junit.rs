@@ -234,11 +234,12 @@ fn step_case(s: &ScenarioReport, step: &StepReport) -> TestCase {
         if let Some(r) = &step.resolution {
             lines.push(format!(
                 "target: {} by {} (confidence {}, {} candidates){}",
-                r.element.as_deref().unwrap_or("none"),
-                word(&r.strategy),
-                r.confidence,
-                r.candidate_count,
-                r.note
+                r.found.element.as_deref().unwrap_or("none"),
+                word(&r.found.strategy),
+                r.found.confidence,
+                r.found.candidate_count,
+                r.found
+                    .note
                     .as_deref()
                     .map(|n| format!(" — {n}"))
                     .unwrap_or_default()

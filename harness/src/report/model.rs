@@ -13,7 +13,7 @@ use crate::fnv::fnv1a64;
 use crate::plan::check::Finding;
 use crate::recording::ax::Rect;
 use crate::replay::{Event, Mode, Robustness, StepStatus, Trace};
-use crate::resolve::{Candidate, Strategy, TieBreak};
+use crate::resolve::{Resolution, Strategy};
 use crate::result::{AgentFacts, Cause, PlanRun, Ran, ScenarioResult, StepInfo};
 use crate::scenario::{Expected, FailReason, Outcome};
 use crate::score::{Scores, Tally};
@@ -483,42 +483,25 @@ pub struct CaptureFiles {
     pub(crate) diff: String,
 }
 
-/// A resolution, as reported.
+/// A resolution, as reported: what the resolver found (or an agent picked), against what the
+/// recording acted on.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ResolutionReport {
-    /// The winner.
-    pub(crate) element: Option<String>,
-    pub(crate) strategy: Strategy,
-    /// Score of the winner.
-    pub(crate) confidence: f64,
-    /// Over the runner-up.
-    pub(crate) margin: f64,
-    /// Candidates in all.
-    pub(crate) candidate_count: usize,
-    /// Top candidates.
-    pub(crate) candidates: Vec<Candidate>,
-    /// A (near) tie.
-    pub(crate) ambiguous: bool,
+    /// The winner, its score, candidates and click point.
+    #[serde(flatten)]
+    pub found: Resolution,
     /// The element the recording acted on.
     pub(crate) expected: Option<String>,
     /// Right or wrong against it.
     pub correct: Option<bool>,
     /// Click point inside its box.
     pub(crate) click_in_box: Option<bool>,
-    /// Click point in pixels.
-    pub click: Option<(f64, f64)>,
     /// The winner's box in pixels (for drawing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element_frame: Option<Rect>,
     /// The recorded element's box, when it is not the winner's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_frame: Option<Rect>,
-    /// Why nothing was found.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) note: Option<String>,
-    /// What told the winner apart from controls with the same name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) tie_break: Option<TieBreak>,
     /// When wrong: the winner as a person names it (`the button “Send”`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) element_said: Option<String>,
@@ -529,27 +512,32 @@ pub struct ResolutionReport {
 
 impl ResolutionReport {
     /// The element an agent under test picked, against the recording's.
-    fn picked(
+    pub(crate) fn picked(
         element: &Option<String>,
         expected: &Option<String>,
         correct: Option<bool>,
+        click: Option<(f64, f64)>,
+        click_in_box: Option<bool>,
     ) -> ResolutionReport {
         ResolutionReport {
-            element: element.clone(),
-            strategy: Strategy::Agent,
-            confidence: 1.0,
-            margin: 0.0,
-            candidate_count: usize::from(element.is_some()),
-            candidates: Vec::new(),
-            ambiguous: false,
+            found: Resolution {
+                element: element.clone(),
+                strategy: Strategy::Agent,
+                confidence: 1.0,
+                margin: 0.0,
+                candidates: Vec::new(),
+                candidate_count: usize::from(element.is_some()),
+                ambiguous: false,
+                click,
+                note: None,
+                tie_break: None,
+                picture: None,
+            },
             expected: expected.clone(),
             correct,
-            click_in_box: None,
-            click: None,
+            click_in_box,
             element_frame: None,
             expected_frame: None,
-            note: None,
-            tie_break: None,
             element_said: None,
             expected_said: None,
         }
@@ -626,22 +614,17 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
                 ..
             } => {
                 let (element_said, expected_said) = said.clone().unwrap_or_default();
+                // What the picture said is in the follower's verdict; the report keeps that.
                 s.resolution = Some(ResolutionReport {
-                    element: r.element.clone(),
-                    strategy: r.strategy,
-                    confidence: r.confidence,
-                    margin: r.margin,
-                    candidate_count: r.candidate_count,
-                    candidates: r.candidates.clone(),
-                    ambiguous: r.ambiguous,
+                    found: Resolution {
+                        picture: None,
+                        ..r.clone()
+                    },
                     expected: expected.clone(),
                     correct: *correct,
                     click_in_box: *click_in_box,
-                    click: r.click,
                     element_frame: *element_frame,
                     expected_frame: *expected_frame,
-                    note: r.note.clone(),
-                    tie_break: r.tie_break,
                     element_said,
                     expected_said,
                 })
@@ -654,9 +637,13 @@ fn fold_step(info: &StepInfo, trace: &Trace, i: usize) -> StepReport {
                 click_in_box,
                 ..
             } => {
-                let mut r = ResolutionReport::picked(element, expected, *correct);
-                (r.click, r.click_in_box) = (*click, *click_in_box);
-                s.resolution = Some(r);
+                s.resolution = Some(ResolutionReport::picked(
+                    element,
+                    expected,
+                    *correct,
+                    *click,
+                    *click_in_box,
+                ));
             }
             Event::Acted { from, to, .. } => s.frames = Some((from.clone(), to.clone())),
             Event::Captured { diff, .. } => s.diff = Some(diff.clone()),

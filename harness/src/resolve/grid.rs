@@ -190,12 +190,7 @@ mod tests {
     use super::*;
 
     fn r(x: i32, y: i32, width: i32, height: i32) -> Rect {
-        Rect {
-            x,
-            y,
-            width,
-            height,
-        }
+        Rect::new(x, y, width, height)
     }
 
     #[test]

@@ -228,12 +228,7 @@ mod tests {
             window: 0,
             ax_role,
             name,
-            frame: Rect {
-                x: 0,
-                y: 0,
-                width: 1,
-                height: 1,
-            },
+            frame: Rect::new(0, 0, 1, 1),
             enabled: true,
         };
         assert_eq!(
@@ -265,12 +260,7 @@ mod tests {
                     id: "w1".into(),
                     title: "Inbox".into(),
                     kind: None,
-                    frame: Rect {
-                        x: 0,
-                        y: 0,
-                        width: 400,
-                        height: 300,
-                    },
+                    frame: Rect::new(0, 0, 400, 300),
                     focused: true,
                     elements: vec![
                         el("b1", "AXButton", Some("New  Message"), r(10, 10)),

@@ -24,8 +24,9 @@ pub(crate) use index::{Node, WindowInfo};
 pub(crate) use nearest::{nearest, nearest_names, nearest_windows};
 #[cfg(test)]
 pub(crate) use target::AMBIGUITY_MARGIN;
-pub(crate) use target::{Candidate, Resolution};
+pub(crate) use target::Resolution;
 pub use target::{ResolveContext, Strategy, resolve};
+#[cfg(test)]
 pub(crate) use tiebreak::TieBreak;
 
 /// The unit tests' screen, and resolving on it without a picture: `t` on `now`, with the

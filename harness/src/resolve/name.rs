@@ -195,27 +195,18 @@ fn best_label(
 mod tests {
     use super::*;
 
-    fn rect(x: i32, y: i32, width: i32, height: i32) -> Rect {
-        Rect {
-            x,
-            y,
-            width,
-            height,
-        }
-    }
-
     fn scan_all(texts: &[Rect], f: &Rect) -> Option<usize> {
         best_label(texts, f, |each| (0..texts.len()).for_each(each))
     }
 
     #[test]
     fn label_left_beats_label_above_and_far_ones_do_not_count() {
-        let field = rect(200, 100, 150, 20);
+        let field = Rect::new(200, 100, 150, 20);
         let texts = [
-            rect(200, 60, 80, 20),  // above, 20 px: 2 × 20 + 8 = 48
-            rect(100, 100, 90, 20), // left, 10 px
-            rect(0, 100, 20, 20),   // left, 180 px
-            rect(-50, 100, 20, 20), // left, 230 px: too far
+            Rect::new(200, 60, 80, 20),  // above, 20 px: 2 × 20 + 8 = 48
+            Rect::new(100, 100, 90, 20), // left, 10 px
+            Rect::new(0, 100, 20, 20),   // left, 180 px
+            Rect::new(-50, 100, 20, 20), // left, 230 px: too far
         ];
         assert_eq!(scan_all(&texts, &field), Some(1));
         assert_eq!(scan_all(&texts[2..], &field), Some(0));
@@ -224,8 +215,8 @@ mod tests {
 
     #[test]
     fn extreme_frames_do_not_overflow() {
-        let big = rect(i32::MAX, i32::MAX, i32::MAX, i32::MAX);
-        let low = rect(i32::MIN, i32::MIN, i32::MAX, 1);
+        let big = Rect::new(i32::MAX, i32::MAX, i32::MAX, i32::MAX);
+        let low = Rect::new(i32::MIN, i32::MIN, i32::MAX, 1);
         assert_eq!(scan_all(&[big, low], &big), None);
         assert_eq!(scan_all(&[big], &low), None);
     }
@@ -254,16 +245,16 @@ mod tests {
                         4 => (40, 0),
                         _ => (next(160) as i32 + 1, next(40) as i32 + 1),
                     };
-                    rect(next(1600) as i32 - 100, next(1000) as i32 - 50, w, h)
+                    Rect::new(next(1600) as i32 - 100, next(1000) as i32 - 50, w, h)
                 })
                 .collect();
             band.fill(&texts);
             for _ in 0..150 {
                 let f = match next(25) {
-                    0 => rect(next(1400) as i32, next(900) as i32, 0, 10),
-                    1 => rect(0, 0, 3000, 2000),
-                    2 => rect(next(1400) as i32, next(900) as i32, 80, -15),
-                    _ => rect(
+                    0 => Rect::new(next(1400) as i32, next(900) as i32, 0, 10),
+                    1 => Rect::new(0, 0, 3000, 2000),
+                    2 => Rect::new(next(1400) as i32, next(900) as i32, 80, -15),
+                    _ => Rect::new(
                         next(1400) as i32,
                         next(900) as i32,
                         next(300) as i32 + 1,

@@ -92,12 +92,12 @@ pub(super) fn judge(
             score: Some(round(here)),
         };
     };
-    let seen = Rect {
-        x: m.x as i32,
-        y: m.y as i32,
-        width: crop.width() as i32,
-        height: crop.height() as i32,
-    };
+    let seen = Rect::new(
+        m.x as i32,
+        m.y as i32,
+        crop.width() as i32,
+        crop.height() as i32,
+    );
     let (cx, cy) = seen.center();
     // The control of the step's app the picture shows: of those under its centre, the one
     // whose box fits the place it was found best, other than the named one and the controls

@@ -51,8 +51,8 @@ pub(crate) struct Candidate {
     pub(crate) strategy: Strategy,
 }
 
-/// The outcome of resolving one target in one frame.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// The outcome of resolving one target in one frame (the report keeps it as it is).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Resolution {
     /// The winner, if any.
     pub element: Option<String>,
@@ -69,13 +69,16 @@ pub struct Resolution {
     /// Two candidates are (nearly) tied.
     pub(crate) ambiguous: bool,
     /// Where the follower would click, in pixels.
-    pub(crate) click: Option<(f64, f64)>,
+    pub click: Option<(f64, f64)>,
     /// Why nothing was found, or what was odd.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) note: Option<String>,
     /// What told the winner apart from controls with the same name, when something did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) tie_break: Option<TieBreak>,
-    /// What the step's picture says of a control found by name, when the step has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What the step's picture says of a control found by name, when the step has one (the
+    /// follower's verdict on it is what reports show).
+    #[serde(skip)]
     pub(crate) picture: Option<PictureCheck>,
 }
 

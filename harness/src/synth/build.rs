@@ -381,12 +381,7 @@ fn snapshot(script: &Script, st: &State) -> AxSnapshot {
                 id: wid.clone(),
                 title: ws.title.clone(),
                 kind: Some(wspec.kind.word().to_string()),
-                frame: Rect {
-                    x: x * k,
-                    y: y * k,
-                    width: w * k,
-                    height: h * k,
-                },
+                frame: Rect::new(x * k, y * k, w * k, h * k),
                 focused,
                 elements: wspec
                     .controls
@@ -427,12 +422,12 @@ fn element(c: &ControlSpec, st: &State, origin: (i32, i32), k: i32) -> Option<El
         role_description: Some(role.to_string()),
         placeholder: c.placeholder.clone(),
         labelled_by: c.labelled_by.clone(),
-        frame: Rect {
-            x: (origin.0 + x + s.dx) * k,
-            y: (origin.1 + y + s.dy) * k,
-            width: w * k,
-            height: h * k,
-        },
+        frame: Rect::new(
+            (origin.0 + x + s.dx) * k,
+            (origin.1 + y + s.dy) * k,
+            w * k,
+            h * k,
+        ),
         enabled: s.enabled,
         focused: st.focus.as_deref() == Some(c.id.as_str()),
         selected: s.selected,

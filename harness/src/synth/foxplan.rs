@@ -12,17 +12,12 @@ use serde_json::Value;
 use super::build::{Built, accessible_name};
 use super::script::{Script, Variant};
 use crate::errors::{Error, FieldPath, InputError, Reason};
-use crate::json::round;
 use crate::paint::canvas::Canvas;
 use crate::plan::foxstep::{
     ActionKind, Bounds, Button, Click, FoxPlan, Point, SCHEMA, Step, Target,
 };
+use crate::plan::share;
 use crate::recording::format::Screen;
-
-/// Shares keep three decimals, as Foxstep exports them.
-fn share(v: i32, of: u32) -> f64 {
-    (v as f64 / of as f64 * 1000.0).round() / 1000.0
-}
 
 /// The crop file of step `n`, relative to the plan.
 pub(crate) fn crop_name(n: u32) -> String {
@@ -65,14 +60,14 @@ pub(crate) fn make_plan(
                 ax_role: Some(el.ax_role.clone()),
                 label,
                 point: Some(Point {
-                    x: round((cx / screen.width as f64 * 1000.0).round() / 1000.0),
-                    y: round((cy / screen.height as f64 * 1000.0).round() / 1000.0),
+                    x: share(cx, screen.width),
+                    y: share(cy, screen.height),
                 }),
                 bounds: Some(Bounds {
-                    x: share(f.x, screen.width),
-                    y: share(f.y, screen.height),
-                    width: share(f.width, screen.width),
-                    height: share(f.height, screen.height),
+                    x: share(f.x.into(), screen.width),
+                    y: share(f.y.into(), screen.height),
+                    width: share(f.width.into(), screen.width),
+                    height: share(f.height.into(), screen.height),
                 }),
                 crop_available: true,
                 crop: Some(crop_name(n)),

@@ -62,9 +62,6 @@ pub struct Script {
 fn one() -> u32 {
     1
 }
-fn yes() -> bool {
-    true
-}
 fn default_screen() -> [u32; 2] {
     [1440, 900]
 }
@@ -136,7 +133,7 @@ pub(crate) struct WindowSpec {
     /// `[x, y, width, height]` in screen points, title bar included.
     pub(crate) frame: [i32; 4],
     /// Whether it is on screen in the first frame.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::recording::ax::yes")]
     pub(crate) open: bool,
     /// Its controls.
     #[serde(default)]
@@ -251,7 +248,7 @@ pub(crate) struct ControlSpec {
     /// `[x, y, width, height]` in points from the window's content origin.
     pub(crate) frame: [i32; 4],
     /// Whether it can be used.
-    #[serde(default = "yes")]
+    #[serde(default = "crate::recording::ax::yes")]
     pub(crate) enabled: bool,
     /// Checked, selected or highlighted (the default button).
     #[serde(default)]

@@ -1215,7 +1215,7 @@ fn captures_draw_overlays_for_targeted_steps_from_the_evidence_alone() {
         let Some(c) = &st.captures else { continue };
         let overlay = c.before.replace("-before.png", "-overlay.png");
         let pointed = st.resolution.as_ref().is_some_and(|r| {
-            r.element_frame.is_some() || r.expected_frame.is_some() || r.click.is_some()
+            r.element_frame.is_some() || r.expected_frame.is_some() || r.found.click.is_some()
         });
         assert_eq!(Path::new(&overlay).is_file(), pointed, "{overlay}");
         if pointed {

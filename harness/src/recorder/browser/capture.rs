@@ -66,12 +66,12 @@ pub(crate) fn dom_of(snap: &Value, scale: u32) -> (DomSnapshot, HashMap<i64, usi
             let f = scale as f64;
             let (x0, y0) = (((x - sx) * f).round(), ((y - sy) * f).round());
             let (x1, y1) = (((x - sx + w) * f).round(), ((y - sy + h) * f).round());
-            boxes.entry(n as usize).or_insert(Rect {
-                x: x0 as i32,
-                y: y0 as i32,
-                width: (x1 - x0) as i32,
-                height: (y1 - y0) as i32,
-            });
+            boxes.entry(n as usize).or_insert(Rect::new(
+                x0 as i32,
+                y0 as i32,
+                (x1 - x0) as i32,
+                (y1 - y0) as i32,
+            ));
         }
     }
     let mut out: Vec<DomNode> = Vec::new();
@@ -215,12 +215,7 @@ pub(crate) fn ax_of(
             place(&mut elements, dom, i, e);
         }
     }
-    let frame = Rect {
-        x: 0,
-        y: 0,
-        width: screen.0 as i32,
-        height: screen.1 as i32,
-    };
+    let frame = Rect::new(0, 0, screen.0 as i32, screen.1 as i32);
     AxSnapshot {
         schema: crate::recording::ax::AX_SCHEMA.into(),
         apps: vec![App {
@@ -380,15 +375,7 @@ mod tests {
         assert_eq!(input.attrs["type"], "password");
         assert_eq!(input.text, None, "a password field's value is never kept");
         // Scrolled 10 CSS px, at 2x: y = (20 - 10) × 2.
-        assert_eq!(
-            input.rect,
-            Some(Rect {
-                x: 20,
-                y: 20,
-                width: 200,
-                height: 40
-            })
-        );
+        assert_eq!(input.rect, Some(Rect::new(20, 20, 200, 40)));
         assert_eq!(
             dom.nodes[3].rect.unwrap().width,
             121,
