@@ -707,7 +707,7 @@ fn expect_case(expect: serde_json::Value) -> Trace {
 }
 
 /// Step 1's checks of `kind`: (passed, detail).
-fn checks_of(t: &Trace, kind: &str) -> Vec<(bool, String)> {
+fn checks_of(t: &Trace, kind: CheckKind) -> Vec<(bool, String)> {
     t.step_events(0)
         .filter_map(|e| match e {
             Event::Checked { check, .. } if check.kind == kind => {
@@ -721,11 +721,11 @@ fn checks_of(t: &Trace, kind: &str) -> Vec<(bool, String)> {
 #[test]
 fn an_expected_control_that_is_not_on_screen_fails_the_step_and_names_it() {
     let t = expect_case(json!({"visible": "B"}));
-    assert!(checks_of(&t, "visible")[0].0, "{:?}", t.outcome());
+    assert!(checks_of(&t, CheckKind::Visible)[0].0, "{:?}", t.outcome());
     assert_eq!(t.outcome().0, Outcome::Completed);
     let t = expect_case(json!({"visible": "Nowhere"}));
     assert_eq!(
-        checks_of(&t, "visible"),
+        checks_of(&t, CheckKind::Visible),
         [(false, "“Nowhere” is not on screen".to_string())]
     );
     let (_, reason, step) = t.outcome();
@@ -738,11 +738,11 @@ fn an_expected_control_that_is_not_on_screen_fails_the_step_and_names_it() {
 #[test]
 fn a_field_holding_other_text_than_expected_fails_the_step() {
     let t = expect_case(json!({"field_contains": "x"}));
-    assert!(checks_of(&t, "field-contains")[0].0);
+    assert!(checks_of(&t, CheckKind::FieldContains)[0].0);
     assert_eq!(t.outcome().0, Outcome::Completed);
     let t = expect_case(json!({"field_contains": "Invoice"}));
     assert_eq!(
-        checks_of(&t, "field-contains"),
+        checks_of(&t, CheckKind::FieldContains),
         [(
             false,
             "expected the field to hold “Invoice”, it holds “x”".to_string()

@@ -29,7 +29,7 @@ use crate::output::{real_subdir, write_file};
 use crate::recording::ax::Rect;
 use crate::replay::Mode;
 use crate::score::COLUMNS;
-use crate::text::{slug, word};
+use crate::text::{plural, slug, word};
 
 /// Escapes text for HTML element content and quoted attribute values; a character XML 1.0
 /// refuses (a control, a noncharacter: HTML parse errors too) becomes U+FFFD.
