@@ -514,7 +514,9 @@ fn run_takes_the_depth_cap_check_takes() {
     refused.expect_code(2);
     assert!(
         refused.stdout.contains("nests deeper than 127 levels")
-            && refused.stderr.contains("`--max-depth` (check, fmt, run, agent, mutate) raises"),
+            && refused
+                .stderr
+                .contains("`--max-depth` (check, fmt, run, agent, mutate) raises"),
         "{refused}"
     );
     run(&["--max-depth", "200"]).expect_code(0);
