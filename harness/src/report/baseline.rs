@@ -469,12 +469,30 @@ impl RegressionReport {
 }
 
 impl RegressionReport {
-    /// `26 regressions against the baseline, in 2 places`.
+    /// `37 regressions against the baseline, in 1 place (11 are the suite's scores, which
+    /// fell with it)`: the suite's scores are counted but are no place of their own.
     pub(crate) fn headline(&self) -> String {
+        let places = self.places().len();
+        let folded = if self.regressions.iter().any(|g| g.scenario.is_some()) {
+            self.regressions
+                .iter()
+                .filter(|g| g.scenario.is_none() && g.kind != RegressionKind::Missing)
+                .count()
+        } else {
+            0
+        };
+        let with = match folded {
+            0 => String::new(),
+            n => format!(
+                " ({n} {} the suite's scores, which fell with {})",
+                if n == 1 { "is" } else { "are" },
+                if places == 1 { "it" } else { "them" }
+            ),
+        };
         format!(
-            "{} against the baseline, in {}",
+            "{} against the baseline, in {}{with}",
             plural(self.regressions.len(), "regression", "regressions"),
-            plural(self.places().len(), "place", "places")
+            plural(places, "place", "places")
         )
     }
 

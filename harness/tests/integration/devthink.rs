@@ -1099,3 +1099,52 @@ fn chromium_records_what_each_family_received() {
     )
     .expect_code(0);
 }
+
+/// A key two plans of one suite share is applied in each plan's run: each replays its own
+/// recording of a system from its start, so the second run's step is no retry of the first's.
+#[test]
+fn a_key_two_plans_of_a_suite_share_is_applied_in_each_run() {
+    let tmp = TempDir::new("devthink-shared-key");
+    let suite = tmp.path();
+    crate::util::copy_scenario(suite, "devthink-login", "devthink-login");
+    let first = suite.join("scenarios/devthink-login.json");
+    let mut again = read_json(&first);
+    again["id"] = "devthink-login-again".into();
+    std::fs::write(
+        suite.join("scenarios/devthink-login-again.json"),
+        serde_json::to_string_pretty(&again).unwrap(),
+    )
+    .unwrap();
+    let plan = read_json(&suite.join("scenarios/devthink-login/plan.json"));
+    let keyed: Vec<usize> = plan["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.get("idempotencykey").is_some())
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(keyed.len(), 1, "the login plan keys its sign-in step");
+    run_in(
+        suite,
+        &[
+            "run",
+            "scenarios",
+            "--jobs",
+            "1",
+            "--reports",
+            "json",
+            "--report-dir",
+            "out",
+        ],
+    )
+    .expect_code(0);
+    let report = read_json(&suite.join("out/report.json"));
+    let statuses: Vec<String> = report["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["runs"]["chained"]["steps"][keyed[0]]["status"].to_string())
+        .collect();
+    assert_eq!(statuses, ["\"passed\"", "\"passed\""], "{report:#}");
+}

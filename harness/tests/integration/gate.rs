@@ -1581,8 +1581,13 @@ fn one_label_typo_gives_one_regression_line_per_affected_scenario() {
     // One typo is one place: the scenarios that went wrong at it fold into one line, and the
     // suite's scores, which fell with them, are no place of their own.
     assert_eq!(lines.len(), 1, "{console}");
+    // The suite's scores are counted in the headline and said to be.
+    let n = regressions["regressions"].as_array().unwrap();
+    let suite = n.iter().filter(|r| r["scenario"].is_null()).count();
+    let head = format!("{} regressions against the baseline, in 1 place", n.len());
+    let why = format!("({suite} are the suite's scores, which fell with it):");
     assert!(
-        console.contains("regressions against the baseline, in 1 place:"),
+        suite > 0 && console.contains(&format!("{head} {why}")),
         "{console}"
     );
     for g in groups.iter().filter(|g| g["scenario"].is_string()) {

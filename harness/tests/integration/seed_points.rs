@@ -105,6 +105,7 @@ const FOXSTEP: &[Point] = &[
         "example",
         "keys are sorted",
         &[
+            "tests/integration/check.rs::fmt_reproduces_the_seed_byte_for_byte",
             "tests/integration/check.rs::the_seed_plan_is_canonical",
             "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/non-canonical.json]",
         ],
@@ -258,6 +259,7 @@ const FOXSTEP: &[Point] = &[
         "steps",
         "`text`: the step as the guide words it",
         &[
+            "src/replay/tests.rs::typing_over_text_the_guide_does_not_mention_asks_first",
             "src/plan/check/rules/injection.rs::phrases_match_across_case_quotes_and_spacing",
             "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/possible-injection.json]",
         ],
@@ -323,6 +325,8 @@ const FOXSTEP: &[Point] = &[
         "steps",
         "`target`: where the step acts",
         &[
+            "src/resolve/tiebreak.rs::the_wrong_app_is_named_and_the_right_one_resolves",
+            "tests/integration/real.rs::two_fields_with_one_name_are_told_apart_on_a_real_form",
             "src/resolve/tiebreak.rs::nothing_to_tell_them_apart_is_ambiguity",
             "src/replay/tests.rs::two_controls_with_one_label_in_one_window_are_ambiguous",
         ],
@@ -341,6 +345,7 @@ const FOXSTEP: &[Point] = &[
         "steps",
         "`confirm_reason`: why, such as “Send” acts straight away",
         &[
+            "tests/integration/replay.rs::the_report_of_a_completed_and_a_declined_run",
             "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/confirm-without-reason.json]",
             "tests/integration/check.rs::broken_plan [harness/tests/fixtures/plans/broken/confirm-reason-without-confirm.json]",
         ],
@@ -547,6 +552,7 @@ const FOXSTEP: &[Point] = &[
         "following a plan well",
         "stop at every step with confirm, say why and ask",
         &[
+            "tests/integration/replay.rs::the_report_of_a_completed_and_a_declined_run",
             "src/replay/tests.rs::a_confirm_step_asks_and_an_approval_goes_on",
             "src/replay/tests.rs::a_declined_or_unanswered_confirm_stops_before_acting",
         ],
@@ -780,6 +786,7 @@ const DEVTHINK: &[Point] = &[
         "step.idempotencykey",
         "a key another plan of the suite also uses is applied in each plan's run (its recording's system), and `check` over the folder warns that one live system would take it as a retry",
         &[
+            "tests/integration/devthink.rs::a_key_two_plans_of_a_suite_share_is_applied_in_each_run",
             "src/plan/check/across.rs::a_key_another_plan_of_the_run_uses_is_a_retry_of_its_step",
             "tests/integration/check.rs::a_key_shared_by_two_plans_of_a_suite_is_found_by_check_over_the_folder",
         ],
@@ -839,6 +846,7 @@ const DEVTHINK: &[Point] = &[
         "the reviewed key modifiers of key steps (an empty list is fine)",
         &[
             "src/plan/devthink/lower.rs::modifiers_make_the_chord_pressed",
+            "src/plan/devthink/tests.rs::an_option_on_a_kind_it_does_not_fit_is_a_warning",
             "tests/integration/check.rs::held_out_valid_plans_have_no_errors",
         ],
     ),
@@ -846,6 +854,7 @@ const DEVTHINK: &[Point] = &[
         "options.pipeline",
         "the extractpipeline reference of extract steps: its recorded output is served back and judged; an output the recording lacks fails `not-recorded`",
         &[
+            "src/expect/received.rs::an_answer_passes_when_it_holds_what_the_plan_expects",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders-pipeline-not-recorded.json]",
             "tests/integration/devthink.rs::chromium_records_what_each_family_received",
@@ -855,6 +864,7 @@ const DEVTHINK: &[Point] = &[
         "options.pollrequest",
         "the long-poll request of a transport step: its recorded response is served back in order and judged; a request the recording lacks fails `not-recorded`",
         &[
+            "src/expect/received.rs::an_answer_passes_when_it_holds_what_the_plan_expects",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders-poll-not-recorded.json]",
             "tests/integration/devthink.rs::chromium_records_what_each_family_received",
@@ -864,6 +874,7 @@ const DEVTHINK: &[Point] = &[
         "options.graphql",
         "the GraphQL subscription of a channel step: its recorded messages are served back and judged; a subscription the recording lacks fails `not-recorded`",
         &[
+            "src/expect/received.rs::an_answer_passes_when_it_holds_what_the_plan_expects",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders-graphql-not-recorded.json]",
             "tests/integration/devthink.rs::chromium_records_what_each_family_received",
@@ -883,6 +894,7 @@ const DEVTHINK: &[Point] = &[
         "options.vision",
         "the vision prompt block of a capture step: the recorded answer is served back and judged; a prompt the recording lacks fails `not-recorded`",
         &[
+            "src/expect/received.rs::an_answer_passes_when_it_holds_what_the_plan_expects",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-vision-not-recorded.json]",
             "tests/integration/devthink.rs::chromium_records_what_each_family_received",
@@ -934,6 +946,7 @@ const DEVTHINK: &[Point] = &[
         "options.snapshot",
         "the session snapshot plan of a capturesession step: the recorded snapshot is served back and judged; a snapshot the recording lacks fails `not-recorded`",
         &[
+            "src/expect/received.rs::an_answer_passes_when_it_holds_what_the_plan_expects",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders.json]",
             "tests/integration/devthink.rs::each_family_is_served_from_the_recording_and_an_answer_it_lacks_fails_there [scenarios/devthink-orders-snapshot-not-recorded.json]",
             "tests/integration/devthink.rs::chromium_records_what_each_family_received",
