@@ -447,15 +447,21 @@ impl RegressionReport {
 pub type Place = (Option<RegressionCause>, Vec<RegressionGroup>);
 
 impl RegressionReport {
+    /// Whether a regression is one of the run's scores that fell with the scenarios: once a
+    /// scenario regressed, those are counted but are no place of their own.
+    fn folds(&self) -> impl Fn(Option<&str>, RegressionKind) -> bool {
+        let any_scenario = self.regressions.iter().any(|g| g.scenario.is_some());
+        move |scenario, kind| any_scenario && scenario.is_none() && kind != RegressionKind::Missing
+    }
+
     /// The groups by where they come from: scenarios that went wrong at the same step of one
     /// plan are one place; the run's scores fall with its scenarios and are no place of their
     /// own unless nothing else regressed.
     pub fn places(&self) -> Vec<Place> {
-        let groups = self.grouped();
-        let any_scenario = groups.iter().any(|g| g.scenario.is_some());
+        let folds = self.folds();
         let mut out: Vec<Place> = Vec::new();
-        for g in groups {
-            if any_scenario && g.scenario.is_none() && g.kind != RegressionKind::Missing {
+        for g in self.grouped() {
+            if folds(g.scenario.as_deref(), g.kind) {
                 continue;
             }
             let same = |o: &Option<RegressionCause>| matches!((o, &g.at), (Some(o), Some(c)) if o.place() == c.place() && o.step_id == c.step_id);
@@ -473,14 +479,10 @@ impl RegressionReport {
     /// fell with it)`: the suite's scores are counted but are no place of their own.
     pub(crate) fn headline(&self) -> String {
         let places = self.places().len();
-        let folded = if self.regressions.iter().any(|g| g.scenario.is_some()) {
-            self.regressions
-                .iter()
-                .filter(|g| g.scenario.is_none() && g.kind != RegressionKind::Missing)
-                .count()
-        } else {
-            0
-        };
+        let folds = self.folds();
+        let folded = (self.regressions.iter())
+            .filter(|g| folds(g.scenario.as_deref(), g.kind))
+            .count();
         let with = match folded {
             0 => String::new(),
             n => format!(
